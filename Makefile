@@ -1,0 +1,66 @@
+# mnemo's developer commands. `make run` and `make test` set everything up.
+
+LOCAL_DB_URL := postgres://postgres@127.0.0.1:54329/mnemo?sslmode=disable
+ifeq ($(origin DATABASE_URL),undefined)
+DATABASE_URL := $(LOCAL_DB_URL)
+DB_DEP := db
+endif
+export DATABASE_URL
+
+GO ?= go
+SQLC := $(GO) -C devtools tool sqlc -f ../sqlc.yaml
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: all build run chat test vet fuzz bench db db-stop generate check-generated eval clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/mnemo ./cmd/mnemo
+
+## run: start local PostgreSQL, migrate, build and serve the Slack bot
+run: $(DB_DEP) build
+	./bin/mnemo migrate
+	./bin/mnemo serve
+
+## chat: talk to mnemo in the terminal (needs only a model key)
+chat: $(DB_DEP) build
+	./bin/mnemo chat
+
+## test: everything the tests need, PostgreSQL included
+test: $(DB_DEP)
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 10m ./...
+
+vet:
+	$(GO) vet ./...
+
+## eval: the memory workflow evals with the scripted model
+eval: $(DB_DEP) build
+	./bin/mnemo eval
+
+## fuzz: fuzz targets, 30s each
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParseTS$$' -fuzztime 30s ./threads/
+
+## bench: benchmarks with memory figures
+bench: $(DB_DEP)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:54329)
+db:
+	@./scripts/db.sh start
+
+db-stop:
+	@./scripts/db.sh stop
+
+## generate: regenerate sqlc code (sqlc pinned in devtools/go.mod)
+generate:
+	$(SQLC) generate
+
+## check-generated: fail when generated code is stale
+check-generated:
+	$(SQLC) diff
+
+clean:
+	rm -rf bin

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+)
+
+// bot is a running `mnemo serve` wired to a fake Slack, a fake model server
+// and its own PostgreSQL database.
+type bot struct {
+	t     *testing.T
+	db    *testdb.DB
+	slack *fakeslack.Server
+	llm   *fakellm.Server
+	env   map[string]string
+	logs  *syncBuffer
+	ts    int64
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+const (
+	alice = "U0ALICE"
+	bob   = "U0BOB"
+	carol = "U0CAROL"
+	admin = "U0ADMIN"
+)
+
+func startBot(t *testing.T, script fakellm.Script, extraEnv ...string) *bot {
+	t.Helper()
+	b := &bot{t: t, db: testdb.New(t), slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &syncBuffer{}, ts: 1800000000}
+	for _, u := range []fakeslack.User{{ID: alice, Name: "Alice"}, {ID: bob, Name: "Bob"}, {ID: carol, Name: "Carol"}, {ID: admin, Name: "Ada", IsAdmin: true}} {
+		b.slack.AddUser(u)
+	}
+	b.env = map[string]string{
+		"DATABASE_URL":       b.db.URL,
+		"SLACK_BOT_TOKEN":    "xoxb-test-bot-token",
+		"SLACK_APP_TOKEN":    "xapp-1-test-app-token",
+		"SLACK_API_URL":      b.slack.URL,
+		"MNEMO_LLM_PROVIDER": "anthropic",
+		"MNEMO_LLM_BASE_URL": b.llm.URL,
+		"MNEMO_LLM_API_KEY":  "sk-ant-test-key-0123456789abcdef",
+		"MNEMO_MODEL":        "claude-test",
+		"MNEMO_LOG_LEVEL":    "debug",
+	}
+	for i := 0; i+1 < len(extraEnv); i += 2 {
+		b.env[extraEnv[i]] = extraEnv[i+1]
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve"}, b.getenv, strings.NewReader(""), io.Discard, b.logs) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Errorf("serve did not stop")
+		}
+		if t.Failed() {
+			t.Logf("serve logs:\n%s", b.logs.String())
+		}
+	})
+	b.slack.WaitConnected(15 * time.Second)
+	return b
+}
+
+func (b *bot) getenv(k string) string { return b.env[k] }
+
+// nextTS hands out strictly valid, increasing Slack timestamps.
+func (b *bot) nextTS() string {
+	b.ts += 7
+	return fmt.Sprintf("%d.%06d", b.ts, 200)
+}
+
+// mention sends an app_mention from user in channel; threadTS may be empty.
+func (b *bot) mention(user, channel, text, threadTS string) (ts, envelope string) {
+	ts = b.nextTS()
+	ev := map[string]any{"type": "app_mention", "user": user, "text": "<@" + fakeslack.BotUserID + "> " + text, "ts": ts, "channel": channel, "event_ts": ts}
+	if threadTS != "" {
+		ev["thread_ts"] = threadTS
+	}
+	return ts, b.slack.SendEvent(ev)
+}
+
+// dm sends a direct message from user.
+func (b *bot) dm(user, channel, text, threadTS string) (ts, envelope string) {
+	ts = b.nextTS()
+	ev := map[string]any{"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts}
+	if threadTS != "" {
+		ev["thread_ts"] = threadTS
+	}
+	return ts, b.slack.SendEvent(ev)
+}
+
+// replies waits for n bot replies in the thread rooted at root.
+func (b *bot) replies(channel, root string, n int) []fakeslack.Message {
+	b.t.Helper()
+	return b.slack.WaitPosted(n, 20*time.Second, func(m fakeslack.Message) bool {
+		return m.Channel == channel && m.ThreadTS == root && !m.Ephemeral && !m.Updated
+	})
+}
+
+// waitDone waits until the turn for the post at ts has finished.
+func (b *bot) waitDone(channel, ts string) {
+	b.t.Helper()
+	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+}
+
+type listedMemory struct {
+	ID          string     `json:"id"`
+	Content     string     `json:"content"`
+	Kind        string     `json:"kind"`
+	Scope       string     `json:"scope"`
+	SubjectType string     `json:"subjectType"`
+	SubjectID   string     `json:"subjectId"`
+	SourceKey   string     `json:"sourceKey"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	ArchivedAt  *time.Time `json:"archivedAt"`
+}
+
+// memories runs `mnemo memories list --json` with args, as an operator would.
+func (b *bot) memories(args ...string) []listedMemory {
+	b.t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), append([]string{"memories", "list", "--json"}, args...), b.getenv, strings.NewReader(""), &out, &errOut)
+	require.Equal(b.t, 0, code, errOut.String())
+	var ms []listedMemory
+	require.NoError(b.t, json.Unmarshal(out.Bytes(), &ms), out.String())
+	return ms
+}
+
+func sourceKey(channel, root string) string {
+	return "slack:" + fakeslack.TeamID + ":" + channel + ":" + root
+}
+
+// turnRequests are the model requests of conversation turns (not memory review).
+func (b *bot) turnRequests() []*fakellm.Request {
+	var out []*fakellm.Request
+	for _, r := range b.llm.Requests() {
+		if strings.HasPrefix(r.System, "You are mnemo") {
+			out = append(out, r)
+		}
+	}
+	return out
+}

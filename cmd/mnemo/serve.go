@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	stdlog "log"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/llm"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/slackapp"
+	"github.com/mnemo-bot/mnemo/tools"
+)
+
+// core is what every model-running command shares: the database, the memory
+// store, the one tool registry and the agent.
+type core struct {
+	pool     *pgxpool.Pool
+	memory   *memory.Store
+	registry *tools.Registry
+	model    llm.Model
+	agent    *agent.Agent
+	closers  []func()
+}
+
+func (c *core) Close() {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i]()
+	}
+}
+
+func openDB(ctx context.Context, url string, log zerolog.Logger) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	n, err := db.Migrate(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if n > 0 {
+		log.Info().Int("applied", n).Msg("migrations applied")
+	}
+	return pool, nil
+}
+
+func newModel(cfg Config, model string) llm.Model {
+	if cfg.Provider == "anthropic" {
+		return llm.NewAnthropic(cfg.LLMKey, cfg.LLMBaseURL, model)
+	}
+	return llm.NewOpenAI(cfg.LLMKey, cfg.LLMBaseURL, model)
+}
+
+func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, error) {
+	pool, err := openDB(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, err
+	}
+	c := &core{pool: pool, closers: []func(){pool.Close}}
+	c.model = newModel(cfg, cfg.Model)
+	judge := memory.ModelJudge{Model: c.model}
+	c.memory = memory.New(pool, memory.Options{Logger: log, Reviewer: judge, Adjudicator: judge})
+	c.registry = tools.NewRegistry()
+	if err := c.memory.Register(c.registry); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if cfg.MCPConfig != "" {
+		closeMCP, err := tools.AddMCPServers(c.registry, cfg.MCPConfig, log)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.closers = append(c.closers, closeMCP)
+	}
+	c.agent = agent.New(agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log})
+	return c, nil
+}
+
+func cmdServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	cfg, err := LoadConfig(getenv, Needs{Database: true, Slack: true, Model: true})
+	if err != nil {
+		if cfg.SlackBot == "" && cfg.SlackApp == "" {
+			return fmt.Errorf("%w\n\n%s", err, SlackAppHelp)
+		}
+		return err
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	c, err := buildCore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	api := slack.New(cfg.SlackBot, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp))
+	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(stderr, "socketmode: ", 0)))
+	learner, err := startLearning(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	defer learner.Stop()
+	app := slackapp.New(slackapp.Config{
+		API: api, Socket: sm, Pool: c.pool, Agent: c.agent, Memory: c.memory,
+		Directory: provenance.NewDirectory(api, cfg.Admins), Logger: log,
+		SlashCommand: cfg.SlashCommand, AfterTurn: learner.AfterTurn,
+	})
+	go sweep(ctx, c.memory, log, time.Minute)
+	log.Info().Str("version", version).Msg("mnemo serving")
+	return app.Run(ctx)
+}
+
+// sweep archives expired memories periodically.
+func sweep(ctx context.Context, store *memory.Store, log zerolog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := store.SweepExpired(ctx); err != nil {
+				log.Warn().Err(err).Msg("expiry sweep failed")
+			} else if n > 0 {
+				log.Info().Int64("archived", n).Msg("expired memories archived")
+			}
+		}
+	}
+}
+
+func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := LoadConfig(getenv, Needs{Database: true})
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	n, err := db.Migrate(ctx, pool)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "migrations applied: %d\n", n)
+	return nil
+}
+
+// memoryJSON is one memory as `mnemo memories list --json` prints it.
+type memoryJSON struct {
+	ID             string     `json:"id"`
+	Content        string     `json:"content"`
+	Kind           string     `json:"kind"`
+	Scope          string     `json:"scope"`
+	SubjectType    string     `json:"subjectType"`
+	SubjectID      string     `json:"subjectId"`
+	SourceKey      string     `json:"sourceKey"`
+	Visibility     string     `json:"visibility"`
+	ActorID        string     `json:"actorId"`
+	WrittenBy      string     `json:"writtenBy"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	ExpiresAt      *time.Time `json:"expiresAt"`
+	ArchivedAt     *time.Time `json:"archivedAt"`
+	ArchivedReason string     `json:"archivedReason,omitempty"`
+}
+
+func cmdMemories(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "list" {
+		return usageError{"usage: mnemo memories list --json [--user U] [--source-key K] [--all]"}
+	}
+	fs := flag.NewFlagSet("memories list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	user := fs.String("user", "", "only personal memories of this Slack user id")
+	sourceKey := fs.String("source-key", "", "only memories from this thread (slack:<team>:<channel>:<root_ts>)")
+	all := fs.Bool("all", false, "include archived memories")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError{err.Error()}
+	}
+	if !*asJSON {
+		return usageError{"memories list prints JSON only: pass --json"}
+	}
+	cfg, err := LoadConfig(getenv, Needs{Database: true})
+	if err != nil {
+		return err
+	}
+	pool, err := openDB(ctx, cfg.DatabaseURL, zerolog.Nop())
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store := memory.New(pool, memory.Options{})
+	ms, err := store.List(ctx, memory.Filter{SubjectUser: *user, SourceKey: *sourceKey, IncludeArchived: *all, Limit: 10000})
+	if err != nil {
+		return err
+	}
+	out := make([]memoryJSON, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, memoryJSON{
+			ID: m.ID.String(), Content: m.Content, Kind: string(m.Kind), Scope: string(m.Scope),
+			SubjectType: m.SubjectType, SubjectID: m.SubjectID, SourceKey: m.SourceKey, Visibility: string(m.Visibility),
+			ActorID: m.ActorID, WrittenBy: string(m.WrittenBy), CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt,
+			ArchivedAt: m.ArchivedAt, ArchivedReason: m.ArchivedReason,
+		})
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

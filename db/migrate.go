@@ -1,0 +1,40 @@
+package db
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrations is the embedded migration set, for tools that fingerprint it.
+func Migrations() fs.FS {
+	sub, _ := fs.Sub(migrations, "migrations")
+	return sub
+}
+
+// Migrate applies every pending migration and reports how many it applied.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	defer sqlDB.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, Migrations())
+	if err != nil {
+		return 0, fmt.Errorf("migrate: %w", err)
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return len(results), fmt.Errorf("migrate: %w", err)
+	}
+	return len(results), nil
+}
+
+// MigrationsVersionSalt names schema changes that do not live in the embedded
+// files (River's own migrations), so test templates are rebuilt when they change.
+const MigrationsVersionSalt = "v1"

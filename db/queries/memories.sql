@@ -1,0 +1,101 @@
+-- name: MemoryInsert :one
+INSERT INTO memories (
+    team_id, scope, subject_type, subject_id, kind, content, normalized,
+    source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
+    observed_at, expires_at, idempotency_key
+) VALUES (
+    @team_id, @scope, @subject_type, @subject_id, @kind, @content, @normalized,
+    @source_key, @channel_id, @visibility, @actor_id, @actor_name, @written_by, @message_ts,
+    @observed_at, sqlc.narg(expires_at), @idempotency_key
+)
+ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
+RETURNING *;
+
+-- name: MemoryGetByID :one
+SELECT * FROM memories WHERE id = @id;
+
+-- name: MemoryGetActiveByIdempotencyKey :one
+SELECT * FROM memories WHERE idempotency_key = @idempotency_key AND archived_at IS NULL;
+
+-- name: MemoryListByIDPrefix :many
+SELECT * FROM memories
+WHERE team_id = @team_id AND id::text LIKE @prefix::text || '%'
+ORDER BY created_at DESC
+LIMIT 10;
+
+-- name: MemoryFindSimilar :many
+-- Active memories of one scope and subject whose content is the same once
+-- normalized, or lexically close: candidates for dedup and supersession.
+SELECT sqlc.embed(m), similarity(m.normalized, @normalized::text)::float8 AS sim
+FROM memories m
+WHERE m.team_id = @team_id AND m.scope = @scope AND m.subject_type = @subject_type
+  AND m.subject_id = @subject_id AND m.archived_at IS NULL
+  AND (m.expires_at IS NULL OR m.expires_at > now())
+  AND (m.normalized = @normalized::text
+       OR similarity(m.normalized, @normalized::text) > @min_similarity::float8
+       OR m.search @@ plainto_tsquery('english', @normalized::text))
+ORDER BY (m.normalized = @normalized::text) DESC, sim DESC
+LIMIT @max_candidates;
+
+-- name: MemoryArchive :one
+UPDATE memories
+SET archived_at = now(), archived_reason = @reason::text, archived_by = @archived_by::text,
+    superseded_by = sqlc.narg(superseded_by)
+WHERE id = @id AND archived_at IS NULL
+RETURNING *;
+
+-- name: MemoryRestore :one
+UPDATE memories
+SET archived_at = NULL, archived_reason = NULL, archived_by = NULL, superseded_by = NULL
+WHERE id = @id AND archived_at IS NOT NULL
+RETURNING *;
+
+-- name: MemorySearch :many
+-- Memories visible to @actor_id in one place, ranked by text match (full-text
+-- and trigram), closeness of scope and recency. Personal memories are only
+-- ever the actor's own; a personal preference follows its subject everywhere,
+-- anything else from a DM or private channel stays where it was said.
+SELECT sqlc.embed(m), (
+    CASE WHEN @query::text = '' THEN 0
+         ELSE ts_rank(m.search, websearch_to_tsquery('english', @query::text)) * 2
+              + word_similarity(@query::text, m.content) END
+    + CASE WHEN m.source_key = @source_key::text THEN 0.4
+           WHEN m.channel_id = @channel_id::text AND m.scope <> 'personal' THEN 0.3
+           WHEN m.scope = 'personal' THEN 0.2
+           ELSE 0.1 END
+    + 0.2 / (1 + extract(epoch FROM now() - m.observed_at) / 2592000)
+)::float8 AS score
+FROM memories m
+WHERE m.team_id = @team_id
+  AND m.archived_at IS NULL
+  AND (m.expires_at IS NULL OR m.expires_at > now())
+  AND (
+        (m.scope = 'personal' AND m.subject_id = @actor_id::text
+            AND (m.kind = 'preference' OR m.visibility = 'public' OR m.channel_id = @channel_id::text))
+     OR (m.scope = 'conversation' AND m.source_key = @source_key::text)
+     OR (m.scope = 'channel' AND m.channel_id = @channel_id::text)
+     OR (m.scope = 'workspace' AND (m.visibility = 'public' OR m.channel_id = @channel_id::text))
+  )
+  AND (NOT @require_match::boolean OR @query::text = ''
+       OR m.search @@ websearch_to_tsquery('english', @query::text)
+       OR word_similarity(@query::text, m.content) > 0.3)
+ORDER BY score DESC, m.created_at DESC
+LIMIT @max_results;
+
+-- name: MemoryListForAdmin :many
+-- Memories for operators and admin views, newest first.
+SELECT * FROM memories
+WHERE (sqlc.narg(team_id)::text IS NULL OR team_id = sqlc.narg(team_id))
+  AND (sqlc.narg(subject_id)::text IS NULL OR (scope = 'personal' AND subject_id = sqlc.narg(subject_id)))
+  AND (sqlc.narg(channel_id)::text IS NULL OR channel_id = sqlc.narg(channel_id))
+  AND (sqlc.narg(source_key)::text IS NULL OR source_key = sqlc.narg(source_key))
+  AND (@include_archived::boolean OR archived_at IS NULL)
+  AND (@query::text = '' OR search @@ websearch_to_tsquery('english', @query::text)
+       OR word_similarity(@query::text, content) > 0.3)
+ORDER BY created_at DESC, id
+LIMIT @max_results OFFSET @skip;
+
+-- name: MemoryArchiveExpired :execrows
+UPDATE memories
+SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
+WHERE archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= now();

@@ -1,0 +1,612 @@
+// Package fakeslack is a local Slack for tests: the Web API methods mnemo
+// calls, over HTTP as slack-go sends them, and the Socket Mode websocket with
+// hello, events_api, slash_commands, interactive and disconnect envelopes.
+// It records acks, posted messages, reactions and every API call.
+package fakeslack
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Fixed identities of the fake workspace.
+const (
+	TeamID    = "T0TEAM"
+	BotUserID = "U0MNEMO"
+	BotID     = "B0MNEMO"
+	AppID     = "A0MNEMO"
+)
+
+// Message is a message the bot posted, or one seeded into a channel.
+type Message struct {
+	Channel   string          `json:"channel"`
+	TS        string          `json:"ts"`
+	ThreadTS  string          `json:"thread_ts,omitempty"`
+	User      string          `json:"user,omitempty"`
+	BotID     string          `json:"bot_id,omitempty"`
+	Text      string          `json:"text"`
+	Blocks    json.RawMessage `json:"blocks,omitempty"`
+	Ephemeral bool            `json:"-"`
+	Target    string          `json:"-"` // ephemeral recipient
+	Updated   bool            `json:"-"`
+}
+
+// Reaction is a reactions.add or reactions.remove call.
+type Reaction struct {
+	Op, Channel, TS, Name string
+}
+
+// User is a workspace member, for users.info.
+type User struct {
+	ID      string
+	Name    string
+	IsAdmin bool
+	IsOwner bool
+	IsBot   bool
+}
+
+// Call is one Web API request.
+type Call struct {
+	Method string
+	Form   url.Values
+	JSON   map[string]any
+	Token  string
+}
+
+// File is an uploaded file.
+type File struct {
+	Name, Channel, Title string
+	Content              []byte
+}
+
+// Server is a running fake Slack.
+type Server struct {
+	URL    string // Web API base, ends with "/api/"
+	t      testing.TB
+	srv    *httptest.Server
+	upgrad websocket.Upgrader
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	conns     []*websocket.Conn
+	writeMu   sync.Mutex
+	acks      map[string]json.RawMessage
+	posted    []Message
+	history   map[string][]Message // channel → messages
+	reactions []Reaction
+	users     map[string]User
+	calls     []Call
+	views     map[string]json.RawMessage // user → published home view
+	files     []File
+	uploads   map[string]*File
+	nextTS    int64
+	nextEnv   int
+	opens     int
+	failNext  map[string]string
+}
+
+// New starts a fake Slack and stops it when t ends.
+func New(t testing.TB) *Server {
+	s := &Server{
+		t: t, acks: map[string]json.RawMessage{}, history: map[string][]Message{},
+		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{},
+		nextTS: 1800000000, failNext: map[string]string{},
+	}
+	s.cond = sync.NewCond(&s.mu)
+	// slack-go dials with the Origin Slack's own servers expect.
+	s.upgrad.CheckOrigin = func(r *http.Request) bool { return r.Header.Get("Origin") == "https://api.slack.com" }
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/", s.api)
+	mux.HandleFunc("/ws", s.ws)
+	mux.HandleFunc("/upload/", s.upload)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL + "/api/"
+	t.Cleanup(func() {
+		s.mu.Lock()
+		for _, c := range s.conns {
+			_ = c.Close()
+		}
+		s.mu.Unlock()
+		s.srv.Close()
+	})
+	s.users[BotUserID] = User{ID: BotUserID, Name: "mnemo", IsBot: true}
+	return s
+}
+
+// AddUser adds a member for users.info.
+func (s *Server) AddUser(u User) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users[u.ID] = u
+}
+
+// Seed puts a message into a channel's history (for conversations.replies).
+func (s *Server) Seed(m Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history[m.Channel] = append(s.history[m.Channel], m)
+}
+
+// FailNext makes the next call of method answer {"ok":false,"error":code}.
+func (s *Server) FailNext(method, code string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext[method] = code
+}
+
+func (s *Server) ts() string {
+	s.nextTS++
+	return fmt.Sprintf("%d.%06d", s.nextTS, 100)
+}
+
+func (s *Server) api(w http.ResponseWriter, r *http.Request) {
+	method := strings.TrimPrefix(r.URL.Path, "/api/")
+	call := Call{Method: method, Token: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
+	body, _ := io.ReadAll(r.Body)
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		_ = json.Unmarshal(body, &call.JSON)
+		call.Form = url.Values{}
+		for k, v := range call.JSON {
+			switch x := v.(type) {
+			case string:
+				call.Form.Set(k, x)
+			default:
+				b, _ := json.Marshal(x)
+				call.Form.Set(k, string(b))
+			}
+		}
+	} else {
+		call.Form, _ = url.ParseQuery(string(body))
+		for k, v := range r.URL.Query() {
+			call.Form[k] = v
+		}
+	}
+	if call.Token == "" {
+		call.Token = call.Form.Get("token")
+	}
+	s.mu.Lock()
+	s.calls = append(s.calls, call)
+	code, fail := s.failNext[method]
+	delete(s.failNext, method)
+	s.mu.Unlock()
+	s.cond.Broadcast()
+	if fail {
+		writeJSON(w, map[string]any{"ok": false, "error": code})
+		return
+	}
+	f := call.Form
+	switch method {
+	case "auth.test":
+		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "mnemo", "team_id": TeamID, "user_id": BotUserID, "bot_id": BotID})
+	case "apps.connections.open":
+		s.mu.Lock()
+		s.opens++
+		s.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": true, "url": "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/ws"})
+	case "chat.postMessage", "chat.postEphemeral":
+		s.mu.Lock()
+		m := Message{Channel: f.Get("channel"), TS: s.ts(), ThreadTS: f.Get("thread_ts"), User: BotUserID, BotID: BotID, Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks"))}
+		if method == "chat.postEphemeral" {
+			m.Ephemeral, m.Target = true, f.Get("user")
+		} else {
+			s.history[m.Channel] = append(s.history[m.Channel], m)
+		}
+		s.posted = append(s.posted, m)
+		s.mu.Unlock()
+		s.cond.Broadcast()
+		if m.Ephemeral {
+			writeJSON(w, map[string]any{"ok": true, "message_ts": m.TS})
+			return
+		}
+		writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "message": m})
+	case "chat.update":
+		s.mu.Lock()
+		m := Message{Channel: f.Get("channel"), TS: f.Get("ts"), Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), Updated: true}
+		s.posted = append(s.posted, m)
+		s.mu.Unlock()
+		s.cond.Broadcast()
+		writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS})
+	case "reactions.add", "reactions.remove":
+		s.mu.Lock()
+		s.reactions = append(s.reactions, Reaction{Op: strings.TrimPrefix(method, "reactions."), Channel: f.Get("channel"), TS: f.Get("timestamp"), Name: f.Get("name")})
+		s.mu.Unlock()
+		s.cond.Broadcast()
+		writeJSON(w, map[string]any{"ok": true})
+	case "users.info":
+		s.mu.Lock()
+		u, ok := s.users[f.Get("user")]
+		s.mu.Unlock()
+		if !ok {
+			writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
+			return
+		}
+		writeJSON(w, map[string]any{"ok": true, "user": map[string]any{
+			"id": u.ID, "team_id": TeamID, "name": strings.ToLower(u.Name), "real_name": u.Name,
+			"is_admin": u.IsAdmin, "is_owner": u.IsOwner, "is_bot": u.IsBot,
+			"profile": map[string]any{"display_name": u.Name, "real_name": u.Name},
+		}})
+	case "conversations.replies":
+		s.mu.Lock()
+		root := f.Get("ts")
+		var msgs []Message
+		for _, m := range s.history[f.Get("channel")] {
+			if m.TS == root || m.ThreadTS == root {
+				msgs = append(msgs, m)
+			}
+		}
+		s.mu.Unlock()
+		sort.Slice(msgs, func(i, j int) bool { return msgs[i].TS < msgs[j].TS })
+		writeJSON(w, map[string]any{"ok": true, "messages": msgs, "has_more": false})
+	case "conversations.info":
+		id := f.Get("channel")
+		ch := map[string]any{"id": id, "name": strings.ToLower(id), "is_channel": strings.HasPrefix(id, "C"),
+			"is_private": strings.HasPrefix(id, "G"), "is_im": strings.HasPrefix(id, "D"), "is_mpim": false}
+		writeJSON(w, map[string]any{"ok": true, "channel": ch})
+	case "conversations.open":
+		writeJSON(w, map[string]any{"ok": true, "channel": map[string]any{"id": "D" + strings.TrimPrefix(f.Get("users"), "U")}})
+	case "views.publish":
+		s.mu.Lock()
+		s.views[f.Get("user_id")] = json.RawMessage(f.Get("view"))
+		s.mu.Unlock()
+		s.cond.Broadcast()
+		writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": "V1"}})
+	case "files.getUploadURLExternal":
+		s.mu.Lock()
+		id := fmt.Sprintf("F%d", len(s.uploads)+1)
+		s.uploads[id] = &File{Name: f.Get("filename")}
+		s.mu.Unlock()
+		writeJSON(w, map[string]any{"ok": true, "upload_url": s.srv.URL + "/upload/" + id, "file_id": id})
+	case "files.completeUploadExternal":
+		var files []struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+		}
+		_ = json.Unmarshal([]byte(f.Get("files")), &files)
+		s.mu.Lock()
+		for _, fl := range files {
+			if up := s.uploads[fl.ID]; up != nil {
+				up.Channel, up.Title = f.Get("channel_id"), fl.Title
+				s.files = append(s.files, *up)
+			}
+		}
+		s.mu.Unlock()
+		s.cond.Broadcast()
+		writeJSON(w, map[string]any{"ok": true, "files": []any{}})
+	default:
+		writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
+	}
+}
+
+func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, "/upload/")
+	var content []byte
+	if mr, err := r.MultipartReader(); err == nil {
+		for {
+			p, err := mr.NextPart()
+			if err != nil {
+				break
+			}
+			b, _ := io.ReadAll(p)
+			content = append(content, b...)
+		}
+	} else {
+		content, _ = io.ReadAll(r.Body)
+	}
+	s.mu.Lock()
+	if up := s.uploads[id]; up != nil {
+		up.Content = content
+	}
+	s.mu.Unlock()
+	w.WriteHeader(200)
+	_, _ = w.Write([]byte("OK - " + fmt.Sprint(len(content))))
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// --- Socket Mode ---
+
+func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
+	c, err := s.upgrad.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.conns = append(s.conns, c)
+	s.mu.Unlock()
+	s.write(c, map[string]any{"type": "hello", "num_connections": 1, "connection_info": map[string]any{"app_id": AppID}, "debug_info": map[string]any{"host": "fake", "approximate_connection_time": 3600}})
+	done := make(chan struct{})
+	go func() { // Slack pings; slack-go treats a silent server as dead.
+		tk := time.NewTicker(500 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+				s.writeMu.Lock()
+				err := c.WriteControl(websocket.PingMessage, []byte("ping"), time.Now().Add(time.Second))
+				s.writeMu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		}
+	}()
+	defer close(done)
+	for {
+		_, data, err := c.ReadMessage()
+		if err != nil {
+			s.mu.Lock()
+			for i, x := range s.conns {
+				if x == c {
+					s.conns = append(s.conns[:i], s.conns[i+1:]...)
+					break
+				}
+			}
+			s.mu.Unlock()
+			return
+		}
+		var ack struct {
+			EnvelopeID string          `json:"envelope_id"`
+			Payload    json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(data, &ack) == nil && ack.EnvelopeID != "" {
+			s.mu.Lock()
+			s.acks[ack.EnvelopeID] = ack.Payload
+			s.mu.Unlock()
+			s.cond.Broadcast()
+		}
+	}
+}
+
+func (s *Server) write(c *websocket.Conn, v any) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	_ = c.WriteJSON(v)
+}
+
+// WaitConnected waits until the bot has a Socket Mode connection.
+func (s *Server) WaitConnected(timeout time.Duration) {
+	s.t.Helper()
+	s.waitFor(timeout, "a socket mode connection", func() bool { return len(s.conns) > 0 })
+}
+
+// SendRaw writes one raw frame to the bot's connection.
+func (s *Server) SendRaw(frame []byte) {
+	s.t.Helper()
+	s.WaitConnected(10 * time.Second)
+	s.mu.Lock()
+	c := s.conns[len(s.conns)-1]
+	s.mu.Unlock()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if err := c.WriteMessage(websocket.TextMessage, frame); err != nil {
+		s.t.Fatalf("fakeslack: write: %v", err)
+	}
+}
+
+func (s *Server) envelope() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextEnv++
+	return fmt.Sprintf("env-%04d", s.nextEnv)
+}
+
+// EventOptions tunes an events_api envelope.
+type EventOptions struct {
+	EventID      string
+	RetryAttempt int
+	EnvelopeID   string
+}
+
+// SendEvent sends an Events API event (the inner "event" object) and returns
+// the envelope id.
+func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
+	s.t.Helper()
+	var o EventOptions
+	if len(opt) > 0 {
+		o = opt[0]
+	}
+	if o.EnvelopeID == "" {
+		o.EnvelopeID = s.envelope()
+	}
+	if o.EventID == "" {
+		o.EventID = "Ev" + strings.ToUpper(strings.ReplaceAll(o.EnvelopeID, "-", ""))
+	}
+	env := map[string]any{
+		"type": "events_api", "envelope_id": o.EnvelopeID, "accepts_response_payload": false,
+		"retry_attempt": o.RetryAttempt, "retry_reason": "",
+		"payload": map[string]any{
+			"token": "legacy", "team_id": TeamID, "api_app_id": AppID, "type": "event_callback",
+			"event_id": o.EventID, "event_time": 1800000000, "event": event,
+		},
+	}
+	if o.RetryAttempt > 0 {
+		env["retry_reason"] = "timeout"
+	}
+	b, _ := json.Marshal(env)
+	s.SendRaw(b)
+	return o.EnvelopeID
+}
+
+// SendSlashCommand sends a slash_commands envelope and returns its envelope id.
+func (s *Server) SendSlashCommand(command, text, user, channel string) string {
+	s.t.Helper()
+	id := s.envelope()
+	b, _ := json.Marshal(map[string]any{
+		"type": "slash_commands", "envelope_id": id, "accepts_response_payload": true,
+		"payload": map[string]any{
+			"token": "legacy", "team_id": TeamID, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
+			"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
+			"api_app_id": AppID, "response_url": s.srv.URL + "/response", "trigger_id": "trig",
+		},
+	})
+	s.SendRaw(b)
+	return id
+}
+
+// SendInteractive sends an interactive envelope with payload and returns its envelope id.
+func (s *Server) SendInteractive(payload map[string]any) string {
+	s.t.Helper()
+	id := s.envelope()
+	b, _ := json.Marshal(map[string]any{"type": "interactive", "envelope_id": id, "accepts_response_payload": false, "payload": payload})
+	s.SendRaw(b)
+	return id
+}
+
+// SendDisconnect asks the bot to reconnect, as Slack does before a refresh.
+func (s *Server) SendDisconnect() {
+	s.t.Helper()
+	s.SendRaw([]byte(`{"type":"disconnect","reason":"refresh_requested","debug_info":{"host":"fake"}}`))
+}
+
+// Opens counts apps.connections.open calls.
+func (s *Server) Opens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opens
+}
+
+// WaitAck waits for the envelope's ack and returns its payload.
+func (s *Server) WaitAck(envelopeID string, timeout time.Duration) json.RawMessage {
+	s.t.Helper()
+	var p json.RawMessage
+	s.waitFor(timeout, "ack of "+envelopeID, func() bool {
+		var ok bool
+		p, ok = s.acks[envelopeID]
+		return ok
+	})
+	return p
+}
+
+// Acked reports whether the envelope was acked.
+func (s *Server) Acked(envelopeID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.acks[envelopeID]
+	return ok
+}
+
+// Posted returns every message the bot posted or updated.
+func (s *Server) Posted() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.posted...)
+}
+
+// WaitPosted waits until at least n messages match pred and returns them.
+func (s *Server) WaitPosted(n int, timeout time.Duration, pred func(Message) bool) []Message {
+	s.t.Helper()
+	var got []Message
+	s.waitFor(timeout, fmt.Sprintf("%d posted messages", n), func() bool {
+		got = got[:0]
+		for _, m := range s.posted {
+			if pred == nil || pred(m) {
+				got = append(got, m)
+			}
+		}
+		return len(got) >= n
+	})
+	return got
+}
+
+// Reactions returns every reaction call.
+func (s *Server) Reactions() []Reaction {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Reaction(nil), s.reactions...)
+}
+
+// WaitReaction waits for a reaction call.
+func (s *Server) WaitReaction(op, name, ts string, timeout time.Duration) {
+	s.t.Helper()
+	s.waitFor(timeout, op+" :"+name+": on "+ts, func() bool {
+		for _, r := range s.reactions {
+			if r.Op == op && r.Name == name && r.TS == ts {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// Calls returns the Web API calls of one method ("" for all).
+func (s *Server) Calls(method string) []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Call
+	for _, c := range s.calls {
+		if method == "" || c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WaitView waits for a views.publish for user and returns the view JSON.
+func (s *Server) WaitView(user string, timeout time.Duration, pred func(json.RawMessage) bool) json.RawMessage {
+	s.t.Helper()
+	var v json.RawMessage
+	s.waitFor(timeout, "home view of "+user, func() bool {
+		v = s.views[user]
+		return v != nil && (pred == nil || pred(v))
+	})
+	return v
+}
+
+// WaitFile waits for an uploaded file.
+func (s *Server) WaitFile(timeout time.Duration) File {
+	s.t.Helper()
+	var f File
+	s.waitFor(timeout, "a file upload", func() bool {
+		if len(s.files) == 0 {
+			return false
+		}
+		f = s.files[len(s.files)-1]
+		return true
+	})
+	return f
+}
+
+func (s *Server) waitFor(timeout time.Duration, what string, cond func() bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, s.cond.Broadcast)
+	defer timer.Stop()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // wake periodically so time-based conditions are re-read
+		tk := time.NewTicker(50 * time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tk.C:
+				s.cond.Broadcast()
+			}
+		}
+	}()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !cond() {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("fakeslack: timed out after %s waiting for %s", timeout, what)
+		}
+		s.cond.Wait()
+	}
+}

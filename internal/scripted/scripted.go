@@ -1,0 +1,158 @@
+// Package scripted is a model for tests that knows nothing of mnemo's tool
+// names: it reads them from the tool list and the tool results, the way a
+// real model must. It remembers when asked to remember, forgets when asked
+// to forget, and otherwise answers with what its prompt held.
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/llm"
+	"github.com/mnemo-bot/mnemo/memory"
+)
+
+var (
+	rememberRe = regexp.MustCompile(`(?is)\bremember(?: that)?\s+(.+)$`)
+	forgetRe   = regexp.MustCompile(`(?is)\bforget(?: that| about)?\s+(.+)$`)
+	sourcesRe  = regexp.MustCompile(`Available sources:(.*)`)
+	memoryLine = regexp.MustCompile(`(?m)^> \[[^\]]*\] (.+)$`)
+)
+
+// Memory is the Script: it drives the catalog from what it is shown.
+func Memory() fakellm.Script {
+	return func(_ int, req *fakellm.Request) fakellm.Reply {
+		switch {
+		case strings.HasPrefix(req.System, memory.ReviewPromptMarker):
+			return review(req)
+		case strings.HasPrefix(req.System, memory.AdjudicatePromptMarker):
+			return fakellm.Reply{Text: `{"replaces": []}`}
+		}
+		return turn(req)
+	}
+}
+
+func review(req *fakellm.Request) fakellm.Reply {
+	text := req.Messages[len(req.Messages)-1].Text
+	content := text[strings.Index(text, "Memory: ")+len("Memory: "):]
+	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content})
+	return fakellm.Reply{Text: string(b)}
+}
+
+// lastHuman is the text of the last user message that is not tool results.
+func lastHuman(req *fakellm.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role == llm.RoleUser && len(m.ToolResults) == 0 {
+			// Multi-speaker messages are "Name: text" joined by blank lines.
+			parts := strings.Split(m.Text, "\n\n")
+			last := parts[len(parts)-1]
+			if i := strings.Index(last, ": "); i >= 0 {
+				last = last[i+2:]
+			}
+			return strings.TrimSpace(last)
+		}
+	}
+	return ""
+}
+
+// catalog finds the search and execute tools by what their descriptions
+// and schemas say, not by name, and the sources whose summary is about memory.
+func catalog(req *fakellm.Request) (search, execute string, sources []string) {
+	for _, t := range req.Tools {
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+		}
+		_ = json.Unmarshal(t.InputSchema, &schema)
+		if _, ok := schema.Properties["tool_name"]; ok {
+			execute = t.Name
+		}
+		if m := sourcesRe.FindStringSubmatch(t.Description); m != nil {
+			search = t.Name
+			for _, part := range strings.Split(m[1], ";") {
+				if name, summary, ok := strings.Cut(strings.TrimSpace(part), " — "); ok && strings.Contains(summary, "memory") {
+					sources = append(sources, name)
+				}
+			}
+		}
+	}
+	return
+}
+
+func turn(req *fakellm.Request) fakellm.Reply {
+	search, execute, sources := catalog(req)
+	last := req.Messages[len(req.Messages)-1]
+	human := lastHuman(req)
+	wantRemember := rememberRe.FindStringSubmatch(human)
+	wantForget := forgetRe.FindStringSubmatch(human)
+	if len(last.ToolResults) == 0 {
+		if (wantRemember == nil && wantForget == nil) || search == "" {
+			return answer(req)
+		}
+		args := map[string]any{}
+		if len(sources) > 0 {
+			args["source"] = sources[0] // the source whose summary speaks of memory
+		}
+		in, _ := json.Marshal(args)
+		return fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: search, Input: in}}}
+	}
+	res := last.ToolResults[0].Content
+	var found struct {
+		Tools []struct {
+			ToolName    string `json:"tool_name"`
+			Description string `json:"description"`
+		} `json:"tools"`
+		Result json.RawMessage `json:"result"`
+		OK     bool            `json:"ok"`
+	}
+	_ = json.Unmarshal([]byte(res), &found)
+	if len(found.Tools) > 0 && execute != "" {
+		verb, args := "Remember", map[string]any{}
+		if wantForget != nil {
+			verb, args = "Forget", map[string]any{"memory": strings.TrimSpace(wantForget[1])}
+		} else {
+			args["content"] = strings.TrimSpace(wantRemember[1])
+		}
+		for _, t := range found.Tools {
+			if strings.HasPrefix(t.Description, verb) {
+				in, _ := json.Marshal(map[string]any{"tool_name": t.ToolName, "arguments": args})
+				return fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: execute, Input: in}}}
+			}
+		}
+		return fakellm.Reply{Text: "I could not find a tool to " + strings.ToLower(verb) + " with."}
+	}
+	var r struct {
+		Stored    *bool  `json:"stored"`
+		Forgotten *bool  `json:"forgotten"`
+		Content   string `json:"content"`
+		Reason    string `json:"reason"`
+	}
+	_ = json.Unmarshal(found.Result, &r)
+	switch {
+	case r.Stored != nil && *r.Stored:
+		return fakellm.Reply{Text: "Got it, I'll remember: " + r.Content}
+	case r.Forgotten != nil && *r.Forgotten:
+		return fakellm.Reply{Text: "Done, I've forgotten that."}
+	case r.Reason != "":
+		return fakellm.Reply{Text: "I didn't do that: " + r.Reason}
+	}
+	return fakellm.Reply{Text: "The tool said: " + res}
+}
+
+// answer replies with the memories its prompt carried, so tests can see
+// recall in the reply too.
+func answer(req *fakellm.Request) fakellm.Reply {
+	ms := memoryLine.FindAllStringSubmatch(req.System, -1)
+	if len(ms) == 0 {
+		return fakellm.Reply{Text: "Hello! I don't have anything relevant remembered."}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "From memory (%d):", len(ms))
+	for _, m := range ms {
+		b.WriteString("\n- " + m[1])
+	}
+	return fakellm.Reply{Text: b.String()}
+}

@@ -1,0 +1,177 @@
+package slackapp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/rs/zerolog"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/threads"
+)
+
+// TurnHook runs after a turn's reply was delivered (passive learning).
+type TurnHook func(ctx context.Context, turnID int64, usedMemoryWrite bool) error
+
+// Config is what the Slack app needs.
+type Config struct {
+	API          *slack.Client
+	Socket       *socketmode.Client
+	Pool         *pgxpool.Pool
+	Agent        *agent.Agent
+	Memory       *memory.Store
+	Directory    *provenance.Directory
+	Logger       zerolog.Logger
+	SlashCommand string   // default "/mnemo"
+	AfterTurn    TurnHook // optional
+}
+
+// App handles Slack events. Build it with New and start it with Run.
+type App struct {
+	api       *slack.Client
+	sm        *socketmode.Client
+	pool      *pgxpool.Pool
+	q         *dbsqlc.Queries
+	sessions  *threads.Log
+	agent     *agent.Agent
+	memory    *memory.Store
+	dir       *provenance.Directory
+	log       zerolog.Logger
+	command   string
+	afterTurn TurnHook
+
+	botUserID string
+	botID     string
+	wg        sync.WaitGroup
+	baseCtx   context.Context
+}
+
+// New returns an App.
+func New(c Config) *App {
+	cmd := c.SlashCommand
+	if cmd == "" {
+		cmd = "/mnemo"
+	}
+	return &App{
+		api: c.API, sm: c.Socket, pool: c.Pool, q: dbsqlc.New(), sessions: threads.NewLog(c.Pool),
+		agent: c.Agent, memory: c.Memory, dir: c.Directory, log: c.Logger, command: cmd, afterTurn: c.AfterTurn,
+	}
+}
+
+// Run connects over Socket Mode and handles events until ctx ends, then
+// waits for turns in flight.
+func (a *App) Run(ctx context.Context) error {
+	auth, err := a.api.AuthTestContext(ctx)
+	if err != nil {
+		return fmt.Errorf("slack auth.test: %w", err)
+	}
+	a.botUserID, a.botID, a.baseCtx = auth.UserID, auth.BotID, ctx
+	a.log.Info().Str("bot_user", a.botUserID).Str("team", auth.TeamID).Msg("connected to Slack")
+
+	h := socketmode.NewSocketmodeHandler(a.sm)
+	// The bot's whole Slack surface, one handler per event type.
+	h.HandleEvents(slackevents.AppMention, a.onAppMention)
+	h.HandleEvents(slackevents.Message, a.onMessage)
+	h.HandleEvents(slackevents.AppHomeOpened, a.onAppHomeOpened)
+	h.HandleSlashCommand(a.command, a.onSlashCommand)
+	h.Handle(socketmode.EventTypeInteractive, a.onInteractive)
+	h.Handle(socketmode.EventTypeErrorBadMessage, a.onBadMessage)
+	h.Handle(socketmode.EventTypeConnected, func(*socketmode.Event, *socketmode.Client) { a.log.Info().Msg("socket mode connected") })
+	h.HandleDefault(a.onOther)
+
+	err = h.RunEventLoopContext(ctx)
+	a.wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// ack acknowledges an envelope at once, before any slow work.
+func (a *App) ack(evt *socketmode.Event, payload ...any) {
+	if evt.Request == nil || evt.Request.EnvelopeID == "" {
+		return
+	}
+	if err := a.sm.Ack(*evt.Request, payload...); err != nil {
+		a.log.Error().Err(err).Str("envelope_id", evt.Request.EnvelopeID).Msg("ack failed")
+	}
+}
+
+// async runs slow work after the ack, tracked so shutdown can wait for it.
+func (a *App) async(f func(ctx context.Context)) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				a.log.Error().Interface("panic", r).Msg("handler panicked")
+			}
+		}()
+		// Turns finish even while shutting down; they have their own deadline.
+		ctx := context.WithoutCancel(a.baseCtx)
+		f(ctx)
+	}()
+}
+
+func (a *App) onOther(evt *socketmode.Event, _ *socketmode.Client) {
+	a.ack(evt)
+	if evt.Type == socketmode.EventTypeEventsAPI {
+		if e, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+			a.log.Debug().Str("type", e.InnerEvent.Type).Msg("ignored event type")
+		}
+	}
+}
+
+// onBadMessage handles a frame slack-go could not parse: it is still acked,
+// so Slack does not retry it forever, and logged with its envelope id.
+func (a *App) onBadMessage(evt *socketmode.Event, _ *socketmode.Client) {
+	bad, ok := evt.Data.(*socketmode.ErrorBadMessage)
+	if !ok {
+		return
+	}
+	var env struct {
+		EnvelopeID string `json:"envelope_id"`
+		Type       string `json:"type"`
+	}
+	_ = json.Unmarshal(bad.Message, &env)
+	a.log.Error().Err(bad.Cause).Str("envelope_id", env.EnvelopeID).Str("type", env.Type).Msg("malformed socket mode message rejected")
+	if env.EnvelopeID != "" {
+		if err := a.sm.Ack(socketmode.Request{EnvelopeID: env.EnvelopeID}); err != nil {
+			a.log.Error().Err(err).Msg("ack failed")
+		}
+	}
+}
+
+// claimEvent records an Events API event id; false means a retry or another
+// replica already took it.
+func (a *App) claimEvent(ctx context.Context, evt *socketmode.Event) bool {
+	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+	cb, _ := e.Data.(*slackevents.EventsAPICallbackEvent)
+	if cb == nil || cb.EventID == "" {
+		return true
+	}
+	n, err := a.q.InboundEventClaim(ctx, a.pool, dbsqlc.InboundEventClaimParams{EventID: cb.EventID, EnvelopeID: evt.Request.EnvelopeID})
+	if err != nil {
+		a.log.Error().Err(err).Str("event_id", cb.EventID).Msg("event claim failed")
+		return false
+	}
+	if n == 0 {
+		a.log.Info().Str("event_id", cb.EventID).Int("retry_attempt", evt.Request.RetryAttempt).Msg("duplicate event ignored")
+		return false
+	}
+	return true
+}
+
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}

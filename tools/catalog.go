@@ -1,0 +1,275 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Result is a tool's answer as the model will see it.
+type Result struct {
+	// Content is the JSON text handed back to the model.
+	Content string
+	IsError bool
+	// Tool is the tool that actually ran (the deferred tool behind
+	// executeTool), empty when none ran.
+	Tool   string
+	Writes bool
+}
+
+// MaxResultBytes bounds a tool result handed to the model.
+const MaxResultBytes = 16 << 10
+
+// Call runs the tool the model named with its raw input. Every failure the
+// model can repair (unknown name, bad arguments, a handler error) comes back
+// as a structured result, never as a Go error.
+func (r *Registry) Call(ctx context.Context, inv Invocation, name string, input json.RawMessage) Result {
+	switch name {
+	case SearchToolsName:
+		if res, bad := validate(searchEntry, input); bad {
+			return res
+		}
+		var args struct {
+			Query      *string `json:"query"`
+			Source     *string `json:"source"`
+			MaxResults *int    `json:"max_results"`
+		}
+		_ = json.Unmarshal(input, &args)
+		n := 5
+		if args.MaxResults != nil {
+			n = *args.MaxResults
+		}
+		return jsonResult(r.search(ctx, deref(args.Query), deref(args.Source), n), false, "")
+	case ExecuteToolName:
+		if res, bad := validate(executeEntry, input); bad {
+			return res
+		}
+		var args struct {
+			ToolName  string          `json:"tool_name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		_ = json.Unmarshal(input, &args)
+		return r.run(ctx, inv, args.ToolName, args.Arguments, false)
+	}
+	return r.run(ctx, inv, name, input, true)
+}
+
+func (r *Registry) run(ctx context.Context, inv Invocation, name string, args json.RawMessage, direct bool) Result {
+	e := r.lookup(ctx, name)
+	if e == nil {
+		out := map[string]any{"ok": false, "error": fmt.Sprintf("unknown tool %q", name)}
+		if guess := r.closest(ctx, name); guess != "" {
+			out["error"] = fmt.Sprintf("unknown tool %q; did you mean %q? Use the exact tool_name.", name, guess)
+			out["did_you_mean"] = guess
+		} else {
+			out["hint"] = "call " + SearchToolsName + " to find tool names"
+		}
+		return jsonResult(out, true, "")
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	if res, bad := validate(e, args); bad {
+		res.Tool = e.Name
+		return res
+	}
+	value, err := e.Handler(ctx, inv, args)
+	if err != nil {
+		return jsonResult(map[string]any{"ok": false, "tool_name": e.Name, "error": err.Error()}, true, e.Name)
+	}
+	res := jsonResult(map[string]any{"ok": true, "tool_name": e.Name, "result": value}, false, e.Name)
+	res.Writes = e.Writes
+	return res
+}
+
+// validate checks input against the tool's schema; on failure it returns the
+// violations as a result the model can act on.
+func validate(e *entry, input json.RawMessage) (Result, bool) {
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
+	if err != nil {
+		return jsonResult(map[string]any{"ok": false, "tool_name": e.Name, "error": "arguments are not valid JSON: " + err.Error()}, true, ""), true
+	}
+	err = e.schema.Validate(inst)
+	if err == nil {
+		return Result{}, false
+	}
+	var ve *jsonschema.ValidationError
+	var violations []map[string]string
+	if errors.As(err, &ve) {
+		for _, u := range ve.BasicOutput().Errors {
+			if u.Error == nil {
+				continue
+			}
+			loc := u.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			violations = append(violations, map[string]string{"at": loc, "problem": u.Error.String()})
+		}
+	}
+	if len(violations) == 0 {
+		violations = append(violations, map[string]string{"at": "/", "problem": err.Error()})
+	}
+	return jsonResult(map[string]any{
+		"ok": false, "tool_name": e.Name,
+		"error":        "arguments do not match the input schema; fix them and call again",
+		"violations":   violations,
+		"input_schema": json.RawMessage(e.InputSchema),
+	}, true, ""), true
+}
+
+func jsonResult(v any, isErr bool, tool string) Result {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"ok": false, "error": "tool result could not be encoded: " + err.Error()})
+		isErr = true
+	}
+	if len(b) > MaxResultBytes {
+		b, _ = json.Marshal(map[string]any{"ok": !isErr, "tool_name": tool, "truncated": true, "partial": string(b[:MaxResultBytes])})
+	}
+	return Result{Content: string(b), IsError: isErr, Tool: tool}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}
+
+// catalogTool is a tool together with its source's availability.
+type sourceState struct {
+	name, summary, unavailable string
+	tools                      []*entry
+}
+
+// snapshot gathers every deferred tool by source, asking providers as needed.
+// only, when set, limits provider connections to that source.
+func (r *Registry) snapshot(ctx context.Context, only string) []*sourceState {
+	r.mu.RLock()
+	bySource := map[string]*sourceState{}
+	for _, s := range r.sortedSources() {
+		bySource[s] = &sourceState{name: s, summary: r.summaries[s]}
+	}
+	for _, n := range r.sortedNames() {
+		e := r.tools[n]
+		if e.Exposure == Deferred {
+			bySource[e.Source].tools = append(bySource[e.Source].tools, e)
+		}
+	}
+	providers := append([]Provider(nil), r.providers...)
+	r.mu.RUnlock()
+	for _, p := range providers {
+		st := bySource[p.SourceName()]
+		if only != "" && only != p.SourceName() {
+			continue
+		}
+		list, err := p.Tools(ctx)
+		if err != nil {
+			st.unavailable = err.Error()
+			continue
+		}
+		for _, t := range list {
+			t.Source = p.SourceName()
+			e, err := compile(t)
+			if err != nil {
+				continue
+			}
+			st.tools = append(st.tools, e)
+		}
+	}
+	out := make([]*sourceState, 0, len(bySource))
+	for _, s := range r.sortedSourcesLocked() {
+		if st := bySource[s]; st != nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (r *Registry) sortedSourcesLocked() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.sortedSources()
+}
+
+// lookup finds a tool by its exact name, static or from a provider.
+func (r *Registry) lookup(ctx context.Context, name string) *entry {
+	r.mu.RLock()
+	e := r.tools[name]
+	r.mu.RUnlock()
+	if e != nil {
+		return e
+	}
+	for _, st := range r.snapshot(ctx, providerFor(name)) {
+		for _, t := range st.tools {
+			if t.Name == name {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// providerFor names the MCP source a tool name belongs to, so a lookup
+// connects only to that server.
+func providerFor(name string) string {
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if i := strings.Index(rest, "__"); i > 0 {
+			return "mcp:" + rest[:i]
+		}
+	}
+	return "\x00none"
+}
+
+// closest finds the tool a near-miss name meant: the same name but for case
+// and separators, or without its source prefix.
+func (r *Registry) closest(ctx context.Context, name string) string {
+	want := fold(name)
+	var all []string
+	r.mu.RLock()
+	for n := range r.tools {
+		all = append(all, n)
+	}
+	r.mu.RUnlock()
+	for _, st := range r.snapshot(ctx, "") {
+		for _, t := range st.tools {
+			all = append(all, t.Name)
+		}
+	}
+	all = append(all, SearchToolsName, ExecuteToolName)
+	sort.Strings(all)
+	for _, n := range all {
+		if fold(n) == want {
+			return n
+		}
+	}
+	for _, n := range all {
+		f := fold(n)
+		if len(want) >= 4 && (strings.HasSuffix(f, want) || strings.HasSuffix(want, f)) {
+			return n
+		}
+	}
+	return ""
+}
+
+// fold lowercases a name and drops separators.
+func fold(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if unicode.IsLetter(c) || unicode.IsDigit(c) {
+			b.WriteRune(unicode.ToLower(c))
+		}
+	}
+	return b.String()
+}
