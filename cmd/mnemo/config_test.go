@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+func TestConfigNamesEveryProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	_, err := LoadConfig(env(map[string]string{
+		"SLACK_BOT_TOKEN":    "xoxp-user-token",
+		"MNEMO_LLM_PROVIDER": "gemini",
+		"MNEMO_LOG_LEVEL":    "loud",
+		"MNEMO_ADMINS":       "U1,not-an-id",
+		"SLACK_API_URL":      "::nope",
+	}), Needs{Database: true, Slack: true, Model: true})
+	require.Error(t, err)
+	msg := err.Error()
+	for _, want := range []string{"DATABASE_URL", "SLACK_BOT_TOKEN must be a bot token", "SLACK_APP_TOKEN is not set", "MNEMO_LLM_PROVIDER must be anthropic or openai", "MNEMO_MODEL", "MNEMO_LOG_LEVEL", "not-an-id", "SLACK_API_URL"} {
+		require.Contains(t, msg, want)
+	}
+	require.NotContains(t, msg, "xoxp-user-token", "values of tokens are never echoed")
+}
+
+func TestConfigKeyFallbackAndDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := LoadConfig(env(map[string]string{
+		"DATABASE_URL": "postgres://x", "SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1",
+		"MNEMO_LLM_PROVIDER": "OpenAI", "OPENAI_API_KEY": "sk-fallback", "MNEMO_MODEL": "gpt", "MNEMO_ADMINS": "U1, W2",
+	}), Needs{Database: true, Slack: true, Model: true})
+	require.NoError(t, err)
+	require.Equal(t, "openai", c.Provider)
+	require.Equal(t, "sk-fallback", c.LLMKey)
+	require.Equal(t, "https://slack.com/api/", c.SlackAPIURL)
+	require.Equal(t, []string{"U1", "W2"}, c.Admins)
+	require.Equal(t, "/mnemo", c.SlashCommand)
+}
+
+func TestServeWithoutSlackTokensExplainsHowToCreateTheApp(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"serve"}, env(map[string]string{"DATABASE_URL": "postgres://x", "MNEMO_LLM_PROVIDER": "anthropic", "MNEMO_LLM_API_KEY": "k", "MNEMO_MODEL": "m"}), strings.NewReader(""), &out, &errOut)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut.String(), "SLACK_BOT_TOKEN is not set")
+	require.Contains(t, errOut.String(), "slackapp/manifest.yaml")
+}
+
+func TestVersionAndUnknownCommand(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), []string{"version"}, env(nil), nil, &out, &errOut))
+	require.Contains(t, out.String(), "mnemo ")
+	require.Equal(t, 2, run(context.Background(), []string{"frobnicate"}, env(nil), nil, &out, &errOut))
+	require.Contains(t, errOut.String(), `unknown command "frobnicate"`)
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/scripted"
+)
+
+// sessionRows counts the session-log rows of a thread; the query is the
+// positive control for every "nothing stored" assertion below.
+func (b *bot) sessionRows(channel, root string) int {
+	b.t.Helper()
+	var n int
+	require.NoError(b.t, b.db.Pool.QueryRow(context.Background(), "SELECT count(*) FROM session_messages WHERE source_key = $1", sourceKey(channel, root)).Scan(&n))
+	return n
+}
+
+func (b *bot) sessionRowsWithTS(ts string) int {
+	b.t.Helper()
+	var n int
+	require.NoError(b.t, b.db.Pool.QueryRow(context.Background(), "SELECT count(*) FROM session_messages WHERE ts = $1", ts).Scan(&n))
+	return n
+}
+
+func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0BADTS"
+
+	// Positive control: a valid post in the same channel is stored and answered.
+	good, _ := b.mention(alice, ch, "hello", "")
+	b.replies(ch, good, 1)
+	b.waitDone(ch, good)
+	require.Equal(t, 2, b.sessionRows(ch, good), "control: the query finds a thread's rows")
+
+	for _, bad := range []struct{ ts, threadTS string }{
+		{"17000000.memory-explicit", ""},
+		{"1700000000", ""},
+		{b.nextTS(), "17000000.memory-explicit"},
+		{b.nextTS(), "1700000000.1"},
+	} {
+		ev := map[string]any{"type": "app_mention", "user": alice, "text": "<@" + fakeslack.BotUserID + "> remember that I prefer tabs", "ts": bad.ts, "channel": ch}
+		if bad.threadTS != "" {
+			ev["thread_ts"] = bad.threadTS
+		}
+		env := b.slack.SendEvent(ev)
+		b.slack.WaitAck(env, 5*time.Second)
+		require.Eventually(t, func() bool { return logLine(b.logs.String(), env) != "" }, 5*time.Second, 20*time.Millisecond)
+		line := logLine(b.logs.String(), env)
+		require.Contains(t, line, `"level":"error"`)
+		require.Contains(t, line, "bad timestamp")
+		badValue := bad.ts
+		if bad.threadTS != "" {
+			badValue = bad.threadTS
+		}
+		require.Contains(t, line, badValue, "the log names the bad value")
+		require.Equal(t, 0, b.sessionRowsWithTS(bad.ts), "nothing stored for the rejected post")
+	}
+	require.Empty(t, b.memories("--all"), "no memory from rejected events")
+	// Only the control post was answered.
+	time.Sleep(200 * time.Millisecond)
+	n := 0
+	for _, m := range b.slack.Posted() {
+		if m.Channel == ch {
+			n++
+		}
+	}
+	require.Equal(t, 1, n)
+}
+
+func logLine(logs, needle string) string {
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, needle) && strings.HasPrefix(l, "{") {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestRetriesAndDoubleDeliveryAnswerOnce(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0RETRY"
+
+	ts := b.nextTS()
+	ev := map[string]any{"type": "app_mention", "user": alice, "text": "<@" + fakeslack.BotUserID + "> hi", "ts": ts, "channel": ch}
+	first := b.slack.SendEvent(ev, fakeslack.EventOptions{EventID: "Ev0RETRY1"})
+	retry := b.slack.SendEvent(ev, fakeslack.EventOptions{EventID: "Ev0RETRY1", RetryAttempt: 1})
+	// The same post as a message event (channels:history) with its own event id.
+	msg := b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "channel", "user": alice, "text": ev["text"], "ts": ts, "channel": ch})
+	for _, e := range []string{first, retry, msg} {
+		b.slack.WaitAck(e, 5*time.Second)
+	}
+	b.replies(ch, ts, 1)
+	b.waitDone(ch, ts)
+
+	// A second, distinct post in the thread is still answered: the dedup
+	// keys on event and post, not on the thread.
+	next, _ := b.mention(alice, ch, "and again", ts)
+	b.replies(ch, ts, 2)
+	b.waitDone(ch, next)
+	time.Sleep(300 * time.Millisecond)
+	require.Len(t, b.replies(ch, ts, 2), 2, "each post answered exactly once")
+	require.Len(t, b.turnRequests(), 2)
+}
+
+func TestIgnoresBotsEditsAndOwnMessages(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const dm = "D0ALICE"
+	ignored := []map[string]any{
+		{"type": "message", "channel_type": "im", "user": fakeslack.BotUserID, "bot_id": fakeslack.BotID, "text": "my own reply", "ts": b.nextTS(), "channel": dm},
+		{"type": "message", "channel_type": "im", "bot_id": "B0OTHER", "username": "otherbot", "text": "beep", "ts": b.nextTS(), "channel": dm},
+		{"type": "message", "subtype": "message_changed", "channel_type": "im", "ts": b.nextTS(), "channel": dm, "message": map[string]any{"user": alice, "text": "edited", "ts": "1800000001.000200"}},
+		{"type": "message", "subtype": "channel_join", "channel_type": "channel", "user": alice, "text": "<@U0ALICE> has joined", "ts": b.nextTS(), "channel": "C0JOIN"},
+		{"type": "message", "subtype": "message_deleted", "channel_type": "im", "ts": b.nextTS(), "channel": dm, "deleted_ts": "1800000001.000200"},
+	}
+	for _, ev := range ignored {
+		b.slack.WaitAck(b.slack.SendEvent(ev), 5*time.Second)
+	}
+	// Positive control: a human DM in the same channel is answered.
+	ts, _ := b.dm(alice, dm, "hello from a DM", "")
+	b.replies(dm, ts, 1)
+	b.waitDone(dm, ts)
+	time.Sleep(200 * time.Millisecond)
+	require.Len(t, b.turnRequests(), 1, "only the human DM reached the model")
+	for _, ev := range ignored {
+		require.Equal(t, 0, b.sessionRowsWithTS(ev["ts"].(string)))
+	}
+	require.Equal(t, 1, b.sessionRowsWithTS(ts), "control: the answered DM is logged")
+}
+
+func TestBackfillsAThreadSeenForTheFirstTime(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0BACKFILL"
+	root := b.nextTS()
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: root, User: bob, Text: "the deploy freeze starts Friday"})
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: b.nextTS(), ThreadTS: root, User: carol, Text: "noted, thanks"})
+	ts, _ := b.mention(alice, ch, "what did Bob say?", root)
+	b.replies(ch, root, 1)
+	b.waitDone(ch, ts)
+	reqs := b.turnRequests()
+	require.Len(t, reqs, 1)
+	tr := reqs[0].Transcript()
+	require.Contains(t, tr, "the deploy freeze starts Friday")
+	require.Contains(t, tr, "noted, thanks")
+	require.Less(t, strings.Index(tr, "deploy freeze"), strings.Index(tr, "what did Bob say?"), "history in thread order")
+	require.Equal(t, 4, b.sessionRows(ch, root), "two backfilled, the question and the reply")
+}
+
+func TestMalformedFrameIsAckedAndLogged(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	b.slack.SendRaw([]byte(`{"type":"events_api","envelope_id":"env-garbled","payload":"not an object"}`))
+	b.slack.WaitAck("env-garbled", 5*time.Second)
+	require.Eventually(t, func() bool { return logLine(b.logs.String(), "env-garbled") != "" }, 5*time.Second, 20*time.Millisecond)
+	require.Contains(t, logLine(b.logs.String(), "env-garbled"), `"level":"error"`)
+	// Still serving.
+	ts, _ := b.dm(alice, "D0ALICE", "still there?", "")
+	b.replies("D0ALICE", ts, 1)
+}
+
+func TestLogsNeverCarryTokensOrKeys(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	ts, _ := b.dm(alice, "D0ALICE", "hello", "")
+	b.replies("D0ALICE", ts, 1)
+	b.waitDone("D0ALICE", ts)
+	b.slack.SendDisconnect()
+	require.Eventually(t, func() bool { return b.slack.Opens() >= 2 }, 10*time.Second, 50*time.Millisecond, "reconnects after disconnect")
+	b.slack.WaitConnected(10 * time.Second)
+	logs := b.logs.String()
+	require.NotEmpty(t, logs)
+	for _, secret := range []string{b.env["SLACK_BOT_TOKEN"], b.env["SLACK_APP_TOKEN"], b.env["MNEMO_LLM_API_KEY"]} {
+		require.NotContains(t, logs, secret)
+	}
+}
