@@ -63,3 +63,38 @@ func TestMentionRemembersPerThreadWithContinuity(t *testing.T) {
 	require.Contains(t, thirdTurn, "remember that I prefer terse PR summaries")
 	require.Contains(t, thirdTurn, all[1].Text)
 }
+
+// The scripted model knows no tool names: it reads the catalog's tools from
+// the tool list and search results, remembers, then forgets.
+func TestRememberAndForgetThroughTheCatalog(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const dm = "D0ALICE"
+	ts, _ := b.dm(alice, dm, "remember that I prefer tabs over spaces", "")
+	require.Contains(t, b.replies(dm, ts, 1)[0].Text, "Prefers tabs over spaces")
+	b.waitDone(dm, ts)
+	require.Len(t, b.memories("--user", alice), 1)
+
+	ts2, _ := b.dm(alice, dm, "please forget tabs over spaces", ts)
+	got := b.replies(dm, ts, 2)
+	b.waitDone(dm, ts2)
+	require.Contains(t, got[1].Text, "forgotten")
+	require.Empty(t, b.memories("--user", alice), "no active copy left")
+	all := b.memories("--user", alice, "--all")
+	require.Len(t, all, 1, "archived, not deleted")
+	require.NotNil(t, all[0].ArchivedAt)
+
+	// The tool calls went through the catalog under the names it returned.
+	var called []string
+	for _, r := range b.turnRequests() {
+		for _, m := range r.Messages {
+			for _, c := range m.ToolCalls {
+				called = append(called, c.Name+" "+string(c.Input))
+			}
+		}
+	}
+	joined := strings.Join(called, "\n")
+	require.Contains(t, joined, `searchTools {"source":"memory"}`)
+	require.Contains(t, joined, `"tool_name":"memory__remember"`)
+	require.Contains(t, joined, `"tool_name":"memory__forget"`)
+}

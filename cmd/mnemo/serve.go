@@ -63,15 +63,22 @@ func newModel(cfg Config, model string) llm.Model {
 	return llm.NewOpenAI(cfg.LLMKey, cfg.LLMBaseURL, model)
 }
 
+// buildCore wires the shared parts. Without a configured provider (the MCP
+// server may run without one) memory review is deterministic only and there
+// is no agent.
 func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, error) {
 	pool, err := openDB(ctx, cfg.DatabaseURL, log)
 	if err != nil {
 		return nil, err
 	}
 	c := &core{pool: pool, closers: []func(){pool.Close}}
-	c.model = newModel(cfg, cfg.Model)
-	judge := memory.ModelJudge{Model: c.model}
-	c.memory = memory.New(pool, memory.Options{Logger: log, Reviewer: judge, Adjudicator: judge})
+	opts := memory.Options{Logger: log}
+	if cfg.Provider != "" {
+		c.model = newModel(cfg, cfg.Model)
+		judge := memory.ModelJudge{Model: c.model}
+		opts.Reviewer, opts.Adjudicator = judge, judge
+	}
+	c.memory = memory.New(pool, opts)
 	c.registry = tools.NewRegistry()
 	if err := c.memory.Register(c.registry); err != nil {
 		c.Close()
@@ -85,7 +92,9 @@ func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, erro
 		}
 		c.closers = append(c.closers, closeMCP)
 	}
-	c.agent = agent.New(agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log})
+	if c.model != nil {
+		c.agent = agent.New(agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log})
+	}
 	return c, nil
 }
 

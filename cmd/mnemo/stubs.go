@@ -18,9 +18,6 @@ func (l *learning) AfterTurn(ctx context.Context, turnID int64, usedWrite bool) 
 func cmdChat(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return usageError{"chat: not yet available"}
 }
-func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return usageError{"mcp: not yet available"}
-}
 func cmdEval(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	return usageError{"eval: not yet available"}
 }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/threads"
+	"github.com/mnemo-bot/mnemo/tools"
+)
+
+// mcpIdentity is whom an MCP session acts for.
+type mcpIdentity struct {
+	Team string `json:"team"`
+	User string `json:"user"`
+	Name string `json:"name"`
+}
+
+// invocation fixes the actor and a private place of its own for an MCP
+// session; writes are recorded as made through MCP.
+func (id mcpIdentity) invocation(started time.Time) tools.Invocation {
+	key := threads.Key{Team: id.Team, Channel: "MCP" + id.User, Root: threads.TSFromTime(started)}
+	return tools.Invocation{
+		Actor:     provenance.Actor{Kind: provenance.KindUser, Team: id.Team, ID: id.User, Name: id.Name},
+		Place:     provenance.Place{Team: id.Team, Channel: key.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: provenance.DM},
+		MessageTS: string(key.Root),
+		WrittenBy: string(memory.ByMCP),
+	}
+}
+
+// newMemoryMCPServer serves the memory tools; identity says whom each
+// request acts for.
+func newMemoryMCPServer(store *memory.Store, identity tools.IdentityFunc) (*server.MCPServer, error) {
+	return tools.NewMCPServer("mnemo", version, store.Tools(), identity)
+}
+
+func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	httpAddr := fs.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	user := fs.String("user", "", "stdio: the Slack user id the session acts for")
+	team := fs.String("team", "", "stdio: the Slack team id")
+	tokenFile := fs.String("tokens", "", `HTTP: JSON file mapping bearer tokens to identities: {"TOKEN": {"team": "T…", "user": "U…"}}`)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	cfg, err := LoadConfig(getenv, Needs{Database: true})
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	c, err := buildCore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	if *httpAddr == "" {
+		if *user == "" || *team == "" {
+			return usageError{"mcp over stdio needs --user U… and --team T…: the identity every call acts for"}
+		}
+		inv := mcpIdentity{Team: *team, User: *user}.invocation(time.Now())
+		srv, err := newMemoryMCPServer(c.memory, func(context.Context) (tools.Invocation, bool) { return inv, true })
+		if err != nil {
+			return err
+		}
+		log.Info().Str("user", *user).Msg("mcp serving on stdio")
+		return server.NewStdioServer(srv).Listen(ctx, stdin, stdout)
+	}
+
+	if *tokenFile == "" {
+		return usageError{"mcp over HTTP needs --tokens FILE mapping bearer tokens to identities"}
+	}
+	b, err := os.ReadFile(*tokenFile)
+	if err != nil {
+		return err
+	}
+	var ids map[string]mcpIdentity
+	if err := json.Unmarshal(b, &ids); err != nil {
+		return fmt.Errorf("tokens file: %w", err)
+	}
+	tokens := map[string]tools.Invocation{}
+	started := time.Now()
+	for tok, id := range ids {
+		if tok == "" || id.User == "" || id.Team == "" {
+			return fmt.Errorf("tokens file: every entry needs a token, a team and a user")
+		}
+		tokens[tok] = id.invocation(started)
+	}
+	srv, err := newMemoryMCPServer(c.memory, tools.IdentityFromContext)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: tools.BearerHandler(srv, tokens), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(shut)
+	}()
+	log.Info().Str("addr", ln.Addr().String()).Int("identities", len(tokens)).Msg("mcp serving on HTTP")
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

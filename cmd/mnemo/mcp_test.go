@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/tools"
+)
+
+func mcpCall(t *testing.T, c *client.Client, name string, args map[string]any) (map[string]any, bool) {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(context.Background(), req)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Content)
+	text := res.Content[0].(mcp.TextContent).Text
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &out), text)
+	return out, res.IsError
+}
+
+func initMCP(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	ctx := context.Background()
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	_, err := c.Initialize(ctx, init)
+	require.NoError(t, err)
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func TestMemoryMCPServerInProcess(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	store := memory.New(d.Pool, memory.Options{})
+	inv := mcpIdentity{Team: "T0TEAM", User: "U0ALICE"}.invocation(time.Now())
+	srv, err := newMemoryMCPServer(store, func(context.Context) (tools.Invocation, bool) { return inv, true })
+	require.NoError(t, err)
+	c, err := client.NewInProcessClient(srv)
+	require.NoError(t, err)
+	require.NoError(t, c.Start(context.Background()))
+	t.Cleanup(func() { c.Close() })
+	require.ElementsMatch(t, []string{"remember", "recall", "list", "forget"}, initMCP(t, c))
+
+	out, isErr := mcpCall(t, c, "remember", map[string]any{"content": "I prefer dark mode in every editor"})
+	require.False(t, isErr, out)
+	require.Equal(t, true, out["result"].(map[string]any)["stored"])
+
+	// The identity is the configured one; arguments can't name another.
+	out, isErr = mcpCall(t, c, "remember", map[string]any{"content": "Prefers light mode", "user": "U0MALLORY"})
+	require.True(t, isErr)
+	require.NotEmpty(t, out["violations"])
+
+	ms, err := store.List(context.Background(), memory.Filter{SubjectUser: "U0ALICE"})
+	require.NoError(t, err)
+	require.Len(t, ms, 1)
+	require.Equal(t, "Prefers dark mode in every editor", ms[0].Content)
+	require.Equal(t, memory.ByMCP, ms[0].WrittenBy)
+	require.Equal(t, "U0ALICE", ms[0].ActorID)
+	none, err := store.List(context.Background(), memory.Filter{SubjectUser: "U0MALLORY", IncludeArchived: true})
+	require.NoError(t, err)
+	require.Empty(t, none)
+
+	out, _ = mcpCall(t, c, "recall", map[string]any{"query": "dark mode"})
+	found := out["result"].(map[string]any)["memories"].([]any)
+	require.Len(t, found, 1)
+	id := found[0].(map[string]any)["id"].(string)
+
+	out, isErr = mcpCall(t, c, "forget", map[string]any{"memory": id})
+	require.False(t, isErr, out)
+	require.Equal(t, true, out["result"].(map[string]any)["forgotten"])
+	out, _ = mcpCall(t, c, "list", map[string]any{})
+	require.Empty(t, out["result"].(map[string]any)["memories"])
+}
+
+func TestMemoryMCPServerOverStdio(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	c, err := client.NewStdioMCPClient(exe, []string{"MNEMO_TEST_MAIN=1", "DATABASE_URL=" + d.URL, "MNEMO_LLM_PROVIDER="}, "mcp", "--user", "U0BOB", "--team", "T0TEAM")
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	require.Contains(t, initMCP(t, c), "remember")
+	out, isErr := mcpCall(t, c, "remember", map[string]any{"content": "Release notes go in #releases every Friday", "kind": "procedure"})
+	require.False(t, isErr, out)
+	require.Equal(t, true, out["result"].(map[string]any)["stored"], out)
+	var actor string
+	require.NoError(t, d.Pool.QueryRow(context.Background(), "SELECT actor_id FROM memories WHERE written_by = 'mcp'").Scan(&actor))
+	require.Equal(t, "U0BOB", actor)
+}
+
+func TestMemoryMCPServerOverHTTPNeedsAToken(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	store := memory.New(d.Pool, memory.Options{})
+	srv, err := newMemoryMCPServer(store, tools.IdentityFromContext)
+	require.NoError(t, err)
+	hs := httptest.NewServer(tools.BearerHandler(srv, map[string]tools.Invocation{"tok-carol": mcpIdentity{Team: "T0TEAM", User: "U0CAROL"}.invocation(time.Now())}))
+	t.Cleanup(hs.Close)
+
+	anon, err := client.NewStreamableHttpClient(hs.URL)
+	require.NoError(t, err)
+	require.NoError(t, anon.Start(context.Background()))
+	init := mcp.InitializeRequest{}
+	init.Params.ClientInfo = mcp.Implementation{Name: "anon", Version: "1"}
+	_, err = anon.Initialize(context.Background(), init)
+	require.Error(t, err, "no token, no session")
+	anon.Close()
+
+	c, err := client.NewStreamableHttpClient(hs.URL, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok-carol"}))
+	require.NoError(t, err)
+	require.NoError(t, c.Start(context.Background()))
+	t.Cleanup(func() { c.Close() })
+	require.Contains(t, initMCP(t, c), "remember")
+	out, _ := mcpCall(t, c, "remember", map[string]any{"content": "Prefers meetings after 10am"})
+	require.Equal(t, true, out["result"].(map[string]any)["stored"], out)
+	ms, err := store.List(context.Background(), memory.Filter{SubjectUser: "U0CAROL"})
+	require.NoError(t, err)
+	require.Len(t, ms, 1)
+}
