@@ -90,8 +90,8 @@ type Place struct {
 type Directory struct {
 	api    *slack.Client
 	admins map[string]bool
-	ttl time.Duration
-	now func() time.Time
+	ttl    time.Duration
+	now    func() time.Time
 
 	mu    sync.Mutex
 	cache map[string]cached

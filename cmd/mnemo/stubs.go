@@ -12,7 +12,7 @@ type learning struct{}
 func startLearning(ctx context.Context, c *core, log zerolog.Logger) (*learning, error) {
 	return &learning{}, nil
 }
-func (l *learning) Stop() {}
+func (l *learning) Stop()                                                             {}
 func (l *learning) AfterTurn(ctx context.Context, turnID int64, usedWrite bool) error { return nil }
 
 func cmdChat(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
