@@ -157,3 +157,39 @@ func InferKind(content string) Kind {
 	}
 	return KindKnowledge
 }
+
+// sameWords reports whether two normalized texts say the same words, ignoring
+// filler words and plural endings.
+func sameWords(a, b string) bool {
+	wa, wb := wordSet(a), wordSet(b)
+	if len(wa) != len(wb) {
+		return false
+	}
+	for w := range wa {
+		if !wb[w] {
+			return false
+		}
+	}
+	return true
+}
+
+var filler = map[string]bool{"a": true, "an": true, "the": true, "to": true, "of": true, "for": true, "in": true, "on": true, "and": true, "is": true, "are": true, "be": true, "that": true, "with": true, "please": true, "really": true, "always": true}
+
+func wordSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		if filler[w] {
+			continue
+		}
+		switch {
+		case strings.HasSuffix(w, "ies") && len(w) > 4:
+			w = w[:len(w)-3] + "y"
+		case strings.HasSuffix(w, "es") && len(w) > 4 && strings.ContainsAny(w[len(w)-3:len(w)-2], "sxz"):
+			w = w[:len(w)-2]
+		case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3:
+			w = w[:len(w)-1]
+		}
+		out[w] = true
+	}
+	return out
+}

@@ -263,7 +263,7 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 	}
 	var others []Memory
 	for _, c := range cands {
-		if c.Memory.Normalized == norm || c.Sim >= DuplicateSimilarity {
+		if c.Memory.Normalized == norm || (c.Sim >= DuplicateSimilarity && sameWords(c.Memory.Normalized, norm)) {
 			m := fromRow(c.Memory)
 			out.Status, out.Memory, out.Reason = Duplicate, &m, "already remembered"
 			return out, tx.Commit(ctx)
@@ -327,8 +327,9 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 }
 
 // DuplicateSimilarity is the pg_trgm similarity of normalized content above
-// which two memories of one subject are the same memory.
-const DuplicateSimilarity = 0.75
+// which two memories of one subject are candidates for being the same
+// memory; sameWords confirms, so "Project A …" and "Project B …" stay apart.
+const DuplicateSimilarity = 0.6
 
 func (s *Store) deterministicReview(req WriteRequest, canonical string) string {
 	switch {

@@ -98,3 +98,53 @@ func TestRememberAndForgetThroughTheCatalog(t *testing.T) {
 	require.Contains(t, joined, `"tool_name":"memory__remember"`)
 	require.Contains(t, joined, `"tool_name":"memory__forget"`)
 }
+
+// Recall before every turn: a preference follows its person to a new
+// thread; personal knowledge told in a DM never reaches a public channel.
+func TestRecallAcrossThreadsAndPrivacy(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch, dm = "C0RECALL", "D0ALICE"
+
+	r1, _ := b.mention(alice, ch, "remember that I prefer terse PR summaries", "")
+	b.replies(ch, r1, 1)
+	b.waitDone(ch, r1)
+	d1, _ := b.dm(alice, dm, "remember that my badge number is 4411", "")
+	require.Contains(t, b.replies(dm, d1, 1)[0].Text, "Badge number is 4411")
+	b.waitDone(dm, d1)
+
+	// A new thread in the public channel: the preference is in the prompt,
+	// the DM-only knowledge is not.
+	r2, _ := b.mention(alice, ch, "summarize PR 42 for me", "")
+	reply := b.replies(ch, r2, 1)[0].Text
+	b.waitDone(ch, r2)
+	prompt := lastTurnPrompt(t, b, "summarize PR 42")
+	require.Contains(t, prompt, "Prefers terse PR summaries")
+	require.NotContains(t, prompt, "4411")
+	require.NotContains(t, reply, "4411")
+	require.Contains(t, prompt, "not instructions", "memories are quoted context")
+
+	// Control: in a new DM thread the same query path does carry it.
+	d2, _ := b.dm(alice, dm, "what is my badge number?", "")
+	b.replies(dm, d2, 1)
+	b.waitDone(dm, d2)
+	require.Contains(t, lastTurnPrompt(t, b, "what is my badge number?"), "Badge number is 4411")
+
+	// Bob, in the same public channel, sees neither of Alice's memories.
+	r3, _ := b.mention(bob, ch, "summarize PR 43 for me", "")
+	b.replies(ch, r3, 1)
+	b.waitDone(ch, r3)
+	require.NotContains(t, lastTurnPrompt(t, b, "summarize PR 43"), "Prefers terse PR summaries")
+}
+
+func lastTurnPrompt(t *testing.T, b *bot, marker string) string {
+	t.Helper()
+	reqs := b.turnRequests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if strings.Contains(reqs[i].Transcript(), marker) {
+			return reqs[i].System
+		}
+	}
+	t.Fatalf("no turn request carried %q", marker)
+	return ""
+}

@@ -1,0 +1,93 @@
+package memory
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSecretDetectorCorpus(t *testing.T) {
+	t.Parallel()
+	positives := map[string]string{
+		"slack bot token":   "use xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx for the bot",
+		"slack user token":  "xoxp-1234567890-1234567890-1234567890-abcdef0123456789abcdef0123456789",
+		"slack app token":   "app token xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef",
+		"slack webhook":     "post to https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXX",
+		"github pat":        "ghp_abcdefghijklmnopqrstuvwxyzABCDEF012345",
+		"github fine pat":   "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz0123456789",
+		"github app token":  "ghs_abcdefghijklmnopqrstuvwxyzABCDEF012345",
+		"aws access key id": "AKIAIOSFODNN7EXAMPLE is the key",
+		"aws secret key":    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"openai key":        "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+		"openai legacy":     "sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH",
+		"anthropic key":     "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789-ABCD",
+		"jwt":               "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"private key":       "-----BEGIN RSA PRIVATE KEY-----\nMIIEow...",
+		"openssh key":       "-----BEGIN OPENSSH PRIVATE KEY-----",
+		"password is":       "my password is Tr0ub4dor&3",
+		"password colon":    "db password: s3cr3t!",
+		"url credentials":   "postgres://admin:hunter2@db.internal:5432/prod",
+		"api key":           "the api key is 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+	}
+	for name, text := range positives {
+		require.NotEmpty(t, DetectSecret(text), name)
+	}
+	negatives := []string{
+		"Prefers terse PR summaries",
+		"Deploys go out on Tuesdays after QA sign-off",
+		"Rotate the password every 90 days via the admin console",
+		"The API key rotation procedure lives in the runbook",
+		"Uses sk-learn for quick experiments",
+		"The ghost town tour starts at 10am",
+		"Use postgres://localhost for local development",
+		"Ask in #security before sharing any token",
+		"Asks for JWTs to be short-lived",
+	}
+	for _, text := range negatives {
+		require.Empty(t, DetectSecret(text), text)
+	}
+}
+
+func TestCanonicalize(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"I prefer terse PR summaries":                "Prefers terse PR summaries",
+		"remember that I like dark mode.":            "Likes dark mode",
+		"Please remember: I always review PRs first": "Always review PRs first",
+		"The user prefers Go over Rust":              "Prefers Go over Rust",
+		"I hate long meetings!":                      "Dislikes long meetings",
+		"My timezone is CET":                         "Timezone is CET",
+		"Deploys go out on Tuesdays":                 "Deploys go out on Tuesdays",
+		"i'm the release captain":                    "Is the release captain",
+	} {
+		require.Equal(t, want, Canonicalize(in), in)
+	}
+}
+
+func TestReviewHeuristics(t *testing.T) {
+	t.Parallel()
+	require.True(t, IsVolatile("Today's conversion is 8.4%"))
+	require.True(t, IsVolatile("We have 1200 signups this week"))
+	require.True(t, IsVolatile("Churn is 3% right now"))
+	require.False(t, IsVolatile("Deploys go out on Tuesdays after QA sign-off"))
+	require.False(t, IsVolatile("Prefers 2-space indentation"))
+
+	require.True(t, ThirdParty("David prefers long meetings", "Alice"))
+	require.True(t, ThirdParty("<@U0BOB> prefers tabs", "Alice"))
+	require.True(t, ThirdParty("My wife likes sushi", "Alice"))
+	require.True(t, ThirdParty("She prefers email", "Alice"))
+	require.False(t, ThirdParty("Prefers terse PR summaries", "Alice"))
+	require.False(t, ThirdParty("Alice prefers terse PR summaries", "Alice"))
+	require.False(t, ThirdParty("The team prefers async standups", "Alice"))
+
+	require.True(t, IsVague("that thing"))
+	require.True(t, IsVague("this is important"))
+	require.False(t, IsVague("Prefers terse PR summaries"))
+
+	require.Equal(t, KindPreference, InferKind("Prefers terse PR summaries"))
+	require.Equal(t, KindProcedure, InferKind("To release, tag main then run make publish"))
+	require.Equal(t, KindKnowledge, InferKind("The staging database is refreshed nightly"))
+
+	require.True(t, sameWords(Normalize("Prefers terse PR summaries"), Normalize("prefers terse PR summary")))
+	require.False(t, sameWords(Normalize("Project A uses the blue pipeline"), Normalize("Project B uses the blue pipeline")))
+}

@@ -1,0 +1,389 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+type testBundle struct {
+	db    *testdb.DB
+	store *memory.Store
+	adj   *scriptedAdjudicator
+	now   time.Time
+}
+
+type scriptedAdjudicator struct {
+	mu    sync.Mutex
+	calls [][]memory.Memory
+	pick  func(newer string, cands []memory.Memory) []uuid.UUID
+}
+
+func (s *scriptedAdjudicator) Contradicted(_ context.Context, newer string, cands []memory.Memory) ([]uuid.UUID, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, cands)
+	if s.pick == nil {
+		return nil, nil
+	}
+	return s.pick(newer, cands), nil
+}
+
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	b := &testBundle{db: testdb.New(t), adj: &scriptedAdjudicator{}, now: time.Now()}
+	b.store = memory.New(b.db.Pool, memory.Options{Adjudicator: b.adj})
+	return b
+}
+
+const team = "T1"
+
+func user(id string) provenance.Actor {
+	return provenance.Actor{Kind: provenance.KindUser, Team: team, ID: id, Name: map[string]string{"UA": "Alice", "UB": "Bob", "UC": "Carol"}[id]}
+}
+
+func adminUser(id string) provenance.Actor {
+	a := user(id)
+	a.IsAdmin = true
+	return a
+}
+
+var (
+	publicThread  = provenance.Place{Team: team, Channel: "C1", SourceKey: "slack:T1:C1:1800000000.000100", Visibility: provenance.Public}
+	publicThread2 = provenance.Place{Team: team, Channel: "C1", SourceKey: "slack:T1:C1:1800000500.000100", Visibility: provenance.Public}
+	otherPublic   = provenance.Place{Team: team, Channel: "C2", SourceKey: "slack:T1:C2:1800000000.000100", Visibility: provenance.Public}
+	privateChan   = provenance.Place{Team: team, Channel: "G1", SourceKey: "slack:T1:G1:1800000000.000100", Visibility: provenance.Private}
+	dmAlice       = provenance.Place{Team: team, Channel: "DA", SourceKey: "slack:T1:DA:1800000000.000100", Visibility: provenance.DM}
+	dmBob         = provenance.Place{Team: team, Channel: "DB", SourceKey: "slack:T1:DB:1800000000.000100", Visibility: provenance.DM}
+)
+
+func (b *testBundle) remember(t *testing.T, actor provenance.Actor, place provenance.Place, scope memory.Scope, kind memory.Kind, content string) memory.Memory {
+	t.Helper()
+	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: actor, Place: place, Scope: scope, Kind: kind, Content: content, WrittenBy: memory.ByExplicit, MessageTS: "1800000001.000100"})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, "%s: %s", content, out.Reason)
+	return *out.Memory
+}
+
+func (b *testBundle) visible(t *testing.T, actor provenance.Actor, place provenance.Place) map[string]bool {
+	t.Helper()
+	ms, err := b.store.Search(context.Background(), actor, place, "", 50, false)
+	require.NoError(t, err)
+	out := map[string]bool{}
+	for _, m := range ms {
+		out[m.Content] = true
+	}
+	return out
+}
+
+func TestScopeAndPrivacyMatrix(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := user("UA"), user("UB")
+	mems := map[string]memory.Memory{
+		"alice pref (public)":    b.remember(t, alice, publicThread, memory.ScopePersonal, memory.KindPreference, "Prefers terse PR summaries"),
+		"alice pref (dm)":        b.remember(t, alice, dmAlice, memory.ScopePersonal, memory.KindPreference, "Prefers replies in French"),
+		"alice fact (dm)":        b.remember(t, alice, dmAlice, memory.ScopePersonal, memory.KindKnowledge, "Has a medical appointment every Thursday morning"),
+		"alice fact (public)":    b.remember(t, alice, publicThread, memory.ScopePersonal, memory.KindKnowledge, "Works on the payments team in Lisbon"),
+		"bob pref":               b.remember(t, bob, publicThread, memory.ScopePersonal, memory.KindPreference, "Prefers detailed code reviews"),
+		"thread note":            b.remember(t, bob, publicThread, memory.ScopeConversation, memory.KindKnowledge, "The incident in this thread was caused by the cache TTL"),
+		"channel procedure":      b.remember(t, bob, publicThread, memory.ScopeChannel, memory.KindProcedure, "Deploys go out on Tuesdays after QA sign-off"),
+		"private channel fact":   b.remember(t, bob, privateChan, memory.ScopeChannel, memory.KindKnowledge, "The acquisition code name is Bluebird"),
+		"workspace (public)":     b.remember(t, bob, publicThread, memory.ScopeWorkspace, memory.KindKnowledge, "The office wifi network is called mnemo-guest"),
+		"workspace (private ch)": b.remember(t, bob, privateChan, memory.ScopeWorkspace, memory.KindKnowledge, "The board meets on the first Monday of each month"),
+	}
+	type row struct {
+		who   provenance.Actor
+		where provenance.Place
+		sees  []string
+	}
+	rows := map[string]row{
+		"alice in the thread":         {alice, publicThread, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "thread note", "channel procedure", "workspace (public)"}},
+		"alice in another thread":     {alice, publicThread2, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "channel procedure", "workspace (public)"}},
+		"alice in another channel":    {alice, otherPublic, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "workspace (public)"}},
+		"alice in her DM":             {alice, dmAlice, []string{"alice pref (public)", "alice pref (dm)", "alice fact (dm)", "alice fact (public)", "workspace (public)"}},
+		"alice in the private chan":   {alice, privateChan, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "private channel fact", "workspace (public)", "workspace (private ch)"}},
+		"bob in the thread":           {bob, publicThread, []string{"bob pref", "thread note", "channel procedure", "workspace (public)"}},
+		"bob in his DM":               {bob, dmBob, []string{"bob pref", "workspace (public)"}},
+		"someone in another team":     {provenance.Actor{Kind: provenance.KindUser, Team: "T2", ID: "UA"}, provenance.Place{Team: "T2", Channel: "C1", SourceKey: publicThread.SourceKey, Visibility: provenance.Public}, nil},
+	}
+	for name, r := range rows {
+		t.Run(name, func(t *testing.T) {
+			got := b.visible(t, r.who, r.where)
+			want := map[string]bool{}
+			for _, k := range r.sees {
+				want[mems[k].Content] = true
+			}
+			require.Equal(t, want, got)
+		})
+	}
+}
+
+func TestForgetAuthorizationMatrix(t *testing.T) {
+	t.Parallel()
+	alice, bob, carol, ada := user("UA"), user("UB"), user("UC"), adminUser("UD")
+	cases := []struct {
+		name    string
+		scope   memory.Scope
+		author  provenance.Actor
+		from    provenance.Place
+		by      provenance.Actor
+		where   provenance.Place
+		allowed bool
+	}{
+		{"subject forgets own personal", memory.ScopePersonal, alice, publicThread, alice, otherPublic, true},
+		{"other person can't forget personal", memory.ScopePersonal, alice, publicThread, bob, publicThread, false},
+		{"admin forgets personal", memory.ScopePersonal, alice, publicThread, ada, otherPublic, true},
+		{"anyone in the thread forgets conversation memory", memory.ScopeConversation, alice, publicThread, bob, publicThread, true},
+		{"conversation memory not from another channel", memory.ScopeConversation, alice, publicThread, bob, otherPublic, false},
+		{"anyone in the channel forgets channel memory", memory.ScopeChannel, alice, publicThread, carol, publicThread2, true},
+		{"channel memory not from another channel", memory.ScopeChannel, alice, publicThread, carol, otherPublic, false},
+		{"author forgets workspace memory", memory.ScopeWorkspace, alice, publicThread, alice, otherPublic, true},
+		{"non-author can't forget workspace memory", memory.ScopeWorkspace, alice, publicThread, bob, publicThread, false},
+		{"admin forgets workspace memory", memory.ScopeWorkspace, alice, publicThread, ada, otherPublic, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			kind := memory.KindKnowledge
+			if tc.scope == memory.ScopePersonal {
+				kind = memory.KindPreference
+			}
+			m := b.remember(t, tc.author, tc.from, tc.scope, kind, "Uses the staging cluster for load tests")
+			out, err := b.store.Forget(context.Background(), tc.by, tc.where, m.ID.String(), "")
+			require.NoError(t, err)
+			got, err := b.store.Get(context.Background(), m.ID)
+			require.NoError(t, err)
+			if tc.allowed {
+				require.NotNil(t, out.Forgotten)
+				require.NotNil(t, got.ArchivedAt, "archived")
+				require.Equal(t, tc.by.ID, got.ArchivedBy)
+			} else {
+				require.NotEmpty(t, out.Refusal, "a refusal says why")
+				require.Nil(t, got.ArchivedAt, "still active")
+			}
+		})
+	}
+}
+
+func TestForgetByPrefixAndQuery(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	m1 := b.remember(t, alice, dmAlice, memory.ScopePersonal, memory.KindPreference, "Prefers dark mode in the editor")
+	b.remember(t, alice, dmAlice, memory.ScopePersonal, memory.KindPreference, "Prefers dark roast coffee")
+
+	out, err := b.store.Forget(context.Background(), alice, dmAlice, "dark", "")
+	require.NoError(t, err)
+	require.Nil(t, out.Forgotten)
+	require.Len(t, out.Candidates, 2, "ambiguous: the candidates come back")
+
+	out, err = b.store.Forget(context.Background(), alice, dmAlice, m1.ShortID(), "")
+	require.NoError(t, err)
+	require.NotNil(t, out.Forgotten)
+	require.Equal(t, m1.ID, out.Forgotten.ID)
+
+	out, err = b.store.Forget(context.Background(), alice, dmAlice, "coffee", "changed my mind")
+	require.NoError(t, err)
+	require.NotNil(t, out.Forgotten)
+	require.Equal(t, "changed my mind", mustGet(t, b, out.Forgotten.ID).ArchivedReason)
+
+	_, err = b.store.Forget(context.Background(), alice, dmAlice, "coffee", "")
+	require.ErrorContains(t, err, "no active memory")
+}
+
+func mustGet(t *testing.T, b *testBundle, id uuid.UUID) memory.Memory {
+	t.Helper()
+	m, err := b.store.Get(context.Background(), id)
+	require.NoError(t, err)
+	return m
+}
+
+func TestReviewRejects(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	cases := map[string]string{
+		"secret":      "My deploy token is xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx",
+		"password":    "The staging password is hunter2hunter2",
+		"volatile":    "Today's conversion is 8.4%",
+		"third party": "David prefers long meetings",
+		"vague":       "that thing",
+		"too long":    "Prefers " + string(make([]rune, 700)),
+	}
+	for name, content := range cases {
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: dmAlice, Content: content, WrittenBy: memory.ByExplicit})
+		require.NoError(t, err, name)
+		require.Equal(t, memory.Rejected, out.Status, name)
+		require.NotEmpty(t, out.Reason, name)
+	}
+	// Positive control: the same store stores an acceptable memory, and the
+	// query used below finds it.
+	b.remember(t, alice, dmAlice, "", "", "I prefer terse PR summaries")
+	ms, err := b.store.List(context.Background(), memory.Filter{Team: team, IncludeArchived: true})
+	require.NoError(t, err)
+	require.Len(t, ms, 1, "only the control was stored")
+	require.Equal(t, "Prefers terse PR summaries", ms[0].Content)
+	require.Equal(t, memory.KindPreference, ms[0].Kind)
+	require.Equal(t, memory.ScopePersonal, ms[0].Scope)
+}
+
+func TestDedup(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := user("UA"), user("UB")
+	first := b.remember(t, alice, publicThread, "", "", "I prefer terse PR summaries")
+	for _, again := range []string{"I prefer terse PR summaries.", "prefers   TERSE pr summaries", "Remember that I prefer terse PR summaries!", "I prefer terse PR summary"} {
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread2, Content: again, WrittenBy: memory.ByExplicit})
+		require.NoError(t, err)
+		require.Equal(t, memory.Duplicate, out.Status, again)
+		require.Equal(t, first.ID, out.Memory.ID)
+	}
+	// Different subject: not a duplicate.
+	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: bob, Place: publicThread, Content: "I prefer terse PR summaries", WrittenBy: memory.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status)
+	// Different content: not a duplicate.
+	out, err = b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I prefer PR summaries with a risk section", WrittenBy: memory.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status)
+
+	// Concurrent identical writes store one row.
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: user("UC"), Place: publicThread, Content: "I prefer standups at 9:30", WrittenBy: memory.ByExplicit})
+			require.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	ms, err := b.store.List(context.Background(), memory.Filter{SubjectUser: "UC"})
+	require.NoError(t, err)
+	require.Len(t, ms, 1)
+}
+
+func TestSupersession(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	b.adj.pick = func(newer string, cands []memory.Memory) []uuid.UUID {
+		var out []uuid.UUID
+		for _, c := range cands {
+			if c.Content == "Prefers terse PR summaries" && newer == "Prefers detailed PR summaries" {
+				out = append(out, c.ID)
+			}
+		}
+		out = append(out, uuid.New()) // a made-up id is ignored
+		return out
+	}
+	old := b.remember(t, alice, publicThread, "", "", "I prefer terse PR summaries")
+	unrelated := b.remember(t, alice, publicThread, "", "", "I prefer tabs over spaces")
+	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I prefer detailed PR summaries", WrittenBy: memory.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status)
+	require.Len(t, out.Superseded, 1)
+
+	got := mustGet(t, b, old.ID)
+	require.NotNil(t, got.ArchivedAt, "the old row stays, archived")
+	require.Equal(t, "superseded", got.ArchivedReason)
+	require.Equal(t, out.Memory.ID, *got.SupersededBy)
+	require.Nil(t, mustGet(t, b, unrelated.ID).ArchivedAt)
+
+	// The adjudicator saw a bounded set of lexical candidates, not the new memory.
+	last := b.adj.calls[len(b.adj.calls)-1]
+	require.LessOrEqual(t, len(last), 8)
+	for _, c := range last {
+		require.NotEqual(t, out.Memory.ID, c.ID)
+	}
+	vis := b.visible(t, alice, publicThread)
+	require.True(t, vis["Prefers detailed PR summaries"])
+	require.False(t, vis["Prefers terse PR summaries"])
+}
+
+func TestExpiry(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	soon := time.Now().Add(300 * time.Millisecond)
+	later := time.Now().Add(time.Hour)
+	for content, exp := range map[string]time.Time{"Is on call for payments this rotation": soon, "Is the release captain for version nine": later} {
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: dmAlice, Content: content, ExpiresAt: &exp, WrittenBy: memory.ByExplicit})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+	}
+	require.Len(t, b.visible(t, alice, dmAlice), 2)
+	time.Sleep(400 * time.Millisecond)
+	vis := b.visible(t, alice, dmAlice)
+	require.Len(t, vis, 1, "expired is invisible at once, before any sweep")
+	require.True(t, vis["Is the release captain for version nine"])
+	n, err := b.store.SweepExpired(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n)
+	all, err := b.store.List(context.Background(), memory.Filter{SubjectUser: "UA", IncludeArchived: true})
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	for _, m := range all {
+		if m.Content == "Is on call for payments this rotation" {
+			require.Equal(t, "expired", m.ArchivedReason)
+		}
+	}
+	_, err = memory.ParseExpiry("2001-01-01", time.Now())
+	require.ErrorContains(t, err, "past")
+	_, err = memory.ParseExpiry("next tuesday", time.Now())
+	require.ErrorContains(t, err, "ISO 8601")
+	e, err := memory.ParseExpiry("never", time.Now())
+	require.NoError(t, err)
+	require.Nil(t, e)
+}
+
+func TestWriteIsVisibleToTheNextSearchOnAnyConnection(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	other, err := pgxpool.New(context.Background(), b.db.URL)
+	require.NoError(t, err)
+	t.Cleanup(other.Close)
+	reader := memory.New(other, memory.Options{})
+	alice := user("UA")
+	for i := 0; i < 5; i++ {
+		content := fmt.Sprintf("Project %c uses the blue deployment pipeline", 'A'+i)
+		b.remember(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, content)
+		got, err := reader.Search(context.Background(), alice, publicThread, fmt.Sprintf("project %c pipeline", 'A'+i), 5, true)
+		require.NoError(t, err)
+		require.NotEmpty(t, got)
+		require.Equal(t, content, got[0].Content, "the write is the best match at once")
+	}
+}
+
+func TestSearchRanksTextMatchAndCloseness(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	b.remember(t, alice, publicThread, memory.ScopeChannel, memory.KindProcedure, "Deploys go out on Tuesdays after QA sign-off")
+	b.remember(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The staging database is refreshed nightly")
+	b.remember(t, alice, publicThread, memory.ScopeConversation, memory.KindKnowledge, "This incident was a deploy of a bad config")
+	got, err := b.store.Search(context.Background(), alice, publicThread, "when do deploys go out", 5, true)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	require.Equal(t, "Deploys go out on Tuesdays after QA sign-off", got[0].Content)
+	for _, m := range got {
+		require.NotEqual(t, "The staging database is refreshed nightly", m.Content, "requireMatch drops non-matches")
+	}
+	// Fuzzy: a typo still finds it.
+	got, err = b.store.Search(context.Background(), alice, publicThread, "staging databse", 5, true)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	require.Equal(t, "The staging database is refreshed nightly", got[0].Content)
+}
