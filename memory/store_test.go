@@ -108,14 +108,14 @@ func TestScopeAndPrivacyMatrix(t *testing.T) {
 		sees  []string
 	}
 	rows := map[string]row{
-		"alice in the thread":         {alice, publicThread, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "thread note", "channel procedure", "workspace (public)"}},
-		"alice in another thread":     {alice, publicThread2, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "channel procedure", "workspace (public)"}},
-		"alice in another channel":    {alice, otherPublic, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "workspace (public)"}},
-		"alice in her DM":             {alice, dmAlice, []string{"alice pref (public)", "alice pref (dm)", "alice fact (dm)", "alice fact (public)", "workspace (public)"}},
-		"alice in the private chan":   {alice, privateChan, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "private channel fact", "workspace (public)", "workspace (private ch)"}},
-		"bob in the thread":           {bob, publicThread, []string{"bob pref", "thread note", "channel procedure", "workspace (public)"}},
-		"bob in his DM":               {bob, dmBob, []string{"bob pref", "workspace (public)"}},
-		"someone in another team":     {provenance.Actor{Kind: provenance.KindUser, Team: "T2", ID: "UA"}, provenance.Place{Team: "T2", Channel: "C1", SourceKey: publicThread.SourceKey, Visibility: provenance.Public}, nil},
+		"alice in the thread":       {alice, publicThread, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "thread note", "channel procedure", "workspace (public)"}},
+		"alice in another thread":   {alice, publicThread2, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "channel procedure", "workspace (public)"}},
+		"alice in another channel":  {alice, otherPublic, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "workspace (public)"}},
+		"alice in her DM":           {alice, dmAlice, []string{"alice pref (public)", "alice pref (dm)", "alice fact (dm)", "alice fact (public)", "workspace (public)"}},
+		"alice in the private chan": {alice, privateChan, []string{"alice pref (public)", "alice pref (dm)", "alice fact (public)", "private channel fact", "workspace (public)", "workspace (private ch)"}},
+		"bob in the thread":         {bob, publicThread, []string{"bob pref", "thread note", "channel procedure", "workspace (public)"}},
+		"bob in his DM":             {bob, dmBob, []string{"bob pref", "workspace (public)"}},
+		"someone in another team":   {provenance.Actor{Kind: provenance.KindUser, Team: "T2", ID: "UA"}, provenance.Place{Team: "T2", Channel: "C1", SourceKey: publicThread.SourceKey, Visibility: provenance.Public}, nil},
 	}
 	for name, r := range rows {
 		t.Run(name, func(t *testing.T) {
