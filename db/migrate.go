@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 )
 
 //go:embed migrations/*.sql
@@ -20,7 +22,8 @@ func Migrations() fs.FS {
 	return sub
 }
 
-// Migrate applies every pending migration and reports how many it applied.
+// Migrate applies every pending migration, mnemo's and then River's (the
+// job queue lives in the same database), and reports how many it applied.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	defer sqlDB.Close()
@@ -32,9 +35,17 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	if err != nil {
 		return len(results), fmt.Errorf("migrate: %w", err)
 	}
-	return len(results), nil
+	rm, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return len(results), fmt.Errorf("migrate river: %w", err)
+	}
+	rres, err := rm.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return len(results), fmt.Errorf("migrate river: %w", err)
+	}
+	return len(results) + len(rres.Versions), nil
 }
 
 // MigrationsVersionSalt names schema changes that do not live in the embedded
 // files (River's own migrations), so test templates are rebuilt when they change.
-const MigrationsVersionSalt = "v1"
+const MigrationsVersionSalt = "river v0.51.2"

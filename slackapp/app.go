@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
@@ -20,8 +21,9 @@ import (
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// TurnHook runs after a turn's reply was delivered (passive learning).
-type TurnHook func(ctx context.Context, turnID int64, usedMemoryWrite bool) error
+// TurnHook runs in the transaction that records a turn as delivered
+// (passive learning enqueues its job there).
+type TurnHook func(ctx context.Context, tx pgx.Tx, turnID int64) error
 
 // Config is what the Slack app needs.
 type Config struct {

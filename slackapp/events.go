@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
@@ -125,7 +126,7 @@ func (a *App) runTurn(ctx context.Context, key threads.Key, vis provenance.Visib
 	if err != nil {
 		log.Warn().Err(err).Msg("actor not enriched")
 	}
-	turn, err := a.q.TurnClaim(ctx, a.pool, dbsqlc.TurnClaimParams{TeamID: p.team, ChannelID: p.channel, MessageTs: p.ts, SourceKey: key.SourceKey(), ActorID: actor.ID})
+	turn, err := a.q.TurnClaim(ctx, a.pool, dbsqlc.TurnClaimParams{TeamID: p.team, ChannelID: p.channel, MessageTs: p.ts, SourceKey: key.SourceKey(), ActorID: actor.ID, Visibility: string(vis)})
 	if err != nil {
 		// No row: this post's turn was already claimed (message + app_mention, or another replica).
 		log.Debug().Err(err).Msg("turn already claimed")
@@ -176,20 +177,35 @@ func (a *App) runTurn(ctx context.Context, key threads.Key, vis provenance.Visib
 	a.finish(ctx, turn.ID, true, out.UsedMemoryWrite)
 }
 
+// finish records the turn's outcome and, for a delivered turn, runs the
+// after-turn hook in the same transaction.
 func (a *App) finish(ctx context.Context, turnID int64, ok, usedWrite bool) {
+	if err := FinishTurn(ctx, a.pool, a.afterTurn, turnID, ok, usedWrite); err != nil {
+		a.log.Error().Err(err).Int64("turn", turnID).Msg("turn finish")
+	}
+}
+
+// FinishTurn records a turn's outcome; a delivered turn's hook runs in the
+// same transaction, so the learning job exists exactly when the turn is done.
+func FinishTurn(ctx context.Context, pool *pgxpool.Pool, hook TurnHook, turnID int64, ok, usedWrite bool) error {
 	status := "done"
 	if !ok {
 		status = "failed"
 	}
-	if err := a.q.TurnFinish(ctx, a.pool, dbsqlc.TurnFinishParams{ID: turnID, Status: status, UsedMemoryWrite: usedWrite}); err != nil {
-		a.log.Error().Err(err).Int64("turn", turnID).Msg("turn finish")
-		return
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return err
 	}
-	if ok && a.afterTurn != nil {
-		if err := a.afterTurn(ctx, turnID, usedWrite); err != nil {
-			a.log.Error().Err(err).Int64("turn", turnID).Msg("after-turn hook failed")
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if err := dbsqlc.New().TurnFinish(ctx, tx, dbsqlc.TurnFinishParams{ID: turnID, Status: status, UsedMemoryWrite: usedWrite}); err != nil {
+		return err
+	}
+	if ok && hook != nil {
+		if err := hook(ctx, tx, turnID); err != nil {
+			return err
 		}
 	}
+	return tx.Commit(ctx)
 }
 
 // failureSentence says in one sentence what went wrong and whether to retry.

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -147,4 +148,35 @@ func lastTurnPrompt(t *testing.T, b *bot, marker string) string {
 	}
 	t.Fatalf("no turn request carried %q", marker)
 	return ""
+}
+
+// Passive learning: a procedure stated in one turn, without "remember", is
+// recalled in a later turn of another thread in the same channel.
+func TestPassiveProcedureRecalledInAnotherThread(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0OPS"
+	r1, _ := b.mention(alice, ch, "FYI: deploys go out on Tuesdays after QA sign-off. Can you draft the announcement?", "")
+	b.replies(ch, r1, 1)
+	b.waitDone(ch, r1)
+	require.Eventually(t, func() bool {
+		for _, m := range b.memories() {
+			if strings.Contains(m.Content, "Tuesdays after QA sign-off") {
+				return m.Scope == "channel" && m.SubjectID == ch
+			}
+		}
+		return false
+	}, 20*time.Second, 100*time.Millisecond, "the learning job stored the procedure for the channel")
+
+	r2, _ := b.mention(bob, ch, "when do deploys go out?", "")
+	reply := b.replies(ch, r2, 1)[0].Text
+	b.waitDone(ch, r2)
+	require.Contains(t, lastTurnPrompt(t, b, "when do deploys go out?"), "Tuesdays after QA sign-off")
+	require.Contains(t, reply, "Tuesdays after QA sign-off")
+
+	// Control for the other direction: another channel does not see it.
+	r3, _ := b.mention(bob, "C0ELSEWHERE", "when do deploys go out?", "")
+	b.replies("C0ELSEWHERE", r3, 1)
+	b.waitDone("C0ELSEWHERE", r3)
+	require.NotContains(t, lastTurnPrompt(t, b, "when do deploys go out?"), "Tuesdays")
 }

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const inboundEventClaim = `-- name: InboundEventClaim :execrows
@@ -29,19 +30,33 @@ func (q *Queries) InboundEventClaim(ctx context.Context, db DBTX, arg InboundEve
 	return result.RowsAffected(), nil
 }
 
+const inboundEventPrune = `-- name: InboundEventPrune :execrows
+DELETE FROM inbound_events WHERE received_at < $1
+`
+
+// Event ids are only needed while Slack may still retry.
+func (q *Queries) InboundEventPrune(ctx context.Context, db DBTX, before time.Time) (int64, error) {
+	result, err := db.Exec(ctx, inboundEventPrune, before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const turnClaim = `-- name: TurnClaim :one
-INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id)
-VALUES ($1, $2, $3, $4, $5)
+INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
+VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (team_id, channel_id, message_ts) DO NOTHING
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility
 `
 
 type TurnClaimParams struct {
-	TeamID    string `json:"teamId"`
-	ChannelID string `json:"channelId"`
-	MessageTs string `json:"messageTs"`
-	SourceKey string `json:"sourceKey"`
-	ActorID   string `json:"actorId"`
+	TeamID     string `json:"teamId"`
+	ChannelID  string `json:"channelId"`
+	MessageTs  string `json:"messageTs"`
+	SourceKey  string `json:"sourceKey"`
+	ActorID    string `json:"actorId"`
+	Visibility string `json:"visibility"`
 }
 
 // Claims the turn for one human post; no row means it was already claimed.
@@ -52,6 +67,7 @@ func (q *Queries) TurnClaim(ctx context.Context, db DBTX, arg TurnClaimParams) (
 		arg.MessageTs,
 		arg.SourceKey,
 		arg.ActorID,
+		arg.Visibility,
 	)
 	var i Turn
 	err := row.Scan(
@@ -65,6 +81,7 @@ func (q *Queries) TurnClaim(ctx context.Context, db DBTX, arg TurnClaimParams) (
 		&i.UsedMemoryWrite,
 		&i.CreatedAt,
 		&i.FinishedAt,
+		&i.Visibility,
 	)
 	return i, err
 }
@@ -87,7 +104,7 @@ func (q *Queries) TurnFinish(ctx context.Context, db DBTX, arg TurnFinishParams)
 }
 
 const turnGetByID = `-- name: TurnGetByID :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at FROM turns WHERE id = $1
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility FROM turns WHERE id = $1
 `
 
 func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, error) {
@@ -104,6 +121,44 @@ func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.UsedMemoryWrite,
 		&i.CreatedAt,
 		&i.FinishedAt,
+		&i.Visibility,
 	)
 	return i, err
+}
+
+const turnLearningGet = `-- name: TurnLearningGet :one
+SELECT turn_id, stored, dropped, decided_at FROM turn_learning WHERE turn_id = $1
+`
+
+func (q *Queries) TurnLearningGet(ctx context.Context, db DBTX, turnID int64) (TurnLearning, error) {
+	row := db.QueryRow(ctx, turnLearningGet, turnID)
+	var i TurnLearning
+	err := row.Scan(
+		&i.TurnID,
+		&i.Stored,
+		&i.Dropped,
+		&i.DecidedAt,
+	)
+	return i, err
+}
+
+const turnLearningRecord = `-- name: TurnLearningRecord :execrows
+INSERT INTO turn_learning (turn_id, stored, dropped)
+VALUES ($1, $2, $3)
+ON CONFLICT (turn_id) DO NOTHING
+`
+
+type TurnLearningRecordParams struct {
+	TurnID  int64 `json:"turnId"`
+	Stored  int32 `json:"stored"`
+	Dropped int32 `json:"dropped"`
+}
+
+// Records that a turn's extraction decided; zero rows means it already had.
+func (q *Queries) TurnLearningRecord(ctx context.Context, db DBTX, arg TurnLearningRecordParams) (int64, error) {
+	result, err := db.Exec(ctx, turnLearningRecord, arg.TurnID, arg.Stored, arg.Dropped)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -10,6 +10,24 @@ import (
 	"github.com/google/uuid"
 )
 
+type AdminAudit struct {
+	ID        int64     `json:"id"`
+	TeamID    string    `json:"teamId"`
+	ActorID   string    `json:"actorId"`
+	Action    string    `json:"action"`
+	Target    string    `json:"target"`
+	Detail    string    `json:"detail"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+type ChannelSetting struct {
+	TeamID          string    `json:"teamId"`
+	ChannelID       string    `json:"channelId"`
+	LearningEnabled bool      `json:"learningEnabled"`
+	UpdatedBy       string    `json:"updatedBy"`
+	UpdatedAt       time.Time `json:"updatedAt"`
+}
+
 type InboundEvent struct {
 	EventID    string    `json:"eventId"`
 	EnvelopeID string    `json:"envelopeId"`
@@ -69,4 +87,12 @@ type Turn struct {
 	UsedMemoryWrite bool       `json:"usedMemoryWrite"`
 	CreatedAt       time.Time  `json:"createdAt"`
 	FinishedAt      *time.Time `json:"finishedAt"`
+	Visibility      string     `json:"visibility"`
+}
+
+type TurnLearning struct {
+	TurnID    int64     `json:"turnId"`
+	Stored    int32     `json:"stored"`
+	Dropped   int32     `json:"dropped"`
+	DecidedAt time.Time `json:"decidedAt"`
 }

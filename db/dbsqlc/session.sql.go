@@ -72,6 +72,24 @@ func (q *Queries) SessionMessageCountByThread(ctx context.Context, db DBTX, sour
 	return count, err
 }
 
+const sessionMessageLastIDBeforeTurn = `-- name: SessionMessageLastIDBeforeTurn :one
+SELECT coalesce(max(s.id), 0)::bigint FROM session_messages s
+WHERE s.source_key = $1 AND s.turn_id IS NOT NULL AND s.turn_id < $2
+`
+
+type SessionMessageLastIDBeforeTurnParams struct {
+	SourceKey string `json:"sourceKey"`
+	TurnID    *int64 `json:"turnId"`
+}
+
+// The last message of the thread that belongs to an earlier turn, or 0.
+func (q *Queries) SessionMessageLastIDBeforeTurn(ctx context.Context, db DBTX, arg SessionMessageLastIDBeforeTurnParams) (int64, error) {
+	row := db.QueryRow(ctx, sessionMessageLastIDBeforeTurn, arg.SourceKey, arg.TurnID)
+	var column_1 int64
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const sessionMessageListByThread = `-- name: SessionMessageListByThread :many
 SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM (
     SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM session_messages
@@ -90,6 +108,57 @@ type SessionMessageListByThreadParams struct {
 // The last @max_messages messages of a thread, oldest first.
 func (q *Queries) SessionMessageListByThread(ctx context.Context, db DBTX, arg SessionMessageListByThreadParams) ([]SessionMessage, error) {
 	rows, err := db.Query(ctx, sessionMessageListByThread, arg.SourceKey, arg.MaxMessages)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SessionMessage
+	for rows.Next() {
+		var i SessionMessage
+		if err := rows.Scan(
+			&i.ID,
+			&i.SourceKey,
+			&i.TeamID,
+			&i.ChannelID,
+			&i.Ts,
+			&i.Role,
+			&i.ActorKind,
+			&i.ActorID,
+			&i.Authority,
+			&i.Text,
+			&i.TurnID,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionMessageListForTurn = `-- name: SessionMessageListForTurn :many
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM (
+    SELECT s.id, s.source_key, s.team_id, s.channel_id, s.ts, s.role, s.actor_kind, s.actor_id, s.authority, s.text, s.turn_id, s.created_at FROM session_messages s
+    WHERE s.source_key = $1
+      AND s.id <= (SELECT max(x.id) FROM session_messages x WHERE x.turn_id = $2)
+    ORDER BY s.id DESC
+    LIMIT $3
+) recent
+ORDER BY id
+`
+
+type SessionMessageListForTurnParams struct {
+	SourceKey   string `json:"sourceKey"`
+	TurnID      *int64 `json:"turnId"`
+	MaxMessages int32  `json:"maxMessages"`
+}
+
+// The thread's messages up to the last one of the turn, newest @max_messages, oldest first.
+func (q *Queries) SessionMessageListForTurn(ctx context.Context, db DBTX, arg SessionMessageListForTurnParams) ([]SessionMessage, error) {
+	rows, err := db.Query(ctx, sessionMessageListForTurn, arg.SourceKey, arg.TurnID, arg.MaxMessages)
 	if err != nil {
 		return nil, err
 	}

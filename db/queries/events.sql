@@ -6,8 +6,8 @@ ON CONFLICT (event_id) DO NOTHING;
 
 -- name: TurnClaim :one
 -- Claims the turn for one human post; no row means it was already claimed.
-INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id)
-VALUES (@team_id, @channel_id, @message_ts, @source_key, @actor_id)
+INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
+VALUES (@team_id, @channel_id, @message_ts, @source_key, @actor_id, @visibility)
 ON CONFLICT (team_id, channel_id, message_ts) DO NOTHING
 RETURNING *;
 
@@ -18,3 +18,16 @@ WHERE id = @id;
 
 -- name: TurnGetByID :one
 SELECT * FROM turns WHERE id = @id;
+
+-- name: TurnLearningRecord :execrows
+-- Records that a turn's extraction decided; zero rows means it already had.
+INSERT INTO turn_learning (turn_id, stored, dropped)
+VALUES (@turn_id, @stored, @dropped)
+ON CONFLICT (turn_id) DO NOTHING;
+
+-- name: TurnLearningGet :one
+SELECT * FROM turn_learning WHERE turn_id = @turn_id;
+
+-- name: InboundEventPrune :execrows
+-- Event ids are only needed while Slack may still retry.
+DELETE FROM inbound_events WHERE received_at < @before;

@@ -17,3 +17,19 @@ ORDER BY ts, id;
 
 -- name: SessionMessageCountByThread :one
 SELECT count(*) FROM session_messages WHERE source_key = @source_key;
+
+-- name: SessionMessageListForTurn :many
+-- The thread's messages up to the last one of the turn, newest @max_messages, oldest first.
+SELECT * FROM (
+    SELECT s.* FROM session_messages s
+    WHERE s.source_key = @source_key
+      AND s.id <= (SELECT max(x.id) FROM session_messages x WHERE x.turn_id = @turn_id)
+    ORDER BY s.id DESC
+    LIMIT @max_messages
+) recent
+ORDER BY id;
+
+-- name: SessionMessageLastIDBeforeTurn :one
+-- The last message of the thread that belongs to an earlier turn, or 0.
+SELECT coalesce(max(s.id), 0)::bigint FROM session_messages s
+WHERE s.source_key = @source_key AND s.turn_id IS NOT NULL AND s.turn_id < @turn_id;

@@ -20,7 +20,41 @@ var (
 	forgetRe   = regexp.MustCompile(`(?is)\bforget(?: that| about)?\s+(.+)$`)
 	sourcesRe  = regexp.MustCompile(`Available sources:(.*)`)
 	memoryLine = regexp.MustCompile(`(?m)^> \[[^\]]*\] (.+)$`)
+	lineRe     = regexp.MustCompile(`(?m)^\[(\d+)\] ([^,]+), (\w+): (.*)$`)
+	preferRe   = regexp.MustCompile(`(?i)\bI (?:really )?prefer ([^.!?]+)`)
+	sentenceRe = regexp.MustCompile(`[^.!?]+[.!?]?`)
+	procRe     = regexp.MustCompile(`(?i)\b(always|every|before|after|must|go out|goes out)\b`)
 )
+
+// extract proposes, naively, a preference for every "I prefer …" and a
+// procedure for every statement of routine, citing the line it came from.
+// It does not check who said what: that is the router's job.
+func extract(req *fakellm.Request) fakellm.Reply {
+	var out []map[string]any
+	for _, m := range lineRe.FindAllStringSubmatch(req.Messages[len(req.Messages)-1].Text, -1) {
+		if strings.HasPrefix(m[2], "mnemo") || len(out) == memory.MaxProposals {
+			continue
+		}
+		idx := 0
+		fmt.Sscan(m[1], &idx)
+		text := strings.TrimSpace(strings.ReplaceAll(m[4], "@mnemo", ""))
+		switch {
+		case preferRe.MatchString(text):
+			out = append(out, map[string]any{"kind": "preference", "content": "Prefers " + strings.TrimSpace(preferRe.FindStringSubmatch(text)[1]), "evidence": []int{idx}})
+		default:
+			for _, sentence := range sentenceRe.FindAllString(text, -1) {
+				sentence = strings.TrimSpace(sentence)
+				if procRe.MatchString(sentence) && !strings.HasSuffix(sentence, "?") {
+					sentence = strings.TrimRight(strings.TrimPrefix(sentence, "FYI: "), ".!")
+					out = append(out, map[string]any{"kind": "procedure", "content": strings.ToUpper(sentence[:1]) + sentence[1:], "evidence": []int{idx}})
+					break
+				}
+			}
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"memories": out})
+	return fakellm.Reply{Text: string(b)}
+}
 
 // Memory is the Script: it drives the catalog from what it is shown.
 func Memory() fakellm.Script {
@@ -30,6 +64,8 @@ func Memory() fakellm.Script {
 			return review(req)
 		case strings.HasPrefix(req.System, memory.AdjudicatePromptMarker):
 			return fakellm.Reply{Text: `{"replaces": []}`}
+		case strings.HasPrefix(req.System, memory.ExtractPromptMarker):
+			return extract(req)
 		}
 		return turn(req)
 	}

@@ -1,0 +1,26 @@
+-- name: ChannelLearningEnabled :one
+-- Learning is on unless an admin turned it off for the channel.
+SELECT coalesce((SELECT learning_enabled FROM channel_settings
+                 WHERE team_id = @team_id AND channel_id = @channel_id), true)::boolean;
+
+-- name: ChannelLearningSet :exec
+INSERT INTO channel_settings (team_id, channel_id, learning_enabled, updated_by)
+VALUES (@team_id, @channel_id, @learning_enabled, @updated_by)
+ON CONFLICT (team_id, channel_id) DO UPDATE
+SET learning_enabled = EXCLUDED.learning_enabled, updated_by = EXCLUDED.updated_by, updated_at = now();
+
+-- name: AdminAuditInsert :exec
+INSERT INTO admin_audit (team_id, actor_id, action, target, detail)
+VALUES (@team_id, @actor_id, @action, @target, @detail);
+
+-- name: AdminAuditList :many
+SELECT * FROM admin_audit WHERE team_id = @team_id ORDER BY id DESC LIMIT @max_results;
+
+-- name: StatsForTeam :one
+SELECT
+    (SELECT count(*) FROM memories m WHERE m.team_id = @team_id AND m.archived_at IS NULL)::bigint AS active_memories,
+    (SELECT count(*) FROM memories m WHERE m.team_id = @team_id AND m.archived_at IS NOT NULL)::bigint AS archived_memories,
+    (SELECT count(*) FROM memories m WHERE m.team_id = @team_id AND m.written_by = 'explicit')::bigint AS explicit_writes,
+    (SELECT count(*) FROM memories m WHERE m.team_id = @team_id AND m.written_by = 'passive')::bigint AS passive_writes,
+    (SELECT count(*) FROM turns t WHERE t.team_id = @team_id)::bigint AS turns,
+    (SELECT count(*) FROM turns t WHERE t.team_id = @team_id AND t.status = 'failed')::bigint AS failed_turns;

@@ -1,0 +1,190 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/llm"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/threads"
+)
+
+// Args is the job: learn from one turn.
+type Args struct {
+	TurnID int64 `json:"turn_id"`
+}
+
+// Kind names the job in River.
+func (Args) Kind() string { return "mnemo_learn_from_turn" }
+
+// InsertOpts makes the job unique per turn.
+func (Args) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// TranscriptLimit is how many of the thread's last messages extraction reads.
+const TranscriptLimit = 20
+
+// Learner runs passive learning for a turn.
+type Learner struct {
+	pool  *pgxpool.Pool
+	q     *dbsqlc.Queries
+	store *memory.Store
+	model llm.Model
+	log   zerolog.Logger
+}
+
+// NewLearner returns a Learner.
+func NewLearner(pool *pgxpool.Pool, store *memory.Store, model llm.Model, log zerolog.Logger) *Learner {
+	return &Learner{pool: pool, q: dbsqlc.New(), store: store, model: model, log: log}
+}
+
+// Result says what one turn's learning did.
+type Result struct {
+	Skipped   string // why nothing was extracted, if so
+	Decisions []memory.Decision
+	Stored    int
+}
+
+// Learn extracts and routes the memories of one turn. It decides once per
+// turn: a repeated call after it has recorded its decision does nothing, and
+// a repeat after a crash midway stores nothing twice (writes are deduped).
+func (l *Learner) Learn(ctx context.Context, turnID int64) (Result, error) {
+	if _, err := l.q.TurnLearningGet(ctx, l.pool, turnID); err == nil {
+		return Result{Skipped: "already learned"}, nil
+	} else if !errors.Is(err, pgx.ErrNoRows) {
+		return Result{}, fmt.Errorf("learn: %w", err)
+	}
+	turn, err := l.q.TurnGetByID(ctx, l.pool, turnID)
+	if err != nil {
+		return Result{}, fmt.Errorf("learn: turn %d: %w", turnID, err)
+	}
+	res, err := l.decide(ctx, turn)
+	if err != nil {
+		return res, err
+	}
+	dropped := len(res.Decisions) - res.Stored
+	if _, err := l.q.TurnLearningRecord(ctx, l.pool, dbsqlc.TurnLearningRecordParams{TurnID: turnID, Stored: int32(res.Stored), Dropped: int32(dropped)}); err != nil {
+		return res, fmt.Errorf("learn: record: %w", err)
+	}
+	l.log.Info().Int64("turn", turnID).Str("skipped", res.Skipped).Int("stored", res.Stored).Int("dropped", dropped).Msg("passive learning decided")
+	return res, nil
+}
+
+func (l *Learner) decide(ctx context.Context, turn dbsqlc.Turn) (Result, error) {
+	switch {
+	case turn.Status != "done":
+		return Result{Skipped: "the turn did not complete"}, nil
+	case turn.UsedMemoryWrite:
+		return Result{Skipped: "the turn already wrote memory"}, nil
+	}
+	on, err := l.q.ChannelLearningEnabled(ctx, l.pool, dbsqlc.ChannelLearningEnabledParams{TeamID: turn.TeamID, ChannelID: turn.ChannelID})
+	if err != nil {
+		return Result{}, fmt.Errorf("learn: %w", err)
+	}
+	if !on {
+		return Result{Skipped: "learning is off in this channel"}, nil
+	}
+	rows, err := l.q.SessionMessageListForTurn(ctx, l.pool, dbsqlc.SessionMessageListForTurnParams{SourceKey: turn.SourceKey, TurnID: &turn.ID, MaxMessages: TranscriptLimit})
+	if err != nil {
+		return Result{}, fmt.Errorf("learn: transcript: %w", err)
+	}
+	prev, err := l.q.SessionMessageLastIDBeforeTurn(ctx, l.pool, dbsqlc.SessionMessageLastIDBeforeTurnParams{SourceKey: turn.SourceKey, TurnID: &turn.ID})
+	if err != nil {
+		return Result{}, fmt.Errorf("learn: transcript: %w", err)
+	}
+	var lines []memory.Line
+	var instructionActors []string
+	newHuman := false
+	for i, r := range rows {
+		line := memory.Line{
+			Index: i, Text: r.Text, TS: r.Ts, FromBot: r.Role == string(threads.RoleAssistant) || r.ActorKind != string(provenance.KindUser),
+			Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: r.TeamID, ID: r.ActorID},
+			Authority: provenance.Authority(r.Authority),
+		}
+		// Only messages since the previous turn are this turn's: earlier
+		// instructions are context now.
+		isNew := r.ID > prev
+		if !isNew {
+			line.Authority = provenance.Context
+		}
+		if isNew && !line.FromBot {
+			newHuman = true
+			if line.Authority == provenance.Instruction && !contains(instructionActors, r.ActorID) {
+				instructionActors = append(instructionActors, r.ActorID)
+			}
+		}
+		lines = append(lines, line)
+	}
+	if !newHuman {
+		return Result{Skipped: "no new human text"}, nil
+	}
+	proposals, err := memory.Extract(ctx, l.model, lines)
+	if err != nil {
+		return Result{}, err
+	}
+	place := provenance.Place{Team: turn.TeamID, Channel: turn.ChannelID, SourceKey: turn.SourceKey, Visibility: provenance.Visibility(turn.Visibility)}
+	var res Result
+	for _, p := range proposals {
+		d := memory.Route(p, lines, instructionActors, place)
+		if d.Store {
+			exp, err := memory.ParseExpiry(p.Expires, time.Now())
+			if err != nil {
+				d.Store, d.Reason = false, err.Error()
+			} else {
+				out, err := l.store.Remember(ctx, memory.WriteRequest{
+					Actor: d.Speaker, Place: place, MessageTS: d.MessageTS, Scope: d.Scope, Kind: p.Kind,
+					Content: p.Content, ExpiresAt: exp, WrittenBy: memory.ByPassive, SkipModelReview: true,
+				})
+				switch {
+				case err != nil:
+					return res, fmt.Errorf("learn: store: %w", err)
+				case out.Status == memory.Rejected:
+					d.Store, d.Reason = false, "review: "+out.Reason
+				case out.Status == memory.Duplicate:
+					d.Reason = "already remembered"
+					res.Stored++
+				default:
+					res.Stored++
+				}
+			}
+		}
+		l.log.Info().Int64("turn", turn.ID).Str("kind", string(p.Kind)).Bool("stored", d.Store).Str("scope", string(d.Scope)).
+			Str("speaker", d.Speaker.ID).Ints("evidence", p.Evidence).Str("reason", d.Reason).Msg("passive learning decision")
+		res.Decisions = append(res.Decisions, d)
+	}
+	return res, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Worker runs Args jobs.
+type Worker struct {
+	river.WorkerDefaults[Args]
+	Learner *Learner
+}
+
+// Work learns from the job's turn.
+func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
+	_, err := w.Learner.Learn(ctx, job.Args.TurnID)
+	return err
+}
+
+// Timeout bounds one extraction.
+func (w *Worker) Timeout(*river.Job[Args]) time.Duration { return 2 * time.Minute }

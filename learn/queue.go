@@ -1,0 +1,74 @@
+package learn
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+)
+
+// Queue runs learning jobs with River in mnemo's database, so they survive
+// restarts and run on any replica.
+type Queue struct {
+	client *river.Client[pgx.Tx]
+}
+
+// QueueOptions configures a Queue.
+type QueueOptions struct {
+	Workers   int       // concurrent jobs; 0 means insert only, no work
+	LogOutput io.Writer // River's own warnings
+	// FetchPollInterval is how often to look for jobs when LISTEN misses
+	// them; tests shorten it.
+	FetchPollInterval time.Duration
+}
+
+// NewQueue builds a queue. Call Start to work jobs.
+func NewQueue(pool *pgxpool.Pool, learner *Learner, o QueueOptions) (*Queue, error) {
+	out := o.LogOutput
+	if out == nil {
+		out = io.Discard
+	}
+	cfg := &river.Config{Logger: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if o.Workers > 0 {
+		workers := river.NewWorkers()
+		if err := river.AddWorkerSafely(workers, &Worker{Learner: learner}); err != nil {
+			return nil, fmt.Errorf("learn queue: %w", err)
+		}
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}}
+		cfg.FetchPollInterval = o.FetchPollInterval
+		if cfg.FetchPollInterval > 0 {
+			cfg.FetchCooldown = min(cfg.FetchPollInterval, 100*time.Millisecond)
+		}
+	}
+	c, err := river.NewClient(riverpgxv5.New(pool), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("learn queue: %w", err)
+	}
+	return &Queue{client: c}, nil
+}
+
+// Start works jobs until Stop.
+func (q *Queue) Start(ctx context.Context) error { return q.client.Start(ctx) }
+
+// Stop waits for jobs in flight, up to a bound.
+func (q *Queue) Stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = q.client.Stop(ctx)
+}
+
+// EnqueueTx enqueues learning for a turn in the caller's transaction, so the
+// job exists exactly when the turn is recorded as delivered.
+func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, turnID int64) error {
+	if _, err := q.client.InsertTx(ctx, tx, Args{TurnID: turnID}, nil); err != nil {
+		return fmt.Errorf("learn enqueue: %w", err)
+	}
+	return nil
+}

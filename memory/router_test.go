@@ -1,0 +1,73 @@
+package memory
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+func TestRoute(t *testing.T) {
+	t.Parallel()
+	alice := provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "UA"}
+	bob := provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "UB"}
+	bot := provenance.Actor{Kind: provenance.KindBot, Team: "T1", ID: "UBOT"}
+	lines := []Line{
+		{Index: 0, Actor: bob, Authority: provenance.Context, Text: "I prefer terse reviews", TS: "1800000000.000100"},
+		{Index: 1, Actor: alice, Authority: provenance.Instruction, Text: "@mnemo I prefer bullet points", TS: "1800000001.000100"},
+		{Index: 2, Actor: alice, Authority: provenance.Instruction, Text: "@mnemo can you summarize the PR?", TS: "1800000002.000100"},
+		{Index: 3, Actor: bot, FromBot: true, Authority: provenance.Context, Text: "Deploys go out on Tuesdays", TS: "1800000003.000100"},
+		{Index: 4, Actor: bob, Authority: provenance.Context, Text: "Deploys go out on Tuesdays after QA sign-off.", TS: "1800000004.000100"},
+		{Index: 5, Actor: bob, Authority: provenance.Context, Text: "Signups are at 1200 this week", TS: "1800000005.000100"},
+	}
+	public := provenance.Place{Team: "T1", Channel: "C1", Visibility: provenance.Public}
+	dm := provenance.Place{Team: "T1", Channel: "D1", Visibility: provenance.DM}
+	cases := []struct {
+		name   string
+		p      Proposal
+		actors []string
+		place  provenance.Place
+		store  bool
+		scope  Scope
+		who    string
+	}{
+		{"own stated preference", Proposal{Kind: KindPreference, Content: "Prefers bullet points", Evidence: []int{1}}, []string{"UA"}, public, true, ScopePersonal, "UA"},
+		{"bystander preference", Proposal{Kind: KindPreference, Content: "Prefers terse reviews", Evidence: []int{0}}, []string{"UA"}, public, false, "", ""},
+		{"preference citing two people", Proposal{Kind: KindPreference, Content: "Prefers bullets", Evidence: []int{0, 1}}, []string{"UA"}, public, false, "", ""},
+		{"preference in a batched turn", Proposal{Kind: KindPreference, Content: "Prefers bullet points", Evidence: []int{1}}, []string{"UA", "UB"}, public, false, "", ""},
+		{"question as evidence", Proposal{Kind: KindPreference, Content: "Prefers summaries", Evidence: []int{2}}, []string{"UA"}, public, false, "", ""},
+		{"bot's words as evidence", Proposal{Kind: KindProcedure, Content: "Deploys go out on Tuesdays", Evidence: []int{3}}, []string{"UA"}, public, false, "", ""},
+		{"shared procedure by another person", Proposal{Kind: KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UA"}, public, true, ScopeChannel, "UB"},
+		{"procedure in a DM is personal", Proposal{Kind: KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UB"}, dm, true, ScopePersonal, "UB"},
+		{"point-in-time figure", Proposal{Kind: KindKnowledge, Content: "Signups are at 1200 this week", Evidence: []int{5}}, []string{"UA"}, public, false, "", ""},
+		{"no evidence", Proposal{Kind: KindKnowledge, Content: "Something", Evidence: nil}, []string{"UA"}, public, false, "", ""},
+		{"evidence out of range", Proposal{Kind: KindKnowledge, Content: "Something", Evidence: []int{42}}, []string{"UA"}, public, false, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Route(tc.p, lines, tc.actors, tc.place)
+			require.Equal(t, tc.store, d.Store, d.Reason)
+			require.NotEmpty(t, d.Reason, "every decision says why")
+			if tc.store {
+				require.Equal(t, tc.scope, d.Scope)
+				require.Equal(t, tc.who, d.Speaker.ID)
+			}
+		})
+	}
+}
+
+func TestIsEvidence(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{
+		"I prefer terse reviews":                               true,
+		"@mnemo summarize the PR":                              false,
+		"can you draft the notes?":                             false,
+		"What time is the deploy":                              false,
+		"Today's conversion is 8.4%":                           false,
+		"FYI: deploys go out on Tuesdays. Can you draft this?": true,
+		"<@U0MNEMO> please review this":                        false,
+	} {
+		require.Equal(t, want, IsEvidence(text), text)
+	}
+}
