@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db/dbsqlc"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
@@ -19,7 +20,6 @@ import (
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
-	"github.com/mnemo-bot/mnemo/slackapp"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
@@ -95,7 +95,7 @@ func (b *testBundle) turn(t *testing.T, runActor string, msgs ...msg) int64 {
 	require.NotZero(t, turnID, "a turn needs an instruction by its run actor")
 	_, err := b.log.Append(ctx, b.key, threads.Message{TS: b.nextTS(), Role: threads.RoleAssistant, Actor: provenance.Actor{Kind: provenance.KindBot, ID: "UBOT"}, Authority: provenance.Context, Text: "Sure, here you go.", TurnID: &turnID})
 	require.NoError(t, err)
-	require.NoError(t, slackapp.FinishTurn(ctx, b.db.Pool, nil, turnID, true, false))
+	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, nil, turnID, true, false))
 	return turnID
 }
 
@@ -212,7 +212,7 @@ func TestLearningSkips(t *testing.T) {
 	q := dbsqlc.New()
 
 	used := b.turn(t, "UA", msg{"UA", true, "@mnemo remember I prefer tea"})
-	require.NoError(t, slackapp.FinishTurn(ctx, b.db.Pool, nil, used, true, true))
+	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, nil, used, true, true))
 	res, err := b.learner.Learn(ctx, used)
 	require.NoError(t, err)
 	require.Contains(t, res.Skipped, "already wrote memory")
@@ -243,7 +243,7 @@ func TestCrashBetweenReplyAndExtractionExtractsOnceAfterRestart(t *testing.T) {
 	require.Empty(t, b.personal(t, "UA"))
 
 	// Enqueueing again (a retried delivery) does not add a second job.
-	require.NoError(t, slackapp.FinishTurn(ctx, b.db.Pool, hook, turnID, true, false))
+	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, hook, turnID, true, false))
 	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE kind = $1", learn.Args{}.Kind()).Scan(&jobs))
 	require.Equal(t, 1, jobs)
 
@@ -278,7 +278,7 @@ func extractions(b *testBundle) []*fakellm.Request {
 	return out
 }
 
-func (b *testBundle) turnWithHook(t *testing.T, hook slackapp.TurnHook) int64 {
+func (b *testBundle) turnWithHook(t *testing.T, hook agent.TurnHook) int64 {
 	t.Helper()
 	ctx := context.Background()
 	ts := b.nextTS()
@@ -288,6 +288,6 @@ func (b *testBundle) turnWithHook(t *testing.T, hook slackapp.TurnHook) int64 {
 	require.NoError(t, err)
 	_, err = b.log.Append(ctx, b.key, threads.Message{TS: b.nextTS(), Role: threads.RoleAssistant, Actor: provenance.Actor{Kind: provenance.KindBot, ID: "UBOT"}, Text: "Noted.", TurnID: &row.ID})
 	require.NoError(t, err)
-	require.NoError(t, slackapp.FinishTurn(ctx, b.db.Pool, hook, row.ID, true, false))
+	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, hook, row.ID, true, false))
 	return row.ID
 }

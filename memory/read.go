@@ -267,3 +267,25 @@ func tsTime(ts string) (time.Time, bool) {
 	}
 	return t.Time(), true
 }
+
+// PurgePersonal archives every personal memory of subject, for data-removal
+// requests. Only admins purge.
+func (s *Store) PurgePersonal(ctx context.Context, actor provenance.Actor, team, subject string) (int64, error) {
+	if !actor.IsAdmin {
+		return 0, fmt.Errorf("purge: %w: only an admin can purge", ErrForbidden)
+	}
+	n, err := s.q.MemoryArchivePersonal(ctx, s.pool, dbsqlc.MemoryArchivePersonalParams{TeamID: team, SubjectID: subject, Reason: "purged on request", ArchivedBy: actor.ID})
+	if err != nil {
+		return 0, fmt.Errorf("purge: %w", err)
+	}
+	return n, nil
+}
+
+// CountPersonal counts a person's active personal memories.
+func (s *Store) CountPersonal(ctx context.Context, team, subject string) (int64, error) {
+	n, err := s.q.MemoryCountPersonal(ctx, s.pool, dbsqlc.MemoryCountPersonalParams{TeamID: team, SubjectID: subject})
+	if err != nil {
+		return 0, fmt.Errorf("count: %w", err)
+	}
+	return n, nil
+}

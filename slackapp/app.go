@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
@@ -21,10 +20,6 @@ import (
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// TurnHook runs in the transaction that records a turn as delivered
-// (passive learning enqueues its job there).
-type TurnHook func(ctx context.Context, tx pgx.Tx, turnID int64) error
-
 // Config is what the Slack app needs.
 type Config struct {
 	API          *slack.Client
@@ -34,8 +29,8 @@ type Config struct {
 	Memory       *memory.Store
 	Directory    *provenance.Directory
 	Logger       zerolog.Logger
-	SlashCommand string   // default "/mnemo"
-	AfterTurn    TurnHook // optional
+	SlashCommand string         // default "/mnemo"
+	AfterTurn    agent.TurnHook // optional
 }
 
 // App handles Slack events. Build it with New and start it with Run.
@@ -50,10 +45,11 @@ type App struct {
 	dir       *provenance.Directory
 	log       zerolog.Logger
 	command   string
-	afterTurn TurnHook
+	afterTurn agent.TurnHook
 
 	botUserID string
 	botID     string
+	homes     sync.Map // team/user → the App Home's DM channel
 	wg        sync.WaitGroup
 	baseCtx   context.Context
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
@@ -64,6 +64,7 @@ func (a *App) onMessage(evt *socketmode.Event, _ *socketmode.Client) {
 		a.log.Error().Str("envelope_id", evt.Request.EnvelopeID).Msg("message event without a body rejected")
 		return
 	}
+	a.log.Debug().Str("subtype", m.SubType).Str("user", m.User).Str("bot_id", m.BotID).Str("channel_type", m.ChannelType).Msg("message event")
 	if !humanSubtypes[m.SubType] || m.BotID != "" || m.User == "" || m.User == a.botUserID {
 		return
 	}
@@ -102,6 +103,7 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 			return
 		}
 		if known == 0 {
+			log.Debug().Msg("not addressed to the bot, in a thread it is not part of")
 			return
 		}
 		history, err := a.sessions.History(ctx, key, 10)
@@ -110,6 +112,7 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 			return
 		}
 		if !AddressesBot(p.text, p.user, history) {
+			log.Debug().Msg("thread chatter kept as context")
 			actor, _ := a.dir.ActorFromEvent(ctx, p.team, p.user)
 			if _, err := a.sessions.Append(ctx, key, threads.Message{TS: threads.TS(p.ts), Role: threads.RoleUser, Actor: actor, Authority: provenance.Context, Text: p.text}); err != nil {
 				log.Error().Err(err).Msg("session log append")
@@ -180,32 +183,9 @@ func (a *App) runTurn(ctx context.Context, key threads.Key, vis provenance.Visib
 // finish records the turn's outcome and, for a delivered turn, runs the
 // after-turn hook in the same transaction.
 func (a *App) finish(ctx context.Context, turnID int64, ok, usedWrite bool) {
-	if err := FinishTurn(ctx, a.pool, a.afterTurn, turnID, ok, usedWrite); err != nil {
+	if err := agent.FinishTurn(ctx, a.pool, a.afterTurn, turnID, ok, usedWrite); err != nil {
 		a.log.Error().Err(err).Int64("turn", turnID).Msg("turn finish")
 	}
-}
-
-// FinishTurn records a turn's outcome; a delivered turn's hook runs in the
-// same transaction, so the learning job exists exactly when the turn is done.
-func FinishTurn(ctx context.Context, pool *pgxpool.Pool, hook TurnHook, turnID int64, ok, usedWrite bool) error {
-	status := "done"
-	if !ok {
-		status = "failed"
-	}
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck
-	if err := dbsqlc.New().TurnFinish(ctx, tx, dbsqlc.TurnFinishParams{ID: turnID, Status: status, UsedMemoryWrite: usedWrite}); err != nil {
-		return err
-	}
-	if ok && hook != nil {
-		if err := hook(ctx, tx, turnID); err != nil {
-			return err
-		}
-	}
-	return tx.Commit(ctx)
 }
 
 // failureSentence says in one sentence what went wrong and whether to retry.
@@ -325,16 +305,15 @@ func (a *App) channelType(ctx context.Context, channel string) string {
 	return "channel"
 }
 
+var namesBot = regexp.MustCompile(`(?i)(^|[\s,.:;!?(])@?mnemo([\s,.:;!?)]|$)`)
+
 // AddressesBot is the documented follow-up rule: in a thread the bot is part
 // of, a message without a mention is for the bot when it names the bot, or
 // when it directly follows the bot's reply to the same person, who is the
 // only person the bot has been talking with in the thread.
 func AddressesBot(text, user string, history []threads.Message) bool {
-	lower := strings.ToLower(text)
-	for _, w := range []string{"mnemo", "@mnemo"} {
-		if strings.HasPrefix(lower, w) || strings.Contains(lower, " "+w+" ") || strings.Contains(lower, " "+w+",") || strings.HasSuffix(lower, " "+w+"?") {
-			return true
-		}
+	if namesBot.MatchString(text) {
+		return true
 	}
 	if len(history) == 0 || history[len(history)-1].Role != threads.RoleAssistant {
 		return false

@@ -33,7 +33,7 @@ func ToMrkdwn(md string) string {
 				continue
 			}
 			s := segs[j]
-			s = mdHeading.ReplaceAllString(s, "*$1*")
+			s = mdHeading.ReplaceAllString(s, "**$1**")
 			s = mdBullet.ReplaceAllString(s, "$1• ")
 			s = mdItalic.ReplaceAllString(s, "${1}_${2}_${3}")
 			s = mdBold.ReplaceAllString(s, "*$1*")

@@ -1,17 +1,418 @@
 package slackapp
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+
+	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
-func (a *App) onAppHomeOpened(evt *socketmode.Event, _ *socketmode.Client) {
-	a.ack(evt)
+// reply is an ephemeral answer to a command or button.
+type reply struct {
+	text    string
+	blocks  []slack.Block
+	replace bool
 }
+
+func textReply(format string, args ...any) reply { return reply{text: fmt.Sprintf(format, args...)} }
+
+const helpText = `*mnemo* remembers what you ask it to and what it learns in conversation.
+• ` + "`%[1]s help`" + ` this list
+• ` + "`%[1]s memories [@user|#channel] [query]`" + ` what mnemo remembers (yours, or as an admin anyone's or a channel's)
+• ` + "`%[1]s forget <id>`" + ` forget one memory
+• ` + "`%[1]s restore <id>`" + ` bring an archived memory back (admin)
+• ` + "`%[1]s export @user`" + ` send that person's memories to your DM as JSON (admin)
+• ` + "`%[1]s purge @user`" + ` archive all of that person's personal memories, after a confirmation (admin)
+• ` + "`%[1]s learning on|off`" + ` passive learning in this channel (admin)
+• ` + "`%[1]s stats`" + ` counts of memories, writes and turns (admin)`
+
+var (
+	userRef    = regexp.MustCompile(`^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$`)
+	channelRef = regexp.MustCompile(`^<#([CGD][A-Z0-9]+)(?:\|[^>]*)?>$`)
+)
 
 func (a *App) onSlashCommand(evt *socketmode.Event, _ *socketmode.Client) {
 	a.ack(evt)
+	cmd, ok := evt.Data.(slack.SlashCommand)
+	if !ok {
+		return
+	}
+	a.async(func(ctx context.Context) {
+		actor, err := a.dir.ActorFromEvent(ctx, cmd.TeamID, cmd.UserID)
+		if err != nil {
+			a.log.Warn().Err(err).Msg("actor not enriched")
+		}
+		r := a.runCommand(ctx, actor, cmd)
+		a.respond(ctx, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, r)
+	})
+}
+
+// runCommand runs one /mnemo subcommand for actor.
+func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.SlashCommand) reply {
+	args := strings.Fields(cmd.Text)
+	sub := "help"
+	if len(args) > 0 {
+		sub, args = strings.ToLower(args[0]), args[1:]
+	}
+	place := provenance.Place{Team: cmd.TeamID, Channel: cmd.ChannelID, Visibility: provenance.VisibilityOf("", cmd.ChannelID)}
+	needAdmin := func(what string) (reply, bool) {
+		if actor.IsAdmin {
+			return reply{}, false
+		}
+		return textReply("Only an admin can %s: admins are listed in MNEMO_ADMINS or are workspace admins or owners.", what), true
+	}
+	switch sub {
+	case "help":
+		return textReply(helpText, a.command)
+	case "memories", "list":
+		f := memory.Filter{Team: cmd.TeamID, SubjectUser: actor.ID}
+		var query []string
+		for _, arg := range args {
+			if m := userRef.FindStringSubmatch(arg); m != nil {
+				f.SubjectUser = m[1]
+			} else if m := channelRef.FindStringSubmatch(arg); m != nil {
+				f.SubjectUser, f.Channel = "", m[1]
+			} else {
+				query = append(query, arg)
+			}
+		}
+		f.Query = strings.Join(query, " ")
+		if f.SubjectUser != actor.ID {
+			if r, no := needAdmin("see someone else's or a channel's memories"); no {
+				return r
+			}
+		}
+		return a.memoriesPage(ctx, f, 0)
+	case "forget":
+		if len(args) != 1 {
+			return textReply("Usage: `%s forget <id>` (the id shown by `%s memories`).", a.command, a.command)
+		}
+		return a.forget(ctx, actor, place, args[0])
+	case "restore":
+		if r, no := needAdmin("restore memories"); no {
+			return r
+		}
+		if len(args) != 1 {
+			return textReply("Usage: `%s restore <id>`.", a.command)
+		}
+		ms, err := a.memory.Resolve(ctx, cmd.TeamID, args[0])
+		if err != nil || len(ms) != 1 {
+			return textReply("No single memory has the id %q.", args[0])
+		}
+		m, err := a.memory.Restore(ctx, actor, ms[0].ID)
+		if err != nil {
+			return textReply("Couldn't restore it: %v.", err)
+		}
+		a.audit(ctx, actor, "restore", m.ID.String(), m.Content)
+		a.homeChanged(m)
+		return textReply("Restored `%s`: %s", m.ShortID(), escape(m.Content))
+	case "export":
+		if r, no := needAdmin("export memories"); no {
+			return r
+		}
+		user := firstUser(args)
+		if user == "" {
+			return textReply("Usage: `%s export @user`.", a.command)
+		}
+		return a.export(ctx, actor, cmd.TeamID, user)
+	case "purge":
+		if r, no := needAdmin("purge memories"); no {
+			return r
+		}
+		user := firstUser(args)
+		if user == "" {
+			return textReply("Usage: `%s purge @user`.", a.command)
+		}
+		n, err := a.memory.CountPersonal(ctx, cmd.TeamID, user)
+		if err != nil {
+			return textReply("Couldn't count their memories: %v.", err)
+		}
+		confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain(fmt.Sprintf("Archive %d memories", n)))
+		confirm.Style = slack.StyleDanger
+		cancel := slack.NewButtonBlockElement(ActionPurgeCancel, user, plain("Cancel"))
+		text := fmt.Sprintf("This archives all %d personal memories of <@%s>. Continue?", n, user)
+		return reply{text: text, blocks: []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil), slack.NewActionBlock("mnemo_purge", confirm, cancel)}}
+	case "learning":
+		if r, no := needAdmin("turn learning on or off"); no {
+			return r
+		}
+		if len(args) != 1 || (args[0] != "on" && args[0] != "off") {
+			return textReply("Usage: `%s learning on|off`.", a.command)
+		}
+		on := args[0] == "on"
+		if err := a.q.ChannelLearningSet(ctx, a.pool, dbsqlc.ChannelLearningSetParams{TeamID: cmd.TeamID, ChannelID: cmd.ChannelID, LearningEnabled: on, UpdatedBy: actor.ID}); err != nil {
+			return textReply("Couldn't change it: %v.", err)
+		}
+		a.audit(ctx, actor, "learning "+args[0], cmd.ChannelID, "")
+		return textReply("Passive learning is now %s in <#%s>.", args[0], cmd.ChannelID)
+	case "stats":
+		if r, no := needAdmin("see stats"); no {
+			return r
+		}
+		s, err := a.q.StatsForTeam(ctx, a.pool, cmd.TeamID)
+		if err != nil {
+			return textReply("Couldn't read stats: %v.", err)
+		}
+		return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)",
+			s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns)
+	}
+	return textReply("I don't know `%s`. Try `%s help`.", sub, a.command)
+}
+
+func firstUser(args []string) string {
+	for _, arg := range args {
+		if m := userRef.FindStringSubmatch(arg); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// pageState is what a "Next" button carries.
+type pageState struct {
+	User    string `json:"u,omitempty"`
+	Channel string `json:"c,omitempty"`
+	Query   string `json:"q,omitempty"`
+	Offset  int    `json:"o"`
+}
+
+func (a *App) memoriesPage(ctx context.Context, f memory.Filter, offset int) reply {
+	f.Limit, f.Offset = ListPageSize+1, offset
+	ms, err := a.memory.List(ctx, f)
+	if err != nil {
+		return textReply("Couldn't list memories: %v.", err)
+	}
+	whose := "you"
+	switch {
+	case f.Channel != "":
+		whose = "<#" + f.Channel + ">"
+	case f.SubjectUser != "":
+		whose = "<@" + f.SubjectUser + ">"
+	}
+	head := fmt.Sprintf("What mnemo remembers about %s", whose)
+	if f.Query != "" {
+		head += fmt.Sprintf(" matching “%s”", escape(f.Query))
+	}
+	if len(ms) == 0 {
+		return reply{text: head + ": nothing" + map[bool]string{true: " more.", false: "."}[offset > 0], replace: offset > 0}
+	}
+	now := time.Now()
+	blocks := []slack.Block{slack.NewSectionBlock(mrkdwn("*"+head+"*"), nil, nil)}
+	for i, m := range ms {
+		if i == ListPageSize {
+			break
+		}
+		blocks = append(blocks, memoryBlock(m, now, true))
+	}
+	st := pageState{User: f.SubjectUser, Channel: f.Channel, Query: f.Query}
+	if nav := pager(ActionPage, offset, ListPageSize, len(ms) > ListPageSize, func(o int) string {
+		st.Offset = o
+		b, _ := json.Marshal(st)
+		return string(b)
+	}); nav != nil {
+		blocks = append(blocks, nav)
+	}
+	return reply{text: head, blocks: blocks, replace: offset > 0}
+}
+
+func (a *App) forget(ctx context.Context, actor provenance.Actor, place provenance.Place, ref string) reply {
+	ms, err := a.memory.Resolve(ctx, place.Team, ref)
+	if err != nil || len(ms) != 1 {
+		return textReply("No single memory has the id %q; `%s memories` shows ids.", ref, a.command)
+	}
+	m := ms[0]
+	if m.ArchivedAt != nil {
+		return textReply("`%s` is already forgotten.", m.ShortID())
+	}
+	if ok, why := memory.CanForget(actor, place, m); !ok {
+		return textReply("You can't forget `%s`: %s.", m.ShortID(), why)
+	}
+	out, err := a.memory.Forget(ctx, actor, place, m.ID.String(), "forgotten with "+a.command)
+	if err != nil || out.Forgotten == nil {
+		return textReply("Couldn't forget it: %v %s", err, out.Refusal)
+	}
+	if actor.ID != m.SubjectID || m.Scope != memory.ScopePersonal {
+		a.audit(ctx, actor, "forget", m.ID.String(), m.Content)
+	}
+	a.homeChanged(m)
+	return textReply("Forgotten `%s`: %s", m.ShortID(), escape(m.Content))
+}
+
+func (a *App) export(ctx context.Context, actor provenance.Actor, team, user string) reply {
+	ms, err := a.memory.List(ctx, memory.Filter{Team: team, SubjectUser: user, IncludeArchived: true, Limit: 10000})
+	if err != nil {
+		return textReply("Couldn't read their memories: %v.", err)
+	}
+	type item struct {
+		ID, Content, Kind, Scope, SourceKey, Visibility, ActorID, WrittenBy string
+		ObservedAt, CreatedAt                                               time.Time
+		ExpiresAt, ArchivedAt                                               *time.Time
+		ArchivedReason                                                      string `json:",omitempty"`
+	}
+	out := make([]item, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, item{m.ID.String(), m.Content, string(m.Kind), string(m.Scope), m.SourceKey, string(m.Visibility), m.ActorID, string(m.WrittenBy), m.ObservedAt, m.CreatedAt, m.ExpiresAt, m.ArchivedAt, m.ArchivedReason})
+	}
+	body, _ := json.MarshalIndent(map[string]any{"user": user, "team": team, "exportedAt": time.Now().UTC(), "memories": out}, "", "  ")
+	dm, _, _, err := a.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{actor.ID}, ReturnIM: true})
+	if err != nil {
+		return textReply("Couldn't open a DM with you: %v.", err)
+	}
+	name := fmt.Sprintf("mnemo-memories-%s.json", user)
+	if _, err := a.api.UploadFileContext(ctx, slack.UploadFileParameters{Channel: dm.ID, Filename: name, Title: name, Content: string(body), FileSize: len(body)}); err != nil {
+		return textReply("Couldn't send the file: %v.", err)
+	}
+	a.audit(ctx, actor, "export", user, fmt.Sprintf("%d memories", len(out)))
+	return textReply("Sent %d memories of <@%s> to your DM as %s.", len(out), user, name)
+}
+
+func (a *App) audit(ctx context.Context, actor provenance.Actor, action, target, detail string) {
+	if err := a.q.AdminAuditInsert(ctx, a.pool, dbsqlc.AdminAuditInsertParams{TeamID: actor.Team, ActorID: actor.ID, Action: action, Target: target, Detail: detail}); err != nil {
+		a.log.Error().Err(err).Str("action", action).Msg("audit record failed")
+	}
+}
+
+// respond sends an ephemeral answer through the response URL, or to the
+// user in the channel when there is none.
+func (a *App) respond(ctx context.Context, responseURL, channel, user string, r reply) {
+	if responseURL != "" {
+		msg := &slack.WebhookMessage{Text: r.text, ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: r.replace}
+		if len(r.blocks) > 0 {
+			msg.Blocks = &slack.Blocks{BlockSet: r.blocks}
+		}
+		if err := slack.PostWebhookContext(ctx, responseURL, msg); err == nil {
+			return
+		} else {
+			a.log.Warn().Err(err).Msg("response_url failed; answering ephemerally")
+		}
+	}
+	opts := []slack.MsgOption{slack.MsgOptionText(r.text, false)}
+	if len(r.blocks) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(r.blocks...))
+	}
+	if _, err := a.api.PostEphemeralContext(ctx, channel, user, opts...); err != nil {
+		a.log.Error().Err(err).Msg("ephemeral answer failed")
+	}
 }
 
 func (a *App) onInteractive(evt *socketmode.Event, _ *socketmode.Client) {
 	a.ack(evt)
+	cb, ok := evt.Data.(slack.InteractionCallback)
+	if !ok || cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
+		return
+	}
+	act := cb.ActionCallback.BlockActions[0]
+	a.async(func(ctx context.Context) {
+		team := cb.Team.ID
+		if team == "" {
+			team = cb.User.TeamID
+		}
+		actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
+		if err != nil {
+			a.log.Warn().Err(err).Msg("actor not enriched")
+		}
+		fromHome := cb.View.Type == slack.VTHomeTab
+		place := provenance.Place{Team: team, Channel: cb.Channel.ID, Visibility: provenance.VisibilityOf("", cb.Channel.ID)}
+		var r reply
+		switch act.ActionID {
+		case ActionForget:
+			if fromHome {
+				place.Channel = "" // the Home tab is no channel: only personal memories
+			}
+			r = a.forget(ctx, actor, place, act.Value)
+			r.replace = false
+		case ActionPage:
+			var st pageState
+			if json.Unmarshal([]byte(act.Value), &st) != nil {
+				return
+			}
+			if (st.User != actor.ID || st.Channel != "") && !actor.IsAdmin {
+				r = textReply("Only an admin can page through someone else's memories.")
+				break
+			}
+			r = a.memoriesPage(ctx, memory.Filter{Team: team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
+		case ActionHomePage:
+			var offset int
+			fmt.Sscan(act.Value, &offset)
+			a.publishHome(ctx, team, actor.ID, offset)
+			return
+		case ActionPurgeConfirm:
+			n, err := a.memory.PurgePersonal(ctx, actor, team, act.Value)
+			if errors.Is(err, memory.ErrForbidden) {
+				r = textReply("Only an admin can purge memories.")
+				break
+			}
+			if err != nil {
+				r = textReply("Couldn't purge: %v.", err)
+				break
+			}
+			a.audit(ctx, actor, "purge", act.Value, fmt.Sprintf("%d memories archived", n))
+			a.publishHome(ctx, team, act.Value, 0)
+			r = reply{text: fmt.Sprintf("Archived %d personal memories of <@%s>.", n, act.Value), replace: true}
+		case ActionPurgeCancel:
+			r = reply{text: "Purge cancelled; nothing was archived.", replace: true}
+		default:
+			return
+		}
+		if fromHome {
+			a.publishHome(ctx, team, actor.ID, 0)
+			return
+		}
+		a.respond(ctx, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r)
+	})
+}
+
+func (a *App) onAppHomeOpened(evt *socketmode.Event, _ *socketmode.Client) {
+	a.ack(evt)
+	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+	h, ok := e.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent)
+	if !ok || h.Tab != "home" {
+		return
+	}
+	a.homes.Store(e.TeamID+"/"+h.User, h.Channel)
+	a.async(func(ctx context.Context) { a.publishHome(ctx, e.TeamID, h.User, 0) })
+}
+
+// homeChanged republishes the Home tab of a personal memory's subject.
+func (a *App) homeChanged(m memory.Memory) {
+	if m.Scope != memory.ScopePersonal {
+		return
+	}
+	a.async(func(ctx context.Context) { a.publishHome(ctx, m.Team, m.SubjectID, 0) })
+}
+
+// publishHome renders and publishes the Home tab for user.
+func (a *App) publishHome(ctx context.Context, team, user string, offset int) {
+	ms, err := a.memory.List(ctx, memory.Filter{Team: team, SubjectUser: user, Limit: HomePageSize + 1, Offset: offset})
+	if err != nil {
+		a.log.Error().Err(err).Msg("home: list")
+		return
+	}
+	total, err := a.memory.CountPersonal(ctx, team, user)
+	if err != nil {
+		a.log.Error().Err(err).Msg("home: count")
+		return
+	}
+	learningOn := true
+	if ch, ok := a.homes.Load(team + "/" + user); ok && ch.(string) != "" {
+		learningOn, err = a.q.ChannelLearningEnabled(ctx, a.pool, dbsqlc.ChannelLearningEnabledParams{TeamID: team, ChannelID: ch.(string)})
+		if err != nil {
+			learningOn = true
+		}
+	}
+	view := HomeView(ms, total, offset, learningOn, time.Now())
+	if _, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view}); err != nil {
+		a.log.Error().Err(err).Msg("home: views.publish")
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -27,7 +26,6 @@ type bot struct {
 	llm   *fakellm.Server
 	env   map[string]string
 	logs  *syncBuffer
-	ts    int64
 }
 
 type syncBuffer struct {
@@ -56,7 +54,7 @@ const (
 
 func startBot(t *testing.T, script fakellm.Script, extraEnv ...string) *bot {
 	t.Helper()
-	b := &bot{t: t, db: testdb.New(t), slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &syncBuffer{}, ts: 1800000000}
+	b := &bot{t: t, db: testdb.New(t), slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &syncBuffer{}}
 	for _, u := range []fakeslack.User{{ID: alice, Name: "Alice"}, {ID: bob, Name: "Bob"}, {ID: carol, Name: "Carol"}, {ID: admin, Name: "Ada", IsAdmin: true}} {
 		b.slack.AddUser(u)
 	}
@@ -94,11 +92,9 @@ func startBot(t *testing.T, script fakellm.Script, extraEnv ...string) *bot {
 
 func (b *bot) getenv(k string) string { return b.env[k] }
 
-// nextTS hands out strictly valid, increasing Slack timestamps.
-func (b *bot) nextTS() string {
-	b.ts += 7
-	return fmt.Sprintf("%d.%06d", b.ts, 200)
-}
+// nextTS hands out strictly valid Slack timestamps, increasing with the
+// fake Slack's own.
+func (b *bot) nextTS() string { return b.slack.NextTS() }
 
 // mention sends an app_mention from user in channel; threadTS may be empty.
 func (b *bot) mention(user, channel, text, threadTS string) (ts, envelope string) {

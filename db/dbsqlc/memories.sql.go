@@ -78,6 +78,51 @@ func (q *Queries) MemoryArchiveExpired(ctx context.Context, db DBTX) (int64, err
 	return result.RowsAffected(), nil
 }
 
+const memoryArchivePersonal = `-- name: MemoryArchivePersonal :execrows
+UPDATE memories
+SET archived_at = now(), archived_reason = $1::text, archived_by = $2::text
+WHERE team_id = $3 AND scope = 'personal' AND subject_id = $4 AND archived_at IS NULL
+`
+
+type MemoryArchivePersonalParams struct {
+	Reason     string `json:"reason"`
+	ArchivedBy string `json:"archivedBy"`
+	TeamID     string `json:"teamId"`
+	SubjectID  string `json:"subjectId"`
+}
+
+// Archives every active personal memory of one person (a data-removal request).
+func (q *Queries) MemoryArchivePersonal(ctx context.Context, db DBTX, arg MemoryArchivePersonalParams) (int64, error) {
+	result, err := db.Exec(ctx, memoryArchivePersonal,
+		arg.Reason,
+		arg.ArchivedBy,
+		arg.TeamID,
+		arg.SubjectID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const memoryCountPersonal = `-- name: MemoryCountPersonal :one
+SELECT count(*) FROM memories
+WHERE team_id = $1 AND scope = 'personal' AND subject_id = $2 AND archived_at IS NULL
+  AND (expires_at IS NULL OR expires_at > now())
+`
+
+type MemoryCountPersonalParams struct {
+	TeamID    string `json:"teamId"`
+	SubjectID string `json:"subjectId"`
+}
+
+func (q *Queries) MemoryCountPersonal(ctx context.Context, db DBTX, arg MemoryCountPersonalParams) (int64, error) {
+	row := db.QueryRow(ctx, memoryCountPersonal, arg.TeamID, arg.SubjectID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
 const memoryFindSimilar = `-- name: MemoryFindSimilar :many
 SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, similarity(m.normalized, $1::text)::float8 AS sim
 FROM memories m

@@ -99,3 +99,14 @@ LIMIT @max_results OFFSET @skip;
 UPDATE memories
 SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
 WHERE archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= now();
+
+-- name: MemoryArchivePersonal :execrows
+-- Archives every active personal memory of one person (a data-removal request).
+UPDATE memories
+SET archived_at = now(), archived_reason = @reason::text, archived_by = @archived_by::text
+WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND archived_at IS NULL;
+
+-- name: MemoryCountPersonal :one
+SELECT count(*) FROM memories
+WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND archived_at IS NULL
+  AND (expires_at IS NULL OR expires_at > now());

@@ -40,6 +40,10 @@ type Message struct {
 	Ephemeral bool            `json:"-"`
 	Target    string          `json:"-"` // ephemeral recipient
 	Updated   bool            `json:"-"`
+	// Response marks an answer through a response_url; Replace, one that
+	// replaces the message it answers.
+	Response bool `json:"-"`
+	Replace  bool `json:"-"`
 }
 
 // Reaction is a reactions.add or reactions.remove call.
@@ -110,6 +114,7 @@ func New(t testing.TB) *Server {
 	mux.HandleFunc("/api/", s.api)
 	mux.HandleFunc("/ws", s.ws)
 	mux.HandleFunc("/upload/", s.upload)
+	mux.HandleFunc("/response", s.response)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/api/"
 	t.Cleanup(func() {
@@ -148,6 +153,15 @@ func (s *Server) FailNext(method, code string) {
 func (s *Server) ts() string {
 	s.nextTS++
 	return fmt.Sprintf("%d.%06d", s.nextTS, 100)
+}
+
+// NextTS hands out a fresh, valid message ts from the same clock as the
+// bot's own posts, so a thread's messages sort as they were sent.
+func (s *Server) NextTS() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextTS++
+	return fmt.Sprintf("%d.%06d", s.nextTS, 200)
 }
 
 func (s *Server) api(w http.ResponseWriter, r *http.Request) {
@@ -274,15 +288,17 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = json.Unmarshal([]byte(f.Get("files")), &files)
 		s.mu.Lock()
+		var done []any
 		for _, fl := range files {
 			if up := s.uploads[fl.ID]; up != nil {
 				up.Channel, up.Title = f.Get("channel_id"), fl.Title
 				s.files = append(s.files, *up)
+				done = append(done, map[string]any{"id": fl.ID, "title": fl.Title})
 			}
 		}
 		s.mu.Unlock()
 		s.cond.Broadcast()
-		writeJSON(w, map[string]any{"ok": true, "files": []any{}})
+		writeJSON(w, map[string]any{"ok": true, "files": done})
 	default:
 		writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
 	}
@@ -310,6 +326,26 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.WriteHeader(200)
 	_, _ = w.Write([]byte("OK - " + fmt.Sprint(len(content))))
+}
+
+// response takes a POST to a response_url, as Slack does for slash
+// commands and interactions.
+func (s *Server) response(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Text            string          `json:"text"`
+		Blocks          json.RawMessage `json:"blocks"`
+		ResponseType    string          `json:"response_type"`
+		ReplaceOriginal bool            `json:"replace_original"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		http.Error(w, "invalid_payload", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.posted = append(s.posted, Message{Channel: "response_url", Text: body.Text, Blocks: body.Blocks, Ephemeral: body.ResponseType != "in_channel", Response: true, Replace: body.ReplaceOriginal})
+	s.mu.Unlock()
+	s.cond.Broadcast()
+	_, _ = w.Write([]byte("ok"))
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/scripted"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// command runs /mnemo and returns its ephemeral answer.
+func (b *bot) command(user, channel, text string) fakeslack.Message {
+	b.t.Helper()
+	before := len(b.responses())
+	b.slack.WaitAck(b.slack.SendSlashCommand("/mnemo", text, user, channel), 5*time.Second)
+	return b.nextResponse(before)
+}
+
+func (b *bot) responses() []fakeslack.Message {
+	var out []fakeslack.Message
+	for _, m := range b.slack.Posted() {
+		if m.Response {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (b *bot) nextResponse(before int) fakeslack.Message {
+	b.t.Helper()
+	got := b.slack.WaitPosted(before+1, 10*time.Second, func(m fakeslack.Message) bool { return m.Response })
+	r := got[before]
+	require.True(b.t, r.Ephemeral, "every answer is ephemeral")
+	return r
+}
+
+// click presses a button as user, in channel (or on the Home tab when
+// channel is empty).
+func (b *bot) click(user, channel, actionID, value string) string {
+	b.t.Helper()
+	payload := map[string]any{
+		"type": "block_actions", "team": map[string]any{"id": fakeslack.TeamID}, "user": map[string]any{"id": user, "team_id": fakeslack.TeamID},
+		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "response_url": strings.TrimSuffix(b.slack.URL, "/api/") + "/response",
+		"actions": []any{map[string]any{"type": "button", "action_id": actionID, "block_id": "b1", "value": value, "action_ts": "1800000000.000100"}},
+	}
+	if channel != "" {
+		payload["channel"] = map[string]any{"id": channel}
+		payload["container"] = map[string]any{"type": "message", "message_ts": "1800000000.000100", "is_ephemeral": true}
+	} else {
+		payload["view"] = map[string]any{"id": "V1", "type": "home"}
+		payload["container"] = map[string]any{"type": "view", "view_id": "V1"}
+	}
+	env := b.slack.SendInteractive(payload)
+	b.slack.WaitAck(env, 5*time.Second)
+	return env
+}
+
+func (b *bot) store() *memory.Store { return memory.New(b.db.Pool, memory.Options{}) }
+
+func (b *bot) seed(user string, scope memory.Scope, channel, content string) memory.Memory {
+	b.t.Helper()
+	vis := provenance.Public
+	if strings.HasPrefix(channel, "D") {
+		vis = provenance.DM
+	}
+	out, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: user},
+		Place: provenance.Place{Team: fakeslack.TeamID, Channel: channel, SourceKey: sourceKey(channel, "1800000000.000100"), Visibility: vis},
+		Scope: scope, Content: content, WrittenBy: memory.ByExplicit,
+	})
+	require.NoError(b.t, err)
+	require.Equal(b.t, memory.Stored, out.Status, out.Reason)
+	return *out.Memory
+}
+
+func (b *bot) auditActions() []string {
+	b.t.Helper()
+	rows, err := b.db.Pool.Query(context.Background(), "SELECT actor_id || ' ' || action FROM admin_audit ORDER BY id")
+	require.NoError(b.t, err)
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		require.NoError(b.t, rows.Scan(&s))
+		out = append(out, s)
+	}
+	return out
+}
+
+func (b *bot) archived(id string) bool {
+	b.t.Helper()
+	m, err := b.store().Resolve(context.Background(), fakeslack.TeamID, id)
+	require.NoError(b.t, err)
+	return m[0].ArchivedAt != nil
+}
+
+func TestSlashCommandsAndPermissions(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", carol)
+	const ch = "C0TEAM"
+	aliceMem := b.seed(alice, memory.ScopePersonal, ch, "I prefer terse PR summaries")
+	chanMem := b.seed(bob, memory.ScopeChannel, ch, "Deploys go out on Tuesdays after QA sign-off")
+
+	r := b.command(alice, ch, "help")
+	for _, sub := range []string{"memories", "forget", "restore", "export", "purge", "learning on|off", "stats"} {
+		require.Contains(t, r.Text, sub)
+	}
+
+	r = b.command(alice, ch, "memories")
+	require.Contains(t, string(r.Blocks), "Prefers terse PR summaries")
+	require.Contains(t, string(r.Blocks), aliceMem.ShortID())
+	require.Contains(t, string(r.Blocks), `"action_id":"mnemo_forget"`)
+	require.NotContains(t, string(r.Blocks), "Deploys go out")
+
+	for _, adminOnly := range []string{"memories <@U0BOB|bob>", "memories <#C0TEAM|team>", "restore " + aliceMem.ShortID(), "export <@U0BOB>", "purge <@U0BOB>", "learning off", "stats"} {
+		r = b.command(alice, ch, adminOnly)
+		require.Contains(t, r.Text, "Only an admin", adminOnly)
+		require.Contains(t, r.Text, "MNEMO_ADMINS", "a refusal says why")
+	}
+	require.Empty(t, b.auditActions(), "refusals change nothing")
+
+	// Admin via MNEMO_ADMINS (carol) and via users.info (admin).
+	r = b.command(carol, ch, "memories <#C0TEAM|team>")
+	require.Contains(t, string(r.Blocks), "Deploys go out on Tuesdays")
+	r = b.command(admin, ch, "memories <@U0ALICE|alice> terse")
+	require.Contains(t, string(r.Blocks), "Prefers terse PR summaries")
+
+	// forget: not someone else's personal memory, but your own, and an admin anyone's.
+	r = b.command(bob, ch, "forget "+aliceMem.ShortID())
+	require.Contains(t, r.Text, "can't forget")
+	require.False(t, b.archived(aliceMem.ShortID()))
+	r = b.command(alice, ch, "forget "+aliceMem.ShortID())
+	require.Contains(t, r.Text, "Forgotten")
+	require.True(t, b.archived(aliceMem.ShortID()))
+
+	r = b.command(carol, ch, "restore "+aliceMem.ShortID())
+	require.Contains(t, r.Text, "Restored")
+	require.False(t, b.archived(aliceMem.ShortID()))
+
+	r = b.command(bob, ch, "forget "+chanMem.ShortID()) // anyone in the channel
+	require.Contains(t, r.Text, "Forgotten")
+	r = b.command(alice, "C0OTHER", "forget "+aliceMem.ShortID())
+	require.Contains(t, r.Text, "Forgotten", "your own personal memory, from anywhere")
+
+	r = b.command(admin, ch, "learning off")
+	require.Contains(t, r.Text, "now off")
+	var on bool
+	require.NoError(t, b.db.Pool.QueryRow(context.Background(), "SELECT learning_enabled FROM channel_settings WHERE channel_id = $1", ch).Scan(&on))
+	require.False(t, on)
+
+	r = b.command(admin, ch, "stats")
+	require.Contains(t, r.Text, "memories:")
+	require.Contains(t, r.Text, "archived")
+
+	r = b.command(alice, ch, "frobnicate")
+	require.Contains(t, r.Text, "help")
+
+	require.Equal(t, []string{carol + " restore", bob + " forget", admin + " learning off"}, b.auditActions(), "every admin action is recorded with its actor")
+}
+
+func TestExportSendsJSONToTheAdminsDM(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	b.seed(alice, memory.ScopePersonal, "D0ALICE", "I prefer replies in French")
+	r := b.command(admin, "C0TEAM", "export <@U0ALICE|alice>")
+	require.Contains(t, r.Text, "Sent 1 memories")
+	f := b.slack.WaitFile(5 * time.Second)
+	require.Equal(t, "D0ADMIN", f.Channel, "to the admin's DM")
+	var body struct {
+		User     string           `json:"user"`
+		Memories []map[string]any `json:"memories"`
+	}
+	require.NoError(t, json.Unmarshal(f.Content, &body), string(f.Content))
+	require.Equal(t, alice, body.User)
+	require.Len(t, body.Memories, 1)
+	require.Equal(t, "Prefers replies in French", body.Memories[0]["Content"])
+	require.Equal(t, []string{admin + " export"}, b.auditActions())
+}
+
+func TestPurgeNeedsConfirmation(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	m1 := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+	m2 := b.seed(alice, memory.ScopePersonal, "D0ALICE", "I prefer replies in French")
+	keep := b.seed(bob, memory.ScopePersonal, "C0TEAM", "I prefer long walks after lunch")
+
+	r := b.command(admin, "C0TEAM", "purge <@U0ALICE>")
+	require.Contains(t, r.Text, "all 2 personal memories")
+	require.Contains(t, string(r.Blocks), "mnemo_purge_confirm")
+	require.False(t, b.archived(m1.ShortID()), "nothing happens before the confirmation")
+
+	before := len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_cancel", alice)
+	require.Contains(t, b.nextResponse(before).Text, "cancelled")
+	require.False(t, b.archived(m1.ShortID()))
+
+	// A non-admin pressing the button is refused.
+	before = len(b.responses())
+	b.click(bob, "C0TEAM", "mnemo_purge_confirm", alice)
+	require.Contains(t, b.nextResponse(before).Text, "Only an admin")
+	require.False(t, b.archived(m1.ShortID()))
+
+	before = len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
+	done := b.nextResponse(before)
+	require.Contains(t, done.Text, "Archived 2")
+	require.True(t, done.Replace)
+	require.True(t, b.archived(m1.ShortID()))
+	require.True(t, b.archived(m2.ShortID()))
+	require.False(t, b.archived(keep.ShortID()), "only that person's")
+	require.Equal(t, []string{admin + " purge"}, b.auditActions())
+}
+
+func TestForgetButtonAndAppHome(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	m1 := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+	m2 := b.seed(alice, memory.ScopePersonal, "D0ALICE", "I prefer replies in French")
+
+	// The Forget button on a /mnemo memories answer.
+	before := len(b.responses())
+	b.click(alice, "C0TEAM", "mnemo_forget", m1.ID.String())
+	require.Contains(t, b.nextResponse(before).Text, "Forgotten")
+	require.True(t, b.archived(m1.ShortID()))
+	// Someone else's Forget press is refused.
+	before = len(b.responses())
+	b.click(bob, "C0TEAM", "mnemo_forget", m2.ID.String())
+	require.Contains(t, b.nextResponse(before).Text, "can't forget")
+	require.False(t, b.archived(m2.ShortID()))
+
+	// App Home.
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_home_opened", "user": alice, "channel": "D0ALICE", "tab": "home", "event_ts": "1800000000.000100"}), 5*time.Second)
+	view := b.slack.WaitView(alice, 10*time.Second, nil)
+	require.Contains(t, string(view), "What mnemo remembers about you")
+	require.Contains(t, string(view), "Prefers replies in French")
+	require.Contains(t, string(view), "in a DM")
+	require.Contains(t, string(view), `"action_id":"mnemo_forget"`)
+	require.Contains(t, string(view), "passive learning in our DM is on")
+	require.NotContains(t, string(view), "Prefers terse PR summaries", "forgotten memories are gone")
+
+	b.click(alice, "", "mnemo_forget", m2.ID.String())
+	view = b.slack.WaitView(alice, 10*time.Second, func(v json.RawMessage) bool { return !strings.Contains(string(v), "Prefers replies in French") })
+	require.Contains(t, string(view), "Nothing yet")
+	require.True(t, b.archived(m2.ShortID()))
+}
+
+func TestReactionLifecycle(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		if strings.Contains(req.Transcript(), "break") {
+			return fakellm.Reply{Status: 400}
+		}
+		return scripted.Memory()(n, req)
+	})
+	ok, _ := b.mention(alice, "C0R", "hello", "")
+	b.replies("C0R", ok, 1)
+	b.waitDone("C0R", ok)
+	var seq []string
+	for _, r := range b.slack.Reactions() {
+		if r.TS == ok {
+			seq = append(seq, r.Op+" "+r.Name)
+		}
+	}
+	require.Equal(t, []string{"add eyes", "remove eyes", "add white_check_mark"}, seq)
+
+	bad, _ := b.mention(alice, "C0R", "please break", "")
+	b.slack.WaitReaction("add", "warning", bad, 20*time.Second)
+	msgs := b.replies("C0R", bad, 1)
+	require.Contains(t, msgs[0].Text, "try again")
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(msgs[0].Text), "."), "one sentence")
+	seq = nil
+	for _, r := range b.slack.Reactions() {
+		if r.TS == bad {
+			seq = append(seq, r.Op+" "+r.Name)
+		}
+	}
+	require.Equal(t, []string{"add eyes", "remove eyes", "add warning"}, seq)
+}
+
+func TestFollowUpsInAThreadTheBotIsPartOf(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0FOLLOW"
+	root, _ := b.mention(alice, ch, "hi", "")
+	b.replies(ch, root, 1)
+	b.waitDone(ch, root)
+
+	message := func(user, text string) string {
+		ts := b.nextTS()
+		b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "channel", "user": user, "text": text, "ts": ts, "thread_ts": root, "channel": ch}), 5*time.Second)
+		return ts
+	}
+	// Alice follows up directly after the bot's reply: answered.
+	f1 := message(alice, "and what about tomorrow?")
+	b.replies(ch, root, 2)
+	b.waitDone(ch, f1)
+
+	// Bob joins and talks to Alice: chatter, not answered, but logged as context.
+	chat := message(bob, "alice, did you see the build?")
+	require.Eventually(t, func() bool { return b.sessionRowsWithTS(chat) == 1 }, 5*time.Second, 20*time.Millisecond)
+	// Now that two people talk in the thread, a follow-up must name the bot.
+	plain := message(alice, "yes, it is green")
+	require.Eventually(t, func() bool { return b.sessionRowsWithTS(plain) == 1 }, 5*time.Second, 20*time.Millisecond)
+	named := message(alice, "mnemo, can you summarize this thread?")
+	b.replies(ch, root, 3)
+	b.waitDone(ch, named)
+	time.Sleep(300 * time.Millisecond)
+	require.Len(t, b.replies(ch, root, 3), 3, "chatter was not answered")
+
+	// A message in a thread the bot is not part of is ignored entirely.
+	other := b.nextTS()
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "channel", "user": alice, "text": "mnemo is great", "ts": other, "channel": ch}), 5*time.Second)
+	time.Sleep(200 * time.Millisecond)
+	require.Equal(t, 0, b.sessionRowsWithTS(other))
+}

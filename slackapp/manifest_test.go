@@ -1,0 +1,60 @@
+package slackapp
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+func TestManifest(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("manifest.yaml")
+	require.NoError(t, err)
+	var m struct {
+		Features struct {
+			AppHome struct {
+				HomeTab     bool `yaml:"home_tab_enabled"`
+				MessagesTab bool `yaml:"messages_tab_enabled"`
+			} `yaml:"app_home"`
+			SlashCommands []struct {
+				Command string `yaml:"command"`
+			} `yaml:"slash_commands"`
+		} `yaml:"features"`
+		OAuth struct {
+			Scopes struct {
+				Bot []string `yaml:"bot"`
+			} `yaml:"scopes"`
+		} `yaml:"oauth_config"`
+		Settings struct {
+			Events struct {
+				Bot []string `yaml:"bot_events"`
+			} `yaml:"event_subscriptions"`
+			Interactivity struct {
+				Enabled bool `yaml:"is_enabled"`
+			} `yaml:"interactivity"`
+			SocketMode bool `yaml:"socket_mode_enabled"`
+		} `yaml:"settings"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &m))
+	require.True(t, m.Settings.SocketMode)
+	require.True(t, m.Settings.Interactivity.Enabled, "buttons")
+	require.True(t, m.Features.AppHome.HomeTab)
+	require.True(t, m.Features.AppHome.MessagesTab, "DMs")
+	require.Len(t, m.Features.SlashCommands, 1)
+	require.Equal(t, "/mnemo", m.Features.SlashCommands[0].Command)
+	require.ElementsMatch(t, []string{"app_mention", "app_home_opened", "message.channels", "message.groups", "message.im"}, m.Settings.Events.Bot)
+
+	// Only the scopes the bot uses: each one is justified by a call it makes.
+	needed := map[string]string{
+		"app_mentions:read": "app_mention", "channels:history": "message.channels", "groups:history": "message.groups",
+		"im:history": "message.im", "channels:read": "conversations.info", "groups:read": "conversations.info",
+		"im:read": "conversations.info", "im:write": "conversations.open", "chat:write": "chat.postMessage",
+		"reactions:write": "reactions.add", "users:read": "users.info", "commands": "/mnemo", "files:write": "files.uploadV2",
+	}
+	require.Len(t, m.OAuth.Scopes.Bot, len(needed))
+	for _, s := range m.OAuth.Scopes.Bot {
+		require.Contains(t, needed, s, "scope %s is not needed", s)
+	}
+}
