@@ -11,7 +11,7 @@ GO ?= go
 SQLC := $(GO) -C devtools tool sqlc -f ../sqlc.yaml
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run chat test vet fuzz bench db db-stop generate check-generated eval clean
+.PHONY: all build run chat test vet fuzz bench db db-stop generate check-generated eval eval-live eval-mutation clean
 
 all: build
 
@@ -38,6 +38,14 @@ vet:
 ## eval: the memory workflow evals with the scripted model
 eval: $(DB_DEP) build
 	./bin/mnemo eval
+
+## eval-live: the evals against the configured provider, graded by MNEMO_JUDGE_MODEL
+eval-live: $(DB_DEP) build
+	./bin/mnemo eval --live
+
+## eval-mutation: the evals must fail against per-message thread keys
+eval-mutation: $(DB_DEP)
+	./scripts/eval-mutation.sh
 
 ## fuzz: fuzz targets, 30s each
 fuzz:

@@ -27,13 +27,23 @@ func KeyFor(team, channel, ts, threadTS string) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
-	root := msg
+	var thread TS
 	if threadTS != "" {
-		if root, err = ParseTS("thread_ts", threadTS); err != nil {
+		if thread, err = ParseTS("thread_ts", threadTS); err != nil {
 			return Key{}, err
 		}
 	}
-	return Key{Team: team, Channel: channel, Root: root}, nil
+	return Key{Team: team, Channel: channel, Root: rootOf(msg, thread)}, nil
+}
+
+// rootOf picks a message's thread root: its thread_ts, or itself. It is a
+// variable only so the eval mutation check (build tag
+// mnemo_mutant_per_message_key) can swap in a broken derivation.
+var rootOf = func(msg, thread TS) TS {
+	if thread != "" {
+		return thread
+	}
+	return msg
 }
 
 // SourceKey is the thread's stable identifier in storage:

@@ -8,11 +8,11 @@ package fakellm
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-bot/mnemo/internal/tb"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/mnemo-bot/mnemo/llm"
 )
@@ -50,7 +50,7 @@ type Server struct {
 }
 
 // New starts a server that answers with script, and stops it when t ends.
-func New(t testing.TB, script Script) *Server {
+func New(t tb.TB, script Script) *Server {
 	s := &Server{script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.anthropic)

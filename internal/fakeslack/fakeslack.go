@@ -7,6 +7,7 @@ package fakeslack
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-bot/mnemo/internal/tb"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,7 +15,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -77,7 +77,7 @@ type File struct {
 // Server is a running fake Slack.
 type Server struct {
 	URL    string // Web API base, ends with "/api/"
-	t      testing.TB
+	t      tb.TB
 	srv    *httptest.Server
 	upgrad websocket.Upgrader
 
@@ -98,10 +98,11 @@ type Server struct {
 	nextEnv   int
 	opens     int
 	failNext  map[string]string
+	holding   bool
 }
 
 // New starts a fake Slack and stops it when t ends.
-func New(t testing.TB) *Server {
+func New(t tb.TB) *Server {
 	s := &Server{
 		t: t, acks: map[string]json.RawMessage{}, history: map[string][]Message{},
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{},
@@ -119,6 +120,8 @@ func New(t testing.TB) *Server {
 	s.URL = s.srv.URL + "/api/"
 	t.Cleanup(func() {
 		s.mu.Lock()
+		s.holding = false // a held post must not keep the server from closing
+		s.cond.Broadcast()
 		for _, c := range s.conns {
 			_ = c.Close()
 		}
@@ -141,6 +144,22 @@ func (s *Server) Seed(m Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.history[m.Channel] = append(s.history[m.Channel], m)
+}
+
+// HoldPosts makes chat.postMessage wait until ReleasePosts, so several
+// posts reach the bot before any reply lands (a batched mention).
+func (s *Server) HoldPosts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.holding = true
+}
+
+// ReleasePosts lets held posts through.
+func (s *Server) ReleasePosts() {
+	s.mu.Lock()
+	s.holding = false
+	s.mu.Unlock()
+	s.cond.Broadcast()
 }
 
 // FailNext makes the next call of method answer {"ok":false,"error":code}.
@@ -210,6 +229,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "url": "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/ws"})
 	case "chat.postMessage", "chat.postEphemeral":
 		s.mu.Lock()
+		for s.holding {
+			s.cond.Wait()
+		}
 		m := Message{Channel: f.Get("channel"), TS: s.ts(), ThreadTS: f.Get("thread_ts"), User: BotUserID, BotID: BotID, Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks"))}
 		if method == "chat.postEphemeral" {
 			m.Ephemeral, m.Target = true, f.Get("user")

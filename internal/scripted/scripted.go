@@ -17,6 +17,8 @@ import (
 
 var (
 	rememberRe = regexp.MustCompile(`(?is)\bremember(?: that)?\s+(.+)$`)
+	rememberAt = regexp.MustCompile(`(?is)^(.+?)[,.;]?\s*(?:please\s+)?remember (?:that|this)[.!]?$`)
+	fillerRe   = regexp.MustCompile(`(?i)^(honestly|tbh|fwiw|ngl|btw|so|well|ok|okay)[,:]?\s+`)
 	forgetRe   = regexp.MustCompile(`(?is)\bforget(?: that| about)?\s+(.+)$`)
 	sourcesRe  = regexp.MustCompile(`Available sources:(.*)`)
 	memoryLine = regexp.MustCompile(`(?m)^> \[[^\]]*\] (.+)$`)
@@ -122,7 +124,10 @@ func turn(req *fakellm.Request) fakellm.Reply {
 	search, execute, sources := catalog(req)
 	last := req.Messages[len(req.Messages)-1]
 	human := lastHuman(req)
-	wantRemember := rememberRe.FindStringSubmatch(human)
+	wantRemember := rememberAt.FindStringSubmatch(human)
+	if wantRemember == nil {
+		wantRemember = rememberRe.FindStringSubmatch(human)
+	}
 	wantForget := forgetRe.FindStringSubmatch(human)
 	if len(last.ToolResults) == 0 {
 		if (wantRemember == nil && wantForget == nil) || search == "" {
@@ -150,7 +155,8 @@ func turn(req *fakellm.Request) fakellm.Reply {
 		if wantForget != nil {
 			verb, args = "Forget", map[string]any{"memory": strings.TrimSpace(wantForget[1])}
 		} else {
-			args["content"] = strings.TrimSpace(wantRemember[1])
+			// Like a model would, it drops conversational filler.
+			args["content"] = fillerRe.ReplaceAllString(strings.TrimSpace(wantRemember[1]), "")
 		}
 		for _, t := range found.Tools {
 			if strings.HasPrefix(t.Description, verb) {

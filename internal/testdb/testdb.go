@@ -9,11 +9,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/mnemo-bot/mnemo/internal/tb"
 	"io/fs"
 	"net/url"
 	"os"
 	"sync"
-	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -34,20 +34,20 @@ var (
 )
 
 // ServerURL is the server tests run against.
-func ServerURL(t testing.TB) string {
+func ServerURL(t tb.TB) string {
 	t.Helper()
 	u := os.Getenv("MNEMO_TEST_DATABASE_URL")
 	if u == "" {
 		u = os.Getenv("DATABASE_URL")
 	}
 	if u == "" {
-		t.Fatal("testdb: DATABASE_URL is not set; run the tests with `make test`, which starts PostgreSQL")
+		t.Fatalf("testdb: DATABASE_URL is not set; run the tests with `make test`, which starts PostgreSQL")
 	}
 	return u
 }
 
 // New creates a fresh, migrated database for t and drops it when t ends.
-func New(t testing.TB) *DB {
+func New(t tb.TB) *DB {
 	t.Helper()
 	ctx := context.Background()
 	server := ServerURL(t)

@@ -1,0 +1,6 @@
+// Package evals owns mnemo's scenario evals: memory workflows written as
+// YAML, validated at load by the product's own strict timestamp parser, run
+// through the real pipeline (Slack handlers, model, tools, Postgres) against
+// the fake Slack, and judged by database assertions that cannot pass
+// vacuously and by a rubric. See docs/evals.md.
+package evals

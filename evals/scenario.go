@@ -1,0 +1,249 @@
+package evals
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mnemo-bot/mnemo/threads"
+)
+
+//go:embed scenarios/*.yaml
+var builtin embed.FS
+
+// Builtin is the memory workflow suite shipped with mnemo.
+func Builtin() fs.FS {
+	sub, _ := fs.Sub(builtin, "scenarios")
+	return sub
+}
+
+// Scenario is one eval case.
+type Scenario struct {
+	Name        string      `yaml:"name"`
+	Description string      `yaml:"description"`
+	Seed        []Seed      `yaml:"seed"`
+	Events      []Event     `yaml:"events"`
+	ExpectTools []string    `yaml:"expect_tools"`
+	Assert      []Assertion `yaml:"assert"`
+	Rubric      Rubric      `yaml:"rubric"`
+	File        string      `yaml:"-"`
+}
+
+// Seed is a memory stored before the events.
+type Seed struct {
+	ID      string `yaml:"id"`
+	User    string `yaml:"user"`
+	Channel string `yaml:"channel"`
+	TS      string `yaml:"ts"`
+	Scope   string `yaml:"scope"`
+	Kind    string `yaml:"kind"`
+	Content string `yaml:"content"`
+}
+
+// Event is one Slack post.
+type Event struct {
+	ID          string `yaml:"id"`
+	User        string `yaml:"user"`
+	Channel     string `yaml:"channel"`
+	ChannelType string `yaml:"channel_type"` // channel, group or im
+	Mention     bool   `yaml:"mention"`      // an app_mention (else a plain message)
+	Text        string `yaml:"text"`
+	TS          string `yaml:"ts"`
+	ThreadTS    string `yaml:"thread_ts"`
+	// Batch sends the next event before this one is answered, holding the
+	// model until both are in the thread (a batched mention).
+	Batch bool `yaml:"batch"`
+	// Answered says whether the bot is expected to reply (default true for
+	// mentions and DMs).
+	Answered *bool `yaml:"answered"`
+}
+
+// Assertion checks memories of one thread (the thread of the event or seed
+// named by Thread), one scope and one subject type.
+type Assertion struct {
+	Thread      string `yaml:"thread"`
+	Scope       string `yaml:"scope"`
+	SubjectType string `yaml:"subject_type"`
+	Subject     string `yaml:"subject"` // a user name from the scenario, or an id
+	Count       int    `yaml:"count"`
+	Content     string `yaml:"content"` // a regular expression the content must match
+	Archived    bool   `yaml:"archived"`
+}
+
+// Rubric says what a good last reply does and what a bad one does. In the
+// scripted run the patterns decide; live, a judge model grades the
+// conditions.
+type Rubric struct {
+	Pass       []string `yaml:"pass"`
+	Fail       []string `yaml:"fail"`
+	MustMatch  []string `yaml:"must_match"`
+	MustNotMatch []string `yaml:"must_not_match"`
+}
+
+// Users of every scenario: names in fixtures map to these ids.
+var Users = map[string]string{"alice": "U0EVALICE", "bob": "U0EVBOB", "carol": "U0EVCAROL"}
+
+// UserID resolves a fixture's user name.
+func UserID(name string) string {
+	if id, ok := Users[strings.ToLower(name)]; ok {
+		return id
+	}
+	return name
+}
+
+var channelID = regexp.MustCompile(`^[CDG][A-Z0-9]{2,20}$`)
+
+// Load reads every *.yaml scenario in fsys and validates it strictly. A
+// label-suffixed or otherwise malformed ts fails the load, naming the file,
+// the field and the value; so does a thread root shared by two scenarios.
+func Load(fsys fs.FS) ([]Scenario, error) {
+	files, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []Scenario
+	var problems []string
+	roots := map[string]string{} // channel:ts → scenario
+	for _, f := range files {
+		raw, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(raw))
+		dec.KnownFields(true)
+		var s Scenario
+		if err := dec.Decode(&s); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", f, err))
+			continue
+		}
+		s.File = path.Base(f)
+		for _, p := range validate(&s) {
+			problems = append(problems, fmt.Sprintf("%s: %s", f, p))
+		}
+		for _, e := range s.Events {
+			if e.ThreadTS == "" {
+				k := e.Channel + ":" + e.TS
+				if other, dup := roots[k]; dup && other != s.Name {
+					problems = append(problems, fmt.Sprintf("%s: event %s reuses thread %s of scenario %s; give each scenario its own timestamps", f, e.ID, k, other))
+				}
+				roots[k] = s.Name
+			}
+		}
+		out = append(out, s)
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("evals: invalid scenarios:\n  - %s", strings.Join(problems, "\n  - "))
+	}
+	return out, nil
+}
+
+func validate(s *Scenario) []string {
+	var p []string
+	bad := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	if s.Name == "" {
+		bad("name is missing")
+	}
+	if len(s.Events) == 0 {
+		bad("no events")
+	}
+	ids := map[string]bool{}
+	checkTS := func(where, field, v string) {
+		if _, err := threads.ParseTS(field, v); err != nil {
+			bad("%s: %v", where, err)
+		}
+	}
+	for i := range s.Seed {
+		sd := &s.Seed[i]
+		where := fmt.Sprintf("seed %d", i)
+		if sd.ID == "" || ids[sd.ID] {
+			bad("%s: needs a unique id", where)
+		}
+		ids[sd.ID] = true
+		checkTS(where, "seed.ts", sd.TS)
+		if !channelID.MatchString(sd.Channel) {
+			bad("%s: channel %q is not a Slack channel id", where, sd.Channel)
+		}
+		if sd.Content == "" {
+			bad("%s: content is empty", where)
+		}
+	}
+	for i := range s.Events {
+		e := &s.Events[i]
+		where := fmt.Sprintf("event %d", i)
+		if e.ID == "" || ids[e.ID] {
+			bad("%s: needs a unique id", where)
+		}
+		ids[e.ID] = true
+		checkTS(where, "event.ts", e.TS)
+		if e.ThreadTS != "" {
+			checkTS(where, "event.thread_ts", e.ThreadTS)
+		}
+		if !channelID.MatchString(e.Channel) {
+			bad("%s: channel %q is not a Slack channel id", where, e.Channel)
+		}
+		switch e.ChannelType {
+		case "":
+			e.ChannelType = map[byte]string{'C': "channel", 'G': "group", 'D': "im"}[e.Channel[0]]
+		case "channel", "group", "im":
+		default:
+			bad("%s: channel_type %q must be channel, group or im", where, e.ChannelType)
+		}
+		if e.User == "" || e.Text == "" {
+			bad("%s: user and text are required", where)
+		}
+		if i > 0 && e.TS <= s.Events[i-1].TS {
+			bad("%s: ts %s is not after the previous event's", where, e.TS)
+		}
+	}
+	for i, a := range s.Assert {
+		where := fmt.Sprintf("assertion %d", i)
+		if !ids[a.Thread] {
+			bad("%s: thread %q names no event or seed", where, a.Thread)
+		}
+		if a.Scope == "" || a.SubjectType == "" {
+			bad("%s: scope and subject_type are required", where)
+		}
+		if a.Content != "" {
+			if _, err := regexp.Compile(a.Content); err != nil {
+				bad("%s: content: %v", where, err)
+			}
+		}
+	}
+	for _, pat := range append(append([]string{}, s.Rubric.MustMatch...), s.Rubric.MustNotMatch...) {
+		if _, err := regexp.Compile(pat); err != nil {
+			bad("rubric pattern %q: %v", pat, err)
+		}
+	}
+	if len(s.Rubric.Pass) == 0 {
+		bad("rubric has no pass conditions")
+	}
+	return p
+}
+
+// threadOf returns the root ts of the thread an event or seed belongs to,
+// from the fixture alone (not the product's key derivation), so a broken
+// derivation in the product shows up as failed assertions.
+func (s *Scenario) threadOf(id string) (channel, root string, ok bool) {
+	for _, e := range s.Events {
+		if e.ID == id {
+			if e.ThreadTS != "" {
+				return e.Channel, e.ThreadTS, true
+			}
+			return e.Channel, e.TS, true
+		}
+	}
+	for _, sd := range s.Seed {
+		if sd.ID == id {
+			return sd.Channel, sd.TS, true
+		}
+	}
+	return "", "", false
+}
