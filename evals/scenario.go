@@ -81,9 +81,9 @@ type Assertion struct {
 // scripted run the patterns decide; live, a judge model grades the
 // conditions.
 type Rubric struct {
-	Pass       []string `yaml:"pass"`
-	Fail       []string `yaml:"fail"`
-	MustMatch  []string `yaml:"must_match"`
+	Pass         []string `yaml:"pass"`
+	Fail         []string `yaml:"fail"`
+	MustMatch    []string `yaml:"must_match"`
 	MustNotMatch []string `yaml:"must_not_match"`
 }
 
