@@ -39,7 +39,9 @@ func (s *scriptedAdjudicator) Contradicted(_ context.Context, newer string, cand
 	return s.pick(newer, cands), nil
 }
 
-func setup(t *testing.T) *testBundle {
+func setup(t *testing.T) *testBundle { return setupTB(t) }
+
+func setupTB(t testing.TB) *testBundle {
 	t.Helper()
 	b := &testBundle{db: testdb.New(t), adj: &scriptedAdjudicator{}, now: time.Now()}
 	b.store = memory.New(b.db.Pool, memory.Options{Adjudicator: b.adj})

@@ -13,7 +13,7 @@ failed=$(sed -n 's/^eval: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$out")
 total=$(grep -c . <(sed -n '/^CASE/,/^eval:/p' "$out" | sed '1d;$d'))
 if [ "$rc" -eq 1 ] && [ -n "$failed" ] && [ "$failed" -gt 0 ]; then
 	echo "mutation check: the suite failed against per-message keys, as required ($failed of $total scenarios failed)"
-	grep -E '  FAIL  ' "$out" | sed 's/^/  /'
+	grep -E '  FAIL  ' "$out" | sed -E 's/^([^ ]+) +[0-9.]+ +FAIL +/  - \1: /'
 	exit 0
 fi
 echo "mutation check FAILED: the eval suite did not fail against per-message thread keys (exit $rc)" >&2
