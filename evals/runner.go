@@ -8,7 +8,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -78,24 +77,6 @@ func Run(ctx context.Context, scenarios []Scenario, o Options) []Result {
 	return results
 }
 
-// syncBuffer collects the bot's logs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type scenarioRun struct {
 	s       Scenario
 	o       Options
@@ -103,14 +84,14 @@ type scenarioRun struct {
 	slack   *fakeslack.Server
 	db      *testdb.DB
 	q       *dbsqlc.Queries
-	logs    *syncBuffer
+	logs    *tb.Buffer
 	wait    time.Duration
 	replies map[string]int // channel → replies expected so far
 	last    string         // the bot's last reply
 }
 
 func runOne(ctx context.Context, s Scenario, o Options) Result {
-	r := &scenarioRun{s: s, o: o, run: &tb.Run{}, q: dbsqlc.New(), logs: &syncBuffer{}, wait: 10 * time.Second, replies: map[string]int{}}
+	r := &scenarioRun{s: s, o: o, run: &tb.Run{}, q: dbsqlc.New(), logs: &tb.Buffer{}, wait: 10 * time.Second, replies: map[string]int{}}
 	if o.Live {
 		r.wait = 3 * time.Minute
 	}

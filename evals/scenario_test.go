@@ -28,7 +28,7 @@ func TestLoadRejectsLabelSuffixedTimestamps(t *testing.T) {
 	msg := err.Error()
 	require.Contains(t, msg, "label_suffixed.yaml")
 	require.Contains(t, msg, "event.ts")
-	require.Contains(t, msg, `"17000000.memory-explicit"`)
+	require.Contains(t, msg, `"17000000.memory-explicit"`) // the rejected value is named
 }
 
 func TestLoadRejectsSharedThreadsAndUnknownFields(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
@@ -50,6 +49,7 @@ type App struct {
 	botUserID string
 	botID     string
 	homes     sync.Map // team/user → the App Home's DM channel
+	chanTypes sync.Map // channel → channel_type, from conversations.info
 	wg        sync.WaitGroup
 	baseCtx   context.Context
 }
@@ -168,8 +168,4 @@ func (a *App) claimEvent(ctx context.Context, evt *socketmode.Event) bool {
 		return false
 	}
 	return true
-}
-
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
 }

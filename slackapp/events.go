@@ -48,7 +48,7 @@ func (a *App) onAppMention(evt *socketmode.Event, _ *socketmode.Client) {
 	if m.BotID != "" || m.User == "" || m.User == a.botUserID {
 		return
 	}
-	p := post{envelopeID: evt.Request.EnvelopeID, team: teamOf(e, m.User), channel: m.Channel, user: m.User, text: m.Text, ts: m.TimeStamp, threadTS: m.ThreadTimeStamp, mention: true}
+	p := post{envelopeID: evt.Request.EnvelopeID, team: e.TeamID, channel: m.Channel, user: m.User, text: m.Text, ts: m.TimeStamp, threadTS: m.ThreadTimeStamp, mention: true}
 	a.async(func(ctx context.Context) { a.handlePost(ctx, evt, p) })
 }
 
@@ -68,14 +68,12 @@ func (a *App) onMessage(evt *socketmode.Event, _ *socketmode.Client) {
 	if !humanSubtypes[m.SubType] || m.BotID != "" || m.User == "" || m.User == a.botUserID {
 		return
 	}
-	p := post{envelopeID: evt.Request.EnvelopeID, team: teamOf(e, m.User), channel: m.Channel, channelType: m.ChannelType, user: m.User, text: m.Text, ts: m.TimeStamp, threadTS: m.ThreadTimeStamp}
+	p := post{envelopeID: evt.Request.EnvelopeID, team: e.TeamID, channel: m.Channel, channelType: m.ChannelType, user: m.User, text: m.Text, ts: m.TimeStamp, threadTS: m.ThreadTimeStamp}
 	if m.ChannelType != "im" && strings.Contains(m.Text, "<@"+a.botUserID+">") {
 		return // a channel post that mentions the bot also arrives as app_mention, which answers it
 	}
 	a.async(func(ctx context.Context) { a.handlePost(ctx, evt, p) })
 }
-
-func teamOf(e slackevents.EventsAPIEvent, _ string) string { return e.TeamID }
 
 // handlePost takes one human post through validation, deduplication and,
 // when it is addressed to the bot, a turn.
@@ -97,18 +95,13 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 		// Not addressed by a mention: in a thread the bot is part of, a
 		// follow-up that addresses it is answered; other chatter is kept as
 		// context.
-		known, err := a.sessions.Len(ctx, key)
-		if err != nil {
-			log.Error().Err(err).Msg("session log")
-			return
-		}
-		if known == 0 {
-			log.Debug().Msg("not addressed to the bot, in a thread it is not part of")
-			return
-		}
 		history, err := a.sessions.History(ctx, key, 10)
 		if err != nil {
 			log.Error().Err(err).Msg("session log")
+			return
+		}
+		if len(history) == 0 {
+			log.Debug().Msg("not addressed to the bot, in a thread it is not part of")
 			return
 		}
 		if !AddressesBot(p.text, p.user, history) {
@@ -287,22 +280,27 @@ func (a *App) cleanText(s string) string {
 // channelType asks conversations.info what kind of conversation a channel is,
 // for events (app_mention) that don't say.
 func (a *App) channelType(ctx context.Context, channel string) string {
-	ctx, cancel := withTimeout(ctx, 5*time.Second)
+	if t, ok := a.chanTypes.Load(channel); ok {
+		return t.(string)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	ch, err := a.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: channel})
 	if err != nil {
 		a.log.Debug().Err(err).Msg("conversations.info failed; visibility from the channel id")
 		return ""
 	}
+	t := "channel"
 	switch {
 	case ch.IsIM:
-		return "im"
+		t = "im"
 	case ch.IsMpIM:
-		return "mpim"
+		t = "mpim"
 	case ch.IsPrivate:
-		return "group"
+		t = "group"
 	}
-	return "channel"
+	a.chanTypes.Store(channel, t)
+	return t
 }
 
 var namesBot = regexp.MustCompile(`(?i)(^|[\s,.:;!?(])@?mnemo([\s,.:;!?)]|$)`)

@@ -22,11 +22,11 @@ func TestReplyKeyEqualsRootKey(t *testing.T) {
 
 func TestKeyForRejectsBadThreadTS(t *testing.T) {
 	t.Parallel()
-	_, err := KeyFor("T1", "C1", "1700000050.000200", "17000000.memory-explicit")
+	_, err := KeyFor("T1", "C1", "1700000050.000200", "17000000.memory-explicit") // rejected
 	require.ErrorIs(t, err, ErrBadTS)
 	require.Contains(t, err.Error(), "thread_ts")
 
-	_, err = KeyFor("T1", "C1", "17000000.memory-explicit", "")
+	_, err = KeyFor("T1", "C1", "17000000.memory-explicit", "") // rejected
 	require.ErrorIs(t, err, ErrBadTS)
 	require.Contains(t, err.Error(), "field ts")
 

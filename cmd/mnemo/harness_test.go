@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -25,24 +25,7 @@ type bot struct {
 	slack *fakeslack.Server
 	llm   *fakellm.Server
 	env   map[string]string
-	logs  *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	logs  *tb.Buffer
 }
 
 const (
@@ -54,7 +37,7 @@ const (
 
 func startBot(t *testing.T, script fakellm.Script, extraEnv ...string) *bot {
 	t.Helper()
-	b := &bot{t: t, db: testdb.New(t), slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &syncBuffer{}}
+	b := &bot{t: t, db: testdb.New(t), slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &tb.Buffer{}}
 	for _, u := range []fakeslack.User{{ID: alice, Name: "Alice"}, {ID: bob, Name: "Bob"}, {ID: carol, Name: "Carol"}, {ID: admin, Name: "Ada", IsAdmin: true}} {
 		b.slack.AddUser(u)
 	}

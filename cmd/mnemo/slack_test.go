@@ -40,9 +40,9 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 	require.Equal(t, 2, b.sessionRows(ch, good), "control: the query finds a thread's rows")
 
 	for _, bad := range []struct{ ts, threadTS string }{
-		{"17000000.memory-explicit", ""},
+		{"17000000.memory-explicit", ""}, // rejected: label-suffixed
 		{"1700000000", ""},
-		{b.nextTS(), "17000000.memory-explicit"},
+		{b.nextTS(), "17000000.memory-explicit"}, // rejected: label-suffixed thread_ts
 		{b.nextTS(), "1700000000.1"},
 	} {
 		ev := map[string]any{"type": "app_mention", "user": alice, "text": "<@" + fakeslack.BotUserID + "> remember that I prefer tabs", "ts": bad.ts, "channel": ch}
