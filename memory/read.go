@@ -194,6 +194,7 @@ func (s *Store) Forget(ctx context.Context, actor provenance.Actor, place proven
 		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
 	}
 	f := fromRow(row)
+	s.changed(f)
 	return ForgetOutcome{Forgotten: &f}, nil
 }
 
@@ -209,7 +210,9 @@ func (s *Store) Restore(ctx context.Context, actor provenance.Actor, id uuid.UUI
 	if err != nil {
 		return Memory{}, fmt.Errorf("restore: %w", err)
 	}
-	return fromRow(row), nil
+	m := fromRow(row)
+	s.changed(m)
+	return m, nil
 }
 
 // Filter selects memories for operators and admin views.
@@ -278,6 +281,7 @@ func (s *Store) PurgePersonal(ctx context.Context, actor provenance.Actor, team,
 	if err != nil {
 		return 0, fmt.Errorf("purge: %w", err)
 	}
+	s.changed(Memory{Scope: ScopePersonal, Team: team, SubjectID: subject})
 	return n, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -144,6 +145,20 @@ type Store struct {
 	now         func() time.Time
 	reviewer    Reviewer
 	adjudicator Adjudicator
+	onChange    atomic.Pointer[func(team, subject string)]
+}
+
+// OnPersonalChange registers f to hear of every change to a person's
+// personal memories (the App Home republishes on it). f must not block.
+func (s *Store) OnPersonalChange(f func(team, subject string)) { s.onChange.Store(&f) }
+
+func (s *Store) changed(m Memory) {
+	if m.Scope != ScopePersonal {
+		return
+	}
+	if f := s.onChange.Load(); f != nil {
+		(*f)(m.Team, m.SubjectID)
+	}
 }
 
 // Options configures a Store.
@@ -323,6 +338,7 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 	if err := tx.Commit(ctx); err != nil {
 		return Outcome{}, fmt.Errorf("remember: commit: %w", err)
 	}
+	s.changed(m)
 	return out, nil
 }
 

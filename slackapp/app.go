@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
@@ -49,6 +50,7 @@ type App struct {
 	botUserID string
 	botID     string
 	homes     sync.Map // team/user → the App Home's DM channel
+	turnSlots chan struct{}
 	chanTypes sync.Map // channel → channel_type, from conversations.info
 	wg        sync.WaitGroup
 	baseCtx   context.Context
@@ -60,11 +62,26 @@ func New(c Config) *App {
 	if cmd == "" {
 		cmd = "/mnemo"
 	}
-	return &App{
+	a := &App{
 		api: c.API, sm: c.Socket, pool: c.Pool, q: dbsqlc.New(), sessions: threads.NewLog(c.Pool),
 		agent: c.Agent, memory: c.Memory, dir: c.Directory, log: c.Logger, command: cmd, afterTurn: c.AfterTurn,
+		turnSlots: make(chan struct{}, MaxConcurrentTurns),
 	}
+	// Any change to someone's personal memories, from a tool, learning or
+	// an admin, republishes their App Home.
+	c.Memory.OnPersonalChange(func(team, subject string) {
+		a.async(func(ctx context.Context) { a.publishHome(ctx, team, subject, 0) })
+	})
+	return a
 }
+
+// MaxConcurrentTurns bounds the turns one replica runs at once; further
+// posts wait for a slot (their envelopes are already acked).
+const MaxConcurrentTurns = 16
+
+// EventRetention is how long event ids are kept for deduplicating Slack's
+// retries, which stop within minutes.
+const EventRetention = 24 * time.Hour
 
 // Run connects over Socket Mode and handles events until ctx ends, then
 // waits for turns in flight.
@@ -87,6 +104,7 @@ func (a *App) Run(ctx context.Context) error {
 	h.Handle(socketmode.EventTypeConnected, func(*socketmode.Event, *socketmode.Client) { a.log.Info().Msg("socket mode connected") })
 	h.HandleDefault(a.onOther)
 
+	go a.pruneEvents(ctx)
 	err = h.RunEventLoopContext(ctx)
 	a.wg.Wait()
 	if ctx.Err() != nil {
@@ -119,6 +137,25 @@ func (a *App) async(f func(ctx context.Context)) {
 		ctx := context.WithoutCancel(a.baseCtx)
 		f(ctx)
 	}()
+}
+
+// pruneEvents drops event ids past EventRetention, hourly.
+func (a *App) pruneEvents(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := a.q.InboundEventPrune(ctx, a.pool, time.Now().Add(-EventRetention))
+		if err != nil && ctx.Err() == nil {
+			a.log.Warn().Err(err).Msg("event id pruning failed")
+		} else if n > 0 {
+			a.log.Debug().Int64("pruned", n).Msg("old event ids pruned")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func (a *App) onOther(evt *socketmode.Event, _ *socketmode.Client) {

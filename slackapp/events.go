@@ -117,6 +117,8 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 }
 
 func (a *App) runTurn(ctx context.Context, key threads.Key, vis provenance.Visibility, p post) {
+	a.turnSlots <- struct{}{}
+	defer func() { <-a.turnSlots }()
 	log := a.log.With().Str("envelope_id", p.envelopeID).Str("source_key", key.SourceKey()).Logger()
 	actor, err := a.dir.ActorFromEvent(ctx, p.team, p.user)
 	if err != nil {
@@ -195,7 +197,7 @@ func failureSentence(err error) string {
 func (a *App) fail(ctx context.Context, p post, key threads.Key, sentence string) {
 	a.react(ctx, "remove", p.channel, p.ts, "eyes")
 	a.react(ctx, "add", p.channel, p.ts, "warning")
-	if _, _, err := a.api.PostMessageContext(ctx, p.channel, slack.MsgOptionText(sentence, false), slack.MsgOptionTS(string(key.Root))); err != nil {
+	if _, err := a.post(ctx, p.channel, slack.MsgOptionText(sentence, false), slack.MsgOptionTS(string(key.Root))); err != nil {
 		a.log.Error().Err(err).Msg("failure message not posted")
 	}
 }
@@ -205,7 +207,7 @@ func (a *App) fail(ctx context.Context, p post, key threads.Key, sentence string
 func (a *App) reply(ctx context.Context, key threads.Key, text string, turnID *int64) error {
 	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: a.botUserID, Name: "mnemo"}
 	for _, part := range SplitMessage(ToMrkdwn(text), MaxMessageChars) {
-		_, ts, err := a.api.PostMessageContext(ctx, key.Channel, slack.MsgOptionText(part, false), slack.MsgOptionTS(string(key.Root)))
+		ts, err := a.post(ctx, key.Channel, slack.MsgOptionText(part, false), slack.MsgOptionTS(string(key.Root)))
 		if err != nil {
 			return fmt.Errorf("chat.postMessage: %w", err)
 		}
@@ -218,6 +220,23 @@ func (a *App) reply(ctx context.Context, key threads.Key, text string, turnID *i
 		}
 	}
 	return nil
+}
+
+// post sends a message, waiting out Slack's rate limits a few times.
+func (a *App) post(ctx context.Context, channel string, opts ...slack.MsgOption) (string, error) {
+	for attempt := 0; ; attempt++ {
+		_, ts, err := a.api.PostMessageContext(ctx, channel, opts...)
+		var rl *slack.RateLimitedError
+		if !errors.As(err, &rl) || attempt == 3 {
+			return ts, err
+		}
+		a.log.Warn().Dur("retry_after", rl.RetryAfter).Msg("rate limited by Slack; waiting")
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(rl.RetryAfter):
+		}
+	}
 }
 
 // backfill logs a thread's earlier messages the first time the bot sees a

@@ -321,3 +321,27 @@ func TestFollowUpsInAThreadTheBotIsPartOf(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	require.Equal(t, 0, b.sessionRowsWithTS(other))
 }
+
+func TestRateLimitedReplyIsRetried(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	b.slack.RateLimit("chat.postMessage", 1)
+	ts, _ := b.dm(alice, "D0ALICE", "hello", "")
+	b.replies("D0ALICE", ts, 1)
+	b.waitDone("D0ALICE", ts)
+	require.Len(t, b.slack.Calls("chat.postMessage"), 2, "one 429, then the reply")
+	require.Contains(t, b.logs.String(), "rate limited by Slack")
+}
+
+// A memory written by the agent's tool republishes the person's App Home.
+func TestHomeIsRepublishedAfterAToolWrite(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	ts, _ := b.dm(alice, "D0ALICE", "remember that I prefer meetings after 10am", "")
+	b.replies("D0ALICE", ts, 1)
+	view := b.slack.WaitView(alice, 10*time.Second, func(v json.RawMessage) bool { return strings.Contains(string(v), "Prefers meetings after 10am") })
+	require.Contains(t, string(view), "asked to remember in a DM")
+	for _, c := range b.slack.Calls("views.publish") {
+		require.Equal(t, alice, c.Form.Get("user_id"), "only the subject's Home")
+	}
+}

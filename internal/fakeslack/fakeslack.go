@@ -99,13 +99,14 @@ type Server struct {
 	opens     int
 	failNext  map[string]string
 	holding   bool
+	limited   map[string]int
 }
 
 // New starts a fake Slack and stops it when t ends.
 func New(t tb.TB) *Server {
 	s := &Server{
 		t: t, acks: map[string]json.RawMessage{}, history: map[string][]Message{},
-		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{},
+		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},
 		nextTS: 1800000000, failNext: map[string]string{},
 	}
 	s.cond = sync.NewCond(&s.mu)
@@ -144,6 +145,14 @@ func (s *Server) Seed(m Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.history[m.Channel] = append(s.history[m.Channel], m)
+}
+
+// RateLimit makes the next n calls of method answer 429 with Retry-After: 1,
+// as Slack does when a method's rate limit is hit.
+func (s *Server) RateLimit(method string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.limited[method] = n
 }
 
 // HoldPosts makes chat.postMessage wait until ReleasePosts, so several
@@ -212,8 +221,17 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, call)
 	code, fail := s.failNext[method]
 	delete(s.failNext, method)
+	limited := s.limited[method] > 0
+	if limited {
+		s.limited[method]--
+	}
 	s.mu.Unlock()
 	s.cond.Broadcast()
+	if limited {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
 	if fail {
 		writeJSON(w, map[string]any{"ok": false, "error": code})
 		return
