@@ -131,7 +131,8 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 	}
 	// Out of steps: ask for an answer with what it has, without tools.
 	req.Tools = nil
-	req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Text: "(Step limit reached: answer now with what you have, without tools.)"})
+	last := &req.Messages[len(req.Messages)-1] // the tool results, a user message
+	last.Text = "(Step limit reached: answer now with what you have, without tools.)"
 	resp, err := a.model.Complete(ctx, req)
 	if err != nil {
 		return out, fmt.Errorf("agent: model: %w", err)

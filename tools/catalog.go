@@ -68,8 +68,10 @@ func (r *Registry) run(ctx context.Context, inv Invocation, name string, args js
 		if guess := r.closest(ctx, name); guess != "" {
 			out["error"] = fmt.Sprintf("unknown tool %q; did you mean %q? Use the exact tool_name.", name, guess)
 			out["did_you_mean"] = guess
-		} else {
+		} else if r.hasDeferred() {
 			out["hint"] = "call " + SearchToolsName + " to find tool names"
+		} else {
+			out["hint"] = "the tools you have are listed in your tool list"
 		}
 		return jsonResult(out, true, "")
 	}
@@ -260,7 +262,48 @@ func (r *Registry) closest(ctx context.Context, name string) string {
 			return n
 		}
 	}
+	for _, n := range all {
+		if len(want) >= 4 && editDistance(fold(n), want) <= 2 {
+			return n
+		}
+	}
 	return ""
+}
+
+// hasDeferred says whether the catalog tools are offered at all.
+func (r *Registry) hasDeferred() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.providers) > 0 {
+		return true
+	}
+	for _, e := range r.tools {
+		if e.Exposure == Deferred {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance, for typos in tool names.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // fold lowercases a name and drops separators.
