@@ -20,9 +20,11 @@ import (
 // requireMatch drops memories that do not match the query's text.
 func (s *Store) Search(ctx context.Context, actor provenance.Actor, place provenance.Place, query string, limit int, requireMatch bool) ([]Memory, error) {
 	limit = min(max(limit, 1), MaxListLimit)
+	query = strings.TrimSpace(query)
 	rows, err := s.q.MemorySearch(ctx, s.pool, dbsqlc.MemorySearchParams{
-		Query: strings.TrimSpace(query), SourceKey: place.SourceKey, ChannelID: place.Channel,
+		Query: query, SourceKey: place.SourceKey, ChannelID: place.Channel,
 		TeamID: place.Team, ActorID: actor.ID, RequireMatch: requireMatch, MaxResults: int32(limit),
+		Fuzzy: len(strings.Fields(query)) <= FuzzyQueryWords,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("memory search: %w", err)
@@ -35,6 +37,11 @@ func (s *Store) Search(ctx context.Context, actor provenance.Actor, place proven
 	}
 	return out, nil
 }
+
+// FuzzyQueryWords is the longest query (in words) that trigram similarity
+// also matches: short queries are where typos matter, and long ones would pay
+// for a similarity computation on every visible memory.
+const FuzzyQueryWords = 4
 
 // Prompt budget for recall before a turn.
 const (

@@ -542,33 +542,34 @@ const memorySearch = `-- name: MemorySearch :many
 SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, (
     CASE WHEN $1::text = '' THEN 0
          ELSE ts_rank(m.search, websearch_to_tsquery('english', $1::text)) * 2
-              + word_similarity($1::text, m.content) END
-    + CASE WHEN m.source_key = $2::text THEN 0.4
-           WHEN m.channel_id = $3::text AND m.scope <> 'personal' THEN 0.3
+              + CASE WHEN $2::boolean THEN word_similarity($1::text, m.content) ELSE 0 END END
+    + CASE WHEN m.source_key = $3::text THEN 0.4
+           WHEN m.channel_id = $4::text AND m.scope <> 'personal' THEN 0.3
            WHEN m.scope = 'personal' THEN 0.2
            ELSE 0.1 END
     + 0.2 / (1 + extract(epoch FROM now() - m.observed_at) / 2592000)
 )::float8 AS score
 FROM memories m
-WHERE m.team_id = $4
+WHERE m.team_id = $5
   AND m.archived_at IS NULL
   AND (m.expires_at IS NULL OR m.expires_at > now())
   AND (
-        (m.scope = 'personal' AND m.subject_id = $5::text
-            AND (m.kind = 'preference' OR m.visibility = 'public' OR m.channel_id = $3::text))
-     OR (m.scope = 'conversation' AND m.source_key = $2::text)
-     OR (m.scope = 'channel' AND m.channel_id = $3::text)
-     OR (m.scope = 'workspace' AND (m.visibility = 'public' OR m.channel_id = $3::text))
+        (m.scope = 'personal' AND m.subject_id = $6::text
+            AND (m.kind = 'preference' OR m.visibility = 'public' OR m.channel_id = $4::text))
+     OR (m.scope = 'conversation' AND m.source_key = $3::text)
+     OR (m.scope = 'channel' AND m.channel_id = $4::text)
+     OR (m.scope = 'workspace' AND (m.visibility = 'public' OR m.channel_id = $4::text))
   )
-  AND (NOT $6::boolean OR $1::text = ''
+  AND (NOT $7::boolean OR $1::text = ''
        OR m.search @@ websearch_to_tsquery('english', $1::text)
-       OR word_similarity($1::text, m.content) > 0.3)
+       OR ($2::boolean AND word_similarity($1::text, m.content) > 0.3))
 ORDER BY score DESC, m.created_at DESC
-LIMIT $7
+LIMIT $8
 `
 
 type MemorySearchParams struct {
 	Query        string `json:"query"`
+	Fuzzy        bool   `json:"fuzzy"`
 	SourceKey    string `json:"sourceKey"`
 	ChannelID    string `json:"channelId"`
 	TeamID       string `json:"teamId"`
@@ -582,13 +583,16 @@ type MemorySearchRow struct {
 	Score  float64 `json:"score"`
 }
 
-// Memories visible to @actor_id in one place, ranked by text match (full-text
-// and trigram), closeness of scope and recency. Personal memories are only
-// ever the actor's own; a personal preference follows its subject everywhere,
+// Memories visible to @actor_id in one place, ranked by text match, closeness
+// of scope and recency. Full-text search always counts; trigram word
+// similarity only for short queries (@fuzzy), where typos matter and its cost
+// (a scan of every visible row) is worth it. Personal memories are only ever
+// the actor's own; a personal preference follows its subject everywhere,
 // anything else from a DM or private channel stays where it was said.
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
 		arg.Query,
+		arg.Fuzzy,
 		arg.SourceKey,
 		arg.ChannelID,
 		arg.TeamID,

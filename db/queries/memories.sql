@@ -51,14 +51,16 @@ WHERE id = @id AND archived_at IS NOT NULL
 RETURNING *;
 
 -- name: MemorySearch :many
--- Memories visible to @actor_id in one place, ranked by text match (full-text
--- and trigram), closeness of scope and recency. Personal memories are only
--- ever the actor's own; a personal preference follows its subject everywhere,
+-- Memories visible to @actor_id in one place, ranked by text match, closeness
+-- of scope and recency. Full-text search always counts; trigram word
+-- similarity only for short queries (@fuzzy), where typos matter and its cost
+-- (a scan of every visible row) is worth it. Personal memories are only ever
+-- the actor's own; a personal preference follows its subject everywhere,
 -- anything else from a DM or private channel stays where it was said.
 SELECT sqlc.embed(m), (
     CASE WHEN @query::text = '' THEN 0
          ELSE ts_rank(m.search, websearch_to_tsquery('english', @query::text)) * 2
-              + word_similarity(@query::text, m.content) END
+              + CASE WHEN @fuzzy::boolean THEN word_similarity(@query::text, m.content) ELSE 0 END END
     + CASE WHEN m.source_key = @source_key::text THEN 0.4
            WHEN m.channel_id = @channel_id::text AND m.scope <> 'personal' THEN 0.3
            WHEN m.scope = 'personal' THEN 0.2
@@ -78,7 +80,7 @@ WHERE m.team_id = @team_id
   )
   AND (NOT @require_match::boolean OR @query::text = ''
        OR m.search @@ websearch_to_tsquery('english', @query::text)
-       OR word_similarity(@query::text, m.content) > 0.3)
+       OR (@fuzzy::boolean AND word_similarity(@query::text, m.content) > 0.3))
 ORDER BY score DESC, m.created_at DESC
 LIMIT @max_results;
 
