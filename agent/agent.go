@@ -75,6 +75,10 @@ type Outcome struct {
 	Recalled        []memory.Memory
 }
 
+// MaxMessageChars is the longest message a turn takes; longer ones are
+// refused when they arrive and cut when they come back as history.
+const MaxMessageChars = 12000
+
 // ErrNoReply is returned when the model ends a turn without any text.
 var ErrNoReply = errors.New("the model returned no reply")
 
@@ -152,6 +156,9 @@ func Transcript(history []threads.Message) []llm.Message {
 	for _, m := range history {
 		role := llm.RoleUser
 		text := m.Text
+		if r := []rune(text); len(r) > MaxMessageChars {
+			text = string(r[:MaxMessageChars]) + "… (truncated)"
+		}
 		if m.Role == threads.RoleAssistant {
 			role = llm.RoleAssistant
 		} else {

@@ -60,6 +60,9 @@ func (s *LocalSession) tick() threads.TS {
 
 // Say runs one turn and returns the reply.
 func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
+	if n := len([]rune(text)); n > MaxMessageChars {
+		return "", fmt.Errorf("your message is %d characters long and I can read at most %d; shorten or split it", n, MaxMessageChars)
+	}
 	q := dbsqlc.New()
 	ts := s.tick()
 	turn, err := q.TurnClaim(ctx, s.pool, dbsqlc.TurnClaimParams{TeamID: s.key.Team, ChannelID: s.key.Channel, MessageTs: string(ts), SourceKey: s.key.SourceKey(), ActorID: s.actor.ID, Visibility: string(s.place.Visibility)})

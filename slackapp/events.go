@@ -20,10 +20,6 @@ import (
 	"github.com/mnemo-bot/mnemo/tools"
 )
 
-// MaxInputChars is the longest message a turn takes. Longer ones are kept in
-// the session log and answered with an explanation instead.
-const MaxInputChars = 12000
-
 // post is a human post as the turn logic sees it, from either event type.
 type post struct {
 	envelopeID  string
@@ -142,8 +138,8 @@ func (a *App) runTurn(ctx context.Context, key threads.Key, vis provenance.Visib
 	a.react(ctx, "add", p.channel, p.ts, "eyes")
 
 	place := provenance.Place{Team: p.team, Channel: p.channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
-	if n := len([]rune(text)); n > MaxInputChars {
-		a.fail(ctx, p, key, fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, MaxInputChars))
+	if n := len([]rune(text)); n > agent.MaxMessageChars {
+		a.fail(ctx, p, key, fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, agent.MaxMessageChars))
 		a.finish(ctx, turn.ID, false, false)
 		return
 	}
@@ -206,7 +202,7 @@ func (a *App) fail(ctx context.Context, p post, key threads.Key, sentence string
 // each posted part.
 func (a *App) reply(ctx context.Context, key threads.Key, text string, turnID *int64) error {
 	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: a.botUserID, Name: "mnemo"}
-	for _, part := range SplitMessage(ToMrkdwn(text), MaxMessageChars) {
+	for _, part := range SplitMessage(ToMrkdwn(text), MaxPostChars) {
 		ts, err := a.post(ctx, key.Channel, slack.MsgOptionText(part, false), slack.MsgOptionTS(string(key.Root)))
 		if err != nil {
 			return fmt.Errorf("chat.postMessage: %w", err)

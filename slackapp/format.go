@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// MaxMessageChars keeps each posted part well under Slack's 40,000 character
+// MaxPostChars keeps each posted part well under Slack's 40,000 character
 // limit and its 4,000 character guidance for readable messages.
-const MaxMessageChars = 3500
+const MaxPostChars = 3500
 
 var (
 	mdBold    = regexp.MustCompile(`\*\*(.+?)\*\*`)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,28 @@ func TestLogsNeverCarryTokensOrKeys(t *testing.T) {
 	for _, secret := range []string{b.env["SLACK_BOT_TOKEN"], b.env["SLACK_APP_TOKEN"], b.env["MNEMO_LLM_API_KEY"]} {
 		require.NotContains(t, logs, secret)
 	}
+}
+
+// An oversized message gets a clear answer, is kept in the thread's log, and
+// never reaches the model.
+func TestOversizedMessageIsExplainedAndKept(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	huge := strings.Repeat("lorem ipsum ", 1500) // 18,000 characters
+	ts, _ := b.dm(alice, "D0ALICE", huge, "")
+	reply := b.replies("D0ALICE", ts, 1)[0].Text
+	require.Contains(t, reply, fmt.Sprintf("%d characters", len(strings.TrimSpace(huge))))
+	require.Contains(t, reply, "12000")
+	b.slack.WaitReaction("add", "warning", ts, 10*time.Second)
+	require.Equal(t, 1, b.sessionRowsWithTS(ts), "the message is kept")
+	require.Empty(t, b.turnRequests(), "and the model never saw it")
+
+	// The next normal message in the thread is answered as usual.
+	next, _ := b.dm(alice, "D0ALICE", "sorry, short version: hi", ts)
+	b.replies("D0ALICE", ts, 2)
+	b.waitDone("D0ALICE", next)
+	reqs := b.turnRequests()
+	require.Len(t, reqs, 1)
+	require.Less(t, len(reqs[0].Transcript()), 14000, "the oversized message is cut in later turns' history")
+	require.Contains(t, reqs[0].Transcript(), "(truncated)")
 }
