@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -213,14 +214,17 @@ type Outcome struct {
 }
 
 // DefaultScope chooses where a memory belongs when the caller did not say:
-// a preference is about the person; procedures and knowledge said in a
-// channel belong to that channel, and in a DM to the person.
-func DefaultScope(kind Kind, place provenance.Place) Scope {
-	if kind == KindPreference || place.Visibility == provenance.DM {
+// a preference, or anything said about oneself ("my badge number is…"), is
+// about the person; other procedures and knowledge said in a channel belong
+// to that channel, and in a DM to the person.
+func DefaultScope(kind Kind, place provenance.Place, content string) Scope {
+	if kind == KindPreference || place.Visibility == provenance.DM || firstPerson.MatchString(content) {
 		return ScopePersonal
 	}
 	return ScopeChannel
 }
+
+var firstPerson = regexp.MustCompile(`(?i)^\s*(please\s+)?((remember|note)( that)?[:,]?\s+)?(i|i'm|i am|i've|my|me)\b`)
 
 // Remember reviews and stores a memory, returning an existing one instead of
 // a duplicate and superseding what a newer preference contradicts.
@@ -253,8 +257,11 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		}
 	}
 	scope := req.Scope
-	if scope == "" {
-		scope = DefaultScope(kind, req.Place)
+	switch {
+	case scope == "":
+		scope = DefaultScope(kind, req.Place, req.Content)
+	case kind == KindPreference && scope != ScopePersonal:
+		scope = ScopePersonal // a preference is always someone's own
 	}
 	subject := subjectID(scope, req.Actor, req.Place)
 	norm := Normalize(canonical)

@@ -389,3 +389,27 @@ func TestSearchRanksTextMatchAndCloseness(t *testing.T) {
 	require.NotEmpty(t, got)
 	require.Equal(t, "The staging database is refreshed nightly", got[0].Content)
 }
+
+func TestDefaultScopes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	for _, tc := range []struct {
+		place   provenance.Place
+		scope   memory.Scope
+		content string
+		want    memory.Scope
+	}{
+		{publicThread, "", "remember that my badge number is 4411", memory.ScopePersonal},
+		{publicThread, "", "I'm the release captain for version nine", memory.ScopePersonal},
+		{publicThread, "", "Deploys go out on Tuesdays after QA sign-off", memory.ScopeChannel},
+		{dmAlice, "", "Deploys go out on Mondays after the standup", memory.ScopePersonal},
+		{publicThread, memory.ScopeWorkspace, "I prefer terse PR summaries", memory.ScopePersonal},
+		{publicThread, memory.ScopeWorkspace, "The office wifi network is called mnemo-guest", memory.ScopeWorkspace},
+	} {
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: tc.place, Scope: tc.scope, Content: tc.content, WrittenBy: memory.ByExplicit})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		require.Equal(t, tc.want, out.Memory.Scope, tc.content)
+	}
+}
