@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
@@ -63,29 +62,28 @@ func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
 	if n := len([]rune(text)); n > MaxMessageChars {
 		return "", fmt.Errorf("your message is %d characters long and I can read at most %d; shorten or split it", n, MaxMessageChars)
 	}
-	q := dbsqlc.New()
 	ts := s.tick()
-	turn, err := q.TurnClaim(ctx, s.pool, dbsqlc.TurnClaimParams{TeamID: s.key.Team, ChannelID: s.key.Channel, MessageTs: string(ts), SourceKey: s.key.SourceKey(), ActorID: s.actor.ID, Visibility: string(s.place.Visibility)})
+	turnID, err := ClaimTurn(ctx, s.pool, TurnStart{Place: s.place, MessageTS: string(ts), ActorID: s.actor.ID})
 	if err != nil {
 		return "", fmt.Errorf("chat: %w", err)
 	}
-	if _, err := s.log.Append(ctx, s.key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: s.actor, Authority: provenance.Instruction, Text: text, TurnID: &turn.ID}); err != nil {
+	if _, err := s.log.Append(ctx, s.key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: s.actor, Authority: provenance.Instruction, Text: text, TurnID: &turnID}); err != nil {
 		return "", err
 	}
 	history, err := s.log.History(ctx, s.key, threads.HistoryLimit)
 	if err != nil {
 		return "", err
 	}
-	out, err := s.agent.Run(ctx, Turn{Inv: tools.Invocation{Actor: s.actor, Place: s.place, MessageTS: string(ts), TurnID: turn.ID, WrittenBy: "explicit"}, History: history})
+	out, err := s.agent.Run(ctx, Turn{Inv: tools.Invocation{Actor: s.actor, Place: s.place, MessageTS: string(ts), TurnID: turnID, WrittenBy: "explicit"}, History: history})
 	if err != nil {
-		_ = FinishTurn(ctx, s.pool, nil, turn.ID, false, out.UsedMemoryWrite)
+		_ = FinishTurn(ctx, s.pool, nil, turnID, false, out.UsedMemoryWrite)
 		return "", err
 	}
 	bot := provenance.Actor{Kind: provenance.KindBot, Team: s.key.Team, ID: "mnemo", Name: "mnemo"}
-	if _, err := s.log.Append(ctx, s.key, threads.Message{TS: s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: out.Reply, TurnID: &turn.ID}); err != nil {
+	if _, err := s.log.Append(ctx, s.key, threads.Message{TS: s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: out.Reply, TurnID: &turnID}); err != nil {
 		return "", err
 	}
-	if err := FinishTurn(ctx, s.pool, s.hook, turn.ID, true, out.UsedMemoryWrite); err != nil {
+	if err := FinishTurn(ctx, s.pool, s.hook, turnID, true, out.UsedMemoryWrite); err != nil {
 		return "", err
 	}
 	return out.Reply, nil

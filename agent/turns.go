@@ -2,12 +2,42 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
+
+// ErrTurnClaimed is returned by ClaimTurn when the post's turn was already
+// claimed: the same post delivered twice, or by another replica.
+var ErrTurnClaimed = errors.New("turn already claimed")
+
+// TurnStart names the post a turn answers.
+type TurnStart struct {
+	Place     provenance.Place
+	MessageTS string
+	ActorID   string
+}
+
+// ClaimTurn records the turn for one post, once: a second claim of the same
+// post gets ErrTurnClaimed.
+func ClaimTurn(ctx context.Context, pool *pgxpool.Pool, s TurnStart) (int64, error) {
+	row, err := dbsqlc.New().TurnClaim(ctx, pool, dbsqlc.TurnClaimParams{
+		TeamID: s.Place.Team, ChannelID: s.Place.Channel, MessageTs: s.MessageTS, SourceKey: s.Place.SourceKey,
+		ActorID: s.ActorID, Visibility: string(s.Place.Visibility),
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, ErrTurnClaimed
+	}
+	if err != nil {
+		return 0, fmt.Errorf("claim turn: %w", err)
+	}
+	return row.ID, nil
+}
 
 // TurnHook runs in the transaction that records a turn as delivered
 // (passive learning enqueues its job there).

@@ -56,6 +56,10 @@ func (b *testBundle) nextTS() threads.TS {
 	return threads.TS(fmt.Sprintf("%d.000100", b.ts))
 }
 
+func (b *testBundle) place() provenance.Place {
+	return provenance.Place{Team: team, Channel: channel, SourceKey: b.key.SourceKey(), Visibility: provenance.Public}
+}
+
 func person(id string) provenance.Actor {
 	return provenance.Actor{Kind: provenance.KindUser, Team: team, ID: id}
 }
@@ -71,15 +75,14 @@ type msg struct {
 func (b *testBundle) turn(t *testing.T, runActor string, msgs ...msg) int64 {
 	t.Helper()
 	ctx := context.Background()
-	q := dbsqlc.New()
 	var lastTS threads.TS
 	var turnID int64
 	for _, m := range msgs {
 		lastTS = b.nextTS()
 		if m.who == runActor && m.instruction && turnID == 0 {
-			row, err := q.TurnClaim(ctx, b.db.Pool, dbsqlc.TurnClaimParams{TeamID: team, ChannelID: channel, MessageTs: string(lastTS), SourceKey: b.key.SourceKey(), ActorID: runActor, Visibility: "public"})
+			id, err := agent.ClaimTurn(ctx, b.db.Pool, agent.TurnStart{Place: b.place(), MessageTS: string(lastTS), ActorID: runActor})
 			require.NoError(t, err)
-			turnID = row.ID
+			turnID = id
 		}
 		auth := provenance.Context
 		var tid *int64
@@ -282,12 +285,12 @@ func (b *testBundle) turnWithHook(t *testing.T, hook agent.TurnHook) int64 {
 	t.Helper()
 	ctx := context.Background()
 	ts := b.nextTS()
-	row, err := dbsqlc.New().TurnClaim(ctx, b.db.Pool, dbsqlc.TurnClaimParams{TeamID: team, ChannelID: channel, MessageTs: string(ts), SourceKey: b.key.SourceKey(), ActorID: "UA", Visibility: "public"})
+	turnID, err := agent.ClaimTurn(ctx, b.db.Pool, agent.TurnStart{Place: b.place(), MessageTS: string(ts), ActorID: "UA"})
 	require.NoError(t, err)
-	_, err = b.log.Append(ctx, b.key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: person("UA"), Authority: provenance.Instruction, Text: "@mnemo I prefer release notes as bullet lists", TurnID: &row.ID})
+	_, err = b.log.Append(ctx, b.key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: person("UA"), Authority: provenance.Instruction, Text: "@mnemo I prefer release notes as bullet lists", TurnID: &turnID})
 	require.NoError(t, err)
-	_, err = b.log.Append(ctx, b.key, threads.Message{TS: b.nextTS(), Role: threads.RoleAssistant, Actor: provenance.Actor{Kind: provenance.KindBot, ID: "UBOT"}, Text: "Noted.", TurnID: &row.ID})
+	_, err = b.log.Append(ctx, b.key, threads.Message{TS: b.nextTS(), Role: threads.RoleAssistant, Actor: provenance.Actor{Kind: provenance.KindBot, ID: "UBOT"}, Text: "Noted.", TurnID: &turnID})
 	require.NoError(t, err)
-	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, hook, row.ID, true, false))
-	return row.ID
+	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, hook, turnID, true, false))
+	return turnID
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
@@ -120,55 +119,58 @@ func (a *App) runTurn(ctx context.Context, key threads.Key, vis provenance.Visib
 	if err != nil {
 		log.Warn().Err(err).Msg("actor not enriched")
 	}
-	turn, err := a.q.TurnClaim(ctx, a.pool, dbsqlc.TurnClaimParams{TeamID: p.team, ChannelID: p.channel, MessageTs: p.ts, SourceKey: key.SourceKey(), ActorID: actor.ID, Visibility: string(vis)})
-	if err != nil {
-		// No row: this post's turn was already claimed (message + app_mention, or another replica).
-		log.Debug().Err(err).Msg("turn already claimed")
+	place := provenance.Place{Team: p.team, Channel: p.channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
+	turnID, err := agent.ClaimTurn(ctx, a.pool, agent.TurnStart{Place: place, MessageTS: p.ts, ActorID: actor.ID})
+	switch {
+	case errors.Is(err, agent.ErrTurnClaimed):
+		log.Debug().Msg("turn already claimed") // message + app_mention, or another replica
+		return
+	case err != nil:
+		log.Error().Err(err).Msg("turn not started")
 		return
 	}
 	if err := a.backfill(ctx, key, p.ts); err != nil {
 		log.Warn().Err(err).Msg("thread backfill failed; continuing with what is logged")
 	}
 	text := a.cleanText(p.text)
-	if _, err := a.sessions.Append(ctx, key, threads.Message{TS: threads.TS(p.ts), Role: threads.RoleUser, Actor: actor, Authority: provenance.Instruction, Text: text, TurnID: &turn.ID}); err != nil {
+	if _, err := a.sessions.Append(ctx, key, threads.Message{TS: threads.TS(p.ts), Role: threads.RoleUser, Actor: actor, Authority: provenance.Instruction, Text: text, TurnID: &turnID}); err != nil {
 		log.Error().Err(err).Msg("session log append")
-		a.finish(ctx, turn.ID, false, false)
+		a.finish(ctx, turnID, false, false)
 		return
 	}
 	a.react(ctx, "add", p.channel, p.ts, "eyes")
 
-	place := provenance.Place{Team: p.team, Channel: p.channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
 	if n := len([]rune(text)); n > agent.MaxMessageChars {
 		a.fail(ctx, p, key, fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, agent.MaxMessageChars))
-		a.finish(ctx, turn.ID, false, false)
+		a.finish(ctx, turnID, false, false)
 		return
 	}
 	history, err := a.sessions.History(ctx, key, threads.HistoryLimit)
 	if err != nil {
 		log.Error().Err(err).Msg("session log history")
 		a.fail(ctx, p, key, "I couldn't read this thread's history from my database, so please try again in a minute.")
-		a.finish(ctx, turn.ID, false, false)
+		a.finish(ctx, turnID, false, false)
 		return
 	}
-	inv := tools.Invocation{Actor: actor, Place: place, MessageTS: p.ts, TurnID: turn.ID, WrittenBy: string(memory.ByExplicit)}
+	inv := tools.Invocation{Actor: actor, Place: place, MessageTS: p.ts, TurnID: turnID, WrittenBy: string(memory.ByExplicit)}
 	out, err := a.agent.Run(ctx, agent.Turn{Inv: inv, History: history})
 	if err != nil {
 		log.Error().Err(err).Int("steps", out.Steps).Msg("turn failed")
 		a.fail(ctx, p, key, failureSentence(err))
-		a.finish(ctx, turn.ID, false, out.UsedMemoryWrite)
+		a.finish(ctx, turnID, false, out.UsedMemoryWrite)
 		return
 	}
-	if err := a.reply(ctx, key, out.Reply, &turn.ID); err != nil {
+	if err := a.reply(ctx, key, out.Reply, &turnID); err != nil {
 		log.Error().Err(err).Msg("reply failed")
 		a.react(ctx, "remove", p.channel, p.ts, "eyes")
 		a.react(ctx, "add", p.channel, p.ts, "warning")
-		a.finish(ctx, turn.ID, false, out.UsedMemoryWrite)
+		a.finish(ctx, turnID, false, out.UsedMemoryWrite)
 		return
 	}
 	a.react(ctx, "remove", p.channel, p.ts, "eyes")
 	a.react(ctx, "add", p.channel, p.ts, "white_check_mark")
 	log.Info().Int("steps", out.Steps).Strs("tools", out.ToolsRun).Int("recalled", len(out.Recalled)).Msg("turn answered")
-	a.finish(ctx, turn.ID, true, out.UsedMemoryWrite)
+	a.finish(ctx, turnID, true, out.UsedMemoryWrite)
 }
 
 // finish records the turn's outcome and, for a delivered turn, runs the
