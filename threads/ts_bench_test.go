@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-var benchTS = []string{"1700000000.000100", "17000000.memory-explicit", "1700000000.1", "1800000123.456789"}
+// benchTS mixes valid and rejected (label-suffixed, short) timestamps.
+var benchTS = []string{"1700000000.000100", "17000000.memory-explicit", "1700000000.1", "1800000123.456789"} // rejected ones included
 
 // BenchmarkParseTS measures the hand-written strict parser.
 func BenchmarkParseTS(b *testing.B) {

@@ -17,7 +17,7 @@ func TestParseTS(t *testing.T) {
 		{"1700000000.000100", true},
 		{"1.000000", true},
 		{"0001700000.123456", true},
-		{"17000000.memory-explicit", false},
+		{"17000000.memory-explicit", false}, // rejected: label-suffixed
 		{"1700000000", false},
 		{"1700000000.1", false},
 		{" 1700000000.000100", false},
@@ -61,7 +61,7 @@ func TestTSTimeRoundTrip(t *testing.T) {
 var tsGrammar = regexp.MustCompile(`^[0-9]{1,12}\.[0-9]{6}$`)
 
 func FuzzParseTS(f *testing.F) {
-	for _, s := range []string{"1700000000.000100", "17000000.memory-explicit", "1700000000", "1700000000.1", " 1700000000.000100", "1700000000.000100x", "1.000000"} {
+	for _, s := range []string{"1700000000.000100", "17000000.memory-explicit", "1700000000", "1700000000.1", " 1700000000.000100", "1700000000.000100x", "1.000000"} { // fuzz seeds, valid and rejected
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
