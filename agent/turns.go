@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -64,4 +65,14 @@ func FinishTurn(ctx context.Context, pool *pgxpool.Pool, hook TurnHook, turnID i
 		}
 	}
 	return tx.Commit(ctx)
+}
+
+// FailStaleTurns marks failed the turns still running since before, which a
+// process that died left behind.
+func FailStaleTurns(ctx context.Context, pool *pgxpool.Pool, before time.Time) (int64, error) {
+	n, err := dbsqlc.New().TurnFailStale(ctx, pool, before)
+	if err != nil {
+		return 0, fmt.Errorf("fail stale turns: %w", err)
+	}
+	return n, nil
 }

@@ -130,13 +130,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Directory: provenance.NewDirectory(api, cfg.Admins), Logger: log,
 		SlashCommand: cfg.SlashCommand, AfterTurn: learner.AfterTurn,
 	})
-	go sweep(ctx, c.memory, log, time.Minute)
+	go sweep(ctx, c, log, time.Minute)
 	log.Info().Str("version", version).Msg("mnemo serving")
 	return app.Run(ctx)
 }
 
-// sweep archives expired memories periodically.
-func sweep(ctx context.Context, store *memory.Store, log zerolog.Logger, every time.Duration) {
+// StaleTurnAge is how long a turn may stay running before the sweep calls
+// it failed: well past any turn's deadline.
+const StaleTurnAge = 10 * time.Minute
+
+// sweep archives expired memories and fails turns a dead process left
+// running, periodically.
+func sweep(ctx context.Context, c *core, log zerolog.Logger, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -144,11 +149,16 @@ func sweep(ctx context.Context, store *memory.Store, log zerolog.Logger, every t
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if n, err := store.SweepExpired(ctx); err != nil {
-				log.Warn().Err(err).Msg("expiry sweep failed")
-			} else if n > 0 {
-				log.Info().Int64("archived", n).Msg("expired memories archived")
-			}
+		}
+		if n, err := c.memory.SweepExpired(ctx); err != nil {
+			log.Warn().Err(err).Msg("expiry sweep failed")
+		} else if n > 0 {
+			log.Info().Int64("archived", n).Msg("expired memories archived")
+		}
+		if n, err := agent.FailStaleTurns(ctx, c.pool, time.Now().Add(-StaleTurnAge)); err != nil {
+			log.Warn().Err(err).Msg("stale turn sweep failed")
+		} else if n > 0 {
+			log.Warn().Int64("turns", n).Msg("turns left running by a stopped process marked failed")
 		}
 	}
 }

@@ -86,6 +86,21 @@ func (q *Queries) TurnClaim(ctx context.Context, db DBTX, arg TurnClaimParams) (
 	return i, err
 }
 
+const turnFailStale = `-- name: TurnFailStale :execrows
+UPDATE turns SET status = 'failed', finished_at = now()
+WHERE status = 'running' AND created_at < $1
+`
+
+// Turns left running by a process that died: past any turn's deadline, they
+// are marked failed so stats and learning don't wait on them.
+func (q *Queries) TurnFailStale(ctx context.Context, db DBTX, before time.Time) (int64, error) {
+	result, err := db.Exec(ctx, turnFailStale, before)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const turnFinish = `-- name: TurnFinish :exec
 UPDATE turns
 SET status = $1, used_memory_write = $2, finished_at = now()

@@ -31,3 +31,9 @@ SELECT * FROM turn_learning WHERE turn_id = @turn_id;
 -- name: InboundEventPrune :execrows
 -- Event ids are only needed while Slack may still retry.
 DELETE FROM inbound_events WHERE received_at < @before;
+
+-- name: TurnFailStale :execrows
+-- Turns left running by a process that died: past any turn's deadline, they
+-- are marked failed so stats and learning don't wait on them.
+UPDATE turns SET status = 'failed', finished_at = now()
+WHERE status = 'running' AND created_at < @before;
