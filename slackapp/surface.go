@@ -88,6 +88,9 @@ func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.
 			}
 		}
 		f.Query = strings.Join(query, " ")
+		if r := []rune(f.Query); len(r) > maxListQuery {
+			f.Query = string(r[:maxListQuery]) // it rides in the Next button's value, which Slack caps
+		}
 		if f.SubjectUser != actor.ID {
 			if r, no := needAdmin("see someone else's or a channel's memories"); no {
 				return r
@@ -178,6 +181,9 @@ func firstUser(args []string) string {
 	}
 	return ""
 }
+
+// maxListQuery bounds a /mnemo memories query.
+const maxListQuery = 200
 
 // pageState is what a "Next" button carries.
 type pageState struct {
