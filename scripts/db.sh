@@ -67,7 +67,7 @@ start)
 		exit 0
 	fi
 	as_owner "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-		-o "-h 127.0.0.1 -p $port -k /tmp -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null
+		-o "-h 127.0.0.1 -p $port -k /tmp -c synchronous_commit=off -c max_connections=300" start >/dev/null
 	for _ in $(seq 1 60); do
 		if "$bindir/pg_isready" -h 127.0.0.1 -p "$port" -q; then break; fi
 		sleep 0.5
