@@ -5,11 +5,15 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/evals"
+	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
 // An assertion that expects nothing in a thread the bot never logged is
@@ -34,4 +38,42 @@ func TestEvalRunnerCatchesVacuousAssertions(t *testing.T) {
 	require.Contains(t, byName["vacuous-nothing-stored"].Reasons[0], "vacuous")
 	require.True(t, byName["explicit-first-person-preference"].Pass, out.String())
 	require.Contains(t, out.String(), "eval: 1 passed, 1 failed")
+}
+
+// --live wires the configured provider into the bot and grades with the
+// judge model; here both are a local model server speaking the real
+// protocol, so the wiring is exercised without a network.
+func TestEvalLiveUsesTheProviderAndTheJudge(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	model := fakellm.New(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		if strings.HasPrefix(req.System, "You grade a Slack assistant's reply") {
+			if strings.Contains(req.Transcript(), "Prefers terse PR summaries") {
+				return fakellm.Reply{Text: "B: confirms the preference, a little wordy"}
+			}
+			return fakellm.Reply{Text: "E: does not confirm"}
+		}
+		return scripted.Memory()(n, req)
+	})
+	env := map[string]string{
+		"DATABASE_URL": d.URL, "MNEMO_LLM_PROVIDER": "anthropic", "MNEMO_LLM_BASE_URL": model.URL,
+		"MNEMO_LLM_API_KEY": "sk-ant-live-test-0123456789", "MNEMO_MODEL": "bot-model", "MNEMO_JUDGE_MODEL": "judge-model",
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"eval", "--live", "--run", "^(explicit-first-person-preference|volatile-analytics-not-stored)$"}, func(k string) string { return env[k] }, nil, &out, &errOut)
+	require.Equal(t, 1, code, "the judge fails the volatile case: %s", out.String())
+	require.Regexp(t, `explicit-first-person-preference\s+0\.75\s+pass`, out.String(), "a B grade passes")
+	require.Contains(t, out.String(), "rubric: does not confirm")
+	require.Contains(t, out.String(), "eval: 1 passed, 1 failed")
+	var judged, bot int
+	for _, r := range model.Requests() {
+		switch r.Model {
+		case "judge-model":
+			judged++
+		case "bot-model":
+			bot++
+		}
+	}
+	require.Equal(t, 2, judged, "one grade per case, from MNEMO_JUDGE_MODEL")
+	require.Positive(t, bot, "the bot ran on the configured provider")
 }
