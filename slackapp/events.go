@@ -289,10 +289,20 @@ func (a *App) react(ctx context.Context, op, channel, ts, name string) {
 	}
 }
 
-// cleanText replaces the bot's own mention with its name.
+// cleanText replaces the bot's own mention with its name and undoes the
+// three escapes Slack applies to message text, so people's words are
+// stored and shown as they typed them.
 func (a *App) cleanText(s string) string {
-	return strings.TrimSpace(strings.ReplaceAll(s, "<@"+a.botUserID+">", "@mnemo"))
+	return CleanText(s, a.botUserID)
 }
+
+// CleanText is cleanText for a given bot user id.
+func CleanText(s, botUserID string) string {
+	s = strings.ReplaceAll(s, "<@"+botUserID+">", "@mnemo")
+	return strings.TrimSpace(slackUnescape.Replace(s))
+}
+
+var slackUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 // channelType asks conversations.info what kind of conversation a channel is,
 // for events (app_mention) that don't say.

@@ -19,9 +19,30 @@ var (
 	mdBullet  = regexp.MustCompile(`(?m)^(\s*)[-*+]\s+`)
 )
 
-// ToMrkdwn converts the model's Markdown to Slack mrkdwn. Code spans and
-// blocks are left as they are.
+// slackToken matches what Slack itself reads inside angle brackets:
+// mentions, channel links, special mentions and links.
+var slackToken = regexp.MustCompile(`<(?:[@#!][^<>\s]+|https?://[^<>\s]+)>`)
+
+var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// escapeText escapes &, < and > as Slack requires, keeping Slack's own
+// tokens (<@U…>, <#C…>, <!here>, <https://…|…>) intact.
+func escapeText(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range slackToken.FindAllStringIndex(s, -1) {
+		b.WriteString(slackEscape.Replace(s[last:loc[0]]))
+		b.WriteString(s[loc[0]:loc[1]])
+		last = loc[1]
+	}
+	b.WriteString(slackEscape.Replace(s[last:]))
+	return b.String()
+}
+
+// ToMrkdwn converts the model's Markdown to Slack mrkdwn, escaping &, < and
+// > as Slack requires. Code spans and blocks are otherwise left as they are.
 func ToMrkdwn(md string) string {
+	md = escapeText(md)
 	parts := strings.Split(md, "```")
 	for i := range parts {
 		if i%2 == 1 {

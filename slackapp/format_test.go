@@ -16,6 +16,9 @@ func TestToMrkdwn(t *testing.T) {
 		"~~old~~ new":                                "~old~ new",
 		"keep `**this**` as code":                    "keep `**this**` as code",
 		"```\n**not bold** in a block\n```\n**yes**": "```\n**not bold** in a block\n```\n*yes*",
+		"if a < b && c > d":                          "if a &lt; b &amp;&amp; c &gt; d",
+		"ask <@U0ALICE> in <#C0OPS|ops>, <!here>":    "ask <@U0ALICE> in <#C0OPS|ops>, <!here>",
+		"[q](https://e.com/?a=1&b=2)":                "<https://e.com/?a=1&amp;b=2|q>",
 	} {
 		require.Equal(t, want, ToMrkdwn(in), in)
 	}
@@ -49,4 +52,10 @@ func TestSplitMessage(t *testing.T) {
 	for _, p := range parts {
 		require.LessOrEqual(t, len(p), 300)
 	}
+}
+
+func TestCleanText(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "@mnemo remember that I prefer <b> tags & \"quotes\"", CleanText("<@U0BOT> remember that I prefer &lt;b&gt; tags &amp; \"quotes\"", "U0BOT"))
+	require.Equal(t, "ask <@U0OTHER> about &lt;", CleanText("ask <@U0OTHER> about &amp;lt;", "U0BOT"), "unescaped once, not twice")
 }
