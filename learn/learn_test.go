@@ -176,7 +176,10 @@ func TestBatchedMentionFromTwoPeopleStoresNoPreference(t *testing.T) {
 	b := setup(t, []memory.Proposal{
 		{Kind: memory.KindPreference, Content: "Prefers dark mode", Evidence: []int{0}},
 		{Kind: memory.KindPreference, Content: "Prefers light mode", Evidence: []int{1}},
-	})
+	},
+		// Control: Bob alone, next turn.
+		[]memory.Proposal{{Kind: memory.KindPreference, Content: "Prefers light mode", Evidence: []int{3}}},
+	)
 	turn := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer dark mode"}, msg{"UB", true, "@mnemo I prefer light mode"})
 	res, err := b.learner.Learn(context.Background(), turn)
 	require.NoError(t, err)
@@ -187,6 +190,12 @@ func TestBatchedMentionFromTwoPeopleStoresNoPreference(t *testing.T) {
 	}
 	require.Empty(t, b.personal(t, "UA"))
 	require.Empty(t, b.personal(t, "UB"))
+
+	alone := b.turn(t, "UB", msg{"UB", true, "@mnemo I prefer light mode, really"})
+	_, err = b.learner.Learn(context.Background(), alone)
+	require.NoError(t, err)
+	require.Len(t, b.personal(t, "UB"), 1, "control: the same query finds a preference stated alone")
+	require.Empty(t, b.personal(t, "UA"))
 }
 
 func TestSharedKnowledgeByAnotherPersonIsChannelKnowledge(t *testing.T) {
@@ -211,7 +220,7 @@ func TestSharedKnowledgeByAnotherPersonIsChannelKnowledge(t *testing.T) {
 func TestLearningSkips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setup(t)
+	b := setup(t, []memory.Proposal{})
 	q := dbsqlc.New()
 
 	used := b.turn(t, "UA", msg{"UA", true, "@mnemo remember I prefer tea"})
@@ -226,6 +235,13 @@ func TestLearningSkips(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, res.Skipped, "learning is off")
 	require.Empty(t, b.model.Requests(), "the model was never asked")
+
+	// Control: turned back on, the next turn does ask the model.
+	require.NoError(t, q.ChannelLearningSet(ctx, b.db.Pool, dbsqlc.ChannelLearningSetParams{TeamID: team, ChannelID: channel, LearningEnabled: true, UpdatedBy: "UADMIN"}))
+	on := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer green tea"})
+	_, err = b.learner.Learn(ctx, on)
+	require.NoError(t, err)
+	require.Len(t, b.model.Requests(), 1)
 }
 
 // A crash after the reply is recorded (and the job with it) but before any
