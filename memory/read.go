@@ -186,7 +186,12 @@ func (s *Store) Forget(ctx context.Context, actor provenance.Actor, place proven
 	default:
 		return ForgetOutcome{Candidates: active}, nil
 	}
-	m := active[0]
+	return s.ForgetMemory(ctx, actor, place, active[0], reason)
+}
+
+// ForgetMemory archives m, a memory the caller has already resolved, if
+// actor may forget it from place.
+func (s *Store) ForgetMemory(ctx context.Context, actor provenance.Actor, place provenance.Place, m Memory, reason string) (ForgetOutcome, error) {
 	if ok, why := CanForget(actor, place, m); !ok {
 		return ForgetOutcome{Refusal: why}, nil
 	}

@@ -118,7 +118,6 @@ func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.
 			return textReply("Couldn't restore it: %v.", err)
 		}
 		a.audit(ctx, actor, "restore", m.ID.String(), m.Content)
-		a.homeChanged(m)
 		return textReply("Restored `%s`: %s", m.ShortID(), escape(m.Content))
 	case "export":
 		if r, no := needAdmin("export memories"); no {
@@ -241,17 +240,16 @@ func (a *App) forget(ctx context.Context, actor provenance.Actor, place provenan
 	if m.ArchivedAt != nil {
 		return textReply("`%s` is already forgotten.", m.ShortID())
 	}
-	if ok, why := memory.CanForget(actor, place, m); !ok {
-		return textReply("You can't forget `%s`: %s.", m.ShortID(), why)
-	}
-	out, err := a.memory.Forget(ctx, actor, place, m.ID.String(), "forgotten with "+a.command)
-	if err != nil || out.Forgotten == nil {
-		return textReply("Couldn't forget it: %v %s", err, out.Refusal)
+	out, err := a.memory.ForgetMemory(ctx, actor, place, m, "forgotten with "+a.command)
+	switch {
+	case err != nil:
+		return textReply("Couldn't forget it: %v.", err)
+	case out.Refusal != "":
+		return textReply("You can't forget `%s`: %s.", m.ShortID(), out.Refusal)
 	}
 	if actor.ID != m.SubjectID || m.Scope != memory.ScopePersonal {
 		a.audit(ctx, actor, "forget", m.ID.String(), m.Content)
 	}
-	a.homeChanged(m)
 	return textReply("Forgotten `%s`: %s", m.ShortID(), escape(m.Content))
 }
 
@@ -364,7 +362,6 @@ func (a *App) onInteractive(evt *socketmode.Event, _ *socketmode.Client) {
 				break
 			}
 			a.audit(ctx, actor, "purge", act.Value, fmt.Sprintf("%d memories archived", n))
-			a.publishHome(ctx, team, act.Value, 0)
 			r = reply{text: fmt.Sprintf("Archived %d personal memories of <@%s>.", n, act.Value), replace: true}
 		case ActionPurgeCancel:
 			r = reply{text: "Purge cancelled; nothing was archived.", replace: true}
@@ -372,8 +369,7 @@ func (a *App) onInteractive(evt *socketmode.Event, _ *socketmode.Client) {
 			return
 		}
 		if fromHome {
-			a.publishHome(ctx, team, actor.ID, 0)
-			return
+			return // the store's change hook republishes the Home tab
 		}
 		a.respond(ctx, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r)
 	})
@@ -388,14 +384,6 @@ func (a *App) onAppHomeOpened(evt *socketmode.Event, _ *socketmode.Client) {
 	}
 	a.homes.Store(e.TeamID+"/"+h.User, h.Channel)
 	a.async(func(ctx context.Context) { a.publishHome(ctx, e.TeamID, h.User, 0) })
-}
-
-// homeChanged republishes the Home tab of a personal memory's subject.
-func (a *App) homeChanged(m memory.Memory) {
-	if m.Scope != memory.ScopePersonal {
-		return
-	}
-	a.async(func(ctx context.Context) { a.publishHome(ctx, m.Team, m.SubjectID, 0) })
 }
 
 // publishHome renders and publishes the Home tab for user.
