@@ -27,9 +27,6 @@ type Actor struct {
 	IsAdmin bool // a workspace admin or owner per users.info
 }
 
-// System is a named non-human actor ("mnemo", "system:expiry").
-func System(name string) Actor { return Actor{Kind: KindSystem, ID: name, Name: name} }
-
 // IsHuman says whether the actor is a person.
 func (a Actor) IsHuman() bool { return a.Kind == KindUser && a.ID != "" }
 

@@ -207,3 +207,16 @@ func TestOversizedMessageIsExplainedAndKept(t *testing.T) {
 	require.Less(t, len(reqs[0].Transcript()), 14000, "the oversized message is cut in later turns' history")
 	require.Contains(t, reqs[0].Transcript(), "(truncated)")
 }
+
+// users.info failing leaves the actor unenriched but the turn still runs,
+// still for the person of the live event.
+func TestUsersInfoFailureStillAnswers(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	b.slack.FailNext("users.info", "ratelimited")
+	ts, _ := b.dm(alice, "D0ALICE", "remember that I prefer short standups", "")
+	b.replies("D0ALICE", ts, 1)
+	b.waitDone("D0ALICE", ts)
+	require.Len(t, b.memories("--user", alice), 1)
+	require.Contains(t, b.logs.String(), "actor not enriched")
+}

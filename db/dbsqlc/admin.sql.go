@@ -33,43 +33,6 @@ func (q *Queries) AdminAuditInsert(ctx context.Context, db DBTX, arg AdminAuditI
 	return err
 }
 
-const adminAuditList = `-- name: AdminAuditList :many
-SELECT id, team_id, actor_id, action, target, detail, created_at FROM admin_audit WHERE team_id = $1 ORDER BY id DESC LIMIT $2
-`
-
-type AdminAuditListParams struct {
-	TeamID     string `json:"teamId"`
-	MaxResults int32  `json:"maxResults"`
-}
-
-func (q *Queries) AdminAuditList(ctx context.Context, db DBTX, arg AdminAuditListParams) ([]AdminAudit, error) {
-	rows, err := db.Query(ctx, adminAuditList, arg.TeamID, arg.MaxResults)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []AdminAudit
-	for rows.Next() {
-		var i AdminAudit
-		if err := rows.Scan(
-			&i.ID,
-			&i.TeamID,
-			&i.ActorID,
-			&i.Action,
-			&i.Target,
-			&i.Detail,
-			&i.CreatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const channelLearningEnabled = `-- name: ChannelLearningEnabled :one
 SELECT coalesce((SELECT learning_enabled FROM channel_settings
                  WHERE team_id = $1 AND channel_id = $2), true)::boolean

@@ -207,42 +207,6 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 	return items, nil
 }
 
-const memoryGetActiveByIdempotencyKey = `-- name: MemoryGetActiveByIdempotencyKey :one
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search FROM memories WHERE idempotency_key = $1 AND archived_at IS NULL
-`
-
-func (q *Queries) MemoryGetActiveByIdempotencyKey(ctx context.Context, db DBTX, idempotencyKey string) (Memory, error) {
-	row := db.QueryRow(ctx, memoryGetActiveByIdempotencyKey, idempotencyKey)
-	var i Memory
-	err := row.Scan(
-		&i.ID,
-		&i.TeamID,
-		&i.Scope,
-		&i.SubjectType,
-		&i.SubjectID,
-		&i.Kind,
-		&i.Content,
-		&i.Normalized,
-		&i.SourceKey,
-		&i.ChannelID,
-		&i.Visibility,
-		&i.ActorID,
-		&i.ActorName,
-		&i.WrittenBy,
-		&i.MessageTs,
-		&i.ObservedAt,
-		&i.CreatedAt,
-		&i.ExpiresAt,
-		&i.ArchivedAt,
-		&i.ArchivedReason,
-		&i.ArchivedBy,
-		&i.SupersededBy,
-		&i.IdempotencyKey,
-		&i.Search,
-	)
-	return i, err
-}
-
 const memoryGetByID = `-- name: MemoryGetByID :one
 SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search FROM memories WHERE id = $1
 `

@@ -13,9 +13,6 @@ SET learning_enabled = EXCLUDED.learning_enabled, updated_by = EXCLUDED.updated_
 INSERT INTO admin_audit (team_id, actor_id, action, target, detail)
 VALUES (@team_id, @actor_id, @action, @target, @detail);
 
--- name: AdminAuditList :many
-SELECT * FROM admin_audit WHERE team_id = @team_id ORDER BY id DESC LIMIT @max_results;
-
 -- name: StatsForTeam :one
 SELECT
     (SELECT count(*) FROM memories m WHERE m.team_id = @team_id AND m.archived_at IS NULL)::bigint AS active_memories,

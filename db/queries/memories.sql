@@ -14,9 +14,6 @@ RETURNING *;
 -- name: MemoryGetByID :one
 SELECT * FROM memories WHERE id = @id;
 
--- name: MemoryGetActiveByIdempotencyKey :one
-SELECT * FROM memories WHERE idempotency_key = @idempotency_key AND archived_at IS NULL;
-
 -- name: MemoryListByIDPrefix :many
 SELECT * FROM memories
 WHERE team_id = @team_id AND id::text LIKE @prefix::text || '%'

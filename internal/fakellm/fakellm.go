@@ -62,13 +62,6 @@ func New(t tb.TB, script Script) *Server {
 	return s
 }
 
-// SetScript replaces the script.
-func (s *Server) SetScript(script Script) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = script
-}
-
 // Requests returns every request so far.
 func (s *Server) Requests() []*Request {
 	s.mu.Lock()
@@ -118,15 +111,6 @@ func (r *Request) Transcript() string {
 		}
 	}
 	return b.String()
-}
-
-// ToolNames lists the names of the tools offered in the request.
-func (r *Request) ToolNames() []string {
-	var out []string
-	for _, t := range r.Tools {
-		out = append(out, t.Name)
-	}
-	return out
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

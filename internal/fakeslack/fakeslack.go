@@ -569,14 +569,6 @@ func (s *Server) WaitAck(envelopeID string, timeout time.Duration) json.RawMessa
 	return p
 }
 
-// Acked reports whether the envelope was acked.
-func (s *Server) Acked(envelopeID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.acks[envelopeID]
-	return ok
-}
-
 // Posted returns every message the bot posted or updated.
 func (s *Server) Posted() []Message {
 	s.mu.Lock()
