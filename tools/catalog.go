@@ -181,14 +181,7 @@ func (r *Registry) snapshot(ctx context.Context, only string) []*sourceState {
 			st.unavailable = err.Error()
 			continue
 		}
-		for _, t := range list {
-			t.Source = p.SourceName()
-			e, err := compile(t)
-			if err != nil {
-				continue
-			}
-			st.tools = append(st.tools, e)
-		}
+		st.tools = r.compiledFor(p.SourceName(), list)
 	}
 	out := make([]*sourceState, 0, len(bySource))
 	for _, s := range r.sortedSourcesLocked() {
@@ -197,6 +190,29 @@ func (r *Registry) snapshot(ctx context.Context, only string) []*sourceState {
 		}
 	}
 	return out
+}
+
+// compiledFor compiles a provider's tool list once: a provider hands back the
+// same slice until it reconnects, so searches and calls don't recompile
+// every schema each time.
+func (r *Registry) compiledFor(source string, list []Tool) []*entry {
+	if len(list) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.compiled[source]; ok && c.first == &list[0] && c.n == len(list) {
+		return c.entries
+	}
+	var entries []*entry
+	for _, t := range list {
+		t.Source = source
+		if e, err := compile(t); err == nil {
+			entries = append(entries, e)
+		}
+	}
+	r.compiled[source] = compiledTools{first: &list[0], n: len(list), entries: entries}
+	return entries
 }
 
 func (r *Registry) sortedSourcesLocked() []string {

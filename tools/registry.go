@@ -82,11 +82,18 @@ type Registry struct {
 	tools     map[string]*entry
 	summaries map[string]string // source → one-line summary
 	providers []Provider
+	compiled  map[string]compiledTools // provider source → its compiled tools
+}
+
+type compiledTools struct {
+	first   *Tool
+	n       int
+	entries []*entry
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]*entry{}, summaries: map[string]string{}}
+	return &Registry{tools: map[string]*entry{}, summaries: map[string]string{}, compiled: map[string]compiledTools{}}
 }
 
 // AddSource names a source of static tools with a one-line summary.
