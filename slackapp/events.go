@@ -79,9 +79,6 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 		log.Error().Err(err).Str("thread_ts", p.threadTS).Msg("event rejected: bad timestamp")
 		return
 	}
-	if !a.claimEvent(ctx, evt) {
-		return
-	}
 	if p.channelType == "" {
 		p.channelType = a.channelType(ctx, p.channel)
 	}
@@ -107,6 +104,11 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 			}
 			return
 		}
+	}
+	// Only posts that get a turn are claimed: most channel messages are
+	// chatter the bot never acts on, and logging context is idempotent.
+	if !a.claimEvent(ctx, evt) {
+		return
 	}
 	a.runTurn(ctx, key, vis, p)
 }
