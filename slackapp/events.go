@@ -99,7 +99,7 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 		if !AddressesBot(p.text, p.user, history) {
 			log.Debug().Msg("thread chatter kept as context")
 			actor, _ := a.dir.ActorFromEvent(ctx, p.team, p.user)
-			if _, err := a.sessions.Append(ctx, key, threads.Message{TS: threads.TS(p.ts), Role: threads.RoleUser, Actor: actor, Authority: provenance.Context, Text: p.text}); err != nil {
+			if _, err := a.sessions.Append(ctx, key, threads.Message{TS: threads.TS(p.ts), Role: threads.RoleUser, Actor: actor, Authority: provenance.Context, Text: a.cleanText(p.text)}); err != nil {
 				log.Error().Err(err).Msg("session log append")
 			}
 			return
