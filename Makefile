@@ -15,8 +15,10 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 all: build
 
+## build: bin/mnemo, and bin/mnemo-eval, the eval runner `mnemo eval` runs
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/mnemo ./cmd/mnemo
+	$(GO) build -o bin/mnemo-eval ./cmd/mnemo-eval
 
 ## run: start local PostgreSQL, migrate, build and serve the Slack bot
 run: $(DB_DEP) build

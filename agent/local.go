@@ -2,40 +2,34 @@ package agent
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
-	"github.com/mnemo-bot/mnemo/tools"
 )
 
 // LocalSession is one conversation outside Slack (`mnemo chat`): its own
-// thread, under a local identity, through the same agent, tools, memory,
-// session log and learning as Slack turns.
+// thread, under a local identity, through the same Runner, and so the same
+// agent, tools, memory, session log and learning as Slack turns.
 type LocalSession struct {
-	agent *Agent
-	pool  *pgxpool.Pool
-	log   *threads.Log
-	hook  TurnHook
-	actor provenance.Actor
-	key   threads.Key
-	place provenance.Place
-	now   func() time.Time
+	runner *Runner
+	actor  provenance.Actor
+	key    threads.Key
+	place  provenance.Place
+	now    func() time.Time
 
 	mu   sync.Mutex
 	last time.Time
 }
 
-// NewLocalSession starts a session thread for actor. hook may be nil.
-func NewLocalSession(a *Agent, pool *pgxpool.Pool, hook TurnHook, actor provenance.Actor, now func() time.Time) *LocalSession {
+// NewLocalSession starts a session thread for actor.
+func NewLocalSession(r *Runner, actor provenance.Actor, now func() time.Time) *LocalSession {
 	if now == nil {
 		now = time.Now
 	}
-	s := &LocalSession{agent: a, pool: pool, log: threads.NewLog(pool), hook: hook, actor: actor, now: now}
+	s := &LocalSession{runner: r, actor: actor, now: now}
 	root := s.tick()
 	s.key = threads.Key{Team: actor.Team, Channel: "L" + actor.ID, Root: root}
 	s.place = provenance.Place{Team: actor.Team, Channel: s.key.Channel, SourceKey: s.key.SourceKey(), ThreadTS: string(root), Visibility: provenance.DM}
@@ -57,34 +51,38 @@ func (s *LocalSession) tick() threads.TS {
 	return threads.TSFromTime(t)
 }
 
-// Say runs one turn and returns the reply.
+// Say runs one turn and returns the reply. When the turn fails, the error's
+// text is the sentence a person should read.
 func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
-	if n := len([]rune(text)); n > MaxMessageChars {
-		return "", fmt.Errorf("your message is %d characters long and I can read at most %d; shorten or split it", n, MaxMessageChars)
-	}
-	ts := s.tick()
-	turnID, err := ClaimTurn(ctx, s.pool, TurnStart{Place: s.place, MessageTS: string(ts), ActorID: s.actor.ID})
+	surface := &localSurface{s: s}
+	_, err := s.runner.Run(ctx, Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}, surface)
 	if err != nil {
-		return "", fmt.Errorf("chat: %w", err)
-	}
-	if _, err := s.log.Append(ctx, s.key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: s.actor, Authority: provenance.Instruction, Text: text, TurnID: &turnID}); err != nil {
+		if surface.notice != "" {
+			return "", errors.New(surface.notice)
+		}
 		return "", err
 	}
-	history, err := s.log.History(ctx, s.key, threads.HistoryLimit)
-	if err != nil {
-		return "", err
-	}
-	out, err := s.agent.Run(ctx, Turn{Inv: tools.Invocation{Actor: s.actor, Place: s.place, MessageTS: string(ts), TurnID: turnID, WrittenBy: "explicit"}, History: history})
-	if err != nil {
-		_ = FinishTurn(ctx, s.pool, nil, turnID, false, out.UsedMemoryWrite)
-		return "", err
-	}
-	bot := provenance.Actor{Kind: provenance.KindBot, Team: s.key.Team, ID: "mnemo", Name: "mnemo"}
-	if _, err := s.log.Append(ctx, s.key, threads.Message{TS: s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: out.Reply, TurnID: &turnID}); err != nil {
-		return "", err
-	}
-	if err := FinishTurn(ctx, s.pool, s.hook, turnID, true, out.UsedMemoryWrite); err != nil {
-		return "", err
-	}
-	return out.Reply, nil
+	return surface.reply, nil
 }
+
+// localSurface is the terminal: no reactions, no backfill; the reply and any
+// notice are handed back to Say.
+type localSurface struct {
+	s      *LocalSession
+	reply  string
+	notice string
+}
+
+func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS) ([]threads.Message, error) {
+	return nil, nil
+}
+
+func (l *localSurface) Progress(context.Context, Post, Phase) {}
+
+func (l *localSurface) Reply(_ context.Context, key threads.Key, text string) ([]threads.Message, error) {
+	l.reply = text
+	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: "mnemo", Name: "mnemo"}
+	return []threads.Message{{TS: l.s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: text}}, nil
+}
+
+func (l *localSurface) Notify(_ context.Context, _ threads.Key, sentence string) { l.notice = sentence }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -24,7 +23,8 @@ func Migrations() fs.FS {
 
 // Migrate applies every pending migration, mnemo's and then River's (the
 // job queue lives in the same database), and reports how many it applied.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+func (d *DB) Migrate(ctx context.Context) (int, error) {
+	pool := d.pool
 	sqlDB := stdlib.OpenDBFromPool(pool)
 	defer sqlDB.Close()
 	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, Migrations())

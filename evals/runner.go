@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
@@ -83,7 +83,7 @@ type scenarioRun struct {
 	run     *tb.Run
 	slack   *fakeslack.Server
 	db      *testdb.DB
-	q       *dbsqlc.Queries
+	checks  db.Checks
 	logs    *tb.Buffer
 	wait    time.Duration
 	replies map[string]int // channel → replies expected so far
@@ -91,7 +91,7 @@ type scenarioRun struct {
 }
 
 func runOne(ctx context.Context, s Scenario, o Options) Result {
-	r := &scenarioRun{s: s, o: o, run: &tb.Run{}, q: dbsqlc.New(), logs: &tb.Buffer{}, wait: 10 * time.Second, replies: map[string]int{}}
+	r := &scenarioRun{s: s, o: o, run: &tb.Run{}, logs: &tb.Buffer{}, wait: 10 * time.Second, replies: map[string]int{}}
 	if o.Live {
 		r.wait = 3 * time.Minute
 	}
@@ -116,6 +116,7 @@ func runOne(ctx context.Context, s Scenario, o Options) Result {
 // drive runs the scenario's seed and events through the bot.
 func (r *scenarioRun) drive(ctx context.Context) {
 	r.db = testdb.New(r.run)
+	r.checks = r.db.DB.Checks()
 	r.slack = fakeslack.New(r.run)
 	for name, id := range Users {
 		r.slack.AddUser(fakeslack.User{ID: id, Name: strings.ToUpper(name[:1]) + name[1:]})
@@ -134,13 +135,13 @@ func (r *scenarioRun) drive(ctx context.Context) {
 	r.run.Cleanup(stop)
 	r.slack.WaitConnected(r.wait)
 
-	store := memory.New(r.db.Pool, memory.Options{})
+	store := memory.New(r.db.DB, memory.Options{})
 	for _, sd := range r.s.Seed {
 		vis := provenance.VisibilityOf("", sd.Channel)
 		out, err := store.Remember(ctx, memory.WriteRequest{
 			Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: UserID(sd.User)},
 			Place: provenance.Place{Team: fakeslack.TeamID, Channel: sd.Channel, SourceKey: sourceKey(sd.Channel, sd.TS), Visibility: vis},
-			Scope: memory.Scope(sd.Scope), Kind: memory.Kind(sd.Kind), Content: sd.Content, WrittenBy: memory.ByExplicit, MessageTS: sd.TS,
+			Scope: memory.Scope(sd.Scope), Kind: memory.Kind(sd.Kind), Content: sd.Content, WrittenBy: provenance.ByExplicit, MessageTS: sd.TS,
 		})
 		if err != nil || out.Status != memory.Stored {
 			r.run.Fatalf("seed %s: %v %s", sd.ID, err, out.Reason)
@@ -233,8 +234,8 @@ func (r *scenarioRun) waitLogged(e Event) {
 func (r *scenarioRun) waitLoggedUpTo(e Event, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		rows, err := r.q.EvalThreadRows(context.Background(), r.db.Pool, dbsqlc.EvalThreadRowsParams{SourceKey: sourceKey(e.Channel, e.root()), MessageTs: []string{e.TS}})
-		if err == nil && rows.Messages > 0 {
+		msgs, _, err := r.checks.ThreadRows(context.Background(), sourceKey(e.Channel, e.root()), []string{e.TS})
+		if err == nil && msgs > 0 {
 			return true
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -246,7 +247,7 @@ func (r *scenarioRun) waitLoggedUpTo(e Event, d time.Duration) bool {
 func (r *scenarioRun) settle(ctx context.Context) {
 	deadline := time.Now().Add(r.wait)
 	for time.Now().Before(deadline) {
-		n, err := r.q.EvalTurnsUnsettled(ctx, r.db.Pool)
+		n, err := r.checks.TurnsUnsettled(ctx)
 		if err == nil && n == 0 {
 			return
 		}
@@ -280,13 +281,13 @@ func (r *scenarioRun) checkAssertions(ctx context.Context) []string {
 				seeds++
 			}
 		}
-		ctl, err := r.q.EvalThreadRows(ctx, r.db.Pool, dbsqlc.EvalThreadRowsParams{SourceKey: key, MessageTs: tss})
+		msgs, mems, err := r.checks.ThreadRows(ctx, key, tss)
 		if err != nil {
 			out = append(out, fmt.Sprintf("assertion %d: %v", i, err))
 			continue
 		}
-		if int(ctl.Messages) != len(tss) || int(ctl.Memories) < seeds {
-			out = append(out, fmt.Sprintf("assertion %d is vacuous: %s holds %d of the thread's %d messages and %d memories (want ≥ %d)", i, key, ctl.Messages, len(tss), ctl.Memories, seeds))
+		if int(msgs) != len(tss) || int(mems) < seeds {
+			out = append(out, fmt.Sprintf("assertion %d is vacuous: %s holds %d of the thread's %d messages and %d memories (want ≥ %d)", i, key, msgs, len(tss), mems, seeds))
 			continue
 		}
 		subject := a.Subject
@@ -296,7 +297,7 @@ func (r *scenarioRun) checkAssertions(ctx context.Context) []string {
 		case a.SubjectType == "channel" && subject == "":
 			subject = channel
 		}
-		rows, err := r.q.EvalMemoriesInThread(ctx, r.db.Pool, dbsqlc.EvalMemoriesInThreadParams{SourceKey: key, Scope: a.Scope, SubjectType: a.SubjectType, SubjectID: subject, Archived: a.Archived})
+		rows, err := r.checks.MemoriesInThread(ctx, db.ThreadQuery{SourceKey: key, Scope: a.Scope, SubjectType: a.SubjectType, SubjectID: subject, Archived: a.Archived})
 		if err != nil {
 			out = append(out, fmt.Sprintf("assertion %d: %v", i, err))
 			continue

@@ -2,16 +2,13 @@ package learn
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -36,22 +33,21 @@ const TranscriptLimit = 20
 
 // Learner runs passive learning for a turn.
 type Learner struct {
-	pool  *pgxpool.Pool
-	q     *dbsqlc.Queries
+	db    *db.DB
 	store *memory.Store
 	model llm.Model
 	log   zerolog.Logger
 }
 
 // NewLearner returns a Learner.
-func NewLearner(pool *pgxpool.Pool, store *memory.Store, model llm.Model, log zerolog.Logger) *Learner {
-	return &Learner{pool: pool, q: dbsqlc.New(), store: store, model: model, log: log}
+func NewLearner(d *db.DB, store *memory.Store, model llm.Model, log zerolog.Logger) *Learner {
+	return &Learner{db: d, store: store, model: model, log: log}
 }
 
 // Result says what one turn's learning did.
 type Result struct {
 	Skipped   string // why nothing was extracted, if so
-	Decisions []memory.Decision
+	Decisions []Decision
 	Stored    int
 }
 
@@ -59,57 +55,53 @@ type Result struct {
 // turn: a repeated call after it has recorded its decision does nothing, and
 // a repeat after a crash midway stores nothing twice (writes are deduped).
 func (l *Learner) Learn(ctx context.Context, turnID int64) (Result, error) {
-	if _, err := l.q.TurnLearningGet(ctx, l.pool, turnID); err == nil {
-		return Result{Skipped: "already learned"}, nil
-	} else if !errors.Is(err, pgx.ErrNoRows) {
+	turns := l.db.Turns()
+	if done, err := turns.Learned(ctx, turnID); err != nil {
 		return Result{}, fmt.Errorf("learn: %w", err)
+	} else if done {
+		return Result{Skipped: "already learned"}, nil
 	}
-	turn, err := l.q.TurnGetByID(ctx, l.pool, turnID)
+	turn, err := turns.Get(ctx, turnID)
 	if err != nil {
-		return Result{}, fmt.Errorf("learn: turn %d: %w", turnID, err)
+		return Result{}, fmt.Errorf("learn: %w", err)
 	}
 	res, err := l.decide(ctx, turn)
 	if err != nil {
 		return res, err
 	}
 	dropped := len(res.Decisions) - res.Stored
-	if _, err := l.q.TurnLearningRecord(ctx, l.pool, dbsqlc.TurnLearningRecordParams{TurnID: turnID, Stored: int32(res.Stored), Dropped: int32(dropped)}); err != nil {
+	if _, err := turns.RecordLearning(ctx, turnID, res.Stored, dropped); err != nil {
 		return res, fmt.Errorf("learn: record: %w", err)
 	}
 	l.log.Info().Int64("turn", turnID).Str("skipped", res.Skipped).Int("stored", res.Stored).Int("dropped", dropped).Msg("passive learning decided")
 	return res, nil
 }
 
-func (l *Learner) decide(ctx context.Context, turn dbsqlc.Turn) (Result, error) {
+func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 	switch {
-	case turn.Status != "done":
+	case turn.Status != db.TurnDone:
 		return Result{Skipped: "the turn did not complete"}, nil
 	case turn.UsedMemoryWrite:
 		return Result{Skipped: "the turn already wrote memory"}, nil
 	}
-	on, err := l.q.ChannelLearningEnabled(ctx, l.pool, dbsqlc.ChannelLearningEnabledParams{TeamID: turn.TeamID, ChannelID: turn.ChannelID})
+	on, err := l.db.Settings().LearningEnabled(ctx, turn.Place.Team, turn.Place.Channel)
 	if err != nil {
 		return Result{}, fmt.Errorf("learn: %w", err)
 	}
 	if !on {
 		return Result{Skipped: "learning is off in this channel"}, nil
 	}
-	rows, err := l.q.SessionMessageListForTurn(ctx, l.pool, dbsqlc.SessionMessageListForTurnParams{SourceKey: turn.SourceKey, TurnID: &turn.ID, MaxMessages: TranscriptLimit})
+	msgs, prev, err := l.db.Sessions().ForTurn(ctx, turn.Place.SourceKey, turn.ID, TranscriptLimit)
 	if err != nil {
 		return Result{}, fmt.Errorf("learn: transcript: %w", err)
 	}
-	prev, err := l.q.SessionMessageLastIDBeforeTurn(ctx, l.pool, dbsqlc.SessionMessageLastIDBeforeTurnParams{SourceKey: turn.SourceKey, TurnID: &turn.ID})
-	if err != nil {
-		return Result{}, fmt.Errorf("learn: transcript: %w", err)
-	}
-	var lines []memory.Line
+	var lines []Line
 	var instructionActors []string
 	newHuman := false
-	for i, r := range rows {
-		line := memory.Line{
-			Index: i, Text: r.Text, TS: r.Ts, FromBot: r.Role == string(threads.RoleAssistant) || r.ActorKind != string(provenance.KindUser),
-			Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: r.TeamID, ID: r.ActorID},
-			Authority: provenance.Authority(r.Authority),
+	for i, r := range msgs {
+		line := Line{
+			Index: i, Text: r.Text, TS: string(r.TS), FromBot: r.Role == threads.RoleAssistant || r.Actor.Kind != provenance.KindUser,
+			Actor: r.Actor, Authority: r.Authority,
 		}
 		// Only messages since the previous turn are this turn's: earlier
 		// instructions are context now.
@@ -119,8 +111,8 @@ func (l *Learner) decide(ctx context.Context, turn dbsqlc.Turn) (Result, error) 
 		}
 		if isNew && !line.FromBot {
 			newHuman = true
-			if line.Authority == provenance.Instruction && !contains(instructionActors, r.ActorID) {
-				instructionActors = append(instructionActors, r.ActorID)
+			if line.Authority == provenance.Instruction && !contains(instructionActors, r.Actor.ID) {
+				instructionActors = append(instructionActors, r.Actor.ID)
 			}
 		}
 		lines = append(lines, line)
@@ -128,14 +120,14 @@ func (l *Learner) decide(ctx context.Context, turn dbsqlc.Turn) (Result, error) 
 	if !newHuman {
 		return Result{Skipped: "no new human text"}, nil
 	}
-	proposals, err := memory.Extract(ctx, l.model, lines)
+	proposals, err := Extract(ctx, l.model, lines)
 	if err != nil {
 		return Result{}, err
 	}
-	place := provenance.Place{Team: turn.TeamID, Channel: turn.ChannelID, SourceKey: turn.SourceKey, Visibility: provenance.Visibility(turn.Visibility)}
+	place := turn.Place
 	var res Result
 	for _, p := range proposals {
-		d := memory.Route(p, lines, instructionActors, place)
+		d := Route(p, lines, instructionActors, place)
 		if d.Store {
 			exp, err := memory.ParseExpiry(p.Expires, time.Now())
 			if err != nil {
@@ -143,7 +135,7 @@ func (l *Learner) decide(ctx context.Context, turn dbsqlc.Turn) (Result, error) 
 			} else {
 				out, err := l.store.Remember(ctx, memory.WriteRequest{
 					Actor: d.Speaker, Place: place, MessageTS: d.MessageTS, Scope: d.Scope, Kind: p.Kind,
-					Content: p.Content, ExpiresAt: exp, WrittenBy: memory.ByPassive, SkipModelReview: true,
+					Content: p.Content, ExpiresAt: exp, WrittenBy: provenance.ByPassive, SkipModelReview: true,
 				})
 				switch {
 				case err != nil:

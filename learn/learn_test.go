@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/agent"
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 	"github.com/mnemo-bot/mnemo/learn"
@@ -26,7 +25,7 @@ import (
 type testBundle struct {
 	db      *testdb.DB
 	store   *memory.Store
-	log     *threads.Log
+	log     db.Sessions
 	model   *fakellm.Server
 	learner *learn.Learner
 	ts      int64
@@ -35,18 +34,18 @@ type testBundle struct {
 
 const team, channel = "T1", "C1"
 
-func setup(t *testing.T, proposals ...[]memory.Proposal) *testBundle {
+func setup(t *testing.T, proposals ...[]learn.Proposal) *testBundle {
 	t.Helper()
 	b := &testBundle{db: testdb.New(t), ts: 1800000000}
-	b.store = memory.New(b.db.Pool, memory.Options{})
-	b.log = threads.NewLog(b.db.Pool)
+	b.store = memory.New(b.db.DB, memory.Options{})
+	b.log = b.db.DB.Sessions()
 	var replies []fakellm.Reply
 	for _, p := range proposals {
 		raw, _ := json.Marshal(map[string]any{"memories": p})
 		replies = append(replies, fakellm.Reply{Text: string(raw)})
 	}
 	b.model = fakellm.New(t, fakellm.Queue(replies...))
-	b.learner = learn.NewLearner(b.db.Pool, b.store, llm.NewOpenAI("k", b.model.URL+"/v1", "m"), zerolog.Nop())
+	b.learner = learn.NewLearner(b.db.DB, b.store, llm.NewOpenAI("k", b.model.URL+"/v1", "m"), zerolog.Nop())
 	b.key = threads.Key{Team: team, Channel: channel, Root: b.nextTS()}
 	return b
 }
@@ -80,7 +79,7 @@ func (b *testBundle) turn(t *testing.T, runActor string, msgs ...msg) int64 {
 	for _, m := range msgs {
 		lastTS = b.nextTS()
 		if m.who == runActor && m.instruction && turnID == 0 {
-			id, err := agent.ClaimTurn(ctx, b.db.Pool, agent.TurnStart{Place: b.place(), MessageTS: string(lastTS), ActorID: runActor})
+			id, err := b.db.DB.Turns().Claim(ctx, db.TurnStart{Place: b.place(), MessageTS: string(lastTS), ActorID: runActor})
 			require.NoError(t, err)
 			turnID = id
 		}
@@ -98,7 +97,7 @@ func (b *testBundle) turn(t *testing.T, runActor string, msgs ...msg) int64 {
 	require.NotZero(t, turnID, "a turn needs an instruction by its run actor")
 	_, err := b.log.Append(ctx, b.key, threads.Message{TS: b.nextTS(), Role: threads.RoleAssistant, Actor: provenance.Actor{Kind: provenance.KindBot, ID: "UBOT"}, Authority: provenance.Context, Text: "Sure, here you go.", TurnID: &turnID})
 	require.NoError(t, err)
-	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, nil, turnID, true, false))
+	b.finish(t, turnID, false, nil)
 	return turnID
 }
 
@@ -126,12 +125,12 @@ func TestBystanderPreferenceIsNeverTheRunActors(t *testing.T) {
 	t.Parallel()
 	b := setup(t,
 		// The model tries to pin Bob's words on Alice, and to read a task request as a preference.
-		[]memory.Proposal{
+		[]learn.Proposal{
 			{Kind: memory.KindPreference, Content: "Prefers terse reviews", Evidence: []int{0}},
 			{Kind: memory.KindPreference, Content: "Prefers PR summaries", Evidence: []int{1}},
 		},
 		// Control: Alice's own stated preference in her next turn.
-		[]memory.Proposal{{Kind: memory.KindPreference, Content: "Prefers bullet points", Evidence: []int{3}}},
+		[]learn.Proposal{{Kind: memory.KindPreference, Content: "Prefers bullet points", Evidence: []int{3}}},
 	)
 	turn := b.turn(t, "UA", msg{"UB", false, "I prefer terse reviews"}, msg{"UA", true, "@mnemo summarize the PR"})
 	res, err := b.learner.Learn(context.Background(), turn)
@@ -149,14 +148,14 @@ func TestBystanderPreferenceIsNeverTheRunActors(t *testing.T) {
 	got := b.personal(t, "UA")
 	require.Len(t, got, 1, "control: the same query finds Alice's own preference")
 	require.Equal(t, "Prefers bullet points", got[0].Content)
-	require.Equal(t, memory.ByPassive, got[0].WrittenBy)
+	require.Equal(t, provenance.ByPassive, got[0].WrittenBy)
 }
 
 func TestConflictingPreferencesEachKeepTheirOwn(t *testing.T) {
 	t.Parallel()
 	b := setup(t,
-		[]memory.Proposal{{Kind: memory.KindPreference, Content: "Prefers tabs for indentation", Evidence: []int{0}}},
-		[]memory.Proposal{{Kind: memory.KindPreference, Content: "Prefers spaces for indentation", Evidence: []int{2}}},
+		[]learn.Proposal{{Kind: memory.KindPreference, Content: "Prefers tabs for indentation", Evidence: []int{0}}},
+		[]learn.Proposal{{Kind: memory.KindPreference, Content: "Prefers spaces for indentation", Evidence: []int{2}}},
 	)
 	t1 := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer tabs for indentation, always"})
 	_, err := b.learner.Learn(context.Background(), t1)
@@ -173,12 +172,12 @@ func TestConflictingPreferencesEachKeepTheirOwn(t *testing.T) {
 
 func TestBatchedMentionFromTwoPeopleStoresNoPreference(t *testing.T) {
 	t.Parallel()
-	b := setup(t, []memory.Proposal{
+	b := setup(t, []learn.Proposal{
 		{Kind: memory.KindPreference, Content: "Prefers dark mode", Evidence: []int{0}},
 		{Kind: memory.KindPreference, Content: "Prefers light mode", Evidence: []int{1}},
 	},
 		// Control: Bob alone, next turn.
-		[]memory.Proposal{{Kind: memory.KindPreference, Content: "Prefers light mode", Evidence: []int{3}}},
+		[]learn.Proposal{{Kind: memory.KindPreference, Content: "Prefers light mode", Evidence: []int{3}}},
 	)
 	turn := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer dark mode"}, msg{"UB", true, "@mnemo I prefer light mode"})
 	res, err := b.learner.Learn(context.Background(), turn)
@@ -200,7 +199,7 @@ func TestBatchedMentionFromTwoPeopleStoresNoPreference(t *testing.T) {
 
 func TestSharedKnowledgeByAnotherPersonIsChannelKnowledge(t *testing.T) {
 	t.Parallel()
-	b := setup(t, []memory.Proposal{
+	b := setup(t, []learn.Proposal{
 		{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{0}},
 		{Kind: memory.KindKnowledge, Content: "Today's conversion is 8.4%", Evidence: []int{1}},
 		{Kind: memory.KindKnowledge, Content: "Mnemo answered", Evidence: []int{3}},
@@ -220,16 +219,16 @@ func TestSharedKnowledgeByAnotherPersonIsChannelKnowledge(t *testing.T) {
 func TestLearningSkips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setup(t, []memory.Proposal{})
-	q := dbsqlc.New()
+	b := setup(t, []learn.Proposal{})
+	settings := b.db.DB.Settings()
 
 	used := b.turn(t, "UA", msg{"UA", true, "@mnemo remember I prefer tea"})
-	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, nil, used, true, true))
+	b.finish(t, used, true, nil)
 	res, err := b.learner.Learn(ctx, used)
 	require.NoError(t, err)
 	require.Contains(t, res.Skipped, "already wrote memory")
 
-	require.NoError(t, q.ChannelLearningSet(ctx, b.db.Pool, dbsqlc.ChannelLearningSetParams{TeamID: team, ChannelID: channel, LearningEnabled: false, UpdatedBy: "UADMIN"}))
+	require.NoError(t, settings.SetLearning(ctx, team, channel, false, "UADMIN"))
 	off := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer coffee"})
 	res, err = b.learner.Learn(ctx, off)
 	require.NoError(t, err)
@@ -237,7 +236,7 @@ func TestLearningSkips(t *testing.T) {
 	require.Empty(t, b.model.Requests(), "the model was never asked")
 
 	// Control: turned back on, the next turn does ask the model.
-	require.NoError(t, q.ChannelLearningSet(ctx, b.db.Pool, dbsqlc.ChannelLearningSetParams{TeamID: team, ChannelID: channel, LearningEnabled: true, UpdatedBy: "UADMIN"}))
+	require.NoError(t, settings.SetLearning(ctx, team, channel, true, "UADMIN"))
 	on := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer green tea"})
 	_, err = b.learner.Learn(ctx, on)
 	require.NoError(t, err)
@@ -249,12 +248,12 @@ func TestLearningSkips(t *testing.T) {
 func TestCrashBetweenReplyAndExtractionExtractsOnceAfterRestart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setup(t, []memory.Proposal{{Kind: memory.KindPreference, Content: "Prefers release notes as bullet lists", Evidence: []int{0}}})
+	b := setup(t, []learn.Proposal{{Kind: memory.KindPreference, Content: "Prefers release notes as bullet lists", Evidence: []int{0}}})
 
 	// The process that replied: it enqueues in the finishing transaction, then dies.
-	dying, err := learn.NewQueue(b.db.Pool, b.learner, learn.QueueOptions{})
+	dying, err := learn.NewQueue(b.db.DB, b.learner, learn.QueueOptions{})
 	require.NoError(t, err)
-	hook := func(ctx context.Context, tx pgx.Tx, turnID int64) error { return dying.EnqueueTx(ctx, tx, turnID) }
+	hook := dying.EnqueueTx
 	turnID := b.turnWithHook(t, hook)
 	var jobs int
 	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE kind = $1", learn.Args{}.Kind()).Scan(&jobs))
@@ -262,13 +261,13 @@ func TestCrashBetweenReplyAndExtractionExtractsOnceAfterRestart(t *testing.T) {
 	require.Empty(t, b.personal(t, "UA"))
 
 	// Enqueueing again (a retried delivery) does not add a second job.
-	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, hook, turnID, true, false))
+	b.finish(t, turnID, false, hook)
 	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE kind = $1", learn.Args{}.Kind()).Scan(&jobs))
 	require.Equal(t, 1, jobs)
 
 	// After the restart, two replicas work the queue.
 	for i := 0; i < 2; i++ {
-		q, err := learn.NewQueue(b.db.Pool, b.learner, learn.QueueOptions{Workers: 2, FetchPollInterval: 50 * time.Millisecond})
+		q, err := learn.NewQueue(b.db.DB, b.learner, learn.QueueOptions{Workers: 2, FetchPollInterval: 50 * time.Millisecond})
 		require.NoError(t, err)
 		require.NoError(t, q.Start(ctx))
 		t.Cleanup(q.Stop)
@@ -290,7 +289,7 @@ func TestCrashBetweenReplyAndExtractionExtractsOnceAfterRestart(t *testing.T) {
 func extractions(b *testBundle) []*fakellm.Request {
 	var out []*fakellm.Request
 	for _, r := range b.model.Requests() {
-		if strings.HasPrefix(r.System, memory.ExtractPromptMarker) {
+		if strings.HasPrefix(r.System, learn.ExtractPromptMarker) {
 			out = append(out, r)
 		}
 	}
@@ -301,12 +300,28 @@ func (b *testBundle) turnWithHook(t *testing.T, hook agent.TurnHook) int64 {
 	t.Helper()
 	ctx := context.Background()
 	ts := b.nextTS()
-	turnID, err := agent.ClaimTurn(ctx, b.db.Pool, agent.TurnStart{Place: b.place(), MessageTS: string(ts), ActorID: "UA"})
+	turnID, err := b.db.DB.Turns().Claim(ctx, db.TurnStart{Place: b.place(), MessageTS: string(ts), ActorID: "UA"})
 	require.NoError(t, err)
 	_, err = b.log.Append(ctx, b.key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: person("UA"), Authority: provenance.Instruction, Text: "@mnemo I prefer release notes as bullet lists", TurnID: &turnID})
 	require.NoError(t, err)
 	_, err = b.log.Append(ctx, b.key, threads.Message{TS: b.nextTS(), Role: threads.RoleAssistant, Actor: provenance.Actor{Kind: provenance.KindBot, ID: "UBOT"}, Text: "Noted.", TurnID: &turnID})
 	require.NoError(t, err)
-	require.NoError(t, agent.FinishTurn(ctx, b.db.Pool, hook, turnID, true, false))
+	b.finish(t, turnID, false, hook)
 	return turnID
+}
+
+// finish records a turn as delivered, with its after-turn hook in the same
+// transaction, as the turn runner does.
+func (b *testBundle) finish(t *testing.T, turnID int64, usedWrite bool, hook agent.TurnHook) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, b.db.DB.InTx(ctx, func(tx *db.Tx) error {
+		if err := tx.Turns().Finish(ctx, turnID, db.TurnDone, usedWrite); err != nil {
+			return err
+		}
+		if hook == nil {
+			return nil
+		}
+		return hook(ctx, tx, turnID)
+	}))
 }

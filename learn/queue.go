@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/mnemo-bot/mnemo/db"
 )
 
 // Queue runs learning jobs with River in mnemo's database, so they survive
@@ -29,7 +30,7 @@ type QueueOptions struct {
 }
 
 // NewQueue builds a queue. Call Start to work jobs.
-func NewQueue(pool *pgxpool.Pool, learner *Learner, o QueueOptions) (*Queue, error) {
+func NewQueue(d *db.DB, learner *Learner, o QueueOptions) (*Queue, error) {
 	out := o.LogOutput
 	if out == nil {
 		out = io.Discard
@@ -47,7 +48,7 @@ func NewQueue(pool *pgxpool.Pool, learner *Learner, o QueueOptions) (*Queue, err
 			cfg.FetchCooldown = min(cfg.FetchPollInterval, 100*time.Millisecond)
 		}
 	}
-	c, err := river.NewClient(riverpgxv5.New(pool), cfg)
+	c, err := river.NewClient(riverpgxv5.New(d.Pool()), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("learn queue: %w", err)
 	}
@@ -65,9 +66,10 @@ func (q *Queue) Stop() {
 }
 
 // EnqueueTx enqueues learning for a turn in the caller's transaction, so the
-// job exists exactly when the turn is recorded as delivered.
-func (q *Queue) EnqueueTx(ctx context.Context, tx pgx.Tx, turnID int64) error {
-	if _, err := q.client.InsertTx(ctx, tx, Args{TurnID: turnID}, nil); err != nil {
+// job exists exactly when the turn is recorded as delivered. It is the
+// turn runner's after-turn hook.
+func (q *Queue) EnqueueTx(ctx context.Context, tx *db.Tx, turnID int64) error {
+	if _, err := q.client.InsertTx(ctx, tx.Pgx(), Args{TurnID: turnID}, nil); err != nil {
 		return fmt.Errorf("learn enqueue: %w", err)
 	}
 	return nil

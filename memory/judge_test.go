@@ -12,6 +12,7 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 // The model's review runs after the deterministic checks: it can refuse or
@@ -29,9 +30,9 @@ func TestModelReview(t *testing.T) {
 		return fakellm.Reply{Text: "I think this is fine!"}
 	})
 	judge := memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}
-	store := memory.New(testdb.New(t).Pool, memory.Options{Reviewer: judge})
+	store := memory.New(testdb.New(t).DB, memory.Options{Reviewer: judge})
 	remember := func(content string) memory.Outcome {
-		out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: content, WrittenBy: memory.ByExplicit})
+		out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: content, WrittenBy: provenance.ByExplicit})
 		require.NoError(t, err)
 		return out
 	}
@@ -61,11 +62,11 @@ func TestModelAdjudicator(t *testing.T) {
 	})
 	judge := memory.ModelJudge{Model: llm.NewOpenAI("k", srv.URL+"/v1", "m")}
 	b := setup(t)
-	store := memory.New(b.db.Pool, memory.Options{Adjudicator: judge})
-	first, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer terse PR summaries", WrittenBy: memory.ByExplicit})
+	store := memory.New(b.db.DB, memory.Options{Adjudicator: judge})
+	first, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer terse PR summaries", WrittenBy: provenance.ByExplicit})
 	require.NoError(t, err)
 	older = first.Memory.ID
-	second, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer detailed PR summaries", WrittenBy: memory.ByExplicit})
+	second, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer detailed PR summaries", WrittenBy: provenance.ByExplicit})
 	require.NoError(t, err)
 	require.Len(t, second.Superseded, 1)
 	require.Equal(t, older, second.Superseded[0].ID)

@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
@@ -21,9 +20,9 @@ import (
 func (s *Store) Search(ctx context.Context, actor provenance.Actor, place provenance.Place, query string, limit int, requireMatch bool) ([]Memory, error) {
 	limit = min(max(limit, 1), MaxListLimit)
 	query = strings.TrimSpace(query)
-	rows, err := s.q.MemorySearch(ctx, s.pool, dbsqlc.MemorySearchParams{
-		Query: query, SourceKey: place.SourceKey, ChannelID: place.Channel,
-		TeamID: place.Team, ActorID: actor.ID, RequireMatch: requireMatch, MaxResults: int32(limit),
+	rows, err := s.db.Memories().Search(ctx, db.SearchQuery{
+		Query: query, SourceKey: place.SourceKey, Channel: place.Channel,
+		Team: place.Team, Actor: actor.ID, RequireMatch: requireMatch, Limit: limit,
 		Fuzzy: len(strings.Fields(query)) <= FuzzyQueryWords,
 	})
 	if err != nil {
@@ -77,8 +76,8 @@ func (s *Store) ForPrompt(ctx context.Context, actor provenance.Actor, place pro
 
 // Get returns one memory by id.
 func (s *Store) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
-	r, err := s.q.MemoryGetByID(ctx, s.pool, id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	r, err := s.db.Memories().Get(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
 		return Memory{}, ErrNotFound
 	}
 	if err != nil {
@@ -101,7 +100,7 @@ func (s *Store) Resolve(ctx context.Context, team, ref string) ([]Memory, error)
 	if len(ref) < 4 || strings.Trim(ref, "0123456789abcdef-") != "" {
 		return nil, ErrNotFound
 	}
-	rows, err := s.q.MemoryListByIDPrefix(ctx, s.pool, dbsqlc.MemoryListByIDPrefixParams{TeamID: team, Prefix: ref})
+	rows, err := s.db.Memories().ListByIDPrefix(ctx, team, ref)
 	if err != nil {
 		return nil, fmt.Errorf("memory resolve: %w", err)
 	}
@@ -198,8 +197,8 @@ func (s *Store) ForgetMemory(ctx context.Context, actor provenance.Actor, place 
 	if reason == "" {
 		reason = "forgotten on request"
 	}
-	row, err := s.q.MemoryArchive(ctx, s.pool, dbsqlc.MemoryArchiveParams{ID: m.ID, Reason: reason, ArchivedBy: actor.ID})
-	if errors.Is(err, pgx.ErrNoRows) {
+	row, err := s.db.Memories().Archive(ctx, m.ID, reason, actor.ID, nil)
+	if errors.Is(err, db.ErrNotFound) {
 		return ForgetOutcome{}, fmt.Errorf("forget: %w", ErrNotFound)
 	}
 	if err != nil {
@@ -215,8 +214,8 @@ func (s *Store) Restore(ctx context.Context, actor provenance.Actor, id uuid.UUI
 	if !actor.IsAdmin {
 		return Memory{}, fmt.Errorf("restore: %w: only an admin can restore memories", ErrForbidden)
 	}
-	row, err := s.q.MemoryRestore(ctx, s.pool, id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	row, err := s.db.Memories().Restore(ctx, id)
+	if errors.Is(err, db.ErrNotFound) {
 		return Memory{}, fmt.Errorf("restore: %w (or it is not archived)", ErrNotFound)
 	}
 	if err != nil {
@@ -243,10 +242,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Memory, error) {
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := s.q.MemoryListForAdmin(ctx, s.pool, dbsqlc.MemoryListForAdminParams{
-		TeamID: optional(f.Team), SubjectID: optional(f.SubjectUser), ChannelID: optional(f.Channel),
-		SourceKey: optional(f.SourceKey), IncludeArchived: f.IncludeArchived, Query: f.Query,
-		MaxResults: int32(f.Limit), Skip: int32(f.Offset),
+	rows, err := s.db.Memories().List(ctx, db.ListQuery{
+		Team: f.Team, SubjectUser: f.SubjectUser, Channel: f.Channel, SourceKey: f.SourceKey,
+		IncludeArchived: f.IncludeArchived, Query: f.Query, Limit: f.Limit, Offset: f.Offset,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("memory list: %w", err)
@@ -261,18 +259,11 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Memory, error) {
 // SweepExpired archives memories past their expiry. Expired memories are
 // already invisible to search; the sweep makes that durable.
 func (s *Store) SweepExpired(ctx context.Context) (int64, error) {
-	n, err := s.q.MemoryArchiveExpired(ctx, s.pool)
+	n, err := s.db.Memories().ArchiveExpired(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("memory sweep: %w", err)
 	}
 	return n, nil
-}
-
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 func tsTime(ts string) (time.Time, bool) {
@@ -289,7 +280,7 @@ func (s *Store) PurgePersonal(ctx context.Context, actor provenance.Actor, team,
 	if !actor.IsAdmin {
 		return 0, fmt.Errorf("purge: %w: only an admin can purge", ErrForbidden)
 	}
-	n, err := s.q.MemoryArchivePersonal(ctx, s.pool, dbsqlc.MemoryArchivePersonalParams{TeamID: team, SubjectID: subject, Reason: "purged on request", ArchivedBy: actor.ID})
+	n, err := s.db.Memories().ArchivePersonal(ctx, team, subject, "purged on request", actor.ID)
 	if err != nil {
 		return 0, fmt.Errorf("purge: %w", err)
 	}
@@ -299,7 +290,7 @@ func (s *Store) PurgePersonal(ctx context.Context, actor provenance.Actor, team,
 
 // CountPersonal counts a person's active personal memories.
 func (s *Store) CountPersonal(ctx context.Context, team, subject string) (int64, error) {
-	n, err := s.q.MemoryCountPersonal(ctx, s.pool, dbsqlc.MemoryCountPersonalParams{TeamID: team, SubjectID: subject})
+	n, err := s.db.Memories().CountPersonal(ctx, team, subject)
 	if err != nil {
 		return 0, fmt.Errorf("count: %w", err)
 	}

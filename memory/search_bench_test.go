@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 // BenchmarkRecallForPrompt measures recall before a turn over a team with
@@ -39,7 +40,7 @@ func seedBench(b *testing.B) *testBundle {
 	for i := 0; i < 2000; i++ {
 		_, err := bb.store.Remember(ctx, memory.WriteRequest{
 			Actor: user(fmt.Sprintf("U%03d", i%50)), Place: publicThread, Scope: memory.ScopeChannel, Kind: memory.KindKnowledge,
-			Content: fmt.Sprintf("Note %d: the %s service uses pipeline %d for its %s steps", i, topics[i%8], i, topics[(i/8)%8]), WrittenBy: memory.ByExplicit,
+			Content: fmt.Sprintf("Note %d: the %s service uses pipeline %d for its %s steps", i, topics[i%8], i, topics[(i/8)%8]), WrittenBy: provenance.ByExplicit,
 		})
 		if err != nil {
 			b.Fatal(err)

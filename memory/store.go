@@ -12,11 +12,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -52,16 +50,6 @@ const (
 	KindKnowledge  Kind = "knowledge"
 )
 
-// WrittenBy says how a memory was written.
-type WrittenBy string
-
-const (
-	ByExplicit WrittenBy = "explicit"
-	ByPassive  WrittenBy = "passive"
-	ByAdmin    WrittenBy = "admin"
-	ByMCP      WrittenBy = "mcp"
-)
-
 // Limits on what is stored and shown.
 const (
 	MaxContentChars = 600
@@ -88,7 +76,7 @@ type Memory struct {
 	Visibility     provenance.Visibility
 	ActorID        string
 	ActorName      string
-	WrittenBy      WrittenBy
+	WrittenBy      provenance.WrittenBy
 	MessageTS      string
 	ObservedAt     time.Time
 	CreatedAt      time.Time
@@ -103,21 +91,15 @@ type Memory struct {
 // ShortID is the id prefix people see and type.
 func (m Memory) ShortID() string { return m.ID.String()[:8] }
 
-func fromRow(r dbsqlc.Memory) Memory {
-	m := Memory{
-		ID: r.ID, Team: r.TeamID, Scope: Scope(r.Scope), SubjectType: r.SubjectType, SubjectID: r.SubjectID,
+func fromRow(r db.Memory) Memory {
+	return Memory{
+		ID: r.ID, Team: r.Team, Scope: Scope(r.Scope), SubjectType: r.SubjectType, SubjectID: r.SubjectID,
 		Kind: Kind(r.Kind), Content: r.Content, SourceKey: r.SourceKey, ChannelID: r.ChannelID,
 		Visibility: provenance.Visibility(r.Visibility), ActorID: r.ActorID, ActorName: r.ActorName,
-		WrittenBy: WrittenBy(r.WrittenBy), MessageTS: r.MessageTs, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt,
-		ExpiresAt: r.ExpiresAt, ArchivedAt: r.ArchivedAt, SupersededBy: r.SupersededBy,
+		WrittenBy: provenance.WrittenBy(r.WrittenBy), MessageTS: r.MessageTS, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt,
+		ExpiresAt: r.ExpiresAt, ArchivedAt: r.ArchivedAt, ArchivedReason: r.ArchivedReason, ArchivedBy: r.ArchivedBy,
+		SupersededBy: r.SupersededBy,
 	}
-	if r.ArchivedReason != nil {
-		m.ArchivedReason = *r.ArchivedReason
-	}
-	if r.ArchivedBy != nil {
-		m.ArchivedBy = *r.ArchivedBy
-	}
-	return m
 }
 
 // Reviewer is the model's half of the review before storing: it runs after
@@ -140,8 +122,7 @@ type Adjudicator interface {
 
 // Store is the memory store. Build it with New.
 type Store struct {
-	pool        *pgxpool.Pool
-	q           *dbsqlc.Queries
+	db          *db.DB
 	log         zerolog.Logger
 	now         func() time.Time
 	reviewer    Reviewer
@@ -170,13 +151,13 @@ type Options struct {
 	Adjudicator Adjudicator // optional; without one nothing is superseded
 }
 
-// New returns a store on pool.
-func New(pool *pgxpool.Pool, opts Options) *Store {
+// New returns a store on d.
+func New(d *db.DB, opts Options) *Store {
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{pool: pool, q: dbsqlc.New(), log: opts.Logger, now: now, reviewer: opts.Reviewer, adjudicator: opts.Adjudicator}
+	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, adjudicator: opts.Adjudicator}
 }
 
 // WriteRequest asks to store one memory. Actor and Place come from the live
@@ -189,7 +170,7 @@ type WriteRequest struct {
 	Kind      Kind  // empty: inferred
 	Content   string
 	ExpiresAt *time.Time
-	WrittenBy WrittenBy
+	WrittenBy provenance.WrittenBy
 	// SkipModelReview is set by callers whose content a model has already
 	// judged (passive learning).
 	SkipModelReview bool
@@ -227,16 +208,110 @@ func DefaultScope(kind Kind, place provenance.Place, content string) Scope {
 var firstPerson = regexp.MustCompile(`(?i)^\s*(please\s+)?((remember|note)( that)?[:,]?\s+)?(i|i'm|i am|i've|my|me)\b`)
 
 // Remember reviews and stores a memory, returning an existing one instead of
-// a duplicate and superseding what a newer preference contradicts.
+// a duplicate and superseding what a newer preference contradicts. Every
+// model call (review, supersession) runs before the write transaction opens;
+// the transaction then re-checks for a duplicate under the subject's lock.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
 	if !req.Actor.IsHuman() {
 		return Outcome{}, fmt.Errorf("remember: actor %q is not a person", req.Actor.ID)
 	}
+	w, out, err := s.review(ctx, req)
+	if err != nil || out.Status == Rejected {
+		return out, err
+	}
+	cands, err := s.db.Memories().FindSimilar(ctx, w.similarQuery())
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	if dup := duplicateOf(cands, w.norm); dup != nil {
+		out.Status, out.Memory, out.Reason = Duplicate, dup, "already remembered"
+		return out, nil
+	}
+	contradicted := s.contradicted(ctx, w, cands)
+
+	err = s.db.InTx(ctx, func(tx *db.Tx) error {
+		mem := tx.Memories()
+		if err := mem.LockSubject(ctx, w.lockKey()); err != nil {
+			return err
+		}
+		// Another writer may have stored the same memory since the read above.
+		again, err := mem.FindSimilar(ctx, w.similarQuery())
+		if err != nil {
+			return err
+		}
+		if dup := duplicateOf(again, w.norm); dup != nil {
+			out.Status, out.Memory, out.Reason = Duplicate, dup, "already remembered"
+			return nil
+		}
+		row, err := mem.Insert(ctx, w.insert(req, s.now()))
+		if err != nil {
+			return err
+		}
+		m := fromRow(row)
+		out.Status, out.Memory = Stored, &m
+		for _, id := range contradicted {
+			old, err := mem.Archive(ctx, id, "superseded", req.Actor.ID, &m.ID)
+			if errors.Is(err, db.ErrNotFound) {
+				continue // archived meanwhile
+			}
+			if err != nil {
+				return fmt.Errorf("supersede: %w", err)
+			}
+			out.Superseded = append(out.Superseded, fromRow(old))
+		}
+		return nil
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	if out.Status == Stored {
+		s.changed(*out.Memory)
+	}
+	return out, nil
+}
+
+// write is a reviewed memory about to be stored: its canonical text, kind,
+// scope and subject.
+type write struct {
+	team, subject string
+	scope         Scope
+	kind          Kind
+	canonical     string
+	norm          string
+}
+
+func (w write) similarQuery() db.SimilarQuery {
+	return db.SimilarQuery{
+		Team: w.team, Scope: string(w.scope), SubjectType: w.scope.SubjectType(), SubjectID: w.subject,
+		Normalized: w.norm, MinSimilarity: 0.3, Limit: 8,
+	}
+}
+
+func (w write) lockKey() string { return w.team + "/" + string(w.scope) + "/" + w.subject }
+
+func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
+	observed := now
+	if t, ok := tsTime(req.MessageTS); ok {
+		observed = t
+	}
+	return db.MemoryInsert{
+		Team: w.team, Scope: string(w.scope), SubjectType: w.scope.SubjectType(), SubjectID: w.subject,
+		Kind: string(w.kind), Content: w.canonical, Normalized: w.norm, SourceKey: req.Place.SourceKey,
+		ChannelID: req.Place.Channel, Visibility: string(req.Place.Visibility), ActorID: req.Actor.ID,
+		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTS: req.MessageTS,
+		ObservedAt: observed, ExpiresAt: req.ExpiresAt,
+		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subject, w.norm),
+	}
+}
+
+// review runs the deterministic checks and then the model's, and settles
+// what would be stored and where. A rejection comes back as an Outcome.
+func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, error) {
 	canonical := Canonicalize(req.Content)
 	out := Outcome{Canonical: canonical}
 	if reason := s.deterministicReview(req, canonical); reason != "" {
 		out.Status, out.Reason = Rejected, reason
-		return out, nil
+		return write{}, out, nil
 	}
 	kind := req.Kind
 	if kind == "" {
@@ -249,7 +324,7 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		} else {
 			if !v.Store {
 				out.Status, out.Reason = Rejected, v.Reason
-				return out, nil
+				return write{}, out, nil
 			}
 			if c := strings.TrimSpace(v.Canonical); c != "" && s.deterministicReview(req, c) == "" {
 				canonical, out.Canonical = c, c
@@ -263,90 +338,51 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 	case kind == KindPreference && scope != ScopePersonal:
 		scope = ScopePersonal // a preference is always someone's own
 	}
-	subject := subjectID(scope, req.Actor, req.Place)
-	norm := Normalize(canonical)
+	return write{
+		team: req.Place.Team, subject: subjectID(scope, req.Actor, req.Place), scope: scope, kind: kind,
+		canonical: canonical, norm: Normalize(canonical),
+	}, out, nil
+}
 
-	tx, err := s.pool.Begin(ctx)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("remember: %w", err)
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck
-	// Serialize writers of one subject so two concurrent identical writes
-	// can't both miss each other's row.
-	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", req.Place.Team+"/"+string(scope)+"/"+subject); err != nil {
-		return Outcome{}, fmt.Errorf("remember: lock: %w", err)
-	}
-	cands, err := s.q.MemoryFindSimilar(ctx, tx, dbsqlc.MemoryFindSimilarParams{
-		TeamID: req.Place.Team, Scope: string(scope), SubjectType: scope.SubjectType(), SubjectID: subject,
-		Normalized: norm, MinSimilarity: 0.3, MaxCandidates: 8,
-	})
-	if err != nil {
-		return Outcome{}, fmt.Errorf("remember: candidates: %w", err)
-	}
-	var others []Memory
+// duplicateOf returns the candidate that says the same as norm, if any.
+func duplicateOf(cands []db.Similar, norm string) *Memory {
 	for _, c := range cands {
-		if c.Memory.Normalized == norm || (c.Sim >= DuplicateSimilarity && sameWords(c.Memory.Normalized, norm)) {
+		if c.Normalized == norm || (c.Sim >= DuplicateSimilarity && sameWords(c.Normalized, norm)) {
 			m := fromRow(c.Memory)
-			out.Status, out.Memory, out.Reason = Duplicate, &m, "already remembered"
-			return out, tx.Commit(ctx)
+			return &m
 		}
-		others = append(others, fromRow(c.Memory))
 	}
+	return nil
+}
 
-	observed := s.now()
-	if ts := req.MessageTS; ts != "" {
-		if t, ok := tsTime(ts); ok {
-			observed = t
+// contradicted asks the adjudicator which older preferences of the subject
+// a new preference replaces. It runs outside any transaction; a failure
+// keeps the older memories.
+func (s *Store) contradicted(ctx context.Context, w write, cands []db.Similar) []uuid.UUID {
+	if w.kind != KindPreference || s.adjudicator == nil {
+		return nil
+	}
+	var prefs []Memory
+	for _, c := range cands {
+		if Kind(c.Kind) == KindPreference {
+			prefs = append(prefs, fromRow(c.Memory))
 		}
 	}
-	row, err := s.q.MemoryInsert(ctx, tx, dbsqlc.MemoryInsertParams{
-		TeamID: req.Place.Team, Scope: string(scope), SubjectType: scope.SubjectType(), SubjectID: subject,
-		Kind: string(kind), Content: canonical, Normalized: norm, SourceKey: req.Place.SourceKey,
-		ChannelID: req.Place.Channel, Visibility: string(req.Place.Visibility), ActorID: req.Actor.ID,
-		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTs: req.MessageTS,
-		ObservedAt: observed, ExpiresAt: req.ExpiresAt,
-		IdempotencyKey: idempotencyKey(req.Place.Team, scope, subject, norm),
-	})
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Outcome{}, fmt.Errorf("remember: an identical memory was written concurrently")
+	if len(prefs) == 0 {
+		return nil
 	}
+	ids, err := s.adjudicator.Contradicted(ctx, w.canonical, prefs)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("remember: insert: %w", err)
+		s.log.Warn().Err(err).Msg("supersession adjudication failed; keeping older memories")
+		return nil
 	}
-	m := fromRow(row)
-	out.Status, out.Memory = Stored, &m
-
-	if kind == KindPreference && s.adjudicator != nil && len(others) > 0 {
-		var prefs []Memory
-		for _, o := range others {
-			if o.Kind == KindPreference {
-				prefs = append(prefs, o)
-			}
-		}
-		if len(prefs) > 0 {
-			ids, err := s.adjudicator.Contradicted(ctx, canonical, prefs)
-			if err != nil {
-				s.log.Warn().Err(err).Msg("supersession adjudication failed; keeping older memories")
-			}
-			for _, id := range ids {
-				if !containsID(prefs, id) {
-					continue // the adjudicator may only pick among the candidates
-				}
-				old, err := s.q.MemoryArchive(ctx, tx, dbsqlc.MemoryArchiveParams{ID: id, Reason: "superseded", ArchivedBy: req.Actor.ID, SupersededBy: &m.ID})
-				if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-					return Outcome{}, fmt.Errorf("remember: supersede: %w", err)
-				}
-				if err == nil {
-					out.Superseded = append(out.Superseded, fromRow(old))
-				}
-			}
+	var out []uuid.UUID
+	for _, id := range ids {
+		if containsID(prefs, id) { // the adjudicator may only pick among the candidates
+			out = append(out, id)
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return Outcome{}, fmt.Errorf("remember: commit: %w", err)
-	}
-	s.changed(m)
-	return out, nil
+	return out
 }
 
 // DuplicateSimilarity is the pg_trgm similarity of normalized content above

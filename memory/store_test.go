@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -44,7 +44,7 @@ func setup(t *testing.T) *testBundle { return setupTB(t) }
 func setupTB(t testing.TB) *testBundle {
 	t.Helper()
 	b := &testBundle{db: testdb.New(t), adj: &scriptedAdjudicator{}, now: time.Now()}
-	b.store = memory.New(b.db.Pool, memory.Options{Adjudicator: b.adj})
+	b.store = memory.New(b.db.DB, memory.Options{Adjudicator: b.adj})
 	return b
 }
 
@@ -71,7 +71,7 @@ var (
 
 func (b *testBundle) remember(t *testing.T, actor provenance.Actor, place provenance.Place, scope memory.Scope, kind memory.Kind, content string) memory.Memory {
 	t.Helper()
-	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: actor, Place: place, Scope: scope, Kind: kind, Content: content, WrittenBy: memory.ByExplicit, MessageTS: "1800000001.000100"})
+	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: actor, Place: place, Scope: scope, Kind: kind, Content: content, WrittenBy: provenance.ByExplicit, MessageTS: "1800000001.000100"})
 	require.NoError(t, err)
 	require.Equal(t, memory.Stored, out.Status, "%s: %s", content, out.Reason)
 	return *out.Memory
@@ -225,7 +225,7 @@ func TestReviewRejects(t *testing.T) {
 		"too long":    "Prefers " + string(make([]rune, 700)),
 	}
 	for name, content := range cases {
-		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: dmAlice, Content: content, WrittenBy: memory.ByExplicit})
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: dmAlice, Content: content, WrittenBy: provenance.ByExplicit})
 		require.NoError(t, err, name)
 		require.Equal(t, memory.Rejected, out.Status, name)
 		require.NotEmpty(t, out.Reason, name)
@@ -247,17 +247,17 @@ func TestDedup(t *testing.T) {
 	alice, bob := user("UA"), user("UB")
 	first := b.remember(t, alice, publicThread, "", "", "I prefer terse PR summaries")
 	for _, again := range []string{"I prefer terse PR summaries.", "prefers   TERSE pr summaries", "Remember that I prefer terse PR summaries!", "I prefer terse PR summary"} {
-		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread2, Content: again, WrittenBy: memory.ByExplicit})
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread2, Content: again, WrittenBy: provenance.ByExplicit})
 		require.NoError(t, err)
 		require.Equal(t, memory.Duplicate, out.Status, again)
 		require.Equal(t, first.ID, out.Memory.ID)
 	}
 	// Different subject: not a duplicate.
-	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: bob, Place: publicThread, Content: "I prefer terse PR summaries", WrittenBy: memory.ByExplicit})
+	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: bob, Place: publicThread, Content: "I prefer terse PR summaries", WrittenBy: provenance.ByExplicit})
 	require.NoError(t, err)
 	require.Equal(t, memory.Stored, out.Status)
 	// Different content: not a duplicate.
-	out, err = b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I prefer PR summaries with a risk section", WrittenBy: memory.ByExplicit})
+	out, err = b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I prefer PR summaries with a risk section", WrittenBy: provenance.ByExplicit})
 	require.NoError(t, err)
 	require.Equal(t, memory.Stored, out.Status)
 
@@ -267,7 +267,7 @@ func TestDedup(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: user("UC"), Place: publicThread, Content: "I prefer standups at 9:30", WrittenBy: memory.ByExplicit})
+			_, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: user("UC"), Place: publicThread, Content: "I prefer standups at 9:30", WrittenBy: provenance.ByExplicit})
 			require.NoError(t, err)
 		}()
 	}
@@ -293,7 +293,7 @@ func TestSupersession(t *testing.T) {
 	}
 	old := b.remember(t, alice, publicThread, "", "", "I prefer terse PR summaries")
 	unrelated := b.remember(t, alice, publicThread, "", "", "I prefer tabs over spaces")
-	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I prefer detailed PR summaries", WrittenBy: memory.ByExplicit})
+	out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I prefer detailed PR summaries", WrittenBy: provenance.ByExplicit})
 	require.NoError(t, err)
 	require.Equal(t, memory.Stored, out.Status)
 	require.Len(t, out.Superseded, 1)
@@ -322,7 +322,7 @@ func TestExpiry(t *testing.T) {
 	soon := time.Now().Add(300 * time.Millisecond)
 	later := time.Now().Add(time.Hour)
 	for content, exp := range map[string]time.Time{"Is on call for payments this rotation": soon, "Is the release captain for version nine": later} {
-		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: dmAlice, Content: content, ExpiresAt: &exp, WrittenBy: memory.ByExplicit})
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: dmAlice, Content: content, ExpiresAt: &exp, WrittenBy: provenance.ByExplicit})
 		require.NoError(t, err)
 		require.Equal(t, memory.Stored, out.Status, out.Reason)
 	}
@@ -354,7 +354,7 @@ func TestExpiry(t *testing.T) {
 func TestWriteIsVisibleToTheNextSearchOnAnyConnection(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	other, err := pgxpool.New(context.Background(), b.db.URL)
+	other, err := db.Open(context.Background(), b.db.URL, 2)
 	require.NoError(t, err)
 	t.Cleanup(other.Close)
 	reader := memory.New(other, memory.Options{})
@@ -407,7 +407,7 @@ func TestDefaultScopes(t *testing.T) {
 		{publicThread, memory.ScopeWorkspace, "I prefer terse PR summaries", memory.ScopePersonal},
 		{publicThread, memory.ScopeWorkspace, "The office wifi network is called mnemo-guest", memory.ScopeWorkspace},
 	} {
-		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: tc.place, Scope: tc.scope, Content: tc.content, WrittenBy: memory.ByExplicit})
+		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: tc.place, Scope: tc.scope, Content: tc.content, WrittenBy: provenance.ByExplicit})
 		require.NoError(t, err)
 		require.Equal(t, memory.Stored, out.Status, out.Reason)
 		require.Equal(t, tc.want, out.Memory.Scope, tc.content)

@@ -114,9 +114,9 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 	if err != nil {
 		return nil, err
 	}
-	by := WrittenBy(inv.WrittenBy)
+	by := inv.WrittenBy
 	if by == "" {
-		by = ByExplicit
+		by = provenance.ByExplicit
 	}
 	out, err := s.Remember(ctx, WriteRequest{
 		Actor: inv.Actor, Place: inv.Place, MessageTS: inv.MessageTS, Kind: Kind(args.Kind), Scope: Scope(args.Scope),
@@ -250,7 +250,7 @@ func Why(m Memory, viewer provenance.Actor, here provenance.Place, now time.Time
 	case m.Visibility == provenance.Public:
 		where = "in a public channel"
 	}
-	how := map[WrittenBy]string{ByExplicit: "when asked to remember it", ByPassive: "learned from the conversation", ByAdmin: "by an admin", ByMCP: "through an MCP client"}[m.WrittenBy]
+	how := map[provenance.WrittenBy]string{provenance.ByExplicit: "when asked to remember it", provenance.ByPassive: "learned from the conversation", provenance.ByAdmin: "by an admin", provenance.ByMCP: "through an MCP client"}[m.WrittenBy]
 	return fmt.Sprintf("%s said it %s %s; stored %s", who, where, Age(m.ObservedAt, now), how)
 }
 

@@ -1,14 +1,5 @@
 package provenance
 
-import (
-	"context"
-	"fmt"
-	"sync"
-	"time"
-
-	"github.com/slack-go/slack"
-)
-
 // ActorKind says what kind of party an actor is.
 type ActorKind string
 
@@ -82,74 +73,16 @@ type Place struct {
 	Visibility Visibility
 }
 
-// Directory derives actors from live Slack events, enriched from users.info
-// and cached.
-type Directory struct {
-	api    *slack.Client
-	admins map[string]bool
-	ttl    time.Duration
-	now    func() time.Time
+// WrittenBy says how a memory came to be written.
+type WrittenBy string
 
-	mu    sync.Mutex
-	cache map[string]cached
-}
-
-type cached struct {
-	actor Actor
-	at    time.Time
-}
-
-// NewDirectory returns a Directory backed by the Slack Web API. api may be
-// nil (the local chat), in which case actors are not enriched. admins are
-// user ids with admin rights whatever users.info says (MNEMO_ADMINS).
-func NewDirectory(api *slack.Client, admins []string) *Directory {
-	d := &Directory{api: api, admins: map[string]bool{}, ttl: 10 * time.Minute, now: time.Now, cache: map[string]cached{}}
-	for _, a := range admins {
-		d.admins[a] = true
-	}
-	return d
-}
-
-// ActorFromEvent is the one way an actor enters mnemo: the team and user id
-// of a live Slack event (a message, a mention, a slash command, a button
-// press). Model output and tool arguments never name an actor. A users.info
-// failure still yields the actor, unenriched.
-func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (Actor, error) {
-	if userID == "" {
-		return Actor{}, fmt.Errorf("provenance: event has no user")
-	}
-	a := Actor{Kind: KindUser, Team: team, ID: userID}
-	if d == nil {
-		return a, nil
-	}
-	a.IsAdmin = d.admins[userID]
-	if d.api == nil {
-		return a, nil
-	}
-	key := team + "/" + userID
-	d.mu.Lock()
-	c, ok := d.cache[key]
-	d.mu.Unlock()
-	if ok && d.now().Sub(c.at) < d.ttl {
-		return c.actor, nil
-	}
-	u, err := d.api.GetUserInfoContext(ctx, userID)
-	if err != nil {
-		return a, fmt.Errorf("provenance: users.info %s: %w", userID, err)
-	}
-	a.Name = u.Profile.DisplayName
-	if a.Name == "" {
-		a.Name = u.RealName
-	}
-	if a.Name == "" {
-		a.Name = u.Name
-	}
-	a.IsAdmin = a.IsAdmin || u.IsAdmin || u.IsOwner || u.IsPrimaryOwner
-	if u.IsBot {
-		a.Kind = KindBot
-	}
-	d.mu.Lock()
-	d.cache[key] = cached{actor: a, at: d.now()}
-	d.mu.Unlock()
-	return a, nil
-}
+const (
+	// ByExplicit: a person asked the bot to remember it.
+	ByExplicit WrittenBy = "explicit"
+	// ByPassive: passive learning found it in a conversation.
+	ByPassive WrittenBy = "passive"
+	// ByAdmin: an admin wrote it.
+	ByAdmin WrittenBy = "admin"
+	// ByMCP: an MCP client wrote it, for the identity it was configured with.
+	ByMCP WrittenBy = "mcp"
+)

@@ -6,6 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bin
 go build -tags mnemo_mutant_per_message_key -o bin/mnemo-mutant ./cmd/mnemo || exit 2
+go build -o bin/mnemo-eval ./cmd/mnemo-eval || exit 2
 out=$(mktemp)
 ./bin/mnemo-mutant eval >"$out" 2>&1
 rc=$?

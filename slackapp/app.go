@@ -7,53 +7,45 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/memory"
-	"github.com/mnemo-bot/mnemo/provenance"
-	"github.com/mnemo-bot/mnemo/threads"
 )
 
 // Config is what the Slack app needs.
 type Config struct {
 	API          *slack.Client
 	Socket       *socketmode.Client
-	Pool         *pgxpool.Pool
-	Agent        *agent.Agent
+	DB           *db.DB
+	Runner       *agent.Runner
 	Memory       *memory.Store
-	Directory    *provenance.Directory
+	Directory    *Directory
 	Logger       zerolog.Logger
-	SlashCommand string         // default "/mnemo"
-	AfterTurn    agent.TurnHook // optional
+	SlashCommand string // default "/mnemo"
 }
 
 // App handles Slack events. Build it with New and start it with Run.
 type App struct {
-	api       *slack.Client
-	sm        *socketmode.Client
-	pool      *pgxpool.Pool
-	q         *dbsqlc.Queries
-	sessions  *threads.Log
-	agent     *agent.Agent
-	memory    *memory.Store
-	dir       *provenance.Directory
-	log       zerolog.Logger
-	command   string
-	afterTurn agent.TurnHook
+	api     *slack.Client
+	sm      *socketmode.Client
+	db      *db.DB
+	runner  *agent.Runner
+	memory  *memory.Store
+	dir     *Directory
+	log     zerolog.Logger
+	command string
 
 	botUserID string
 	botID     string
 	homes     sync.Map // team/user → the App Home's DM channel
-	turnSlots chan struct{}
 	chanTypes sync.Map // channel → channel_type, from conversations.info
+	homeQueue chan homeRequest
 	wg        sync.WaitGroup
-	baseCtx   context.Context
 }
 
 // New returns an App.
@@ -63,21 +55,14 @@ func New(c Config) *App {
 		cmd = "/mnemo"
 	}
 	a := &App{
-		api: c.API, sm: c.Socket, pool: c.Pool, q: dbsqlc.New(), sessions: threads.NewLog(c.Pool),
-		agent: c.Agent, memory: c.Memory, dir: c.Directory, log: c.Logger, command: cmd, afterTurn: c.AfterTurn,
-		turnSlots: make(chan struct{}, MaxConcurrentTurns),
+		api: c.API, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
+		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 	}
 	// Any change to someone's personal memories, from a tool, learning or
-	// an admin, republishes their App Home.
-	c.Memory.OnPersonalChange(func(team, subject string) {
-		a.async(func(ctx context.Context) { a.publishHome(ctx, team, subject, 0) })
-	})
+	// an admin, republishes their App Home once the app runs.
+	c.Memory.OnPersonalChange(func(team, subject string) { a.queueHome(team, subject) })
 	return a
 }
-
-// MaxConcurrentTurns bounds the turns one replica runs at once; further
-// posts wait for a slot (their envelopes are already acked).
-const MaxConcurrentTurns = 16
 
 // EventRetention is how long event ids are kept for deduplicating Slack's
 // retries, which stop within minutes.
@@ -90,21 +75,26 @@ func (a *App) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("slack auth.test: %w", err)
 	}
-	a.botUserID, a.botID, a.baseCtx = auth.UserID, auth.BotID, ctx
+	a.botUserID, a.botID = auth.UserID, auth.BotID
 	a.log.Info().Str("bot_user", a.botUserID).Str("team", auth.TeamID).Msg("connected to Slack")
 
-	h := socketmode.NewSocketmodeHandler(a.sm)
 	// The bot's whole Slack surface, one handler per event type.
-	h.HandleEvents(slackevents.AppMention, a.onAppMention)
-	h.HandleEvents(slackevents.Message, a.onMessage)
-	h.HandleEvents(slackevents.AppHomeOpened, a.onAppHomeOpened)
-	h.HandleSlashCommand(a.command, a.onSlashCommand)
-	h.Handle(socketmode.EventTypeInteractive, a.onInteractive)
-	h.Handle(socketmode.EventTypeErrorBadMessage, a.onBadMessage)
+	h := socketmode.NewSocketmodeHandler(a.sm)
+	on := func(f func(context.Context, *socketmode.Event)) socketmode.SocketmodeHandlerFunc {
+		return func(evt *socketmode.Event, _ *socketmode.Client) { f(ctx, evt) }
+	}
+	h.HandleEvents(slackevents.AppMention, on(a.onAppMention))
+	h.HandleEvents(slackevents.Message, on(a.onMessage))
+	h.HandleEvents(slackevents.AppHomeOpened, on(a.onAppHomeOpened))
+	h.HandleSlashCommand(a.command, on(a.onSlashCommand))
+	h.Handle(socketmode.EventTypeInteractive, on(a.onInteractive))
+	h.Handle(socketmode.EventTypeErrorBadMessage, on(a.onBadMessage))
 	h.Handle(socketmode.EventTypeConnected, func(*socketmode.Event, *socketmode.Client) { a.log.Info().Msg("socket mode connected") })
-	h.HandleDefault(a.onOther)
+	h.HandleDefault(on(a.onOther))
 
-	go a.pruneEvents(ctx)
+	a.wg.Add(2)
+	go func() { defer a.wg.Done(); a.pruneEvents(ctx) }()
+	go func() { defer a.wg.Done(); a.publishHomes(ctx) }()
 	err = h.RunEventLoopContext(ctx)
 	a.wg.Wait()
 	if ctx.Err() != nil {
@@ -124,7 +114,9 @@ func (a *App) ack(evt *socketmode.Event, payload ...any) {
 }
 
 // async runs slow work after the ack, tracked so shutdown can wait for it.
-func (a *App) async(f func(ctx context.Context)) {
+// The work outlives ctx's cancellation: turns finish while shutting down,
+// within their own deadline.
+func (a *App) async(ctx context.Context, f func(ctx context.Context)) {
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -133,9 +125,7 @@ func (a *App) async(f func(ctx context.Context)) {
 				a.log.Error().Interface("panic", r).Msg("handler panicked")
 			}
 		}()
-		// Turns finish even while shutting down; they have their own deadline.
-		ctx := context.WithoutCancel(a.baseCtx)
-		f(ctx)
+		f(context.WithoutCancel(ctx))
 	}()
 }
 
@@ -144,7 +134,7 @@ func (a *App) pruneEvents(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
-		n, err := a.q.InboundEventPrune(ctx, a.pool, time.Now().Add(-EventRetention))
+		n, err := a.db.Events().Prune(ctx, time.Now().Add(-EventRetention))
 		if err != nil && ctx.Err() == nil {
 			a.log.Warn().Err(err).Msg("event id pruning failed")
 		} else if n > 0 {
@@ -158,7 +148,7 @@ func (a *App) pruneEvents(ctx context.Context) {
 	}
 }
 
-func (a *App) onOther(evt *socketmode.Event, _ *socketmode.Client) {
+func (a *App) onOther(_ context.Context, evt *socketmode.Event) {
 	a.ack(evt)
 	if evt.Type == socketmode.EventTypeEventsAPI {
 		if e, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
@@ -169,7 +159,7 @@ func (a *App) onOther(evt *socketmode.Event, _ *socketmode.Client) {
 
 // onBadMessage handles a frame slack-go could not parse: it is still acked,
 // so Slack does not retry it forever, and logged with its envelope id.
-func (a *App) onBadMessage(evt *socketmode.Event, _ *socketmode.Client) {
+func (a *App) onBadMessage(_ context.Context, evt *socketmode.Event) {
 	bad, ok := evt.Data.(*socketmode.ErrorBadMessage)
 	if !ok {
 		return
@@ -195,14 +185,13 @@ func (a *App) claimEvent(ctx context.Context, evt *socketmode.Event) bool {
 	if cb == nil || cb.EventID == "" {
 		return true
 	}
-	n, err := a.q.InboundEventClaim(ctx, a.pool, dbsqlc.InboundEventClaimParams{EventID: cb.EventID, EnvelopeID: evt.Request.EnvelopeID})
+	fresh, err := a.db.Events().Claim(ctx, cb.EventID, evt.Request.EnvelopeID)
 	if err != nil {
 		a.log.Error().Err(err).Str("event_id", cb.EventID).Msg("event claim failed")
 		return false
 	}
-	if n == 0 {
+	if !fresh {
 		a.log.Info().Str("event_id", cb.EventID).Int("retry_attempt", evt.Request.RetryAttempt).Msg("duplicate event ignored")
-		return false
 	}
-	return true
+	return fresh
 }

@@ -3,7 +3,6 @@ package slackapp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -13,13 +12,11 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
-	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
-	"github.com/mnemo-bot/mnemo/tools"
 )
 
-// post is a human post as the turn logic sees it, from either event type.
+// post is a human post as it arrives, from either event type.
 type post struct {
 	envelopeID  string
 	team        string
@@ -32,7 +29,7 @@ type post struct {
 	mention     bool
 }
 
-func (a *App) onAppMention(evt *socketmode.Event, _ *socketmode.Client) {
+func (a *App) onAppMention(ctx context.Context, evt *socketmode.Event) {
 	a.ack(evt)
 	e, _ := evt.Data.(slackevents.EventsAPIEvent)
 	m, ok := e.InnerEvent.Data.(*slackevents.AppMentionEvent)
@@ -44,14 +41,14 @@ func (a *App) onAppMention(evt *socketmode.Event, _ *socketmode.Client) {
 		return
 	}
 	p := post{envelopeID: evt.Request.EnvelopeID, team: e.TeamID, channel: m.Channel, user: m.User, text: m.Text, ts: m.TimeStamp, threadTS: m.ThreadTimeStamp, mention: true}
-	a.async(func(ctx context.Context) { a.handlePost(ctx, evt, p) })
+	a.async(ctx, func(ctx context.Context) { a.handlePost(ctx, evt, p) })
 }
 
 // Message subtypes that are new human posts; every other subtype (edits,
 // deletions, joins, bot messages) is ignored.
 var humanSubtypes = map[string]bool{"": true, "thread_broadcast": true, "file_share": true}
 
-func (a *App) onMessage(evt *socketmode.Event, _ *socketmode.Client) {
+func (a *App) onMessage(ctx context.Context, evt *socketmode.Event) {
 	a.ack(evt)
 	e, _ := evt.Data.(slackevents.EventsAPIEvent)
 	m, ok := e.InnerEvent.Data.(*slackevents.MessageEvent)
@@ -67,14 +64,14 @@ func (a *App) onMessage(evt *socketmode.Event, _ *socketmode.Client) {
 	if m.ChannelType != "im" && strings.Contains(m.Text, "<@"+a.botUserID+">") {
 		return // a channel post that mentions the bot also arrives as app_mention, which answers it
 	}
-	a.async(func(ctx context.Context) { a.handlePost(ctx, evt, p) })
+	a.async(ctx, func(ctx context.Context) { a.handlePost(ctx, evt, p) })
 }
 
 // handlePost takes one human post through validation, deduplication and,
 // when it is addressed to the bot, a turn.
 func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 	log := a.log.With().Str("envelope_id", p.envelopeID).Str("channel", p.channel).Str("ts", p.ts).Logger()
-	key, err := threads.KeyFor(p.team, p.channel, p.ts, p.threadTS)
+	key, ts, err := threads.KeyFor(p.team, p.channel, p.ts, p.threadTS)
 	if err != nil {
 		log.Error().Err(err).Str("thread_ts", p.threadTS).Msg("event rejected: bad timestamp")
 		return
@@ -87,7 +84,7 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 		// Not addressed by a mention: in a thread the bot is part of, a
 		// follow-up that addresses it is answered; other chatter is kept as
 		// context.
-		history, err := a.sessions.History(ctx, key, 10)
+		history, err := a.db.Sessions().History(ctx, key, 10)
 		if err != nil {
 			log.Error().Err(err).Msg("session log")
 			return
@@ -99,7 +96,7 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 		if !AddressesBot(p.text, p.user, history) {
 			log.Debug().Msg("thread chatter kept as context")
 			actor, _ := a.dir.ActorFromEvent(ctx, p.team, p.user)
-			if _, err := a.sessions.Append(ctx, key, threads.Message{TS: threads.TS(p.ts), Role: threads.RoleUser, Actor: actor, Authority: provenance.Context, Text: a.cleanText(p.text)}); err != nil {
+			if _, err := a.db.Sessions().Append(ctx, key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: actor, Authority: provenance.Context, Text: a.cleanText(p.text)}); err != nil {
 				log.Error().Err(err).Msg("session log append")
 			}
 			return
@@ -110,116 +107,96 @@ func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
 	if !a.claimEvent(ctx, evt) {
 		return
 	}
-	a.runTurn(ctx, key, vis, p)
-}
-
-func (a *App) runTurn(ctx context.Context, key threads.Key, vis provenance.Visibility, p post) {
-	a.turnSlots <- struct{}{}
-	defer func() { <-a.turnSlots }()
-	log := a.log.With().Str("envelope_id", p.envelopeID).Str("source_key", key.SourceKey()).Logger()
 	actor, err := a.dir.ActorFromEvent(ctx, p.team, p.user)
 	if err != nil {
 		log.Warn().Err(err).Msg("actor not enriched")
 	}
 	place := provenance.Place{Team: p.team, Channel: p.channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
-	turnID, err := agent.ClaimTurn(ctx, a.pool, agent.TurnStart{Place: place, MessageTS: p.ts, ActorID: actor.ID})
-	switch {
-	case errors.Is(err, agent.ErrTurnClaimed):
+	turn := agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: a.cleanText(p.text)}
+	_, err = a.runner.Run(ctx, turn, &surface{a: a})
+	if errors.Is(err, agent.ErrTurnClaimed) {
 		log.Debug().Msg("turn already claimed") // message + app_mention, or another replica
-		return
-	case err != nil:
-		log.Error().Err(err).Msg("turn not started")
-		return
-	}
-	if err := a.backfill(ctx, key, p.ts); err != nil {
-		log.Warn().Err(err).Msg("thread backfill failed; continuing with what is logged")
-	}
-	text := a.cleanText(p.text)
-	if _, err := a.sessions.Append(ctx, key, threads.Message{TS: threads.TS(p.ts), Role: threads.RoleUser, Actor: actor, Authority: provenance.Instruction, Text: text, TurnID: &turnID}); err != nil {
-		log.Error().Err(err).Msg("session log append")
-		a.finish(ctx, turnID, false, false)
-		return
-	}
-	a.react(ctx, "add", p.channel, p.ts, "eyes")
-
-	if n := len([]rune(text)); n > agent.MaxMessageChars {
-		a.fail(ctx, p, key, fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, agent.MaxMessageChars))
-		a.finish(ctx, turnID, false, false)
-		return
-	}
-	history, err := a.sessions.History(ctx, key, threads.HistoryLimit)
-	if err != nil {
-		log.Error().Err(err).Msg("session log history")
-		a.fail(ctx, p, key, "I couldn't read this thread's history from my database, so please try again in a minute.")
-		a.finish(ctx, turnID, false, false)
-		return
-	}
-	inv := tools.Invocation{Actor: actor, Place: place, MessageTS: p.ts, TurnID: turnID, WrittenBy: string(memory.ByExplicit)}
-	out, err := a.agent.Run(ctx, agent.Turn{Inv: inv, History: history})
-	if err != nil {
-		log.Error().Err(err).Int("steps", out.Steps).Msg("turn failed")
-		a.fail(ctx, p, key, failureSentence(err))
-		a.finish(ctx, turnID, false, out.UsedMemoryWrite)
-		return
-	}
-	if err := a.reply(ctx, key, out.Reply, &turnID); err != nil {
-		log.Error().Err(err).Msg("reply failed")
-		a.react(ctx, "remove", p.channel, p.ts, "eyes")
-		a.react(ctx, "add", p.channel, p.ts, "warning")
-		a.finish(ctx, turnID, false, out.UsedMemoryWrite)
-		return
-	}
-	a.react(ctx, "remove", p.channel, p.ts, "eyes")
-	a.react(ctx, "add", p.channel, p.ts, "white_check_mark")
-	log.Info().Int("steps", out.Steps).Strs("tools", out.ToolsRun).Int("recalled", len(out.Recalled)).Msg("turn answered")
-	a.finish(ctx, turnID, true, out.UsedMemoryWrite)
-}
-
-// finish records the turn's outcome and, for a delivered turn, runs the
-// after-turn hook in the same transaction.
-func (a *App) finish(ctx context.Context, turnID int64, ok, usedWrite bool) {
-	if err := agent.FinishTurn(ctx, a.pool, a.afterTurn, turnID, ok, usedWrite); err != nil {
-		a.log.Error().Err(err).Int64("turn", turnID).Msg("turn finish")
 	}
 }
 
-// failureSentence says in one sentence what went wrong and whether to retry.
-func failureSentence(err error) string {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "Sorry, I ran out of time working on this; please try again, perhaps with a narrower question."
-	case errors.Is(err, agent.ErrNoReply):
-		return "Sorry, the model gave me an empty answer; please try again."
+// reaction is an emoji mnemo puts on a post to show a turn's phase.
+type reaction string
+
+const (
+	reactionWorking reaction = "eyes"
+	reactionDone    reaction = "white_check_mark"
+	reactionFailed  reaction = "warning"
+)
+
+// surface is a turn's Slack side: reactions, thread replies and backfill
+// from conversations.replies.
+type surface struct{ a *App }
+
+func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase) {
+	switch phase {
+	case agent.Working:
+		s.a.react(ctx, true, p, reactionWorking)
+	case agent.Done:
+		s.a.react(ctx, false, p, reactionWorking)
+		s.a.react(ctx, true, p, reactionDone)
+	case agent.Failed:
+		s.a.react(ctx, false, p, reactionWorking)
+		s.a.react(ctx, true, p, reactionFailed)
 	}
-	return "Sorry, I couldn't reach the language model to answer this; please try again in a minute."
 }
 
-func (a *App) fail(ctx context.Context, p post, key threads.Key, sentence string) {
-	a.react(ctx, "remove", p.channel, p.ts, "eyes")
-	a.react(ctx, "add", p.channel, p.ts, "warning")
-	if _, err := a.post(ctx, p.channel, slack.MsgOptionText(sentence, false), slack.MsgOptionTS(string(key.Root))); err != nil {
-		a.log.Error().Err(err).Msg("failure message not posted")
+func (s *surface) Notify(ctx context.Context, key threads.Key, sentence string) {
+	if _, err := s.a.post(ctx, key.Channel, slack.MsgOptionText(sentence, false), slack.MsgOptionTS(string(key.Root))); err != nil {
+		s.a.log.Error().Err(err).Msg("failure message not posted")
 	}
 }
 
-// reply posts the answer in the thread, split under Slack's limits, and logs
-// each posted part.
-func (a *App) reply(ctx context.Context, key threads.Key, text string, turnID *int64) error {
-	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: a.botUserID, Name: "mnemo"}
+// Reply posts the answer in the thread, split under Slack's limits.
+func (s *surface) Reply(ctx context.Context, key threads.Key, text string) ([]threads.Message, error) {
+	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID, Name: "mnemo"}
+	var posted []threads.Message
 	for _, part := range SplitMessage(ToMrkdwn(text), MaxPostChars) {
-		ts, err := a.post(ctx, key.Channel, slack.MsgOptionText(part, false), slack.MsgOptionTS(string(key.Root)))
+		raw, err := s.a.post(ctx, key.Channel, slack.MsgOptionText(part, false), slack.MsgOptionTS(string(key.Root)))
 		if err != nil {
-			return fmt.Errorf("chat.postMessage: %w", err)
+			return posted, err
 		}
-		pts, err := threads.ParseTS("chat.postMessage.ts", ts)
+		ts, err := threads.ParseTS("chat.postMessage.ts", raw)
 		if err != nil {
-			return err
+			return posted, err
 		}
-		if _, err := a.sessions.Append(ctx, key, threads.Message{TS: pts, Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: part, TurnID: turnID}); err != nil {
-			return err
-		}
+		posted = append(posted, threads.Message{TS: ts, Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: part})
 	}
-	return nil
+	return posted, nil
+}
+
+// Backfill reads a thread's earlier messages from conversations.replies.
+func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads.TS) ([]threads.Message, error) {
+	msgs, _, _, err := s.a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: key.Channel, Timestamp: string(key.Root), Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	var out []threads.Message
+	for _, m := range msgs {
+		if m.Timestamp == string(current) {
+			continue
+		}
+		ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp)
+		if err != nil {
+			s.a.log.Warn().Err(err).Msg("backfill skipped a message")
+			continue
+		}
+		entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: s.a.cleanText(m.Text)}
+		switch {
+		case m.User == s.a.botUserID || (m.BotID != "" && m.BotID == s.a.botID):
+			entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID}
+		case m.BotID != "" || m.User == "":
+			entry.Actor = provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: m.BotID}
+		default:
+			entry.Actor = provenance.Actor{Kind: provenance.KindUser, Team: key.Team, ID: m.User}
+		}
+		out = append(out, entry)
+	}
+	return out, nil
 }
 
 // post sends a message, waiting out Slack's rate limits a few times.
@@ -239,55 +216,16 @@ func (a *App) post(ctx context.Context, channel string, opts ...slack.MsgOption)
 	}
 }
 
-// backfill logs a thread's earlier messages the first time the bot sees a
-// thread that already has some.
-func (a *App) backfill(ctx context.Context, key threads.Key, currentTS string) error {
-	if string(key.Root) == currentTS {
-		return nil
-	}
-	n, err := a.sessions.Len(ctx, key)
-	if err != nil || n > 0 {
-		return err
-	}
-	msgs, _, _, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: key.Channel, Timestamp: string(key.Root), Limit: 200})
-	if err != nil {
-		return fmt.Errorf("conversations.replies: %w", err)
-	}
-	for _, m := range msgs {
-		if m.Timestamp == currentTS {
-			continue
-		}
-		ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp)
-		if err != nil {
-			a.log.Warn().Err(err).Msg("backfill skipped a message")
-			continue
-		}
-		entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: a.cleanText(m.Text)}
-		switch {
-		case m.User == a.botUserID || (m.BotID != "" && m.BotID == a.botID):
-			entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: a.botUserID}
-		case m.BotID != "" || m.User == "":
-			entry.Actor = provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: m.BotID}
-		default:
-			entry.Actor = provenance.Actor{Kind: provenance.KindUser, Team: key.Team, ID: m.User}
-		}
-		if _, err := a.sessions.Append(ctx, key, entry); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (a *App) react(ctx context.Context, op, channel, ts, name string) {
-	ref := slack.NewRefToMessage(channel, ts)
+func (a *App) react(ctx context.Context, add bool, p agent.Post, r reaction) {
+	ref := slack.NewRefToMessage(p.Key.Channel, string(p.TS))
 	var err error
-	if op == "add" {
-		err = a.api.AddReactionContext(ctx, name, ref)
+	if add {
+		err = a.api.AddReactionContext(ctx, string(r), ref)
 	} else {
-		err = a.api.RemoveReactionContext(ctx, name, ref)
+		err = a.api.RemoveReactionContext(ctx, string(r), ref)
 	}
 	if err != nil {
-		a.log.Debug().Err(err).Str("reaction", name).Str("op", op).Msg("reaction failed")
+		a.log.Debug().Err(err).Str("reaction", string(r)).Bool("add", add).Msg("reaction failed")
 	}
 }
 

@@ -41,7 +41,7 @@ func origin(m memory.Memory, now time.Time) string {
 	case provenance.Public, provenance.Private:
 		where = "in <#" + m.ChannelID + ">"
 	}
-	how := map[memory.WrittenBy]string{memory.ByExplicit: "asked to remember", memory.ByPassive: "learned from conversation", memory.ByAdmin: "added by an admin", memory.ByMCP: "via MCP"}[m.WrittenBy]
+	how := map[provenance.WrittenBy]string{provenance.ByExplicit: "asked to remember", provenance.ByPassive: "learned from conversation", provenance.ByAdmin: "added by an admin", provenance.ByMCP: "via MCP"}[m.WrittenBy]
 	who := ""
 	if m.ActorID != "" && m.ActorID != m.SubjectID {
 		who = " from <@" + m.ActorID + ">"

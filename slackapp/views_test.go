@@ -32,13 +32,13 @@ func golden(t *testing.T, name string, got []byte) {
 func TestHomeViewGolden(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	mk := func(i int, content string, vis provenance.Visibility, ch string, by memory.WrittenBy, age time.Duration) memory.Memory {
+	mk := func(i int, content string, vis provenance.Visibility, ch string, by provenance.WrittenBy, age time.Duration) memory.Memory {
 		return memory.Memory{ID: uuid.MustParse("00000000-0000-4000-8000-00000000000" + string(rune('0'+i))), Team: "T1", Scope: memory.ScopePersonal, SubjectID: "UA", ActorID: "UA",
 			Kind: memory.KindPreference, Content: content, ChannelID: ch, Visibility: vis, WrittenBy: by, ObservedAt: now.Add(-age)}
 	}
 	ms := []memory.Memory{
-		mk(1, "Prefers terse PR summaries", provenance.Public, "C1", memory.ByExplicit, 3*time.Hour),
-		mk(2, "Prefers replies in <French>", provenance.DM, "D1", memory.ByPassive, 72*time.Hour),
+		mk(1, "Prefers terse PR summaries", provenance.Public, "C1", provenance.ByExplicit, 3*time.Hour),
+		mk(2, "Prefers replies in <French>", provenance.DM, "D1", provenance.ByPassive, 72*time.Hour),
 	}
 	b, err := json.MarshalIndent(HomeView(ms, 2, 0, true, now), "", "  ")
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func TestHomeViewGolden(t *testing.T) {
 	// Paging: more than a page shows Next; a later page shows Previous.
 	var many []memory.Memory
 	for i := 0; i < HomePageSize+1; i++ {
-		many = append(many, mk(i%10, "Prefers something durable", provenance.Public, "C1", memory.ByExplicit, time.Hour))
+		many = append(many, mk(i%10, "Prefers something durable", provenance.Public, "C1", provenance.ByExplicit, time.Hour))
 	}
 	b, _ = json.Marshal(HomeView(many, 25, 10, false, now))
 	require.Contains(t, string(b), `"text":"Previous"`)

@@ -14,26 +14,27 @@ type Key struct {
 }
 
 // KeyFor derives the thread key of a message from its ts and thread_ts as
-// they arrive in a Slack event. A message with no thread_ts is its own root.
-// Both timestamps are parsed strictly; an error names the bad field.
-func KeyFor(team, channel, ts, threadTS string) (Key, error) {
+// they arrive in a Slack event, and returns the message's own ts parsed. A
+// message with no thread_ts is its own root. Both timestamps are parsed
+// strictly; an error names the bad field.
+func KeyFor(team, channel, ts, threadTS string) (Key, TS, error) {
 	if team == "" || channel == "" {
-		return Key{}, fmt.Errorf("thread key: team %q and channel %q must both be set", team, channel)
+		return Key{}, "", fmt.Errorf("thread key: team %q and channel %q must both be set", team, channel)
 	}
 	if strings.Contains(team, ":") || strings.Contains(channel, ":") {
-		return Key{}, fmt.Errorf("thread key: team %q or channel %q contains ':'", team, channel)
+		return Key{}, "", fmt.Errorf("thread key: team %q or channel %q contains ':'", team, channel)
 	}
 	msg, err := ParseTS("ts", ts)
 	if err != nil {
-		return Key{}, err
+		return Key{}, "", err
 	}
 	var thread TS
 	if threadTS != "" {
 		if thread, err = ParseTS("thread_ts", threadTS); err != nil {
-			return Key{}, err
+			return Key{}, "", err
 		}
 	}
-	return Key{Team: team, Channel: channel, Root: rootOf(msg, thread)}, nil
+	return Key{Team: team, Channel: channel, Root: rootOf(msg, thread)}, msg, nil
 }
 
 // rootOf picks a message's thread root: its thread_ts, or itself. It is a

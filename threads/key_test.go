@@ -8,29 +8,30 @@ import (
 
 func TestReplyKeyEqualsRootKey(t *testing.T) {
 	t.Parallel()
-	root, err := KeyFor("T1", "C1", "1700000000.000100", "")
+	root, ts, err := KeyFor("T1", "C1", "1700000000.000100", "")
+	require.Equal(t, TS("1700000000.000100"), ts)
 	require.NoError(t, err)
-	reply, err := KeyFor("T1", "C1", "1700000050.000200", "1700000000.000100")
+	reply, _, err := KeyFor("T1", "C1", "1700000050.000200", "1700000000.000100")
 	require.NoError(t, err)
 	require.Equal(t, root.SourceKey(), reply.SourceKey())
 	require.Equal(t, "slack:T1:C1:1700000000.000100", reply.SourceKey())
 
-	other, err := KeyFor("T1", "C1", "1700000050.000200", "")
+	other, _, err := KeyFor("T1", "C1", "1700000050.000200", "")
 	require.NoError(t, err)
 	require.NotEqual(t, root.SourceKey(), other.SourceKey(), "a new top-level post is its own thread")
 }
 
 func TestKeyForRejectsBadThreadTS(t *testing.T) {
 	t.Parallel()
-	_, err := KeyFor("T1", "C1", "1700000050.000200", "17000000.memory-explicit") // rejected
+	_, _, err := KeyFor("T1", "C1", "1700000050.000200", "17000000.memory-explicit") // rejected
 	require.ErrorIs(t, err, ErrBadTS)
 	require.Contains(t, err.Error(), "thread_ts")
 
-	_, err = KeyFor("T1", "C1", "17000000.memory-explicit", "") // rejected
+	_, _, err = KeyFor("T1", "C1", "17000000.memory-explicit", "") // rejected
 	require.ErrorIs(t, err, ErrBadTS)
 	require.Contains(t, err.Error(), "field ts")
 
-	_, err = KeyFor("", "C1", "1700000050.000200", "")
+	_, _, err = KeyFor("", "C1", "1700000050.000200", "")
 	require.Error(t, err)
 }
 

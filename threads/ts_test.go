@@ -79,7 +79,7 @@ func FuzzParseTS(f *testing.F) {
 			t.Fatalf("accepted %q but returned %q", s, ts)
 		}
 		// Round trip through the thread key.
-		k, err := KeyFor("T1", "C1", s, "")
+		k, _, err := KeyFor("T1", "C1", s, "")
 		if err != nil {
 			t.Fatalf("KeyFor rejected accepted ts %q: %v", s, err)
 		}

@@ -34,7 +34,7 @@ type Invocation struct {
 	Place     provenance.Place
 	MessageTS string // the ts of the message that asked
 	TurnID    int64
-	WrittenBy string // how writes are recorded: explicit, mcp, admin
+	WrittenBy provenance.WrittenBy // how writes are recorded
 }
 
 // Handler runs a tool. args have already been validated against the tool's schema.

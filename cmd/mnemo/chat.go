@@ -43,7 +43,8 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 		name = "you"
 	}
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: *team, ID: *user, Name: name}
-	s := agent.NewLocalSession(c.agent, c.pool, learner.AfterTurn, actor, nil)
+	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx})
+	s := agent.NewLocalSession(runner, actor, nil)
 	fmt.Fprintf(stdout, "mnemo chat (thread %s). Type /exit or press Ctrl-D to leave.\n", s.SourceKey())
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 64*1024), 1<<20)
@@ -62,7 +63,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		reply, err := s.Say(ctx, text)
 		if err != nil {
-			fmt.Fprintf(stdout, "mnemo> (error: %v; try again)\n", err)
+			fmt.Fprintf(stdout, "mnemo> (%v)\n", err)
 			continue
 		}
 		fmt.Fprintf(stdout, "mnemo> %s\n", reply)

@@ -76,7 +76,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	var ce *ConfigError
 	var ue usageError
+	var ec exitCode
 	switch {
+	case errors.As(err, &ec):
+		return int(ec)
 	case errors.As(err, &ce):
 		fmt.Fprintf(stderr, "mnemo %s: %v\n", cmd, err)
 	case errors.As(err, &ue), errors.Is(err, flag.ErrHelp):

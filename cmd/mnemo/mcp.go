@@ -35,7 +35,7 @@ func (id mcpIdentity) invocation(started time.Time) tools.Invocation {
 		Actor:     provenance.Actor{Kind: provenance.KindUser, Team: id.Team, ID: id.User, Name: id.Name},
 		Place:     provenance.Place{Team: id.Team, Channel: key.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: provenance.DM},
 		MessageTS: string(key.Root),
-		WrittenBy: string(memory.ByMCP),
+		WrittenBy: provenance.ByMCP,
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/tools"
 )
 
@@ -51,7 +52,7 @@ func initMCP(t *testing.T, c *client.Client) []string {
 func TestMemoryMCPServerInProcess(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
-	store := memory.New(d.Pool, memory.Options{})
+	store := memory.New(d.DB, memory.Options{})
 	inv := mcpIdentity{Team: "T0TEAM", User: "U0ALICE"}.invocation(time.Now())
 	srv, err := newMemoryMCPServer(store, func(context.Context) (tools.Invocation, bool) { return inv, true })
 	require.NoError(t, err)
@@ -74,7 +75,7 @@ func TestMemoryMCPServerInProcess(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 	require.Equal(t, "Prefers dark mode in every editor", ms[0].Content)
-	require.Equal(t, memory.ByMCP, ms[0].WrittenBy)
+	require.Equal(t, provenance.ByMCP, ms[0].WrittenBy)
 	require.Equal(t, "U0ALICE", ms[0].ActorID)
 	none, err := store.List(context.Background(), memory.Filter{SubjectUser: "U0MALLORY", IncludeArchived: true})
 	require.NoError(t, err)
@@ -112,7 +113,7 @@ func TestMemoryMCPServerOverStdio(t *testing.T) {
 func TestMemoryMCPServerOverHTTPNeedsAToken(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
-	store := memory.New(d.Pool, memory.Options{})
+	store := memory.New(d.DB, memory.Options{})
 	srv, err := newMemoryMCPServer(store, tools.IdentityFromContext)
 	require.NoError(t, err)
 	hs := httptest.NewServer(tools.BearerHandler(srv, map[string]tools.Invocation{"tok-carol": mcpIdentity{Team: "T0TEAM", User: "U0CAROL"}.invocation(time.Now())}))

@@ -9,7 +9,6 @@ import (
 	stdlog "log"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
@@ -18,7 +17,6 @@ import (
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
-	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/slackapp"
 	"github.com/mnemo-bot/mnemo/tools"
 )
@@ -26,7 +24,7 @@ import (
 // core is what every model-running command shares: the database, the memory
 // store, the one tool registry and the agent.
 type core struct {
-	pool     *pgxpool.Pool
+	db       *db.DB
 	memory   *memory.Store
 	registry *tools.Registry
 	model    llm.Model
@@ -40,20 +38,20 @@ func (c *core) Close() {
 	}
 }
 
-func openDB(ctx context.Context, url string, log zerolog.Logger) (*pgxpool.Pool, error) {
-	pool, err := pgxpool.New(ctx, url)
+func openDB(ctx context.Context, url string, log zerolog.Logger) (*db.DB, error) {
+	d, err := db.Open(ctx, url, 0)
 	if err != nil {
-		return nil, fmt.Errorf("database: %w", err)
+		return nil, err
 	}
-	n, err := db.Migrate(ctx, pool)
+	n, err := d.Migrate(ctx)
 	if err != nil {
-		pool.Close()
+		d.Close()
 		return nil, err
 	}
 	if n > 0 {
 		log.Info().Int("applied", n).Msg("migrations applied")
 	}
-	return pool, nil
+	return d, nil
 }
 
 func newModel(cfg Config, model string) llm.Model {
@@ -67,18 +65,18 @@ func newModel(cfg Config, model string) llm.Model {
 // server may run without one) memory review is deterministic only and there
 // is no agent.
 func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, error) {
-	pool, err := openDB(ctx, cfg.DatabaseURL, log)
+	d, err := openDB(ctx, cfg.DatabaseURL, log)
 	if err != nil {
 		return nil, err
 	}
-	c := &core{pool: pool, closers: []func(){pool.Close}}
+	c := &core{db: d, closers: []func(){d.Close}}
 	opts := memory.Options{Logger: log}
 	if cfg.Provider != "" {
 		c.model = newModel(cfg, cfg.Model)
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Adjudicator = judge, judge
 	}
-	c.memory = memory.New(pool, opts)
+	c.memory = memory.New(d, opts)
 	c.registry = tools.NewRegistry()
 	if err := c.memory.Register(c.registry); err != nil {
 		c.Close()
@@ -125,10 +123,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer learner.Stop()
+	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx})
 	app := slackapp.New(slackapp.Config{
-		API: api, Socket: sm, Pool: c.pool, Agent: c.agent, Memory: c.memory,
-		Directory: provenance.NewDirectory(api, cfg.Admins), Logger: log,
-		SlashCommand: cfg.SlashCommand, AfterTurn: learner.AfterTurn,
+		API: api, Socket: sm, DB: c.db, Runner: runner, Memory: c.memory,
+		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
+		SlashCommand: cfg.SlashCommand,
 	})
 	go sweep(ctx, c, log, time.Minute)
 	log.Info().Str("version", version).Msg("mnemo serving")
@@ -155,7 +154,7 @@ func sweep(ctx context.Context, c *core, log zerolog.Logger, every time.Duration
 		} else if n > 0 {
 			log.Info().Int64("archived", n).Msg("expired memories archived")
 		}
-		if n, err := agent.FailStaleTurns(ctx, c.pool, time.Now().Add(-StaleTurnAge)); err != nil {
+		if n, err := c.db.Turns().FailStale(ctx, time.Now().Add(-StaleTurnAge)); err != nil {
 			log.Warn().Err(err).Msg("stale turn sweep failed")
 		} else if n > 0 {
 			log.Warn().Int64("turns", n).Msg("turns left running by a stopped process marked failed")
@@ -168,12 +167,12 @@ func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	d, err := db.Open(ctx, cfg.DatabaseURL, 0)
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	n, err := db.Migrate(ctx, pool)
+	defer d.Close()
+	n, err := d.Migrate(ctx)
 	if err != nil {
 		return err
 	}
@@ -219,12 +218,12 @@ func cmdMemories(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	pool, err := openDB(ctx, cfg.DatabaseURL, zerolog.Nop())
+	d, err := openDB(ctx, cfg.DatabaseURL, zerolog.Nop())
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
-	store := memory.New(pool, memory.Options{})
+	defer d.Close()
+	store := memory.New(d, memory.Options{})
 	ms, err := store.List(ctx, memory.Filter{SubjectUser: *user, SourceKey: *sourceKey, IncludeArchived: *all, Limit: 10000})
 	if err != nil {
 		return err

@@ -63,7 +63,7 @@ func (b *bot) click(user, channel, actionID, value string) string {
 	return env
 }
 
-func (b *bot) store() *memory.Store { return memory.New(b.db.Pool, memory.Options{}) }
+func (b *bot) store() *memory.Store { return memory.New(b.db.DB, memory.Options{}) }
 
 func (b *bot) seed(user string, scope memory.Scope, channel, content string) memory.Memory {
 	b.t.Helper()
@@ -74,7 +74,7 @@ func (b *bot) seed(user string, scope memory.Scope, channel, content string) mem
 	out, err := b.store().Remember(context.Background(), memory.WriteRequest{
 		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: user},
 		Place: provenance.Place{Team: fakeslack.TeamID, Channel: channel, SourceKey: sourceKey(channel, "1800000000.000100"), Visibility: vis},
-		Scope: scope, Content: content, WrittenBy: memory.ByExplicit,
+		Scope: scope, Content: content, WrittenBy: provenance.ByExplicit,
 	})
 	require.NoError(b.t, err)
 	require.Equal(b.t, memory.Stored, out.Status, out.Reason)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 )
@@ -34,7 +35,7 @@ var (
 func extract(req *fakellm.Request) fakellm.Reply {
 	var out []map[string]any
 	for _, m := range lineRe.FindAllStringSubmatch(req.Messages[len(req.Messages)-1].Text, -1) {
-		if strings.HasPrefix(m[2], "mnemo") || len(out) == memory.MaxProposals {
+		if strings.HasPrefix(m[2], "mnemo") || len(out) == learn.MaxProposals {
 			continue
 		}
 		idx := 0
@@ -66,7 +67,7 @@ func Memory() fakellm.Script {
 			return review(req)
 		case strings.HasPrefix(req.System, memory.AdjudicatePromptMarker):
 			return fakellm.Reply{Text: `{"replaces": []}`}
-		case strings.HasPrefix(req.System, memory.ExtractPromptMarker):
+		case strings.HasPrefix(req.System, learn.ExtractPromptMarker):
 			return extract(req)
 		}
 		return turn(req)

@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/mnemo-bot/mnemo/internal/tb"
 	"io/fs"
 	"net/url"
 	"os"
@@ -19,12 +18,14 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/tb"
 )
 
 // DB is one test's database.
 type DB struct {
 	URL  string
 	Pool *pgxpool.Pool
+	DB   *db.DB // the stores over Pool
 }
 
 var (
@@ -79,7 +80,7 @@ func New(t tb.TB) *DB {
 		defer c.Close(context.Background())
 		_, _ = c.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	})
-	return &DB{URL: dbURL, Pool: pool}
+	return &DB{URL: dbURL, Pool: pool, DB: db.New(pool)}
 }
 
 // ensureTemplate creates, once per migration set, a migrated template
@@ -111,7 +112,7 @@ func ensureTemplate(ctx context.Context, server string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = db.Migrate(ctx, pool)
+	_, err = db.New(pool).Migrate(ctx)
 	pool.Close()
 	if err != nil {
 		return "", err

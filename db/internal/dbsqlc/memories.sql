@@ -109,3 +109,8 @@ WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND
 SELECT count(*) FROM memories
 WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND archived_at IS NULL
   AND (expires_at IS NULL OR expires_at > now());
+
+-- name: MemorySubjectLock :exec
+-- Serializes writers of one subject for the rest of the transaction, so two
+-- concurrent identical writes can't both miss each other's row.
+SELECT pg_advisory_xact_lock(hashtext(@lock_key::text));

@@ -607,3 +607,14 @@ func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchPar
 	}
 	return items, nil
 }
+
+const memorySubjectLock = `-- name: MemorySubjectLock :exec
+SELECT pg_advisory_xact_lock(hashtext($1::text))
+`
+
+// Serializes writers of one subject for the rest of the transaction, so two
+// concurrent identical writes can't both miss each other's row.
+func (q *Queries) MemorySubjectLock(ctx context.Context, db DBTX, lockKey string) error {
+	_, err := db.Exec(ctx, memorySubjectLock, lockKey)
+	return err
+}

@@ -3,17 +3,15 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
-	"github.com/mnemo-bot/mnemo/db/dbsqlc"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -42,13 +40,13 @@ var (
 	channelRef = regexp.MustCompile(`^<#([CGD][A-Z0-9]+)(?:\|[^>]*)?>$`)
 )
 
-func (a *App) onSlashCommand(evt *socketmode.Event, _ *socketmode.Client) {
+func (a *App) onSlashCommand(ctx context.Context, evt *socketmode.Event) {
 	a.ack(evt)
 	cmd, ok := evt.Data.(slack.SlashCommand)
 	if !ok {
 		return
 	}
-	a.async(func(ctx context.Context) {
+	a.async(ctx, func(ctx context.Context) {
 		actor, err := a.dir.ActorFromEvent(ctx, cmd.TeamID, cmd.UserID)
 		if err != nil {
 			a.log.Warn().Err(err).Msg("actor not enriched")
@@ -153,7 +151,7 @@ func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.
 			return textReply("Usage: `%s learning on|off`.", a.command)
 		}
 		on := args[0] == "on"
-		if err := a.q.ChannelLearningSet(ctx, a.pool, dbsqlc.ChannelLearningSetParams{TeamID: cmd.TeamID, ChannelID: cmd.ChannelID, LearningEnabled: on, UpdatedBy: actor.ID}); err != nil {
+		if err := a.db.Settings().SetLearning(ctx, cmd.TeamID, cmd.ChannelID, on, actor.ID); err != nil {
 			return textReply("Couldn't change it: %v.", err)
 		}
 		a.audit(ctx, actor, "learning "+args[0], cmd.ChannelID, "")
@@ -162,7 +160,7 @@ func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.
 		if r, no := needAdmin("see stats"); no {
 			return r
 		}
-		s, err := a.q.StatsForTeam(ctx, a.pool, cmd.TeamID)
+		s, err := a.db.Audit().Stats(ctx, cmd.TeamID)
 		if err != nil {
 			return textReply("Couldn't read stats: %v.", err)
 		}
@@ -282,7 +280,7 @@ func (a *App) export(ctx context.Context, actor provenance.Actor, team, user str
 }
 
 func (a *App) audit(ctx context.Context, actor provenance.Actor, action, target, detail string) {
-	if err := a.q.AdminAuditInsert(ctx, a.pool, dbsqlc.AdminAuditInsertParams{TeamID: actor.Team, ActorID: actor.ID, Action: action, Target: target, Detail: detail}); err != nil {
+	if err := a.db.Audit().Record(ctx, db.AuditEntry{Team: actor.Team, ActorID: actor.ID, Action: action, Target: target, Detail: detail}); err != nil {
 		a.log.Error().Err(err).Str("action", action).Msg("audit record failed")
 	}
 }
@@ -307,106 +305,5 @@ func (a *App) respond(ctx context.Context, responseURL, channel, user string, r 
 	}
 	if _, err := a.api.PostEphemeralContext(ctx, channel, user, opts...); err != nil {
 		a.log.Error().Err(err).Msg("ephemeral answer failed")
-	}
-}
-
-func (a *App) onInteractive(evt *socketmode.Event, _ *socketmode.Client) {
-	a.ack(evt)
-	cb, ok := evt.Data.(slack.InteractionCallback)
-	if !ok || cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
-		return
-	}
-	act := cb.ActionCallback.BlockActions[0]
-	a.async(func(ctx context.Context) {
-		team := cb.Team.ID
-		if team == "" {
-			team = cb.User.TeamID
-		}
-		actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
-		if err != nil {
-			a.log.Warn().Err(err).Msg("actor not enriched")
-		}
-		fromHome := cb.View.Type == slack.VTHomeTab
-		place := provenance.Place{Team: team, Channel: cb.Channel.ID, Visibility: provenance.VisibilityOf("", cb.Channel.ID)}
-		var r reply
-		switch act.ActionID {
-		case ActionForget:
-			if fromHome {
-				place.Channel = "" // the Home tab is no channel: only personal memories
-			}
-			r = a.forget(ctx, actor, place, act.Value)
-			r.replace = false
-		case ActionPage:
-			var st pageState
-			if json.Unmarshal([]byte(act.Value), &st) != nil {
-				return
-			}
-			if (st.User != actor.ID || st.Channel != "") && !actor.IsAdmin {
-				r = textReply("Only an admin can page through someone else's memories.")
-				break
-			}
-			r = a.memoriesPage(ctx, memory.Filter{Team: team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
-		case ActionHomePage:
-			var offset int
-			fmt.Sscan(act.Value, &offset)
-			a.publishHome(ctx, team, actor.ID, offset)
-			return
-		case ActionPurgeConfirm:
-			n, err := a.memory.PurgePersonal(ctx, actor, team, act.Value)
-			if errors.Is(err, memory.ErrForbidden) {
-				r = textReply("Only an admin can purge memories.")
-				break
-			}
-			if err != nil {
-				r = textReply("Couldn't purge: %v.", err)
-				break
-			}
-			a.audit(ctx, actor, "purge", act.Value, fmt.Sprintf("%d memories archived", n))
-			r = reply{text: fmt.Sprintf("Archived %d personal memories of <@%s>.", n, act.Value), replace: true}
-		case ActionPurgeCancel:
-			r = reply{text: "Purge cancelled; nothing was archived.", replace: true}
-		default:
-			return
-		}
-		if fromHome {
-			return // the store's change hook republishes the Home tab
-		}
-		a.respond(ctx, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r)
-	})
-}
-
-func (a *App) onAppHomeOpened(evt *socketmode.Event, _ *socketmode.Client) {
-	a.ack(evt)
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
-	h, ok := e.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent)
-	if !ok || h.Tab != "home" {
-		return
-	}
-	a.homes.Store(e.TeamID+"/"+h.User, h.Channel)
-	a.async(func(ctx context.Context) { a.publishHome(ctx, e.TeamID, h.User, 0) })
-}
-
-// publishHome renders and publishes the Home tab for user.
-func (a *App) publishHome(ctx context.Context, team, user string, offset int) {
-	ms, err := a.memory.List(ctx, memory.Filter{Team: team, SubjectUser: user, Limit: HomePageSize + 1, Offset: offset})
-	if err != nil {
-		a.log.Error().Err(err).Msg("home: list")
-		return
-	}
-	total, err := a.memory.CountPersonal(ctx, team, user)
-	if err != nil {
-		a.log.Error().Err(err).Msg("home: count")
-		return
-	}
-	learningOn := true
-	if ch, ok := a.homes.Load(team + "/" + user); ok && ch.(string) != "" {
-		learningOn, err = a.q.ChannelLearningEnabled(ctx, a.pool, dbsqlc.ChannelLearningEnabledParams{TeamID: team, ChannelID: ch.(string)})
-		if err != nil {
-			learningOn = true
-		}
-	}
-	view := HomeView(ms, total, offset, learningOn, time.Now())
-	if _, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view}); err != nil {
-		a.log.Error().Err(err).Msg("home: views.publish")
 	}
 }

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +19,28 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
+
+// mnemoBin is the real mnemo binary, built once for these tests.
+var mnemoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mnemo-eval-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mnemoBin = filepath.Join(dir, "mnemo")
+	build := exec.Command("go", "build", "-o", mnemoBin, "github.com/mnemo-bot/mnemo/cmd/mnemo")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building mnemo:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // An assertion that expects nothing in a thread the bot never logged is
 // reported as vacuous, not as a pass; a real scenario passes.
 func TestEvalRunnerCatchesVacuousAssertions(t *testing.T) {
@@ -26,7 +51,7 @@ func TestEvalRunnerCatchesVacuousAssertions(t *testing.T) {
 	require.NoError(t, err)
 	var out bytes.Buffer
 	res := evals.Run(context.Background(), append(vacuous, builtin...), evals.Options{
-		Start: startForEval, Out: &out,
+		Start: binaryStarter(mnemoBin, os.Getenv("PATH")), Out: &out,
 		Pattern: regexp.MustCompile(`^(vacuous-nothing-stored|explicit-first-person-preference)$`),
 	})
 	require.Len(t, res, 2, out.String())
@@ -60,7 +85,7 @@ func TestEvalLiveUsesTheProviderAndTheJudge(t *testing.T) {
 		"MNEMO_LLM_API_KEY": "sk-ant-live-test-0123456789", "MNEMO_MODEL": "bot-model", "MNEMO_JUDGE_MODEL": "judge-model",
 	}
 	var out, errOut bytes.Buffer
-	code := run(context.Background(), []string{"eval", "--live", "--run", "^(explicit-first-person-preference|volatile-analytics-not-stored)$"}, func(k string) string { return env[k] }, nil, &out, &errOut)
+	code := run(context.Background(), []string{"--live", "--mnemo", mnemoBin, "--run", "^(explicit-first-person-preference|volatile-analytics-not-stored)$"}, func(k string) string { return env[k] }, &out, &errOut)
 	require.Equal(t, 1, code, "the judge fails the volatile case: %s", out.String())
 	require.Regexp(t, `explicit-first-person-preference\s+0\.75\s+pass`, out.String(), "a B grade passes")
 	require.Contains(t, out.String(), "rubric: does not confirm")

@@ -1,10 +1,11 @@
-package memory
+package learn
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -21,7 +22,7 @@ type Line struct {
 // Proposal is a memory the model proposes from a transcript, citing the
 // indices of the lines that are its evidence.
 type Proposal struct {
-	Kind     Kind   `json:"kind"`
+	Kind     memory.Kind   `json:"kind"`
 	Content  string `json:"content"`
 	Expires  string `json:"expires,omitempty"`
 	Evidence []int  `json:"evidence"`
@@ -32,7 +33,7 @@ type Decision struct {
 	Proposal Proposal
 	Store    bool
 	Reason   string
-	Scope    Scope
+	Scope    memory.Scope
 	// Speaker is who the memory is attributed to: the person the evidence
 	// came from, never the model's choice.
 	Speaker   provenance.Actor
@@ -80,13 +81,13 @@ func Route(p Proposal, lines []Line, instructionActors []string, place provenanc
 		}
 		cited = append(cited, l)
 	}
-	if IsVolatile(p.Content) {
+	if memory.IsVolatile(p.Content) {
 		return drop("point-in-time data")
 	}
 	speaker := cited[0].Actor
 	d.MessageTS = cited[len(cited)-1].TS
 	switch p.Kind {
-	case KindPreference:
+	case memory.KindPreference:
 		for _, l := range cited {
 			if l.Authority != provenance.Instruction {
 				return drop("preference cites line %d, which is context, not an instruction", l.Index)
@@ -101,13 +102,13 @@ func Route(p Proposal, lines []Line, instructionActors []string, place provenanc
 		if instructionActors[0] != speaker.ID {
 			return drop("preference by someone other than the turn's instruction actor")
 		}
-		d.Store, d.Scope, d.Speaker, d.Reason = true, ScopePersonal, speaker, "a preference stated by the person addressing the bot"
+		d.Store, d.Scope, d.Speaker, d.Reason = true, memory.ScopePersonal, speaker, "a preference stated by the person addressing the bot"
 		return d
-	case KindProcedure, KindKnowledge:
+	case memory.KindProcedure, memory.KindKnowledge:
 		d.Store, d.Speaker, d.Reason = true, speaker, "shared knowledge stated by a person in the thread"
-		d.Scope = ScopeChannel
+		d.Scope = memory.ScopeChannel
 		if place.Visibility == provenance.DM {
-			d.Scope = ScopePersonal
+			d.Scope = memory.ScopePersonal
 		}
 		return d
 	}
@@ -126,7 +127,7 @@ var (
 // figure.
 func IsEvidence(text string) bool {
 	text = strings.TrimSpace(mentionTag.ReplaceAllString(text, ""))
-	if IsVolatile(text) {
+	if memory.IsVolatile(text) {
 		return false
 	}
 	// Split while keeping the question mark visible per sentence.
@@ -143,7 +144,7 @@ func IsEvidence(text string) bool {
 		if len(strings.Fields(s)) < 3 {
 			continue
 		}
-		if strings.Contains(sep, "?") || questionStart.MatchString(s) || requestStart.MatchString(s) || IsVolatile(s) {
+		if strings.Contains(sep, "?") || questionStart.MatchString(s) || requestStart.MatchString(s) || memory.IsVolatile(s) {
 			continue
 		}
 		return true

@@ -1,8 +1,4 @@
--- name: InboundEventClaim :execrows
--- Claims a Socket Mode event id; zero rows means another delivery took it.
-INSERT INTO inbound_events (event_id, envelope_id)
-VALUES (@event_id, @envelope_id)
-ON CONFLICT (event_id) DO NOTHING;
+-- One turn per human post, and the record of its passive learning.
 
 -- name: TurnClaim :one
 -- Claims the turn for one human post; no row means it was already claimed.
@@ -27,10 +23,6 @@ ON CONFLICT (turn_id) DO NOTHING;
 
 -- name: TurnLearningGet :one
 SELECT * FROM turn_learning WHERE turn_id = @turn_id;
-
--- name: InboundEventPrune :execrows
--- Event ids are only needed while Slack may still retry.
-DELETE FROM inbound_events WHERE received_at < @before;
 
 -- name: TurnFailStale :execrows
 -- Turns left running by a process that died: past any turn's deadline, they

@@ -1,10 +1,11 @@
-package memory
+package learn
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -29,20 +30,20 @@ func TestRoute(t *testing.T) {
 		actors []string
 		place  provenance.Place
 		store  bool
-		scope  Scope
+		scope  memory.Scope
 		who    string
 	}{
-		{"own stated preference", Proposal{Kind: KindPreference, Content: "Prefers bullet points", Evidence: []int{1}}, []string{"UA"}, public, true, ScopePersonal, "UA"},
-		{"bystander preference", Proposal{Kind: KindPreference, Content: "Prefers terse reviews", Evidence: []int{0}}, []string{"UA"}, public, false, "", ""},
-		{"preference citing two people", Proposal{Kind: KindPreference, Content: "Prefers bullets", Evidence: []int{0, 1}}, []string{"UA"}, public, false, "", ""},
-		{"preference in a batched turn", Proposal{Kind: KindPreference, Content: "Prefers bullet points", Evidence: []int{1}}, []string{"UA", "UB"}, public, false, "", ""},
-		{"question as evidence", Proposal{Kind: KindPreference, Content: "Prefers summaries", Evidence: []int{2}}, []string{"UA"}, public, false, "", ""},
-		{"bot's words as evidence", Proposal{Kind: KindProcedure, Content: "Deploys go out on Tuesdays", Evidence: []int{3}}, []string{"UA"}, public, false, "", ""},
-		{"shared procedure by another person", Proposal{Kind: KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UA"}, public, true, ScopeChannel, "UB"},
-		{"procedure in a DM is personal", Proposal{Kind: KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UB"}, dm, true, ScopePersonal, "UB"},
-		{"point-in-time figure", Proposal{Kind: KindKnowledge, Content: "Signups are at 1200 this week", Evidence: []int{5}}, []string{"UA"}, public, false, "", ""},
-		{"no evidence", Proposal{Kind: KindKnowledge, Content: "Something", Evidence: nil}, []string{"UA"}, public, false, "", ""},
-		{"evidence out of range", Proposal{Kind: KindKnowledge, Content: "Something", Evidence: []int{42}}, []string{"UA"}, public, false, "", ""},
+		{"own stated preference", Proposal{Kind: memory.KindPreference, Content: "Prefers bullet points", Evidence: []int{1}}, []string{"UA"}, public, true, memory.ScopePersonal, "UA"},
+		{"bystander preference", Proposal{Kind: memory.KindPreference, Content: "Prefers terse reviews", Evidence: []int{0}}, []string{"UA"}, public, false, "", ""},
+		{"preference citing two people", Proposal{Kind: memory.KindPreference, Content: "Prefers bullets", Evidence: []int{0, 1}}, []string{"UA"}, public, false, "", ""},
+		{"preference in a batched turn", Proposal{Kind: memory.KindPreference, Content: "Prefers bullet points", Evidence: []int{1}}, []string{"UA", "UB"}, public, false, "", ""},
+		{"question as evidence", Proposal{Kind: memory.KindPreference, Content: "Prefers summaries", Evidence: []int{2}}, []string{"UA"}, public, false, "", ""},
+		{"bot's words as evidence", Proposal{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays", Evidence: []int{3}}, []string{"UA"}, public, false, "", ""},
+		{"shared procedure by another person", Proposal{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UA"}, public, true, memory.ScopeChannel, "UB"},
+		{"procedure in a DM is personal", Proposal{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UB"}, dm, true, memory.ScopePersonal, "UB"},
+		{"point-in-time figure", Proposal{Kind: memory.KindKnowledge, Content: "Signups are at 1200 this week", Evidence: []int{5}}, []string{"UA"}, public, false, "", ""},
+		{"no evidence", Proposal{Kind: memory.KindKnowledge, Content: "Something", Evidence: nil}, []string{"UA"}, public, false, "", ""},
+		{"evidence out of range", Proposal{Kind: memory.KindKnowledge, Content: "Something", Evidence: []int{42}}, []string{"UA"}, public, false, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,13 +1,4 @@
--- name: ChannelLearningEnabled :one
--- Learning is on unless an admin turned it off for the channel.
-SELECT coalesce((SELECT learning_enabled FROM channel_settings
-                 WHERE team_id = @team_id AND channel_id = @channel_id), true)::boolean;
-
--- name: ChannelLearningSet :exec
-INSERT INTO channel_settings (team_id, channel_id, learning_enabled, updated_by)
-VALUES (@team_id, @channel_id, @learning_enabled, @updated_by)
-ON CONFLICT (team_id, channel_id) DO UPDATE
-SET learning_enabled = EXCLUDED.learning_enabled, updated_by = EXCLUDED.updated_by, updated_at = now();
+-- Admin actions and the counts admins see.
 
 -- name: AdminAuditInsert :exec
 INSERT INTO admin_audit (team_id, actor_id, action, target, detail)

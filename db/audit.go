@@ -1,0 +1,44 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+)
+
+// Audit owns admin_audit, the record of admin actions, and the counts
+// admins see.
+type Audit struct {
+	e executor
+	q *dbsqlc.Queries
+}
+
+// AuditEntry is one admin action.
+type AuditEntry struct {
+	Team, ActorID, Action, Target, Detail string
+}
+
+// Record stores one admin action.
+func (s Audit) Record(ctx context.Context, e AuditEntry) error {
+	if err := s.q.AdminAuditInsert(ctx, s.e, dbsqlc.AdminAuditInsertParams{TeamID: e.Team, ActorID: e.ActorID, Action: e.Action, Target: e.Target, Detail: e.Detail}); err != nil {
+		return fmt.Errorf("audit: %w", mapErr(err))
+	}
+	return nil
+}
+
+// Stats are a team's counts of memories, writes and turns.
+type Stats struct {
+	ActiveMemories, ArchivedMemories int64
+	ExplicitWrites, PassiveWrites    int64
+	Turns, FailedTurns               int64
+}
+
+// Stats counts a team's memories, writes and turns.
+func (s Audit) Stats(ctx context.Context, team string) (Stats, error) {
+	r, err := s.q.StatsForTeam(ctx, s.e, team)
+	if err != nil {
+		return Stats{}, fmt.Errorf("stats: %w", mapErr(err))
+	}
+	return Stats(r), nil
+}

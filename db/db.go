@@ -1,0 +1,114 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+)
+
+// ErrNotFound is returned when a row a caller asked for by key is not there.
+// It is the only form pgx.ErrNoRows takes outside this package.
+var ErrNotFound = errors.New("not found")
+
+// executor runs queries on a pool or in a transaction.
+type executor = dbsqlc.DBTX
+
+// DB is mnemo's PostgreSQL: one pool and the small stores over it. Each store
+// owns its tables; a Tx gives the same stores bound to one transaction.
+type DB struct {
+	pool *pgxpool.Pool
+	q    *dbsqlc.Queries
+}
+
+// Open connects to url. It does not migrate; call Migrate for that.
+func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return New(pool), nil
+}
+
+// New wraps an open pool.
+func New(pool *pgxpool.Pool) *DB { return &DB{pool: pool, q: dbsqlc.New()} }
+
+// Close closes the pool.
+func (d *DB) Close() { d.pool.Close() }
+
+// Pool is the underlying pool, for River, which brings its own driver.
+func (d *DB) Pool() *pgxpool.Pool { return d.pool }
+
+// Ping checks that the database answers.
+func (d *DB) Ping(ctx context.Context) error { return d.pool.Ping(ctx) }
+
+func (d *DB) Turns() Turns       { return Turns{d.pool, d.q} }
+func (d *DB) Sessions() Sessions { return Sessions{d.pool, d.q} }
+func (d *DB) Memories() Memories { return Memories{d.pool, d.q} }
+func (d *DB) Events() Events     { return Events{d.pool, d.q} }
+func (d *DB) Settings() Settings { return Settings{d.pool, d.q} }
+func (d *DB) Audit() Audit       { return Audit{d.pool, d.q} }
+func (d *DB) Checks() Checks     { return Checks{d.pool, d.q} }
+
+// Tx is one transaction with the stores bound to it.
+type Tx struct {
+	tx pgx.Tx
+	q  *dbsqlc.Queries
+}
+
+func (t *Tx) Turns() Turns       { return Turns{t.tx, t.q} }
+func (t *Tx) Sessions() Sessions { return Sessions{t.tx, t.q} }
+func (t *Tx) Memories() Memories { return Memories{t.tx, t.q} }
+func (t *Tx) Audit() Audit       { return Audit{t.tx, t.q} }
+
+// Pgx is the transaction itself, for River's InsertTx.
+func (t *Tx) Pgx() pgx.Tx { return t.tx }
+
+// InTx runs fn in a transaction, committed when fn returns nil and rolled
+// back otherwise. fn must not call a model or any other network service: a
+// transaction holds a pooled connection and, often, locks.
+func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", mapErr(err))
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if err := fn(&Tx{tx: tx, q: d.q}); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", mapErr(err))
+	}
+	return nil
+}
+
+// ErrInvalidText is returned when PostgreSQL refuses text it was given
+// (a NUL byte, invalid UTF-8).
+var ErrInvalidText = errors.New("text the database can't store")
+
+// mapErr translates driver errors into this package's sentinels, once.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ErrNotFound
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && (pg.Code == "22021" || pg.Code == "22P05") {
+		return fmt.Errorf("%w: %s", ErrInvalidText, pg.Message)
+	}
+	return err
+}

@@ -1,0 +1,87 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/threads"
+)
+
+// Sessions owns session_messages: the per-thread session log that gives
+// every turn its conversation so far.
+type Sessions struct {
+	e executor
+	q *dbsqlc.Queries
+}
+
+// Append logs a message of the thread key. A message already logged (same
+// ts) is left as it was and returned.
+func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message) (threads.Message, error) {
+	if m.Authority == "" {
+		m.Authority = provenance.Context
+	}
+	kind := m.Actor.Kind
+	if kind == "" {
+		kind = provenance.KindSystem
+	}
+	row, err := s.q.SessionMessageAppend(ctx, s.e, dbsqlc.SessionMessageAppendParams{
+		SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel, Ts: string(m.TS),
+		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, Authority: string(m.Authority),
+		Text: m.Text, TurnID: m.TurnID,
+	})
+	if err != nil {
+		return threads.Message{}, fmt.Errorf("session log append: %w", mapErr(err))
+	}
+	return messageFromRow(row), nil
+}
+
+// History returns the last limit messages of the thread, oldest first.
+func (s Sessions) History(ctx context.Context, key threads.Key, limit int) ([]threads.Message, error) {
+	rows, err := s.q.SessionMessageListByThread(ctx, s.e, dbsqlc.SessionMessageListByThreadParams{SourceKey: key.SourceKey(), MaxMessages: int32(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("session log history: %w", mapErr(err))
+	}
+	return messagesFromRows(rows), nil
+}
+
+// Len counts the thread's logged messages.
+func (s Sessions) Len(ctx context.Context, key threads.Key) (int64, error) {
+	n, err := s.q.SessionMessageCountByThread(ctx, s.e, key.SourceKey())
+	if err != nil {
+		return 0, fmt.Errorf("session log count: %w", mapErr(err))
+	}
+	return n, nil
+}
+
+// ForTurn returns the thread's messages up to the turn's last one, the newest
+// limit of them, oldest first, and the id of the last message that belongs
+// to an earlier turn (0 if none): what passive learning reads.
+func (s Sessions) ForTurn(ctx context.Context, sourceKey string, turnID int64, limit int) ([]threads.Message, int64, error) {
+	rows, err := s.q.SessionMessageListForTurn(ctx, s.e, dbsqlc.SessionMessageListForTurnParams{SourceKey: sourceKey, TurnID: &turnID, MaxMessages: int32(limit)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("session log for turn %d: %w", turnID, mapErr(err))
+	}
+	prev, err := s.q.SessionMessageLastIDBeforeTurn(ctx, s.e, dbsqlc.SessionMessageLastIDBeforeTurnParams{SourceKey: sourceKey, TurnID: &turnID})
+	if err != nil {
+		return nil, 0, fmt.Errorf("session log for turn %d: %w", turnID, mapErr(err))
+	}
+	return messagesFromRows(rows), prev, nil
+}
+
+func messagesFromRows(rows []dbsqlc.SessionMessage) []threads.Message {
+	out := make([]threads.Message, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, messageFromRow(r))
+	}
+	return out
+}
+
+func messageFromRow(r dbsqlc.SessionMessage) threads.Message {
+	return threads.Message{
+		ID: r.ID, SourceKey: r.SourceKey, TS: threads.TS(r.Ts), Role: threads.Role(r.Role),
+		Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: r.TeamID, ID: r.ActorID},
+		Authority: provenance.Authority(r.Authority), Text: r.Text, TurnID: r.TurnID,
+	}
+}

@@ -1,0 +1,32 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+)
+
+// Settings owns channel_settings: the switches admins set per channel.
+type Settings struct {
+	e executor
+	q *dbsqlc.Queries
+}
+
+// LearningEnabled says whether passive learning is on in a channel; it is on
+// unless an admin turned it off.
+func (s Settings) LearningEnabled(ctx context.Context, team, channel string) (bool, error) {
+	on, err := s.q.ChannelLearningEnabled(ctx, s.e, dbsqlc.ChannelLearningEnabledParams{TeamID: team, ChannelID: channel})
+	if err != nil {
+		return false, fmt.Errorf("learning setting: %w", mapErr(err))
+	}
+	return on, nil
+}
+
+// SetLearning turns passive learning on or off in a channel.
+func (s Settings) SetLearning(ctx context.Context, team, channel string, on bool, by string) error {
+	if err := s.q.ChannelLearningSet(ctx, s.e, dbsqlc.ChannelLearningSetParams{TeamID: team, ChannelID: channel, LearningEnabled: on, UpdatedBy: by}); err != nil {
+		return fmt.Errorf("set learning: %w", mapErr(err))
+	}
+	return nil
+}

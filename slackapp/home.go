@@ -1,0 +1,78 @@
+package slackapp
+
+import (
+	"context"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/mnemo-bot/mnemo/memory"
+)
+
+// homeRequest asks for someone's App Home to be published again.
+type homeRequest struct{ team, user string }
+
+// homeQueueSize bounds the republish requests waiting for the publisher;
+// past it a request is dropped (the Home is republished when next opened).
+const homeQueueSize = 256
+
+// queueHome asks the publisher to republish a person's Home. It never
+// blocks: the memory store calls it from inside writes.
+func (a *App) queueHome(team, user string) {
+	select {
+	case a.homeQueue <- homeRequest{team, user}:
+	default:
+		a.log.Warn().Str("user", user).Msg("home republish queue full; dropped")
+	}
+}
+
+// publishHomes republishes queued App Homes until ctx ends. It starts with
+// the app, so a change made before Run is published once Run starts.
+func (a *App) publishHomes(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-a.homeQueue:
+			a.publishHome(ctx, r.team, r.user, 0)
+		}
+	}
+}
+
+func (a *App) onAppHomeOpened(ctx context.Context, evt *socketmode.Event) {
+	a.ack(evt)
+	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+	h, ok := e.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent)
+	if !ok || h.Tab != "home" {
+		return
+	}
+	a.homes.Store(e.TeamID+"/"+h.User, h.Channel)
+	a.async(ctx, func(ctx context.Context) { a.publishHome(ctx, e.TeamID, h.User, 0) })
+}
+
+// publishHome renders and publishes the Home tab for user.
+func (a *App) publishHome(ctx context.Context, team, user string, offset int) {
+	ms, err := a.memory.List(ctx, memory.Filter{Team: team, SubjectUser: user, Limit: HomePageSize + 1, Offset: offset})
+	if err != nil {
+		a.log.Error().Err(err).Msg("home: list")
+		return
+	}
+	total, err := a.memory.CountPersonal(ctx, team, user)
+	if err != nil {
+		a.log.Error().Err(err).Msg("home: count")
+		return
+	}
+	learningOn := true
+	if ch, ok := a.homes.Load(team + "/" + user); ok && ch.(string) != "" {
+		learningOn, err = a.db.Settings().LearningEnabled(ctx, team, ch.(string))
+		if err != nil {
+			learningOn = true
+		}
+	}
+	view := HomeView(ms, total, offset, learningOn, time.Now())
+	if _, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view}); err != nil {
+		a.log.Error().Err(err).Msg("home: views.publish")
+	}
+}

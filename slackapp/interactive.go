@@ -1,0 +1,79 @@
+package slackapp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
+	a.ack(evt)
+	cb, ok := evt.Data.(slack.InteractionCallback)
+	if !ok || cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
+		return
+	}
+	act := cb.ActionCallback.BlockActions[0]
+	a.async(ctx, func(ctx context.Context) {
+		team := cb.Team.ID
+		if team == "" {
+			team = cb.User.TeamID
+		}
+		actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
+		if err != nil {
+			a.log.Warn().Err(err).Msg("actor not enriched")
+		}
+		fromHome := cb.View.Type == slack.VTHomeTab
+		place := provenance.Place{Team: team, Channel: cb.Channel.ID, Visibility: provenance.VisibilityOf("", cb.Channel.ID)}
+		var r reply
+		switch act.ActionID {
+		case ActionForget:
+			if fromHome {
+				place.Channel = "" // the Home tab is no channel: only personal memories
+			}
+			r = a.forget(ctx, actor, place, act.Value)
+			r.replace = false
+		case ActionPage:
+			var st pageState
+			if json.Unmarshal([]byte(act.Value), &st) != nil {
+				return
+			}
+			if (st.User != actor.ID || st.Channel != "") && !actor.IsAdmin {
+				r = textReply("Only an admin can page through someone else's memories.")
+				break
+			}
+			r = a.memoriesPage(ctx, memory.Filter{Team: team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
+		case ActionHomePage:
+			var offset int
+			fmt.Sscan(act.Value, &offset)
+			a.publishHome(ctx, team, actor.ID, offset)
+			return
+		case ActionPurgeConfirm:
+			n, err := a.memory.PurgePersonal(ctx, actor, team, act.Value)
+			if errors.Is(err, memory.ErrForbidden) {
+				r = textReply("Only an admin can purge memories.")
+				break
+			}
+			if err != nil {
+				r = textReply("Couldn't purge: %v.", err)
+				break
+			}
+			a.audit(ctx, actor, "purge", act.Value, fmt.Sprintf("%d memories archived", n))
+			r = reply{text: fmt.Sprintf("Archived %d personal memories of <@%s>.", n, act.Value), replace: true}
+		case ActionPurgeCancel:
+			r = reply{text: "Purge cancelled; nothing was archived.", replace: true}
+		default:
+			return
+		}
+		if fromHome {
+			return // the store's change hook republishes the Home tab
+		}
+		a.respond(ctx, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r)
+	})
+}
