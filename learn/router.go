@@ -22,10 +22,10 @@ type Line struct {
 // Proposal is a memory the model proposes from a transcript, citing the
 // indices of the lines that are its evidence.
 type Proposal struct {
-	Kind     memory.Kind   `json:"kind"`
-	Content  string `json:"content"`
-	Expires  string `json:"expires,omitempty"`
-	Evidence []int  `json:"evidence"`
+	Kind     memory.Kind `json:"kind"`
+	Content  string      `json:"content"`
+	Expires  string      `json:"expires,omitempty"`
+	Evidence []int       `json:"evidence"`
 }
 
 // Decision is the router's verdict on one proposal.

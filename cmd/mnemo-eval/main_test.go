@@ -19,7 +19,6 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
-
 // mnemoBin is the real mnemo binary, built once for these tests.
 var mnemoBin string
 
