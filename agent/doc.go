@@ -1,4 +1,11 @@
-// Package agent owns one turn of conversation: recall what is relevant, give
-// the model the thread so far and the registry's tools, run the tool-use loop
-// within a step limit and a deadline, and return the reply. See docs/turn.md.
+// Package agent owns a turn: the Runner takes one post through its whole
+// life for every front end (claim, backfill, log, recall, the model loop,
+// reply, finish and the hand-off to learning), and Agent.Run is the model
+// loop itself: recall what is relevant, give the model the thread so far and
+// the registry's tools, and run the tool-use loop within a step limit and a
+// deadline. Front ends pass a Surface for what differs (Slack, the terminal).
+// See docs/architecture.md and docs/chat-flow.md.
+//
+// It must not import slackapp, learn, evals or a command, nor the database
+// driver: storage is db's.
 package agent

@@ -1,4 +1,9 @@
-// Package db owns mnemo's schema: the embedded goose migrations, the SQL
-// queries in db/queries and, in db/dbsqlc, the code sqlc generates from them.
-// Runtime code reaches the database only through dbsqlc.
+// Package db owns mnemo's storage: the embedded goose migrations, and small
+// stores that own their tables (Turns, Sessions, Memories, Events, Settings,
+// Audit, Checks) over the code sqlc generates, which stays private in
+// db/internal/dbsqlc beside its SQL. Driver errors are translated here,
+// once: pgx.ErrNoRows becomes ErrNotFound.
+//
+// No store calls a model or the network. It imports only provenance and
+// threads, the vocabulary it stores.
 package db
