@@ -95,28 +95,7 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("learn: transcript: %w", err)
 	}
-	var lines []Line
-	var instructionActors []string
-	newHuman := false
-	for i, r := range msgs {
-		line := Line{
-			Index: i, Text: r.Text, TS: string(r.TS), FromBot: r.Role == threads.RoleAssistant || r.Actor.Kind != provenance.KindUser,
-			Actor: r.Actor, Authority: r.Authority,
-		}
-		// Only messages since the previous turn are this turn's: earlier
-		// instructions are context now.
-		isNew := r.ID > prev
-		if !isNew {
-			line.Authority = provenance.Context
-		}
-		if isNew && !line.FromBot {
-			newHuman = true
-			if line.Authority == provenance.Instruction && !contains(instructionActors, r.Actor.ID) {
-				instructionActors = append(instructionActors, r.Actor.ID)
-			}
-		}
-		lines = append(lines, line)
-	}
+	lines, instructionActors, newHuman := transcript(msgs, prev)
 	if !newHuman {
 		return Result{Skipped: "no new human text"}, nil
 	}
@@ -155,6 +134,32 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 		res.Decisions = append(res.Decisions, d)
 	}
 	return res, nil
+}
+
+// transcript turns a turn's messages into the lines extraction reads. Only
+// messages after prev (the last message of an earlier turn) are this turn's:
+// earlier instructions are context now. It returns the people who addressed
+// the bot in this turn, in first-seen order, and whether any person said
+// anything new.
+func transcript(msgs []threads.Message, prev int64) (lines []Line, instructionActors []string, newHuman bool) {
+	for i, r := range msgs {
+		line := Line{
+			Index: i, Text: r.Text, TS: string(r.TS), FromBot: r.Role == threads.RoleAssistant || r.Actor.Kind != provenance.KindUser,
+			Actor: r.Actor, Authority: r.Authority,
+		}
+		isNew := r.ID > prev
+		if !isNew {
+			line.Authority = provenance.Context
+		}
+		if isNew && !line.FromBot {
+			newHuman = true
+			if line.Authority == provenance.Instruction && !contains(instructionActors, r.Actor.ID) {
+				instructionActors = append(instructionActors, r.Actor.ID)
+			}
+		}
+		lines = append(lines, line)
+	}
+	return lines, instructionActors, newHuman
 }
 
 func contains(list []string, s string) bool {

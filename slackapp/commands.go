@@ -56,6 +56,35 @@ func (a *App) onSlashCommand(ctx context.Context, evt *socketmode.Event) {
 	})
 }
 
+// command is one /mnemo subcommand: who may run it and what it does.
+type command struct {
+	admin string // what only an admin may do with it, or "" for everyone
+	run   func(a *App, ctx context.Context, c invocation) reply
+}
+
+// invocation is one run of a subcommand: who, where, and the arguments.
+type invocation struct {
+	actor provenance.Actor
+	cmd   slack.SlashCommand
+	place provenance.Place
+	args  []string
+}
+
+// commands is the slash command's whole surface, one entry per subcommand.
+// memories and forget check their own permissions: everyone may use them
+// on their own memories.
+var commands = map[string]command{
+	"help":     {run: func(a *App, _ context.Context, _ invocation) reply { return textReply(helpText, a.command) }},
+	"memories": {run: (*App).cmdMemories},
+	"list":     {run: (*App).cmdMemories},
+	"forget":   {run: (*App).cmdForget},
+	"restore":  {admin: "restore memories", run: (*App).cmdRestore},
+	"export":   {admin: "export memories", run: (*App).cmdExport},
+	"purge":    {admin: "purge memories", run: (*App).cmdPurge},
+	"learning": {admin: "turn learning on or off", run: (*App).cmdLearning},
+	"stats":    {admin: "see stats", run: (*App).cmdStats},
+}
+
 // runCommand runs one /mnemo subcommand for actor.
 func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.SlashCommand) reply {
 	args := strings.Fields(cmd.Text)
@@ -63,111 +92,108 @@ func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.
 	if len(args) > 0 {
 		sub, args = strings.ToLower(args[0]), args[1:]
 	}
+	c, ok := commands[sub]
+	if !ok {
+		return textReply("I don't know `%s`. Try `%s help`.", sub, a.command)
+	}
+	if c.admin != "" && !actor.IsAdmin {
+		return notAdmin(c.admin)
+	}
 	place := provenance.Place{Team: cmd.TeamID, Channel: cmd.ChannelID, Visibility: provenance.VisibilityOf("", cmd.ChannelID)}
-	needAdmin := func(what string) (reply, bool) {
-		if actor.IsAdmin {
-			return reply{}, false
+	return c.run(a, ctx, invocation{actor: actor, cmd: cmd, place: place, args: args})
+}
+
+func notAdmin(what string) reply {
+	return textReply("Only an admin can %s: admins are listed in MNEMO_ADMINS or are workspace admins or owners.", what)
+}
+
+func (a *App) cmdMemories(ctx context.Context, c invocation) reply {
+	f := memory.Filter{Team: c.cmd.TeamID, SubjectUser: c.actor.ID}
+	var query []string
+	for _, arg := range c.args {
+		if m := userRef.FindStringSubmatch(arg); m != nil {
+			f.SubjectUser = m[1]
+		} else if m := channelRef.FindStringSubmatch(arg); m != nil {
+			f.SubjectUser, f.Channel = "", m[1]
+		} else {
+			query = append(query, arg)
 		}
-		return textReply("Only an admin can %s: admins are listed in MNEMO_ADMINS or are workspace admins or owners.", what), true
 	}
-	switch sub {
-	case "help":
-		return textReply(helpText, a.command)
-	case "memories", "list":
-		f := memory.Filter{Team: cmd.TeamID, SubjectUser: actor.ID}
-		var query []string
-		for _, arg := range args {
-			if m := userRef.FindStringSubmatch(arg); m != nil {
-				f.SubjectUser = m[1]
-			} else if m := channelRef.FindStringSubmatch(arg); m != nil {
-				f.SubjectUser, f.Channel = "", m[1]
-			} else {
-				query = append(query, arg)
-			}
-		}
-		f.Query = strings.Join(query, " ")
-		if r := []rune(f.Query); len(r) > maxListQuery {
-			f.Query = string(r[:maxListQuery]) // it rides in the Next button's value, which Slack caps
-		}
-		if f.SubjectUser != actor.ID {
-			if r, no := needAdmin("see someone else's or a channel's memories"); no {
-				return r
-			}
-		}
-		return a.memoriesPage(ctx, f, 0)
-	case "forget":
-		if len(args) != 1 {
-			return textReply("Usage: `%s forget <id>` (the id shown by `%s memories`).", a.command, a.command)
-		}
-		return a.forget(ctx, actor, place, args[0])
-	case "restore":
-		if r, no := needAdmin("restore memories"); no {
-			return r
-		}
-		if len(args) != 1 {
-			return textReply("Usage: `%s restore <id>`.", a.command)
-		}
-		ms, err := a.memory.Resolve(ctx, cmd.TeamID, args[0])
-		if err != nil || len(ms) != 1 {
-			return textReply("No single memory has the id %q.", args[0])
-		}
-		m, err := a.memory.Restore(ctx, actor, ms[0].ID)
-		if err != nil {
-			return textReply("Couldn't restore it: %v.", err)
-		}
-		a.audit(ctx, actor, "restore", m.ID.String(), m.Content)
-		return textReply("Restored `%s`: %s", m.ShortID(), escape(m.Content))
-	case "export":
-		if r, no := needAdmin("export memories"); no {
-			return r
-		}
-		user := firstUser(args)
-		if user == "" {
-			return textReply("Usage: `%s export @user`.", a.command)
-		}
-		return a.export(ctx, actor, cmd.TeamID, user)
-	case "purge":
-		if r, no := needAdmin("purge memories"); no {
-			return r
-		}
-		user := firstUser(args)
-		if user == "" {
-			return textReply("Usage: `%s purge @user`.", a.command)
-		}
-		n, err := a.memory.CountPersonal(ctx, cmd.TeamID, user)
-		if err != nil {
-			return textReply("Couldn't count their memories: %v.", err)
-		}
-		confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain(fmt.Sprintf("Archive %d memories", n)))
-		confirm.Style = slack.StyleDanger
-		cancel := slack.NewButtonBlockElement(ActionPurgeCancel, user, plain("Cancel"))
-		text := fmt.Sprintf("This archives all %d personal memories of <@%s>. Continue?", n, user)
-		return reply{text: text, blocks: []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil), slack.NewActionBlock("mnemo_purge", confirm, cancel)}}
-	case "learning":
-		if r, no := needAdmin("turn learning on or off"); no {
-			return r
-		}
-		if len(args) != 1 || (args[0] != "on" && args[0] != "off") {
-			return textReply("Usage: `%s learning on|off`.", a.command)
-		}
-		on := args[0] == "on"
-		if err := a.db.Settings().SetLearning(ctx, cmd.TeamID, cmd.ChannelID, on, actor.ID); err != nil {
-			return textReply("Couldn't change it: %v.", err)
-		}
-		a.audit(ctx, actor, "learning "+args[0], cmd.ChannelID, "")
-		return textReply("Passive learning is now %s in <#%s>.", args[0], cmd.ChannelID)
-	case "stats":
-		if r, no := needAdmin("see stats"); no {
-			return r
-		}
-		s, err := a.db.Audit().Stats(ctx, cmd.TeamID)
-		if err != nil {
-			return textReply("Couldn't read stats: %v.", err)
-		}
-		return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)",
-			s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns)
+	f.Query = strings.Join(query, " ")
+	if r := []rune(f.Query); len(r) > maxListQuery {
+		f.Query = string(r[:maxListQuery]) // it rides in the Next button's value, which Slack caps
 	}
-	return textReply("I don't know `%s`. Try `%s help`.", sub, a.command)
+	if f.SubjectUser != c.actor.ID && !c.actor.IsAdmin {
+		return notAdmin("see someone else's or a channel's memories")
+	}
+	return a.memoriesPage(ctx, f, 0)
+}
+
+func (a *App) cmdForget(ctx context.Context, c invocation) reply {
+	if len(c.args) != 1 {
+		return textReply("Usage: `%s forget <id>` (the id shown by `%s memories`).", a.command, a.command)
+	}
+	return a.forget(ctx, c.actor, c.place, c.args[0])
+}
+
+func (a *App) cmdRestore(ctx context.Context, c invocation) reply {
+	if len(c.args) != 1 {
+		return textReply("Usage: `%s restore <id>`.", a.command)
+	}
+	ms, err := a.memory.Resolve(ctx, c.cmd.TeamID, c.args[0])
+	if err != nil || len(ms) != 1 {
+		return textReply("No single memory has the id %q.", c.args[0])
+	}
+	m, err := a.memory.Restore(ctx, c.actor, ms[0].ID)
+	if err != nil {
+		return textReply("Couldn't restore it: %v.", err)
+	}
+	a.audit(ctx, c.actor, "restore", m.ID.String(), m.Content)
+	return textReply("Restored `%s`: %s", m.ShortID(), escape(m.Content))
+}
+
+func (a *App) cmdExport(ctx context.Context, c invocation) reply {
+	user := firstUser(c.args)
+	if user == "" {
+		return textReply("Usage: `%s export @user`.", a.command)
+	}
+	return a.export(ctx, c.actor, c.cmd.TeamID, user)
+}
+
+func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
+	user := firstUser(c.args)
+	if user == "" {
+		return textReply("Usage: `%s purge @user`.", a.command)
+	}
+	n, err := a.memory.CountPersonal(ctx, c.cmd.TeamID, user)
+	if err != nil {
+		return textReply("Couldn't count their memories: %v.", err)
+	}
+	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain(fmt.Sprintf("Archive %d memories", n)))
+	confirm.Style = slack.StyleDanger
+	cancel := slack.NewButtonBlockElement(ActionPurgeCancel, user, plain("Cancel"))
+	text := fmt.Sprintf("This archives all %d personal memories of <@%s>. Continue?", n, user)
+	return reply{text: text, blocks: []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil), slack.NewActionBlock("mnemo_purge", confirm, cancel)}}
+}
+
+func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
+	if len(c.args) != 1 || (c.args[0] != "on" && c.args[0] != "off") {
+		return textReply("Usage: `%s learning on|off`.", a.command)
+	}
+	if err := a.db.Settings().SetLearning(ctx, c.cmd.TeamID, c.cmd.ChannelID, c.args[0] == "on", c.actor.ID); err != nil {
+		return textReply("Couldn't change it: %v.", err)
+	}
+	a.audit(ctx, c.actor, "learning "+c.args[0], c.cmd.ChannelID, "")
+	return textReply("Passive learning is now %s in <#%s>.", c.args[0], c.cmd.ChannelID)
+}
+
+func (a *App) cmdStats(ctx context.Context, c invocation) reply {
+	s, err := a.db.Audit().Stats(ctx, c.cmd.TeamID)
+	if err != nil {
+		return textReply("Couldn't read stats: %v.", err)
+	}
+	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)",
+		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns)
 }
 
 func firstUser(args []string) string {
