@@ -40,6 +40,7 @@ type Memory struct {
 	ArchivedReason string
 	ArchivedBy     string
 	SupersededBy   *uuid.UUID
+	Sensitive      string // the sensitive category the review found, or ""
 }
 
 func memoryFromRow(r dbsqlc.Memory) Memory {
@@ -48,7 +49,7 @@ func memoryFromRow(r dbsqlc.Memory) Memory {
 		Kind: r.Kind, Content: r.Content, Normalized: r.Normalized, SourceKey: r.SourceKey, ChannelID: r.ChannelID,
 		Visibility: r.Visibility, ActorID: r.ActorID, ActorName: r.ActorName, WrittenBy: r.WrittenBy,
 		MessageTS: r.MessageTs, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
-		ArchivedAt: r.ArchivedAt, SupersededBy: r.SupersededBy,
+		ArchivedAt: r.ArchivedAt, SupersededBy: r.SupersededBy, Sensitive: r.Sensitive,
 	}
 	if r.ArchivedReason != nil {
 		m.ArchivedReason = *r.ArchivedReason
@@ -81,6 +82,7 @@ type MemoryInsert struct {
 	ObservedAt                                                      time.Time
 	ExpiresAt                                                       *time.Time
 	IdempotencyKey                                                  string
+	Sensitive                                                       string
 }
 
 // Insert stores a memory, or returns ErrExists when an identical active one
@@ -91,7 +93,7 @@ func (s Memories) Insert(ctx context.Context, m MemoryInsert) (Memory, error) {
 		Kind: m.Kind, Content: m.Content, Normalized: m.Normalized, SourceKey: m.SourceKey,
 		ChannelID: m.ChannelID, Visibility: m.Visibility, ActorID: m.ActorID, ActorName: m.ActorName,
 		WrittenBy: m.WrittenBy, MessageTs: m.MessageTS, ObservedAt: m.ObservedAt, ExpiresAt: m.ExpiresAt,
-		IdempotencyKey: m.IdempotencyKey,
+		IdempotencyKey: m.IdempotencyKey, Sensitive: m.Sensitive,
 	})
 	if err = mapErr(err); errors.Is(err, ErrNotFound) {
 		return Memory{}, ErrExists
@@ -180,8 +182,11 @@ func (s Memories) Restore(ctx context.Context, id uuid.UUID) (Memory, error) {
 }
 
 // SearchQuery asks for the memories visible to Actor in one place.
+// PrivateViewer and Apply are memory.Viewer's; the query mirrors
+// memory.Visible.
 type SearchQuery struct {
 	Team, Channel, SourceKey, Actor string
+	PrivateViewer, Apply            bool
 	Query                           string
 	Fuzzy, RequireMatch             bool
 	Limit                           int
@@ -199,6 +204,7 @@ func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
 	rows, err := s.q.MemorySearch(ctx, s.e, dbsqlc.MemorySearchParams{
 		Query: f.Query, SourceKey: f.SourceKey, ChannelID: f.Channel, TeamID: f.Team, ActorID: f.Actor,
 		RequireMatch: f.RequireMatch, MaxResults: int32(f.Limit), Fuzzy: f.Fuzzy,
+		PrivateViewer: f.PrivateViewer, Apply: f.Apply,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search memories: %w", mapErr(err))
@@ -240,9 +246,10 @@ func (s Memories) ArchiveExpired(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// ArchivePersonal archives every active personal memory of one person.
-func (s Memories) ArchivePersonal(ctx context.Context, team, subject, reason, by string) (int64, error) {
-	n, err := s.q.MemoryArchivePersonal(ctx, s.e, dbsqlc.MemoryArchivePersonalParams{TeamID: team, SubjectID: subject, Reason: reason, ArchivedBy: by})
+// ArchivePersonal archives every active personal memory of one person, each
+// with its history event.
+func (s Memories) ArchivePersonal(ctx context.Context, team, subject, reason, by, path string) (int64, error) {
+	n, err := s.q.MemoryArchivePersonal(ctx, s.e, dbsqlc.MemoryArchivePersonalParams{TeamID: team, SubjectID: subject, Reason: reason, ArchivedBy: by, Path: path})
 	if err != nil {
 		return 0, fmt.Errorf("archive personal: %w", mapErr(err))
 	}
@@ -263,4 +270,61 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// MemoryEvent is one change in a memory's history.
+type MemoryEvent struct {
+	MemoryID  uuid.UUID
+	Team      string
+	Action    string // create, update, supersede, archive, restore, purge
+	ActorID   string
+	Path      string // how: explicit, passive, admin, mcp, slash, home, system
+	Reason    string
+	RelatedID *uuid.UUID // the memory that superseded or was superseded
+	At        time.Time
+}
+
+// RecordEvent appends to a memory's history. Call it in the transaction that
+// makes the change.
+func (s Memories) RecordEvent(ctx context.Context, e MemoryEvent) error {
+	err := s.q.MemoryEventInsert(ctx, s.e, dbsqlc.MemoryEventInsertParams{
+		MemoryID: e.MemoryID, TeamID: e.Team, Action: e.Action, ActorID: e.ActorID, Path: e.Path, Reason: e.Reason, RelatedID: e.RelatedID,
+	})
+	if err != nil {
+		return fmt.Errorf("memory event: %w", mapErr(err))
+	}
+	return nil
+}
+
+// History returns a memory's events, oldest first.
+func (s Memories) History(ctx context.Context, id uuid.UUID) ([]MemoryEvent, error) {
+	rows, err := s.q.MemoryEventsByMemory(ctx, s.e, id)
+	if err != nil {
+		return nil, fmt.Errorf("memory history: %w", mapErr(err))
+	}
+	out := make([]MemoryEvent, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, MemoryEvent{MemoryID: r.MemoryID, Team: r.TeamID, Action: r.Action, ActorID: r.ActorID, Path: r.Path, Reason: r.Reason, RelatedID: r.RelatedID, At: r.CreatedAt})
+	}
+	return out, nil
+}
+
+// SubjectQuery selects one person's memories: their personal ones, or the
+// shared ones they wrote (Authored).
+type SubjectQuery struct {
+	Team, User                string
+	Authored, IncludeArchived bool
+	Limit, Offset             int
+}
+
+// ListBySubject returns a person's memories newest first.
+func (s Memories) ListBySubject(ctx context.Context, f SubjectQuery) ([]Memory, error) {
+	rows, err := s.q.MemoryListBySubject(ctx, s.e, dbsqlc.MemoryListBySubjectParams{
+		TeamID: f.Team, UserID: f.User, Authored: f.Authored, IncludeArchived: f.IncludeArchived,
+		MaxResults: int32(f.Limit), Skip: int32(f.Offset),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list memories of %s: %w", f.User, mapErr(err))
+	}
+	return memoriesFromRows(rows), nil
 }

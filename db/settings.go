@@ -7,7 +7,8 @@ import (
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 )
 
-// Settings owns channel_settings: the switches admins set per channel.
+// Settings owns channel_settings and user_settings: the switches admins set
+// per channel, and people set for themselves.
 type Settings struct {
 	e executor
 	q *dbsqlc.Queries
@@ -27,6 +28,24 @@ func (s Settings) LearningEnabled(ctx context.Context, team, channel string) (bo
 func (s Settings) SetLearning(ctx context.Context, team, channel string, on bool, by string) error {
 	if err := s.q.ChannelLearningSet(ctx, s.e, dbsqlc.ChannelLearningSetParams{TeamID: team, ChannelID: channel, LearningEnabled: on, UpdatedBy: by}); err != nil {
 		return fmt.Errorf("set learning: %w", mapErr(err))
+	}
+	return nil
+}
+
+// UserLearningEnabled says whether passive learning about a person is on; it
+// is on unless they turned it off.
+func (s Settings) UserLearningEnabled(ctx context.Context, team, user string) (bool, error) {
+	on, err := s.q.UserLearningEnabled(ctx, s.e, dbsqlc.UserLearningEnabledParams{TeamID: team, UserID: user})
+	if err != nil {
+		return false, fmt.Errorf("user learning setting: %w", mapErr(err))
+	}
+	return on, nil
+}
+
+// SetUserLearning turns passive learning about a person on or off.
+func (s Settings) SetUserLearning(ctx context.Context, team, user string, on bool) error {
+	if err := s.q.UserLearningSet(ctx, s.e, dbsqlc.UserLearningSetParams{TeamID: team, UserID: user, LearningEnabled: on}); err != nil {
+		return fmt.Errorf("set user learning: %w", mapErr(err))
 	}
 	return nil
 }

@@ -103,14 +103,14 @@ func (b *testBundle) turn(t *testing.T, runActor string, msgs ...msg) int64 {
 
 func (b *testBundle) personal(t *testing.T, user string) []memory.Memory {
 	t.Helper()
-	ms, err := b.store.List(context.Background(), memory.Filter{SubjectUser: user})
+	ms, err := b.store.ListAll(context.Background(), memory.Filter{SubjectUser: user})
 	require.NoError(t, err)
 	return ms
 }
 
 func (b *testBundle) inChannel(t *testing.T) []memory.Memory {
 	t.Helper()
-	ms, err := b.store.List(context.Background(), memory.Filter{Channel: channel})
+	ms, err := b.store.ListAll(context.Background(), memory.Filter{Channel: channel})
 	require.NoError(t, err)
 	var out []memory.Memory
 	for _, m := range ms {

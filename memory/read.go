@@ -10,20 +10,23 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mnemo-bot/mnemo/db"
-	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// Search returns the memories visible to actor in place, best first. With an
-// empty query it ranks everything visible by closeness and recency.
-// requireMatch drops memories that do not match the query's text.
-func (s *Store) Search(ctx context.Context, actor provenance.Actor, place provenance.Place, query string, limit int, requireMatch bool) ([]Memory, error) {
+// Search returns the memories v may see, best first. With an empty query it
+// ranks everything visible by closeness and recency. requireMatch drops
+// memories that do not match the query's text.
+func (s *Store) Search(ctx context.Context, v Viewer, query string, limit int, requireMatch bool) ([]Memory, error) {
+	return s.search(ctx, v, Show, query, limit, requireMatch)
+}
+
+func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, limit int, requireMatch bool) ([]Memory, error) {
 	limit = min(max(limit, 1), MaxListLimit)
 	query = strings.TrimSpace(query)
 	rows, err := s.db.Memories().Search(ctx, db.SearchQuery{
-		Query: query, SourceKey: place.SourceKey, Channel: place.Channel,
-		Team: place.Team, Actor: actor.ID, RequireMatch: requireMatch, Limit: limit,
-		Fuzzy: len(strings.Fields(query)) <= FuzzyQueryWords,
+		Query: query, SourceKey: v.Place.SourceKey, Channel: v.Place.Channel,
+		Team: v.Place.Team, Actor: v.Actor.ID, PrivateViewer: v.Private, Apply: use == Apply,
+		RequireMatch: requireMatch, Limit: limit, Fuzzy: len(strings.Fields(query)) <= FuzzyQueryWords,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("memory search: %w", err)
@@ -34,7 +37,8 @@ func (s *Store) Search(ctx context.Context, actor provenance.Actor, place proven
 		m.Score = r.Score
 		out = append(out, m)
 	}
-	return out, nil
+	// The query mirrors the rule; the rule has the last word.
+	return visibleOnly(v, out, use), nil
 }
 
 // FuzzyQueryWords is the longest query (in words) that trigram similarity
@@ -50,9 +54,9 @@ const (
 )
 
 // ForPrompt picks the memories that go into a turn's prompt: the most
-// relevant visible ones, within the prompt budget.
-func (s *Store) ForPrompt(ctx context.Context, actor provenance.Actor, place provenance.Place, query string) ([]Memory, error) {
-	ms, err := s.Search(ctx, actor, place, query, PromptMemories*2, false)
+// relevant ones v may have applied, within the prompt budget.
+func (s *Store) ForPrompt(ctx context.Context, v Viewer, query string) ([]Memory, error) {
+	ms, err := s.search(ctx, v, Apply, query, PromptMemories*2, false)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +78,8 @@ func (s *Store) ForPrompt(ctx context.Context, actor provenance.Actor, place pro
 	return out, nil
 }
 
-// Get returns one memory by id.
-func (s *Store) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
+// get returns one memory by id, whoever may see it: callers check.
+func (s *Store) get(ctx context.Context, id uuid.UUID) (Memory, error) {
 	r, err := s.db.Memories().Get(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return Memory{}, ErrNotFound
@@ -86,147 +90,43 @@ func (s *Store) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
 	return fromRow(r), nil
 }
 
-// Resolve finds the memory a person means by an id or an id prefix, within
-// their team. It returns ErrNotFound, or several candidates when ambiguous.
-func (s *Store) Resolve(ctx context.Context, team, ref string) ([]Memory, error) {
+// Resolve finds the memories v means by an id or an id prefix, among those
+// v may see: a memory v may not see is reported as not found, so an id
+// prefix reveals nothing. It returns ErrNotFound, or several candidates when
+// ambiguous.
+func (s *Store) Resolve(ctx context.Context, v Viewer, ref string) ([]Memory, error) {
 	ref = strings.ToLower(strings.TrimSpace(ref))
+	var cands []Memory
 	if id, err := uuid.Parse(ref); err == nil {
-		m, err := s.Get(ctx, id)
-		if err != nil || m.Team != team {
+		m, err := s.get(ctx, id)
+		if errors.Is(err, ErrNotFound) {
 			return nil, ErrNotFound
 		}
-		return []Memory{m}, nil
+		if err != nil {
+			return nil, err
+		}
+		cands = []Memory{m}
+	} else {
+		if len(ref) < 4 || strings.Trim(ref, "0123456789abcdef-") != "" {
+			return nil, ErrNotFound
+		}
+		rows, err := s.db.Memories().ListByIDPrefix(ctx, v.Place.Team, ref)
+		if err != nil {
+			return nil, fmt.Errorf("memory resolve: %w", err)
+		}
+		for _, r := range rows {
+			cands = append(cands, fromRow(r))
+		}
 	}
-	if len(ref) < 4 || strings.Trim(ref, "0123456789abcdef-") != "" {
+	cands = visibleOnly(v, cands, Show)
+	if len(cands) == 0 {
 		return nil, ErrNotFound
 	}
-	rows, err := s.db.Memories().ListByIDPrefix(ctx, team, ref)
-	if err != nil {
-		return nil, fmt.Errorf("memory resolve: %w", err)
-	}
-	if len(rows) == 0 {
-		return nil, ErrNotFound
-	}
-	out := make([]Memory, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, fromRow(r))
-	}
-	return out, nil
+	return cands, nil
 }
 
-// CanForget says whether actor, acting in place, may forget m, and why not.
-//   - personal: only its subject, or an admin;
-//   - conversation or channel: any person in that conversation or channel;
-//   - workspace: its author, or an admin.
-func CanForget(actor provenance.Actor, place provenance.Place, m Memory) (bool, string) {
-	if !actor.IsHuman() {
-		return false, "only a person can forget memories"
-	}
-	if actor.Team != "" && m.Team != actor.Team {
-		return false, "that memory belongs to another workspace"
-	}
-	switch m.Scope {
-	case ScopePersonal:
-		if m.SubjectID == actor.ID || actor.IsAdmin {
-			return true, ""
-		}
-		return false, "it is someone else's personal memory; only they or an admin can forget it"
-	case ScopeConversation:
-		if m.SourceKey == place.SourceKey || m.ChannelID == place.Channel || actor.IsAdmin {
-			return true, ""
-		}
-		return false, "it belongs to a conversation you are not in here; ask from that conversation"
-	case ScopeChannel:
-		if m.ChannelID == place.Channel || actor.IsAdmin {
-			return true, ""
-		}
-		return false, "it belongs to another channel; ask from that channel"
-	case ScopeWorkspace:
-		if m.ActorID == actor.ID || actor.IsAdmin {
-			return true, ""
-		}
-		return false, "it is shared across the workspace; only the person who created it or an admin can forget it"
-	}
-	return false, "unknown scope"
-}
-
-// ForgetOutcome is Forget's answer.
-type ForgetOutcome struct {
-	Forgotten  *Memory
-	Candidates []Memory // set when the reference was ambiguous
-	Refusal    string   // set when not allowed
-}
-
-// Forget archives the one memory ref names: an id, an unambiguous id prefix,
-// or a query that matches exactly one memory visible to actor in place.
-// It never deletes.
-func (s *Store) Forget(ctx context.Context, actor provenance.Actor, place provenance.Place, ref, reason string) (ForgetOutcome, error) {
-	ref = strings.TrimSpace(ref)
-	if ref == "" {
-		return ForgetOutcome{}, fmt.Errorf("forget: say which memory: an id or words that match it")
-	}
-	cands, err := s.Resolve(ctx, place.Team, ref)
-	if errors.Is(err, ErrNotFound) {
-		cands, err = s.Search(ctx, actor, place, ref, 5, true)
-	}
-	if err != nil {
-		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
-	}
-	var active []Memory
-	for _, c := range cands {
-		if c.ArchivedAt == nil {
-			active = append(active, c)
-		}
-	}
-	switch len(active) {
-	case 0:
-		return ForgetOutcome{}, fmt.Errorf("forget: no active memory matches %q", ref)
-	case 1:
-	default:
-		return ForgetOutcome{Candidates: active}, nil
-	}
-	return s.ForgetMemory(ctx, actor, place, active[0], reason)
-}
-
-// ForgetMemory archives m, a memory the caller has already resolved, if
-// actor may forget it from place.
-func (s *Store) ForgetMemory(ctx context.Context, actor provenance.Actor, place provenance.Place, m Memory, reason string) (ForgetOutcome, error) {
-	if ok, why := CanForget(actor, place, m); !ok {
-		return ForgetOutcome{Refusal: why}, nil
-	}
-	if reason == "" {
-		reason = "forgotten on request"
-	}
-	row, err := s.db.Memories().Archive(ctx, m.ID, reason, actor.ID, nil)
-	if errors.Is(err, db.ErrNotFound) {
-		return ForgetOutcome{}, fmt.Errorf("forget: %w", ErrNotFound)
-	}
-	if err != nil {
-		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
-	}
-	f := fromRow(row)
-	s.changed(f)
-	return ForgetOutcome{Forgotten: &f}, nil
-}
-
-// Restore brings an archived memory back. Only admins restore.
-func (s *Store) Restore(ctx context.Context, actor provenance.Actor, id uuid.UUID) (Memory, error) {
-	if !actor.IsAdmin {
-		return Memory{}, fmt.Errorf("restore: %w: only an admin can restore memories", ErrForbidden)
-	}
-	row, err := s.db.Memories().Restore(ctx, id)
-	if errors.Is(err, db.ErrNotFound) {
-		return Memory{}, fmt.Errorf("restore: %w (or it is not archived)", ErrNotFound)
-	}
-	if err != nil {
-		return Memory{}, fmt.Errorf("restore: %w", err)
-	}
-	m := fromRow(row)
-	s.changed(m)
-	return m, nil
-}
-
-// Filter selects memories for operators and admin views.
+// Filter selects memories for an admin's oversight (`/mnemo memories
+// @user|#channel`, export, the operator's CLI).
 type Filter struct {
 	Team            string
 	SubjectUser     string
@@ -237,8 +137,21 @@ type Filter struct {
 	Limit, Offset   int
 }
 
-// List returns memories for operators, newest first.
-func (s *Store) List(ctx context.Context, f Filter) ([]Memory, error) {
+// List returns the memories f selects that v may see, newest first.
+func (s *Store) List(ctx context.Context, v Viewer, f Filter) ([]Memory, error) {
+	ms, err := s.listAll(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return visibleOnly(v, ms, Show), nil
+}
+
+// ListAll returns the memories f selects, whoever may see them: for the
+// operator's CLI, which reads the database it runs, never for a person
+// in Slack or over MCP.
+func (s *Store) ListAll(ctx context.Context, f Filter) ([]Memory, error) { return s.listAll(ctx, f) }
+
+func (s *Store) listAll(ctx context.Context, f Filter) ([]Memory, error) {
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
@@ -256,6 +169,69 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Memory, error) {
 	return out, nil
 }
 
+// MineQuery pages through a person's own memories.
+type MineQuery struct {
+	// Authored lists the shared (channel, workspace, conversation) memories
+	// they wrote instead of their personal ones.
+	Authored        bool
+	IncludeArchived bool
+	Limit, Offset   int
+}
+
+// Mine returns v's own memories that v may see, newest first: the App Home,
+// `/mnemo memories`, self-service export.
+func (s *Store) Mine(ctx context.Context, v Viewer, q MineQuery) ([]Memory, error) {
+	if q.Limit <= 0 {
+		q.Limit = 100
+	}
+	rows, err := s.db.Memories().ListBySubject(ctx, db.SubjectQuery{
+		Team: v.Place.Team, User: v.Actor.ID, Authored: q.Authored, IncludeArchived: q.IncludeArchived, Limit: q.Limit, Offset: q.Offset,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("my memories: %w", err)
+	}
+	out := make([]Memory, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, fromRow(r))
+	}
+	if q.Authored {
+		// Shared memories are shown to their author wherever they ask: they
+		// said them, in a place they were in.
+		return out, nil
+	}
+	return visibleOnly(v, out, Show), nil
+}
+
+// Event is one change in a memory's history.
+type Event struct {
+	Action  string
+	ActorID string
+	Path    string
+	Reason  string
+	Related *uuid.UUID
+	At      time.Time
+}
+
+// History returns the history of the memory ref names, if v may see it.
+func (s *Store) History(ctx context.Context, v Viewer, ref string) (Memory, []Event, error) {
+	ms, err := s.Resolve(ctx, v, ref)
+	if err != nil {
+		return Memory{}, nil, err
+	}
+	if len(ms) != 1 {
+		return Memory{}, nil, fmt.Errorf("history: %q names %d memories; give more of the id", ref, len(ms))
+	}
+	rows, err := s.db.Memories().History(ctx, ms[0].ID)
+	if err != nil {
+		return Memory{}, nil, fmt.Errorf("history: %w", err)
+	}
+	out := make([]Event, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, Event{Action: r.Action, ActorID: r.ActorID, Path: r.Path, Reason: r.Reason, Related: r.RelatedID, At: r.At})
+	}
+	return ms[0], out, nil
+}
+
 // SweepExpired archives memories past their expiry. Expired memories are
 // already invisible to search; the sweep makes that durable.
 func (s *Store) SweepExpired(ctx context.Context) (int64, error) {
@@ -266,28 +242,6 @@ func (s *Store) SweepExpired(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-func tsTime(ts string) (time.Time, bool) {
-	t, err := threads.ParseTS("message_ts", ts)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return t.Time(), true
-}
-
-// PurgePersonal archives every personal memory of subject, for data-removal
-// requests. Only admins purge.
-func (s *Store) PurgePersonal(ctx context.Context, actor provenance.Actor, team, subject string) (int64, error) {
-	if !actor.IsAdmin {
-		return 0, fmt.Errorf("purge: %w: only an admin can purge", ErrForbidden)
-	}
-	n, err := s.db.Memories().ArchivePersonal(ctx, team, subject, "purged on request", actor.ID)
-	if err != nil {
-		return 0, fmt.Errorf("purge: %w", err)
-	}
-	s.changed(Memory{Scope: ScopePersonal, Team: team, SubjectID: subject})
-	return n, nil
-}
-
 // CountPersonal counts a person's active personal memories.
 func (s *Store) CountPersonal(ctx context.Context, team, subject string) (int64, error) {
 	n, err := s.db.Memories().CountPersonal(ctx, team, subject)
@@ -295,4 +249,12 @@ func (s *Store) CountPersonal(ctx context.Context, team, subject string) (int64,
 		return 0, fmt.Errorf("count: %w", err)
 	}
 	return n, nil
+}
+
+func tsTime(ts string) (time.Time, bool) {
+	t, err := threads.ParseTS("message_ts", ts)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return t.Time(), true
 }

@@ -16,7 +16,7 @@ func BenchmarkRecallForPrompt(b *testing.B) {
 	bb := seedBench(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := bb.store.ForPrompt(context.Background(), user("UA"), publicThread, "how do we deploy the payments service"); err != nil {
+		if _, err := bb.store.ForPrompt(context.Background(), memory.ViewerAt(user("UA"), publicThread), "how do we deploy the payments service"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -26,7 +26,7 @@ func BenchmarkRecallListBaseline(b *testing.B) {
 	bb := seedBench(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := bb.store.List(context.Background(), memory.Filter{Team: team, Limit: memory.PromptMemories}); err != nil {
+		if _, err := bb.store.ListAll(context.Background(), memory.Filter{Team: team, Limit: memory.PromptMemories}); err != nil {
 			b.Fatal(err)
 		}
 	}

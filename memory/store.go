@@ -85,7 +85,10 @@ type Memory struct {
 	ArchivedReason string
 	ArchivedBy     string
 	SupersededBy   *uuid.UUID
-	Score          float64
+	// Sensitive is the sensitive category the review found ("" for none):
+	// such a memory never leaves the place it was said.
+	Sensitive string
+	Score     float64
 }
 
 // ShortID is the id prefix people see and type.
@@ -98,7 +101,7 @@ func fromRow(r db.Memory) Memory {
 		Visibility: provenance.Visibility(r.Visibility), ActorID: r.ActorID, ActorName: r.ActorName,
 		WrittenBy: provenance.WrittenBy(r.WrittenBy), MessageTS: r.MessageTS, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt,
 		ExpiresAt: r.ExpiresAt, ArchivedAt: r.ArchivedAt, ArchivedReason: r.ArchivedReason, ArchivedBy: r.ArchivedBy,
-		SupersededBy: r.SupersededBy,
+		SupersededBy: r.SupersededBy, Sensitive: r.Sensitive,
 	}
 }
 
@@ -187,8 +190,11 @@ const (
 
 // Outcome is Remember's answer.
 type Outcome struct {
-	Status     Status
-	Reason     string
+	Status Status
+	Reason string
+	// Note says what was changed from what was asked, and why (a workspace
+	// memory stored for the channel only).
+	Note       string
 	Canonical  string
 	Memory     *Memory
 	Superseded []Memory
@@ -249,6 +255,10 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		}
 		m := fromRow(row)
 		out.Status, out.Memory = Stored, &m
+		path := string(PathOf(req.WrittenBy))
+		if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: m.ID, Team: m.Team, Action: "create", ActorID: req.Actor.ID, Path: path, Reason: w.note}); err != nil {
+			return err
+		}
 		for _, id := range contradicted {
 			old, err := mem.Archive(ctx, id, "superseded", req.Actor.ID, &m.ID)
 			if errors.Is(err, db.ErrNotFound) {
@@ -256,6 +266,9 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 			}
 			if err != nil {
 				return fmt.Errorf("supersede: %w", err)
+			}
+			if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: id, Team: m.Team, Action: "supersede", ActorID: req.Actor.ID, Path: path, Reason: "superseded by a newer memory", RelatedID: &m.ID}); err != nil {
+				return err
 			}
 			out.Superseded = append(out.Superseded, fromRow(old))
 		}
@@ -278,6 +291,8 @@ type write struct {
 	kind          Kind
 	canonical     string
 	norm          string
+	sensitive     string // the sensitive category, or ""
+	note          string // what was changed from what was asked, and why
 }
 
 func (w write) similarQuery() db.SimilarQuery {
@@ -300,7 +315,7 @@ func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
 		ChannelID: req.Place.Channel, Visibility: string(req.Place.Visibility), ActorID: req.Actor.ID,
 		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTS: req.MessageTS,
 		ObservedAt: observed, ExpiresAt: req.ExpiresAt,
-		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subject, w.norm),
+		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subject, w.norm), Sensitive: w.sensitive,
 	}
 }
 
@@ -331,17 +346,30 @@ func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, e
 			}
 		}
 	}
+	scope, note := s.scopeFor(req, kind)
+	out.Note = note
+	return write{
+		team: req.Place.Team, subject: subjectID(scope, req.Actor, req.Place), scope: scope, kind: kind,
+		canonical: canonical, norm: Normalize(canonical), note: note,
+	}, out, nil
+}
+
+// scopeFor settles where a memory belongs. A preference is always its
+// speaker's own. Writing for the whole workspace needs an admin: anyone
+// else's workspace memory is stored for the channel it was said in, and the
+// note says so, since it would otherwise be injected into every public turn
+// of the workspace.
+func (s *Store) scopeFor(req WriteRequest, kind Kind) (Scope, string) {
 	scope := req.Scope
 	switch {
 	case scope == "":
-		scope = DefaultScope(kind, req.Place, req.Content)
+		return DefaultScope(kind, req.Place, req.Content), ""
 	case kind == KindPreference && scope != ScopePersonal:
-		scope = ScopePersonal // a preference is always someone's own
+		return ScopePersonal, ""
+	case scope == ScopeWorkspace && !req.Actor.IsAdmin:
+		return ScopeChannel, "stored for this channel only: only a workspace admin can write memories for the whole workspace"
 	}
-	return write{
-		team: req.Place.Team, subject: subjectID(scope, req.Actor, req.Place), scope: scope, kind: kind,
-		canonical: canonical, norm: Normalize(canonical),
-	}, out, nil
+	return scope, ""
 }
 
 // duplicateOf returns the candidate that says the same as norm, if any.

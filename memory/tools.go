@@ -134,6 +134,9 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 		res["memory"] = s.view(*out.Memory, inv)
 	case Stored:
 		res["memory"] = s.view(*out.Memory, inv)
+		if out.Note != "" {
+			res["note"] = out.Note
+		}
 		if len(out.Superseded) > 0 {
 			var old []string
 			for _, m := range out.Superseded {
@@ -156,7 +159,7 @@ func (s *Store) recallTool(ctx context.Context, inv tools.Invocation, raw json.R
 	if args.Limit == 0 {
 		args.Limit = 10
 	}
-	ms, err := s.Search(ctx, inv.Actor, inv.Place, args.Query, args.Limit, true)
+	ms, err := s.Search(ctx, ViewerAt(inv.Actor, inv.Place), args.Query, args.Limit, true)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +176,7 @@ func (s *Store) listTool(ctx context.Context, inv tools.Invocation, raw json.Raw
 	if args.Limit == 0 {
 		args.Limit = 20
 	}
-	ms, err := s.Search(ctx, inv.Actor, inv.Place, "", args.Limit, false)
+	ms, err := s.Search(ctx, ViewerAt(inv.Actor, inv.Place), "", args.Limit, false)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +191,7 @@ func (s *Store) forgetTool(ctx context.Context, inv tools.Invocation, raw json.R
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
 	}
-	out, err := s.Forget(ctx, inv.Actor, inv.Place, args.Memory, args.Reason)
+	out, err := s.Forget(ctx, ViewerAt(inv.Actor, inv.Place), args.Memory, args.Reason, PathOf(inv.WrittenBy))
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,9 @@ const helpText = `*mnemo* remembers what you ask it to and what it learns in con
 • ` + "`%[1]s help`" + ` this list
 • ` + "`%[1]s memories [@user|#channel] [query]`" + ` what mnemo remembers (yours, or as an admin anyone's or a channel's)
 • ` + "`%[1]s forget <id>`" + ` forget one memory
+• ` + "`%[1]s history <id>`" + ` how a memory was created, changed and archived
+• ` + "`%[1]s export`" + ` send your own memories to your DM as JSON
+• ` + "`%[1]s learning me on|off`" + ` whether mnemo learns about you from conversations
 • ` + "`%[1]s restore <id>`" + ` bring an archived memory back (admin)
 • ` + "`%[1]s export @user`" + ` send that person's memories to your DM as JSON (admin)
 • ` + "`%[1]s purge @user`" + ` archive all of that person's personal memories, after a confirmation (admin)
@@ -63,11 +66,12 @@ type command struct {
 }
 
 // invocation is one run of a subcommand: who, where, and the arguments.
+// Answers are ephemeral, so the viewer is private: only the actor sees them.
 type invocation struct {
-	actor provenance.Actor
-	cmd   slack.SlashCommand
-	place provenance.Place
-	args  []string
+	actor  provenance.Actor
+	cmd    slack.SlashCommand
+	viewer memory.Viewer
+	args   []string
 }
 
 // commands is the slash command's whole surface, one entry per subcommand.
@@ -78,10 +82,11 @@ var commands = map[string]command{
 	"memories": {run: (*App).cmdMemories},
 	"list":     {run: (*App).cmdMemories},
 	"forget":   {run: (*App).cmdForget},
+	"history":  {run: (*App).cmdHistory},
+	"export":   {run: (*App).cmdExport},
+	"learning": {run: (*App).cmdLearning},
 	"restore":  {admin: "restore memories", run: (*App).cmdRestore},
-	"export":   {admin: "export memories", run: (*App).cmdExport},
 	"purge":    {admin: "purge memories", run: (*App).cmdPurge},
-	"learning": {admin: "turn learning on or off", run: (*App).cmdLearning},
 	"stats":    {admin: "see stats", run: (*App).cmdStats},
 }
 
@@ -100,7 +105,7 @@ func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.
 		return notAdmin(c.admin)
 	}
 	place := provenance.Place{Team: cmd.TeamID, Channel: cmd.ChannelID, Visibility: provenance.VisibilityOf("", cmd.ChannelID)}
-	return c.run(a, ctx, invocation{actor: actor, cmd: cmd, place: place, args: args})
+	return c.run(a, ctx, invocation{actor: actor, cmd: cmd, viewer: memory.Viewer{Actor: actor, Place: place, Private: true}, args: args})
 }
 
 func notAdmin(what string) reply {
@@ -123,28 +128,45 @@ func (a *App) cmdMemories(ctx context.Context, c invocation) reply {
 	if r := []rune(f.Query); len(r) > maxListQuery {
 		f.Query = string(r[:maxListQuery]) // it rides in the Next button's value, which Slack caps
 	}
-	if f.SubjectUser != c.actor.ID && !c.actor.IsAdmin {
-		return notAdmin("see someone else's or a channel's memories")
+	v := c.viewer
+	if f.SubjectUser != c.actor.ID {
+		if !c.actor.IsAdmin {
+			return notAdmin("see someone else's or a channel's memories")
+		}
+		v.Oversight = true
 	}
-	return a.memoriesPage(ctx, f, 0)
+	return a.memoriesPage(ctx, v, f, 0)
 }
 
 func (a *App) cmdForget(ctx context.Context, c invocation) reply {
 	if len(c.args) != 1 {
 		return textReply("Usage: `%s forget <id>` (the id shown by `%s memories`).", a.command, a.command)
 	}
-	return a.forget(ctx, c.actor, c.place, c.args[0])
+	v := c.viewer
+	v.Oversight = c.actor.IsAdmin // an admin may forget anyone's memory
+	return a.forget(ctx, v, c.args[0], memory.PathSlash)
+}
+
+func (a *App) cmdHistory(ctx context.Context, c invocation) reply {
+	if len(c.args) != 1 {
+		return textReply("Usage: `%s history <id>`.", a.command)
+	}
+	v := c.viewer
+	v.Oversight = c.actor.IsAdmin
+	m, events, err := a.memory.History(ctx, v, c.args[0])
+	if err != nil {
+		return textReply("No single memory you can see has the id %q; `%s memories` shows ids.", c.args[0], a.command)
+	}
+	return reply{text: "History of " + m.ShortID(), blocks: historyBlocks(m, events, time.Now())}
 }
 
 func (a *App) cmdRestore(ctx context.Context, c invocation) reply {
 	if len(c.args) != 1 {
 		return textReply("Usage: `%s restore <id>`.", a.command)
 	}
-	ms, err := a.memory.Resolve(ctx, c.cmd.TeamID, c.args[0])
-	if err != nil || len(ms) != 1 {
-		return textReply("No single memory has the id %q.", c.args[0])
-	}
-	m, err := a.memory.Restore(ctx, c.actor, ms[0].ID)
+	v := c.viewer
+	v.Oversight = true
+	m, err := a.memory.Restore(ctx, v, c.args[0], memory.PathSlash)
 	if err != nil {
 		return textReply("Couldn't restore it: %v.", err)
 	}
@@ -154,10 +176,23 @@ func (a *App) cmdRestore(ctx context.Context, c invocation) reply {
 
 func (a *App) cmdExport(ctx context.Context, c invocation) reply {
 	user := firstUser(c.args)
-	if user == "" {
-		return textReply("Usage: `%s export @user`.", a.command)
+	switch {
+	case len(c.args) == 0:
+		return a.exportMine(ctx, c.viewer)
+	case user == "":
+		return textReply("Usage: `%s export` for your own memories, or `%s export @user` (admin).", a.command, a.command)
+	case user == c.actor.ID:
+		return a.exportMine(ctx, c.viewer)
+	case !c.actor.IsAdmin:
+		return notAdmin("export someone else's memories")
 	}
-	return a.export(ctx, c.actor, c.cmd.TeamID, user)
+	v := c.viewer
+	v.Oversight = true
+	ms, err := a.memory.List(ctx, v, memory.Filter{Team: c.cmd.TeamID, SubjectUser: user, IncludeArchived: true, Limit: 10000})
+	if err != nil {
+		return textReply("Couldn't read their memories: %v.", err)
+	}
+	return a.sendExport(ctx, c.actor, user, ms)
 }
 
 func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
@@ -177,8 +212,21 @@ func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
 }
 
 func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
+	if len(c.args) == 2 && c.args[0] == "me" && (c.args[1] == "on" || c.args[1] == "off") {
+		if err := a.db.Settings().SetUserLearning(ctx, c.cmd.TeamID, c.actor.ID, c.args[1] == "on"); err != nil {
+			return textReply("Couldn't change it: %v.", err)
+		}
+		a.queueHome(c.cmd.TeamID, c.actor.ID)
+		if c.args[1] == "off" {
+			return textReply("Passive learning about you is now off: mnemo won't learn from what you say in conversations. It still remembers what you ask it to.")
+		}
+		return textReply("Passive learning about you is now on.")
+	}
 	if len(c.args) != 1 || (c.args[0] != "on" && c.args[0] != "off") {
-		return textReply("Usage: `%s learning on|off`.", a.command)
+		return textReply("Usage: `%s learning on|off` (this channel, admin) or `%s learning me on|off` (you).", a.command, a.command)
+	}
+	if !c.actor.IsAdmin {
+		return notAdmin("turn learning on or off in a channel")
 	}
 	if err := a.db.Settings().SetLearning(ctx, c.cmd.TeamID, c.cmd.ChannelID, c.args[0] == "on", c.actor.ID); err != nil {
 		return textReply("Couldn't change it: %v.", err)
@@ -216,9 +264,9 @@ type pageState struct {
 	Offset  int    `json:"o"`
 }
 
-func (a *App) memoriesPage(ctx context.Context, f memory.Filter, offset int) reply {
+func (a *App) memoriesPage(ctx context.Context, v memory.Viewer, f memory.Filter, offset int) reply {
 	f.Limit, f.Offset = ListPageSize+1, offset
-	ms, err := a.memory.List(ctx, f)
+	ms, err := a.memory.List(ctx, v, f)
 	if err != nil {
 		return textReply("Couldn't list memories: %v.", err)
 	}
@@ -255,16 +303,17 @@ func (a *App) memoriesPage(ctx context.Context, f memory.Filter, offset int) rep
 	return reply{text: head, blocks: blocks, replace: offset > 0}
 }
 
-func (a *App) forget(ctx context.Context, actor provenance.Actor, place provenance.Place, ref string) reply {
-	ms, err := a.memory.Resolve(ctx, place.Team, ref)
+func (a *App) forget(ctx context.Context, v memory.Viewer, ref string, path memory.Path) reply {
+	actor := v.Actor
+	ms, err := a.memory.Resolve(ctx, v, ref)
 	if err != nil || len(ms) != 1 {
-		return textReply("No single memory has the id %q; `%s memories` shows ids.", ref, a.command)
+		return textReply("No single memory you can see has the id %q; `%s memories` shows ids.", ref, a.command)
 	}
 	m := ms[0]
 	if m.ArchivedAt != nil {
 		return textReply("`%s` is already forgotten.", m.ShortID())
 	}
-	out, err := a.memory.ForgetMemory(ctx, actor, place, m, "forgotten with "+a.command)
+	out, err := a.memory.ForgetMemory(ctx, v, m, "forgotten with "+a.command, path)
 	switch {
 	case err != nil:
 		return textReply("Couldn't forget it: %v.", err)
@@ -277,11 +326,23 @@ func (a *App) forget(ctx context.Context, actor provenance.Actor, place provenan
 	return textReply("Forgotten `%s`: %s", m.ShortID(), escape(m.Content))
 }
 
-func (a *App) export(ctx context.Context, actor provenance.Actor, team, user string) reply {
-	ms, err := a.memory.List(ctx, memory.Filter{Team: team, SubjectUser: user, IncludeArchived: true, Limit: 10000})
-	if err != nil {
-		return textReply("Couldn't read their memories: %v.", err)
+// exportMine sends v's own memories, personal and those they wrote for
+// others, to their DM.
+func (a *App) exportMine(ctx context.Context, v memory.Viewer) reply {
+	var all []memory.Memory
+	for _, authored := range []bool{false, true} {
+		ms, err := a.memory.Mine(ctx, v, memory.MineQuery{Authored: authored, IncludeArchived: true, Limit: 10000})
+		if err != nil {
+			return textReply("Couldn't read your memories: %v.", err)
+		}
+		all = append(all, ms...)
 	}
+	return a.sendExport(ctx, v.Actor, v.Actor.ID, all)
+}
+
+// sendExport uploads memories as JSON to actor's DM.
+func (a *App) sendExport(ctx context.Context, actor provenance.Actor, user string, ms []memory.Memory) reply {
+	team := actor.Team
 	type item struct {
 		ID, Content, Kind, Scope, SourceKey, Visibility, ActorID, WrittenBy string
 		ObservedAt, CreatedAt                                               time.Time
@@ -301,8 +362,11 @@ func (a *App) export(ctx context.Context, actor provenance.Actor, team, user str
 	if _, err := a.api.UploadFileContext(ctx, slack.UploadFileParameters{Channel: dm.ID, Filename: name, Title: name, Content: string(body), FileSize: len(body)}); err != nil {
 		return textReply("Couldn't send the file: %v.", err)
 	}
-	a.audit(ctx, actor, "export", user, fmt.Sprintf("%d memories", len(out)))
-	return textReply("Sent %d memories of <@%s> to your DM as %s.", len(out), user, name)
+	if user != actor.ID {
+		a.audit(ctx, actor, "export", user, fmt.Sprintf("%d memories", len(out)))
+		return textReply("Sent %d memories of <@%s> to your DM as %s.", len(out), user, name)
+	}
+	return textReply("Sent your %d memories to your DM as %s.", len(out), name)
 }
 
 func (a *App) audit(ctx context.Context, actor provenance.Actor, action, target, detail string) {

@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 // homeRequest asks for someone's App Home to be published again.
@@ -52,27 +53,34 @@ func (a *App) onAppHomeOpened(ctx context.Context, evt *socketmode.Event) {
 	a.async(ctx, func(ctx context.Context) { a.publishHome(ctx, e.TeamID, h.User, 0) })
 }
 
-// publishHome renders and publishes the Home tab for user.
+// publishHome renders and publishes the Home tab for user. The Home is
+// seen by its owner alone, so the viewer is private.
 func (a *App) publishHome(ctx context.Context, team, user string, offset int) {
-	ms, err := a.memory.List(ctx, memory.Filter{Team: team, SubjectUser: user, Limit: HomePageSize + 1, Offset: offset})
-	if err != nil {
+	v := memory.Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: team, ID: user}, Place: provenance.Place{Team: team}, Private: true}
+	h := Home{Offset: offset, LearningHere: true}
+	var err error
+	if h.Personal, err = a.memory.Mine(ctx, v, memory.MineQuery{Limit: HomePageSize + 1, Offset: offset}); err != nil {
 		a.log.Error().Err(err).Msg("home: list")
 		return
 	}
-	total, err := a.memory.CountPersonal(ctx, team, user)
-	if err != nil {
+	if h.Shared, err = a.memory.Mine(ctx, v, memory.MineQuery{Authored: true, Limit: HomePageSize}); err != nil {
+		a.log.Error().Err(err).Msg("home: list shared")
+		return
+	}
+	if h.Total, err = a.memory.CountPersonal(ctx, team, user); err != nil {
 		a.log.Error().Err(err).Msg("home: count")
 		return
 	}
-	learningOn := true
+	if h.LearningMe, err = a.db.Settings().UserLearningEnabled(ctx, team, user); err != nil {
+		a.log.Error().Err(err).Msg("home: learning setting")
+		return
+	}
 	if ch, ok := a.homes.Load(team + "/" + user); ok && ch.(string) != "" {
-		learningOn, err = a.db.Settings().LearningEnabled(ctx, team, ch.(string))
-		if err != nil {
-			learningOn = true
+		if on, err := a.db.Settings().LearningEnabled(ctx, team, ch.(string)); err == nil {
+			h.LearningHere = on
 		}
 	}
-	view := HomeView(ms, total, offset, learningOn, time.Now())
-	if _, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view}); err != nil {
+	if _, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: HomeView(h, time.Now())}); err != nil {
 		a.log.Error().Err(err).Msg("home: views.publish")
 	}
 }

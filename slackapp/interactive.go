@@ -30,14 +30,18 @@ func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
 			a.log.Warn().Err(err).Msg("actor not enriched")
 		}
 		fromHome := cb.View.Type == slack.VTHomeTab
+		// Buttons live on the App Home or on ephemeral answers: only the
+		// actor sees what they show.
 		place := provenance.Place{Team: team, Channel: cb.Channel.ID, Visibility: provenance.VisibilityOf("", cb.Channel.ID)}
+		path := memory.PathSlash
+		if fromHome {
+			place.Channel, path = "", memory.PathHome // the Home tab is no channel
+		}
+		v := memory.Viewer{Actor: actor, Place: place, Private: true}
 		var r reply
 		switch act.ActionID {
 		case ActionForget:
-			if fromHome {
-				place.Channel = "" // the Home tab is no channel: only personal memories
-			}
-			r = a.forget(ctx, actor, place, act.Value)
+			r = a.forget(ctx, v, act.Value, path)
 			r.replace = false
 		case ActionPage:
 			var st pageState
@@ -48,14 +52,15 @@ func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
 				r = textReply("Only an admin can page through someone else's memories.")
 				break
 			}
-			r = a.memoriesPage(ctx, memory.Filter{Team: team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
+			v.Oversight = st.User != actor.ID
+			r = a.memoriesPage(ctx, v, memory.Filter{Team: team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
 		case ActionHomePage:
 			var offset int
 			fmt.Sscan(act.Value, &offset)
 			a.publishHome(ctx, team, actor.ID, offset)
 			return
 		case ActionPurgeConfirm:
-			n, err := a.memory.PurgePersonal(ctx, actor, team, act.Value)
+			n, err := a.memory.PurgePersonal(ctx, actor, team, act.Value, memory.PathSlash)
 			if errors.Is(err, memory.ErrForbidden) {
 				r = textReply("Only an admin can purge memories.")
 				break

@@ -43,7 +43,7 @@ func origin(m memory.Memory, now time.Time) string {
 	}
 	how := map[provenance.WrittenBy]string{provenance.ByExplicit: "asked to remember", provenance.ByPassive: "learned from conversation", provenance.ByAdmin: "added by an admin", provenance.ByMCP: "via MCP"}[m.WrittenBy]
 	who := ""
-	if m.ActorID != "" && m.ActorID != m.SubjectID {
+	if m.ActorID != "" && (m.Scope != memory.ScopePersonal || m.ActorID != m.SubjectID) {
 		who = " from <@" + m.ActorID + ">"
 	}
 	return fmt.Sprintf("%s · %s%s %s, %s", m.Kind, how, who, where, memory.Age(m.ObservedAt, now))
@@ -68,30 +68,69 @@ func escape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// HomeView is the App Home tab: what mnemo remembers about the viewer.
-func HomeView(ms []memory.Memory, total int64, offset int, learningOn bool, now time.Time) slack.HomeTabViewRequest {
+// Home is what the App Home tab shows a person.
+type Home struct {
+	Personal []Memory // a page of their personal memories (one more means a next page)
+	Total    int64    // all their active personal memories
+	Offset   int
+	// Shared are the channel and workspace memories they wrote, with where.
+	Shared []Memory
+	// LearningHere is passive learning in their DM with mnemo; LearningMe
+	// is passive learning about them anywhere.
+	LearningHere, LearningMe bool
+}
+
+// Memory is the memory type the views render.
+type Memory = memory.Memory
+
+// HomeView is the App Home tab: what mnemo remembers about the viewer, and
+// what they wrote for others.
+func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain("What mnemo remembers about you")),
 	}
-	status := "on"
-	if !learningOn {
-		status = "off"
-	}
-	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%d memories · passive learning in our DM is %s · mnemo learns what you ask it to remember and what you state in conversations with it", total, status))))
+	onOff := map[bool]string{true: "on", false: "off"}
+	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%d memories · passive learning in our DM is %s · learning about you is %s (`/mnemo learning me on|off`) · mnemo learns what you ask it to remember and what you state in conversations with it", h.Total, onOff[h.LearningHere], onOff[h.LearningMe]))))
 	blocks = append(blocks, slack.NewDividerBlock())
-	if len(ms) == 0 && offset == 0 {
+	if len(h.Personal) == 0 && h.Offset == 0 {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("Nothing yet. Ask me to remember something, like _\"remember that I prefer terse PR summaries\"_."), nil, nil))
 	}
-	for i, m := range ms {
+	for i, m := range h.Personal {
 		if i == HomePageSize {
 			break
 		}
 		blocks = append(blocks, memoryBlock(m, now, true))
 	}
-	if nav := pager(ActionHomePage, offset, HomePageSize, len(ms) > HomePageSize, func(o int) string { return fmt.Sprint(o) }); nav != nil {
+	if nav := pager(ActionHomePage, h.Offset, HomePageSize, len(h.Personal) > HomePageSize, func(o int) string { return fmt.Sprint(o) }); nav != nil {
 		blocks = append(blocks, nav)
 	}
+	if len(h.Shared) > 0 && h.Offset == 0 {
+		blocks = append(blocks, slack.NewDividerBlock(), slack.NewHeaderBlock(plain("What you asked mnemo to remember for others")))
+		for i, m := range h.Shared {
+			if i == HomePageSize {
+				break
+			}
+			blocks = append(blocks, memoryBlock(m, now, true))
+		}
+	}
 	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}, CallbackID: "mnemo_home"}
+}
+
+// historyBlocks renders a memory's history for /mnemo history.
+func historyBlocks(m memory.Memory, events []memory.Event, now time.Time) []slack.Block {
+	blocks := []slack.Block{memoryBlock(m, now, false)}
+	var b strings.Builder
+	for _, e := range events {
+		fmt.Fprintf(&b, "• %s · %s by <@%s> via %s", e.At.UTC().Format("2006-01-02 15:04"), e.Action, e.ActorID, e.Path)
+		if e.Reason != "" {
+			fmt.Fprintf(&b, ": %s", escape(e.Reason))
+		}
+		b.WriteString("\n")
+	}
+	if b.Len() == 0 {
+		b.WriteString("No recorded changes.")
+	}
+	return append(blocks, slack.NewSectionBlock(mrkdwn(b.String()), nil, nil))
 }
 
 func pager(action string, offset, size int, more bool, value func(int) string) slack.Block {

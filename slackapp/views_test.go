@@ -40,7 +40,9 @@ func TestHomeViewGolden(t *testing.T) {
 		mk(1, "Prefers terse PR summaries", provenance.Public, "C1", provenance.ByExplicit, 3*time.Hour),
 		mk(2, "Prefers replies in <French>", provenance.DM, "D1", provenance.ByPassive, 72*time.Hour),
 	}
-	b, err := json.MarshalIndent(HomeView(ms, 2, 0, true, now), "", "  ")
+	shared := memory.Memory{ID: uuid.MustParse("00000000-0000-4000-8000-000000000009"), Team: "T1", Scope: memory.ScopeChannel, SubjectID: "C1", ActorID: "UA",
+		Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays", ChannelID: "C1", Visibility: provenance.Public, WrittenBy: provenance.ByExplicit, ObservedAt: now.Add(-time.Hour)}
+	b, err := json.MarshalIndent(HomeView(Home{Personal: ms, Total: 2, Shared: []memory.Memory{shared}, LearningHere: true, LearningMe: true}, now), "", "  ")
 	require.NoError(t, err)
 	golden(t, "home.json", b)
 
@@ -49,10 +51,11 @@ func TestHomeViewGolden(t *testing.T) {
 	for i := 0; i < HomePageSize+1; i++ {
 		many = append(many, mk(i%10, "Prefers something durable", provenance.Public, "C1", provenance.ByExplicit, time.Hour))
 	}
-	b, _ = json.Marshal(HomeView(many, 25, 10, false, now))
+	b, _ = json.Marshal(HomeView(Home{Personal: many, Total: 25, Offset: 10, LearningMe: false}, now))
 	require.Contains(t, string(b), `"text":"Previous"`)
 	require.Contains(t, string(b), `"text":"Next"`)
 	require.Contains(t, string(b), "in our DM is off")
-	b, _ = json.Marshal(HomeView(nil, 0, 0, true, now))
+	require.Contains(t, string(b), "learning about you is off")
+	b, _ = json.Marshal(HomeView(Home{LearningHere: true, LearningMe: true}, now))
 	require.Contains(t, string(b), "Nothing yet")
 }

@@ -71,13 +71,13 @@ func TestMemoryMCPServerInProcess(t *testing.T) {
 	require.True(t, isErr)
 	require.NotEmpty(t, out["violations"])
 
-	ms, err := store.List(context.Background(), memory.Filter{SubjectUser: "U0ALICE"})
+	ms, err := store.ListAll(context.Background(), memory.Filter{SubjectUser: "U0ALICE"})
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 	require.Equal(t, "Prefers dark mode in every editor", ms[0].Content)
 	require.Equal(t, provenance.ByMCP, ms[0].WrittenBy)
 	require.Equal(t, "U0ALICE", ms[0].ActorID)
-	none, err := store.List(context.Background(), memory.Filter{SubjectUser: "U0MALLORY", IncludeArchived: true})
+	none, err := store.ListAll(context.Background(), memory.Filter{SubjectUser: "U0MALLORY", IncludeArchived: true})
 	require.NoError(t, err)
 	require.Empty(t, none)
 
@@ -135,7 +135,7 @@ func TestMemoryMCPServerOverHTTPNeedsAToken(t *testing.T) {
 	require.Contains(t, initMCP(t, c), "remember")
 	out, _ := mcpCall(t, c, "remember", map[string]any{"content": "Prefers meetings after 10am"})
 	require.Equal(t, true, out["result"].(map[string]any)["stored"], out)
-	ms, err := store.List(context.Background(), memory.Filter{SubjectUser: "U0CAROL"})
+	ms, err := store.ListAll(context.Background(), memory.Filter{SubjectUser: "U0CAROL"})
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 }

@@ -224,7 +224,7 @@ func cmdMemories(ctx context.Context, args []string, getenv func(string) string,
 	}
 	defer d.Close()
 	store := memory.New(d, memory.Options{})
-	ms, err := store.List(ctx, memory.Filter{SubjectUser: *user, SourceKey: *sourceKey, IncludeArchived: *all, Limit: 10000})
+	ms, err := store.ListAll(ctx, memory.Filter{SubjectUser: *user, SourceKey: *sourceKey, IncludeArchived: *all, Limit: 10000})
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (b *bot) auditActions() []string {
 
 func (b *bot) archived(id string) bool {
 	b.t.Helper()
-	m, err := b.store().Resolve(context.Background(), fakeslack.TeamID, id)
+	m, err := b.store().Resolve(context.Background(), memory.Viewer{Actor: provenance.Actor{IsAdmin: true, Team: fakeslack.TeamID}, Place: provenance.Place{Team: fakeslack.TeamID}, Oversight: true}, id)
 	require.NoError(b.t, err)
 	return m[0].ArchivedAt != nil
 }
@@ -133,9 +133,11 @@ func TestSlashCommandsAndPermissions(t *testing.T) {
 	r = b.command(admin, ch, "memories <@U0ALICE|alice> terse")
 	require.Contains(t, string(r.Blocks), "Prefers terse PR summaries")
 
-	// forget: not someone else's personal memory, but your own, and an admin anyone's.
+	// forget: not someone else's personal memory (it is not even named), but
+	// your own, and an admin anyone's.
 	r = b.command(bob, ch, "forget "+aliceMem.ShortID())
-	require.Contains(t, r.Text, "can't forget")
+	require.Contains(t, r.Text, "No single memory you can see")
+	require.NotContains(t, r.Text, aliceMem.Content)
 	require.False(t, b.archived(aliceMem.ShortID()))
 	r = b.command(alice, ch, "forget "+aliceMem.ShortID())
 	require.Contains(t, r.Text, "Forgotten")
@@ -230,10 +232,10 @@ func TestForgetButtonAndAppHome(t *testing.T) {
 	b.click(alice, "C0TEAM", "mnemo_forget", m1.ID.String())
 	require.Contains(t, b.nextResponse(before).Text, "Forgotten")
 	require.True(t, b.archived(m1.ShortID()))
-	// Someone else's Forget press is refused.
+	// Someone else's Forget press is refused, and names nothing.
 	before = len(b.responses())
 	b.click(bob, "C0TEAM", "mnemo_forget", m2.ID.String())
-	require.Contains(t, b.nextResponse(before).Text, "can't forget")
+	require.Contains(t, b.nextResponse(before).Text, "No single memory you can see")
 	require.False(t, b.archived(m2.ShortID()))
 
 	// App Home.

@@ -2,11 +2,11 @@
 INSERT INTO memories (
     team_id, scope, subject_type, subject_id, kind, content, normalized,
     source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-    observed_at, expires_at, idempotency_key
+    observed_at, expires_at, idempotency_key, sensitive
 ) VALUES (
     @team_id, @scope, @subject_type, @subject_id, @kind, @content, @normalized,
     @source_key, @channel_id, @visibility, @actor_id, @actor_name, @written_by, @message_ts,
-    @observed_at, sqlc.narg(expires_at), @idempotency_key
+    @observed_at, sqlc.narg(expires_at), @idempotency_key, @sensitive
 )
 ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
 RETURNING *;
@@ -48,12 +48,12 @@ WHERE id = @id AND archived_at IS NOT NULL
 RETURNING *;
 
 -- name: MemorySearch :many
--- Memories visible to @actor_id in one place, ranked by text match, closeness
--- of scope and recency. Full-text search always counts; trigram word
--- similarity only for short queries (@fuzzy), where typos matter and its cost
--- (a scan of every visible row) is worth it. Personal memories are only ever
--- the actor's own; a personal preference follows its subject everywhere,
--- anything else from a DM or private channel stays where it was said.
+-- Memories @actor_id may see in one place, ranked by text match, closeness
+-- of scope and recency. The WHERE clause mirrors memory.Visible, the one
+-- visibility rule (memory's tests check that the two agree); @private_viewer
+-- is set when only the actor will see the answer, @apply when the memories
+-- shape the bot's answer rather than being shown. Full-text search always
+-- counts; trigram word similarity only for short queries (@fuzzy).
 SELECT sqlc.embed(m), (
     CASE WHEN @query::text = '' THEN 0
          ELSE ts_rank(m.search, websearch_to_tsquery('english', @query::text)) * 2
@@ -70,10 +70,13 @@ WHERE m.team_id = @team_id
   AND (m.expires_at IS NULL OR m.expires_at > now())
   AND (
         (m.scope = 'personal' AND m.subject_id = @actor_id::text
-            AND (m.kind = 'preference' OR m.visibility = 'public' OR m.channel_id = @channel_id::text))
+            AND (m.channel_id = @channel_id::text
+                 OR (m.sensitive <> '' AND @private_viewer::boolean AND NOT @apply::boolean)
+                 OR (m.sensitive = '' AND (m.visibility = 'public' OR @private_viewer::boolean
+                                           OR (@apply::boolean AND m.kind = 'preference')))))
      OR (m.scope = 'conversation' AND m.source_key = @source_key::text)
      OR (m.scope = 'channel' AND m.channel_id = @channel_id::text)
-     OR (m.scope = 'workspace' AND (m.visibility = 'public' OR m.channel_id = @channel_id::text))
+     OR (m.scope = 'workspace' AND (m.channel_id = @channel_id::text OR (m.sensitive = '' AND m.visibility = 'public')))
   )
   AND (NOT @require_match::boolean OR @query::text = ''
        OR m.search @@ websearch_to_tsquery('english', @query::text)
@@ -95,15 +98,46 @@ ORDER BY created_at DESC, id
 LIMIT @max_results OFFSET @skip;
 
 -- name: MemoryArchiveExpired :execrows
-UPDATE memories
-SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
-WHERE archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= now();
+-- Archives memories past their expiry, each with its history event.
+WITH archived AS (
+    UPDATE memories
+    SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
+    WHERE archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= now()
+    RETURNING id, team_id
+)
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+SELECT a.id, a.team_id, 'archive', 'system:expiry', 'system', 'expired' FROM archived a;
 
 -- name: MemoryArchivePersonal :execrows
--- Archives every active personal memory of one person (a data-removal request).
-UPDATE memories
-SET archived_at = now(), archived_reason = @reason::text, archived_by = @archived_by::text
-WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND archived_at IS NULL;
+-- Archives every active personal memory of one person (a data-removal
+-- request), each with its history event.
+WITH archived AS (
+    UPDATE memories m
+    SET archived_at = now(), archived_reason = @reason::text, archived_by = @archived_by::text
+    WHERE m.team_id = @team_id::text AND m.scope = 'personal' AND m.subject_id = @subject_id::text AND m.archived_at IS NULL
+    RETURNING m.id, m.team_id
+)
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+SELECT a.id, a.team_id, 'purge', @archived_by::text, @path::text, @reason::text FROM archived a;
+
+-- name: MemoryEventInsert :exec
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason, related_id)
+VALUES (@memory_id, @team_id, @action, @actor_id, @path, @reason, sqlc.narg(related_id));
+
+-- name: MemoryEventsByMemory :many
+-- A memory's history, oldest first.
+SELECT * FROM memory_events WHERE memory_id = @memory_id ORDER BY id;
+
+-- name: MemoryListBySubject :many
+-- A person's personal memories, or the shared memories they wrote
+-- (@authored), newest first: the App Home and self-service export.
+SELECT * FROM memories
+WHERE team_id = @team_id
+  AND ((NOT @authored::boolean AND scope = 'personal' AND subject_id = @user_id)
+       OR (@authored::boolean AND scope <> 'personal' AND actor_id = @user_id))
+  AND (@include_archived::boolean OR archived_at IS NULL)
+ORDER BY created_at DESC, id
+LIMIT @max_results OFFSET @skip;
 
 -- name: MemoryCountPersonal :one
 SELECT count(*) FROM memories

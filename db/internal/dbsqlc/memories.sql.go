@@ -17,7 +17,7 @@ UPDATE memories
 SET archived_at = now(), archived_reason = $1::text, archived_by = $2::text,
     superseded_by = $3
 WHERE id = $4 AND archived_at IS NULL
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive
 `
 
 type MemoryArchiveParams struct {
@@ -60,16 +60,23 @@ func (q *Queries) MemoryArchive(ctx context.Context, db DBTX, arg MemoryArchiveP
 		&i.SupersededBy,
 		&i.IdempotencyKey,
 		&i.Search,
+		&i.Sensitive,
 	)
 	return i, err
 }
 
 const memoryArchiveExpired = `-- name: MemoryArchiveExpired :execrows
-UPDATE memories
-SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
-WHERE archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= now()
+WITH archived AS (
+    UPDATE memories
+    SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
+    WHERE archived_at IS NULL AND expires_at IS NOT NULL AND expires_at <= now()
+    RETURNING id, team_id
+)
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+SELECT a.id, a.team_id, 'archive', 'system:expiry', 'system', 'expired' FROM archived a
 `
 
+// Archives memories past their expiry, each with its history event.
 func (q *Queries) MemoryArchiveExpired(ctx context.Context, db DBTX) (int64, error) {
 	result, err := db.Exec(ctx, memoryArchiveExpired)
 	if err != nil {
@@ -79,23 +86,31 @@ func (q *Queries) MemoryArchiveExpired(ctx context.Context, db DBTX) (int64, err
 }
 
 const memoryArchivePersonal = `-- name: MemoryArchivePersonal :execrows
-UPDATE memories
-SET archived_at = now(), archived_reason = $1::text, archived_by = $2::text
-WHERE team_id = $3 AND scope = 'personal' AND subject_id = $4 AND archived_at IS NULL
+WITH archived AS (
+    UPDATE memories m
+    SET archived_at = now(), archived_reason = $3::text, archived_by = $1::text
+    WHERE m.team_id = $4::text AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
+    RETURNING m.id, m.team_id
+)
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+SELECT a.id, a.team_id, 'purge', $1::text, $2::text, $3::text FROM archived a
 `
 
 type MemoryArchivePersonalParams struct {
-	Reason     string `json:"reason"`
 	ArchivedBy string `json:"archivedBy"`
+	Path       string `json:"path"`
+	Reason     string `json:"reason"`
 	TeamID     string `json:"teamId"`
 	SubjectID  string `json:"subjectId"`
 }
 
-// Archives every active personal memory of one person (a data-removal request).
+// Archives every active personal memory of one person (a data-removal
+// request), each with its history event.
 func (q *Queries) MemoryArchivePersonal(ctx context.Context, db DBTX, arg MemoryArchivePersonalParams) (int64, error) {
 	result, err := db.Exec(ctx, memoryArchivePersonal,
-		arg.Reason,
 		arg.ArchivedBy,
+		arg.Path,
+		arg.Reason,
 		arg.TeamID,
 		arg.SubjectID,
 	)
@@ -123,8 +138,71 @@ func (q *Queries) MemoryCountPersonal(ctx context.Context, db DBTX, arg MemoryCo
 	return count, err
 }
 
+const memoryEventInsert = `-- name: MemoryEventInsert :exec
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason, related_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+`
+
+type MemoryEventInsertParams struct {
+	MemoryID  uuid.UUID  `json:"memoryId"`
+	TeamID    string     `json:"teamId"`
+	Action    string     `json:"action"`
+	ActorID   string     `json:"actorId"`
+	Path      string     `json:"path"`
+	Reason    string     `json:"reason"`
+	RelatedID *uuid.UUID `json:"relatedId"`
+}
+
+func (q *Queries) MemoryEventInsert(ctx context.Context, db DBTX, arg MemoryEventInsertParams) error {
+	_, err := db.Exec(ctx, memoryEventInsert,
+		arg.MemoryID,
+		arg.TeamID,
+		arg.Action,
+		arg.ActorID,
+		arg.Path,
+		arg.Reason,
+		arg.RelatedID,
+	)
+	return err
+}
+
+const memoryEventsByMemory = `-- name: MemoryEventsByMemory :many
+SELECT id, memory_id, team_id, action, actor_id, path, reason, related_id, created_at FROM memory_events WHERE memory_id = $1 ORDER BY id
+`
+
+// A memory's history, oldest first.
+func (q *Queries) MemoryEventsByMemory(ctx context.Context, db DBTX, memoryID uuid.UUID) ([]MemoryEvent, error) {
+	rows, err := db.Query(ctx, memoryEventsByMemory, memoryID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MemoryEvent
+	for rows.Next() {
+		var i MemoryEvent
+		if err := rows.Scan(
+			&i.ID,
+			&i.MemoryID,
+			&i.TeamID,
+			&i.Action,
+			&i.ActorID,
+			&i.Path,
+			&i.Reason,
+			&i.RelatedID,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const memoryFindSimilar = `-- name: MemoryFindSimilar :many
-SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, similarity(m.normalized, $1::text)::float8 AS sim
+SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, m.sensitive, similarity(m.normalized, $1::text)::float8 AS sim
 FROM memories m
 WHERE m.team_id = $2 AND m.scope = $3 AND m.subject_type = $4
   AND m.subject_id = $5 AND m.archived_at IS NULL
@@ -195,6 +273,7 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 			&i.Memory.SupersededBy,
 			&i.Memory.IdempotencyKey,
 			&i.Memory.Search,
+			&i.Memory.Sensitive,
 			&i.Sim,
 		); err != nil {
 			return nil, err
@@ -208,7 +287,7 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 }
 
 const memoryGetByID = `-- name: MemoryGetByID :one
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search FROM memories WHERE id = $1
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories WHERE id = $1
 `
 
 func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Memory, error) {
@@ -239,6 +318,7 @@ func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 		&i.SupersededBy,
 		&i.IdempotencyKey,
 		&i.Search,
+		&i.Sensitive,
 	)
 	return i, err
 }
@@ -247,14 +327,14 @@ const memoryInsert = `-- name: MemoryInsert :one
 INSERT INTO memories (
     team_id, scope, subject_type, subject_id, kind, content, normalized,
     source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-    observed_at, expires_at, idempotency_key
+    observed_at, expires_at, idempotency_key, sensitive
 ) VALUES (
     $1, $2, $3, $4, $5, $6, $7,
     $8, $9, $10, $11, $12, $13, $14,
-    $15, $16, $17
+    $15, $16, $17, $18
 )
 ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive
 `
 
 type MemoryInsertParams struct {
@@ -275,6 +355,7 @@ type MemoryInsertParams struct {
 	ObservedAt     time.Time  `json:"observedAt"`
 	ExpiresAt      *time.Time `json:"expiresAt"`
 	IdempotencyKey string     `json:"idempotencyKey"`
+	Sensitive      string     `json:"sensitive"`
 }
 
 func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertParams) (Memory, error) {
@@ -296,6 +377,7 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		arg.ObservedAt,
 		arg.ExpiresAt,
 		arg.IdempotencyKey,
+		arg.Sensitive,
 	)
 	var i Memory
 	err := row.Scan(
@@ -323,12 +405,13 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		&i.SupersededBy,
 		&i.IdempotencyKey,
 		&i.Search,
+		&i.Sensitive,
 	)
 	return i, err
 }
 
 const memoryListByIDPrefix = `-- name: MemoryListByIDPrefix :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories
 WHERE team_id = $1 AND id::text LIKE $2::text || '%'
 ORDER BY created_at DESC
 LIMIT 10
@@ -373,6 +456,81 @@ func (q *Queries) MemoryListByIDPrefix(ctx context.Context, db DBTX, arg MemoryL
 			&i.SupersededBy,
 			&i.IdempotencyKey,
 			&i.Search,
+			&i.Sensitive,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const memoryListBySubject = `-- name: MemoryListBySubject :many
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories
+WHERE team_id = $1
+  AND ((NOT $2::boolean AND scope = 'personal' AND subject_id = $3)
+       OR ($2::boolean AND scope <> 'personal' AND actor_id = $3))
+  AND ($4::boolean OR archived_at IS NULL)
+ORDER BY created_at DESC, id
+LIMIT $6 OFFSET $5
+`
+
+type MemoryListBySubjectParams struct {
+	TeamID          string `json:"teamId"`
+	Authored        bool   `json:"authored"`
+	UserID          string `json:"userId"`
+	IncludeArchived bool   `json:"includeArchived"`
+	Skip            int32  `json:"skip"`
+	MaxResults      int32  `json:"maxResults"`
+}
+
+// A person's personal memories, or the shared memories they wrote
+// (@authored), newest first: the App Home and self-service export.
+func (q *Queries) MemoryListBySubject(ctx context.Context, db DBTX, arg MemoryListBySubjectParams) ([]Memory, error) {
+	rows, err := db.Query(ctx, memoryListBySubject,
+		arg.TeamID,
+		arg.Authored,
+		arg.UserID,
+		arg.IncludeArchived,
+		arg.Skip,
+		arg.MaxResults,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Memory
+	for rows.Next() {
+		var i Memory
+		if err := rows.Scan(
+			&i.ID,
+			&i.TeamID,
+			&i.Scope,
+			&i.SubjectType,
+			&i.SubjectID,
+			&i.Kind,
+			&i.Content,
+			&i.Normalized,
+			&i.SourceKey,
+			&i.ChannelID,
+			&i.Visibility,
+			&i.ActorID,
+			&i.ActorName,
+			&i.WrittenBy,
+			&i.MessageTs,
+			&i.ObservedAt,
+			&i.CreatedAt,
+			&i.ExpiresAt,
+			&i.ArchivedAt,
+			&i.ArchivedReason,
+			&i.ArchivedBy,
+			&i.SupersededBy,
+			&i.IdempotencyKey,
+			&i.Search,
+			&i.Sensitive,
 		); err != nil {
 			return nil, err
 		}
@@ -385,7 +543,7 @@ func (q *Queries) MemoryListByIDPrefix(ctx context.Context, db DBTX, arg MemoryL
 }
 
 const memoryListForAdmin = `-- name: MemoryListForAdmin :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories
 WHERE ($1::text IS NULL OR team_id = $1)
   AND ($2::text IS NULL OR (scope = 'personal' AND subject_id = $2))
   AND ($3::text IS NULL OR channel_id = $3)
@@ -452,6 +610,7 @@ func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryLis
 			&i.SupersededBy,
 			&i.IdempotencyKey,
 			&i.Search,
+			&i.Sensitive,
 		); err != nil {
 			return nil, err
 		}
@@ -467,7 +626,7 @@ const memoryRestore = `-- name: MemoryRestore :one
 UPDATE memories
 SET archived_at = NULL, archived_reason = NULL, archived_by = NULL, superseded_by = NULL
 WHERE id = $1 AND archived_at IS NOT NULL
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive
 `
 
 func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Memory, error) {
@@ -498,12 +657,13 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 		&i.SupersededBy,
 		&i.IdempotencyKey,
 		&i.Search,
+		&i.Sensitive,
 	)
 	return i, err
 }
 
 const memorySearch = `-- name: MemorySearch :many
-SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, (
+SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, m.sensitive, (
     CASE WHEN $1::text = '' THEN 0
          ELSE ts_rank(m.search, websearch_to_tsquery('english', $1::text)) * 2
               + CASE WHEN $2::boolean THEN word_similarity($1::text, m.content) ELSE 0 END END
@@ -519,27 +679,32 @@ WHERE m.team_id = $5
   AND (m.expires_at IS NULL OR m.expires_at > now())
   AND (
         (m.scope = 'personal' AND m.subject_id = $6::text
-            AND (m.kind = 'preference' OR m.visibility = 'public' OR m.channel_id = $4::text))
+            AND (m.channel_id = $4::text
+                 OR (m.sensitive <> '' AND $7::boolean AND NOT $8::boolean)
+                 OR (m.sensitive = '' AND (m.visibility = 'public' OR $7::boolean
+                                           OR ($8::boolean AND m.kind = 'preference')))))
      OR (m.scope = 'conversation' AND m.source_key = $3::text)
      OR (m.scope = 'channel' AND m.channel_id = $4::text)
-     OR (m.scope = 'workspace' AND (m.visibility = 'public' OR m.channel_id = $4::text))
+     OR (m.scope = 'workspace' AND (m.channel_id = $4::text OR (m.sensitive = '' AND m.visibility = 'public')))
   )
-  AND (NOT $7::boolean OR $1::text = ''
+  AND (NOT $9::boolean OR $1::text = ''
        OR m.search @@ websearch_to_tsquery('english', $1::text)
        OR ($2::boolean AND word_similarity($1::text, m.content) > 0.3))
 ORDER BY score DESC, m.created_at DESC
-LIMIT $8
+LIMIT $10
 `
 
 type MemorySearchParams struct {
-	Query        string `json:"query"`
-	Fuzzy        bool   `json:"fuzzy"`
-	SourceKey    string `json:"sourceKey"`
-	ChannelID    string `json:"channelId"`
-	TeamID       string `json:"teamId"`
-	ActorID      string `json:"actorId"`
-	RequireMatch bool   `json:"requireMatch"`
-	MaxResults   int32  `json:"maxResults"`
+	Query         string `json:"query"`
+	Fuzzy         bool   `json:"fuzzy"`
+	SourceKey     string `json:"sourceKey"`
+	ChannelID     string `json:"channelId"`
+	TeamID        string `json:"teamId"`
+	ActorID       string `json:"actorId"`
+	PrivateViewer bool   `json:"privateViewer"`
+	Apply         bool   `json:"apply"`
+	RequireMatch  bool   `json:"requireMatch"`
+	MaxResults    int32  `json:"maxResults"`
 }
 
 type MemorySearchRow struct {
@@ -547,12 +712,12 @@ type MemorySearchRow struct {
 	Score  float64 `json:"score"`
 }
 
-// Memories visible to @actor_id in one place, ranked by text match, closeness
-// of scope and recency. Full-text search always counts; trigram word
-// similarity only for short queries (@fuzzy), where typos matter and its cost
-// (a scan of every visible row) is worth it. Personal memories are only ever
-// the actor's own; a personal preference follows its subject everywhere,
-// anything else from a DM or private channel stays where it was said.
+// Memories @actor_id may see in one place, ranked by text match, closeness
+// of scope and recency. The WHERE clause mirrors memory.Visible, the one
+// visibility rule (memory's tests check that the two agree); @private_viewer
+// is set when only the actor will see the answer, @apply when the memories
+// shape the bot's answer rather than being shown. Full-text search always
+// counts; trigram word similarity only for short queries (@fuzzy).
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
 		arg.Query,
@@ -561,6 +726,8 @@ func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchPar
 		arg.ChannelID,
 		arg.TeamID,
 		arg.ActorID,
+		arg.PrivateViewer,
+		arg.Apply,
 		arg.RequireMatch,
 		arg.MaxResults,
 	)
@@ -596,6 +763,7 @@ func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchPar
 			&i.Memory.SupersededBy,
 			&i.Memory.IdempotencyKey,
 			&i.Memory.Search,
+			&i.Memory.Sensitive,
 			&i.Score,
 		); err != nil {
 			return nil, err

@@ -59,6 +59,19 @@ type Memory struct {
 	SupersededBy   *uuid.UUID  `json:"supersededBy"`
 	IdempotencyKey string      `json:"idempotencyKey"`
 	Search         interface{} `json:"search"`
+	Sensitive      string      `json:"sensitive"`
+}
+
+type MemoryEvent struct {
+	ID        int64      `json:"id"`
+	MemoryID  uuid.UUID  `json:"memoryId"`
+	TeamID    string     `json:"teamId"`
+	Action    string     `json:"action"`
+	ActorID   string     `json:"actorId"`
+	Path      string     `json:"path"`
+	Reason    string     `json:"reason"`
+	RelatedID *uuid.UUID `json:"relatedId"`
+	CreatedAt time.Time  `json:"createdAt"`
 }
 
 type SessionMessage struct {
@@ -95,4 +108,11 @@ type TurnLearning struct {
 	Stored    int32     `json:"stored"`
 	Dropped   int32     `json:"dropped"`
 	DecidedAt time.Time `json:"decidedAt"`
+}
+
+type UserSetting struct {
+	TeamID          string    `json:"teamId"`
+	UserID          string    `json:"userId"`
+	LearningEnabled bool      `json:"learningEnabled"`
+	UpdatedAt       time.Time `json:"updatedAt"`
 }

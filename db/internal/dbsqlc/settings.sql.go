@@ -52,3 +52,39 @@ func (q *Queries) ChannelLearningSet(ctx context.Context, db DBTX, arg ChannelLe
 	)
 	return err
 }
+
+const userLearningEnabled = `-- name: UserLearningEnabled :one
+SELECT coalesce((SELECT learning_enabled FROM user_settings
+                 WHERE team_id = $1 AND user_id = $2), true)::boolean
+`
+
+type UserLearningEnabledParams struct {
+	TeamID string `json:"teamId"`
+	UserID string `json:"userId"`
+}
+
+// Learning about a person is on unless they turned it off.
+func (q *Queries) UserLearningEnabled(ctx context.Context, db DBTX, arg UserLearningEnabledParams) (bool, error) {
+	row := db.QueryRow(ctx, userLearningEnabled, arg.TeamID, arg.UserID)
+	var column_1 bool
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
+const userLearningSet = `-- name: UserLearningSet :exec
+INSERT INTO user_settings (team_id, user_id, learning_enabled)
+VALUES ($1, $2, $3)
+ON CONFLICT (team_id, user_id) DO UPDATE
+SET learning_enabled = EXCLUDED.learning_enabled, updated_at = now()
+`
+
+type UserLearningSetParams struct {
+	TeamID          string `json:"teamId"`
+	UserID          string `json:"userId"`
+	LearningEnabled bool   `json:"learningEnabled"`
+}
+
+func (q *Queries) UserLearningSet(ctx context.Context, db DBTX, arg UserLearningSetParams) error {
+	_, err := db.Exec(ctx, userLearningSet, arg.TeamID, arg.UserID, arg.LearningEnabled)
+	return err
+}

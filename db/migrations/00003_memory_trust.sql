@@ -1,0 +1,31 @@
+-- +goose Up
+-- A memory the review flags as sensitive never leaves the place it was said.
+ALTER TABLE memories ADD COLUMN sensitive text NOT NULL DEFAULT '';
+
+-- Every change to a memory, written in the same transaction as the change.
+CREATE TABLE memory_events (
+    id         bigserial PRIMARY KEY,
+    memory_id  uuid NOT NULL REFERENCES memories (id) ON UPDATE CASCADE,
+    team_id    text NOT NULL,
+    action     text NOT NULL CHECK (action IN ('create', 'update', 'supersede', 'archive', 'restore', 'purge')),
+    actor_id   text NOT NULL,
+    path       text NOT NULL,
+    reason     text NOT NULL DEFAULT '',
+    related_id uuid,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX memory_events_memory ON memory_events (memory_id, id);
+
+-- Per-person switches: a person may turn off passive learning about themselves.
+CREATE TABLE user_settings (
+    team_id          text NOT NULL,
+    user_id          text NOT NULL,
+    learning_enabled boolean NOT NULL DEFAULT true,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (team_id, user_id)
+);
+
+-- +goose Down
+DROP TABLE user_settings;
+DROP TABLE memory_events;
+ALTER TABLE memories DROP COLUMN sensitive;

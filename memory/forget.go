@@ -1,0 +1,173 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// Path says through which surface a change was made, for a memory's history.
+type Path string
+
+const (
+	PathSlash  Path = "slash"  // a /mnemo command
+	PathHome   Path = "home"   // a button on the App Home
+	PathSystem Path = "system" // mnemo itself (expiry)
+)
+
+// PathOf is the history path of a write made as by.
+func PathOf(by provenance.WrittenBy) Path { return Path(by) }
+
+// CanForget says whether v's actor may forget m, and why not. m must be
+// visible to v; a memory v can't see is never named.
+//   - personal: only its subject, or an admin;
+//   - conversation or channel: any person in that conversation or channel;
+//   - workspace: its author, or an admin.
+func CanForget(v Viewer, m Memory) (bool, string) {
+	actor, place := v.Actor, v.Place
+	if !actor.IsHuman() {
+		return false, "only a person can forget memories"
+	}
+	switch m.Scope {
+	case ScopePersonal:
+		if m.SubjectID == actor.ID || actor.IsAdmin {
+			return true, ""
+		}
+		return false, "it is someone else's personal memory; only they or an admin can forget it"
+	case ScopeConversation:
+		if m.SourceKey == place.SourceKey || m.ChannelID == place.Channel || actor.IsAdmin {
+			return true, ""
+		}
+		return false, "it belongs to a conversation you are not in here; ask from that conversation"
+	case ScopeChannel:
+		if m.ChannelID == place.Channel || actor.IsAdmin {
+			return true, ""
+		}
+		return false, "it belongs to another channel; ask from that channel"
+	case ScopeWorkspace:
+		if m.ActorID == actor.ID || actor.IsAdmin {
+			return true, ""
+		}
+		return false, "it is shared across the workspace; only the person who created it or an admin can forget it"
+	}
+	return false, "unknown scope"
+}
+
+// ForgetOutcome is Forget's answer.
+type ForgetOutcome struct {
+	Forgotten  *Memory
+	Candidates []Memory // set when the reference was ambiguous; all visible to the viewer
+	Refusal    string   // set when not allowed
+}
+
+// Forget archives the one memory ref names among those v may see: an id, an
+// unambiguous id prefix, or a query that matches exactly one memory. It
+// never deletes.
+func (s *Store) Forget(ctx context.Context, v Viewer, ref, reason string, path Path) (ForgetOutcome, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ForgetOutcome{}, fmt.Errorf("forget: say which memory: an id or words that match it")
+	}
+	cands, err := s.Resolve(ctx, v, ref)
+	if errors.Is(err, ErrNotFound) {
+		cands, err = s.Search(ctx, v, ref, 5, true)
+	}
+	if err != nil {
+		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
+	}
+	var active []Memory
+	for _, c := range cands {
+		if c.ArchivedAt == nil {
+			active = append(active, c)
+		}
+	}
+	switch len(active) {
+	case 0:
+		return ForgetOutcome{}, fmt.Errorf("forget: no active memory matches %q", ref)
+	case 1:
+	default:
+		return ForgetOutcome{Candidates: active}, nil
+	}
+	return s.ForgetMemory(ctx, v, active[0], reason, path)
+}
+
+// ForgetMemory archives m, a memory the caller has already resolved, if v
+// may see it and may forget it.
+func (s *Store) ForgetMemory(ctx context.Context, v Viewer, m Memory, reason string, path Path) (ForgetOutcome, error) {
+	if !Visible(v, m, Show) {
+		return ForgetOutcome{}, fmt.Errorf("forget: %w", ErrNotFound)
+	}
+	if ok, why := CanForget(v, m); !ok {
+		return ForgetOutcome{Refusal: why}, nil
+	}
+	if reason == "" {
+		reason = "forgotten on request"
+	}
+	var f Memory
+	err := s.db.InTx(ctx, func(tx *db.Tx) error {
+		row, err := tx.Memories().Archive(ctx, m.ID, reason, v.Actor.ID, nil)
+		if err != nil {
+			return err
+		}
+		f = fromRow(row)
+		return tx.Memories().RecordEvent(ctx, db.MemoryEvent{MemoryID: m.ID, Team: m.Team, Action: "archive", ActorID: v.Actor.ID, Path: string(path), Reason: reason})
+	})
+	if errors.Is(err, db.ErrNotFound) {
+		return ForgetOutcome{}, fmt.Errorf("forget: %w", ErrNotFound)
+	}
+	if err != nil {
+		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
+	}
+	s.changed(f)
+	return ForgetOutcome{Forgotten: &f}, nil
+}
+
+// Restore brings back the archived memory ref names. Only admins restore,
+// and only what they may see.
+func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (Memory, error) {
+	if !v.Actor.IsAdmin {
+		return Memory{}, fmt.Errorf("restore: %w: only an admin can restore memories", ErrForbidden)
+	}
+	ms, err := s.Resolve(ctx, v, ref)
+	if err != nil {
+		return Memory{}, fmt.Errorf("restore: %w", err)
+	}
+	if len(ms) != 1 {
+		return Memory{}, fmt.Errorf("restore: %q names %d memories; give more of the id", ref, len(ms))
+	}
+	var m Memory
+	err = s.db.InTx(ctx, func(tx *db.Tx) error {
+		row, err := tx.Memories().Restore(ctx, ms[0].ID)
+		if err != nil {
+			return err
+		}
+		m = fromRow(row)
+		return tx.Memories().RecordEvent(ctx, db.MemoryEvent{MemoryID: m.ID, Team: m.Team, Action: "restore", ActorID: v.Actor.ID, Path: string(path)})
+	})
+	if errors.Is(err, db.ErrNotFound) {
+		return Memory{}, fmt.Errorf("restore: %w (or it is not archived)", ErrNotFound)
+	}
+	if err != nil {
+		return Memory{}, fmt.Errorf("restore: %w", err)
+	}
+	s.changed(m)
+	return m, nil
+}
+
+// PurgePersonal archives every personal memory of subject, for data-removal
+// requests. Only admins purge others; everyone may purge their own.
+func (s *Store) PurgePersonal(ctx context.Context, actor provenance.Actor, team, subject string, path Path) (int64, error) {
+	if !actor.IsAdmin && actor.ID != subject {
+		return 0, fmt.Errorf("purge: %w: only an admin can purge someone else's memories", ErrForbidden)
+	}
+	n, err := s.db.Memories().ArchivePersonal(ctx, team, subject, "purged on request", actor.ID, string(path))
+	if err != nil {
+		return 0, fmt.Errorf("purge: %w", err)
+	}
+	s.changed(Memory{Scope: ScopePersonal, Team: team, SubjectID: subject})
+	return n, nil
+}

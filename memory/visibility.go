@@ -1,0 +1,105 @@
+package memory
+
+import "github.com/mnemo-bot/mnemo/provenance"
+
+// Viewer is who will see a memory, from where: the actor from the live
+// event, the place they are asking in, and who else sees the answer.
+type Viewer struct {
+	Actor provenance.Actor
+	Place provenance.Place
+	// Private is set when only the actor sees what is shown: their DM with
+	// the bot, the App Home, an ephemeral answer, their MCP session, their
+	// own export.
+	Private bool
+	// Oversight is an admin acting on someone else's memories on purpose
+	// (listing them, exporting or purging them). It counts only when the
+	// actor is an admin.
+	Oversight bool
+}
+
+// ViewerAt is the viewer of a turn: the actor in place, private when the
+// place is a DM with the bot.
+func ViewerAt(actor provenance.Actor, place provenance.Place) Viewer {
+	return Viewer{Actor: actor, Place: place, Private: place.Visibility == provenance.DM}
+}
+
+// Use is what a memory is wanted for.
+type Use int
+
+const (
+	// Show: the memory's text is shown (recall and list results, forget
+	// candidates, slash commands, the App Home, MCP, export).
+	Show Use = iota
+	// Apply: the memory shapes the bot's answer (the prompt before a turn).
+	// A preference said in private may be applied anywhere, marked private.
+	Apply
+)
+
+// Visible is the one visibility rule. Every path that shows a memory to a
+// person or to the model asks it, and the search query mirrors it
+// (MemorySearch; TestSearchAgreesWithVisible checks the two agree):
+//
+//   - a memory of another workspace is never visible;
+//   - personal: only its subject. Where it was said, always. A sensitive one
+//     never leaves that place, except to be shown to its subject alone.
+//     Otherwise: said in public, anywhere; said in a DM, group DM or
+//     private channel, shown only where its subject alone sees it, and
+//     applied elsewhere only if it is a preference (marked private);
+//   - conversation: in its thread;
+//   - channel: in its channel;
+//   - workspace: said in public and not sensitive, anywhere; otherwise only
+//     where it was said;
+//   - an admin's oversight shows other people's memories, but not sensitive
+//     ones said elsewhere.
+func Visible(v Viewer, m Memory, use Use) bool {
+	team := v.Place.Team
+	if team == "" {
+		team = v.Actor.Team
+	}
+	if m.Team != team {
+		return false
+	}
+	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
+	if v.Oversight && v.Actor.IsAdmin && use == Show {
+		return m.Sensitive == "" || here
+	}
+	switch m.Scope {
+	case ScopePersonal:
+		switch {
+		case m.SubjectID != v.Actor.ID:
+			return false
+		case here:
+			return true
+		case m.Sensitive != "":
+			return v.Private && use == Show
+		case m.Visibility == provenance.Public || v.Private:
+			return true
+		}
+		return use == Apply && m.Kind == KindPreference
+	case ScopeConversation:
+		return m.SourceKey == v.Place.SourceKey
+	case ScopeChannel:
+		return here
+	case ScopeWorkspace:
+		return here || (m.Sensitive == "" && m.Visibility == provenance.Public)
+	}
+	return false
+}
+
+// PrivateElsewhere reports a memory said in a DM or a private place other
+// than the viewer's: applied in a prompt, it must never be quoted, listed
+// or mentioned there.
+func (v Viewer) PrivateElsewhere(m Memory) bool {
+	return m.Visibility != provenance.Public && m.ChannelID != v.Place.Channel && !v.Private
+}
+
+// visibleOnly keeps the memories v may see for use.
+func visibleOnly(v Viewer, ms []Memory, use Use) []Memory {
+	out := ms[:0:0]
+	for _, m := range ms {
+		if Visible(v, m, use) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
