@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
 )
 
 // Role is who a message is from.
@@ -45,12 +47,32 @@ type ToolSpec struct {
 	InputSchema json.RawMessage
 }
 
-// Request is one call to a model.
+// Schema asks for a structured answer: a JSON value matching JSON, a JSON
+// Schema object. Name must be 1 to 64 letters, digits, '_' or '-', which both
+// providers accept as a tool or response-format name.
+type Schema struct {
+	Name        string
+	Description string
+	JSON        json.RawMessage
+}
+
+// Request is one call to a model. With Schema set, the answer comes back as
+// JSON in Response.Text (OpenAI through response_format json_schema, Anthropic
+// through a forced tool call); Tools must then be empty, since Anthropic's
+// forced call leaves no room for other tools. Use CompleteJSON to validate it.
 type Request struct {
 	System    string
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	Schema    *Schema
+}
+
+// Usage counts the tokens one call consumed. InputTokens includes tokens
+// served from a prompt cache, so it is comparable across providers.
+type Usage struct {
+	InputTokens  int
+	OutputTokens int
 }
 
 // Response is the model's answer: text, tool calls, or both.
@@ -58,6 +80,7 @@ type Response struct {
 	Text       string
 	ToolCalls  []ToolCall
 	StopReason string
+	Usage      Usage
 }
 
 // Model is a chat model.
@@ -65,8 +88,26 @@ type Model interface {
 	Complete(ctx context.Context, req Request) (*Response, error)
 }
 
-// ErrBadSchema is returned when a tool's input schema is not a JSON object schema.
-var ErrBadSchema = errors.New("tool input schema must be a JSON Schema object with type \"object\"")
+// Streamer is a Model that can hand over its text as it is generated.
+// onText receives text deltas in order (with a Schema, the JSON answer's
+// deltas); joined, they are Response.Text, and the returned Response is the
+// same as Complete would return. A stream that fails after some deltas returns an
+// error, and is not retried, since the deltas cannot be taken back.
+type Streamer interface {
+	Stream(ctx context.Context, req Request, onText func(delta string)) (*Response, error)
+}
+
+// Embedder turns texts into vectors, one per text, in order.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// ErrBadSchema is returned when a tool's input schema or a Request.Schema is
+// not a JSON Schema object with type "object", or its name is not usable.
+var ErrBadSchema = errors.New("schema must be a JSON Schema object with type \"object\"")
+
+// ErrSchemaWithTools is returned for a Request that sets both Schema and Tools.
+var ErrSchemaWithTools = errors.New("a request with a Schema cannot also offer Tools")
 
 func schemaObject(raw json.RawMessage) (map[string]any, error) {
 	var m map[string]any
@@ -77,4 +118,13 @@ func schemaObject(raw json.RawMessage) (map[string]any, error) {
 		return nil, ErrBadSchema
 	}
 	return m, nil
+}
+
+var schemaName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func checkSchemaName(name string) error {
+	if !schemaName.MatchString(name) {
+		return fmt.Errorf("%w: name %q must be 1 to 64 letters, digits, '_' or '-'", ErrBadSchema, name)
+	}
+	return nil
 }

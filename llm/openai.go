@@ -2,10 +2,13 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 )
 
@@ -14,19 +17,83 @@ import (
 type OpenAI struct {
 	client openai.Client
 	model  string
+	cfg    config
 }
 
+var (
+	_ Model    = (*OpenAI)(nil)
+	_ Streamer = (*OpenAI)(nil)
+)
+
 // NewOpenAI returns a Chat Completions model. baseURL may be empty.
-func NewOpenAI(apiKey, baseURL, model string) *OpenAI {
-	opts := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(2)}
+func NewOpenAI(apiKey, baseURL, model string, opts ...Option) *OpenAI {
+	return &OpenAI{client: newOpenAIClient(apiKey, baseURL), model: model, cfg: newConfig(opts)}
+}
+
+func newOpenAIClient(apiKey, baseURL string) openai.Client {
+	// The SDK's retries are off: withRetry retries (see NewAnthropic).
+	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0)}
 	if baseURL != "" {
-		opts = append(opts, option.WithBaseURL(baseURL))
+		ro = append(ro, option.WithBaseURL(baseURL))
 	}
-	return &OpenAI{client: openai.NewClient(opts...), model: model}
+	return openai.NewClient(ro...)
 }
 
 // Complete sends one Chat Completions request.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
+	params, err := o.params(req)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	return withRetry(ctx, o.cfg, "openai", o.classify, func(ctx context.Context) (*Response, bool, error) {
+		resp, err := o.client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return nil, false, err
+		}
+		out, err := openaiResponse(resp)
+		return out, false, err
+	})
+}
+
+// Stream sends one streaming Chat Completions request and accumulates the
+// chunks into the same Response Complete returns.
+func (o *OpenAI) Stream(ctx context.Context, req Request, onText func(delta string)) (*Response, error) {
+	params, err := o.params(req)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	params.StreamOptions.IncludeUsage = openai.Bool(true)
+	return withRetry(ctx, o.cfg, "openai", o.classify, func(ctx context.Context) (*Response, bool, error) {
+		stream := o.client.Chat.Completions.NewStreaming(ctx, params)
+		defer stream.Close()
+		var acc openai.ChatCompletionAccumulator
+		committed := false
+		for stream.Next() {
+			chunk := stream.Current()
+			if !acc.AddChunk(chunk) {
+				return nil, committed, &Error{Provider: "openai", Class: ClassMalformed, Message: "a stream chunk did not fit the ones before it"}
+			}
+			for _, c := range chunk.Choices {
+				if c.Index == 0 && c.Delta.Content != "" {
+					committed = true
+					if onText != nil {
+						onText(c.Delta.Content)
+					}
+				}
+			}
+		}
+		if err := stream.Err(); err != nil {
+			return nil, committed, err
+		}
+		if len(acc.Choices) == 0 || acc.Choices[0].FinishReason == "" {
+			return nil, committed, &Error{Provider: "openai", Class: ClassNetwork, Message: "the stream ended before the message was complete"}
+		}
+		out, err := openaiResponse(&acc.ChatCompletion)
+		return out, false, err
+	})
+}
+
+func (o *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(o.model)}
 	if req.MaxTokens > 0 {
 		params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
@@ -34,10 +101,27 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	if req.System != "" {
 		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
 	}
+	if req.Schema != nil {
+		if len(req.Tools) > 0 {
+			return params, ErrSchemaWithTools
+		}
+		if err := checkSchemaName(req.Schema.Name); err != nil {
+			return params, err
+		}
+		schema, err := schemaObject(req.Schema.JSON)
+		if err != nil {
+			return params, fmt.Errorf("schema %s: %w", req.Schema.Name, err)
+		}
+		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Schema.Name, Schema: schema, Strict: openai.Bool(true)}
+		if req.Schema.Description != "" {
+			js.Description = openai.String(req.Schema.Description)
+		}
+		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
+	}
 	for _, t := range req.Tools {
 		schema, err := schemaObject(t.InputSchema)
 		if err != nil {
-			return nil, fmt.Errorf("openai: tool %s: %w", t.Name, err)
+			return params, fmt.Errorf("tool %s: %w", t.Name, err)
 		}
 		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name:        t.Name,
@@ -74,15 +158,19 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 			}
 		}
 	}
-	resp, err := o.client.Chat.Completions.New(ctx, params)
-	if err != nil {
-		return nil, fmt.Errorf("openai: %w", err)
-	}
+	return params, nil
+}
+
+func openaiResponse(resp *openai.ChatCompletion) (*Response, error) {
 	if len(resp.Choices) == 0 {
-		return nil, fmt.Errorf("openai: response has no choices")
+		return nil, &Error{Provider: "openai", Class: ClassMalformed, Message: "the response has no choices"}
 	}
 	choice := resp.Choices[0]
-	out := &Response{Text: choice.Message.Content, StopReason: choice.FinishReason}
+	out := &Response{
+		Text:       choice.Message.Content,
+		StopReason: choice.FinishReason,
+		Usage:      Usage{InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens)},
+	}
 	for _, c := range choice.Message.ToolCalls {
 		if c.Type != "function" {
 			continue
@@ -90,4 +178,33 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 		out.ToolCalls = append(out.ToolCalls, ToolCall{ID: c.ID, Name: c.Function.Name, Input: []byte(c.Function.Arguments)})
 	}
 	return out, nil
+}
+
+func (o *OpenAI) classify(err error) *Error {
+	return classifyOpenAI(err, o.cfg)
+}
+
+func classifyOpenAI(err error, c config) *Error {
+	var ae *openai.Error
+	if errors.As(err, &ae) {
+		e := &Error{Provider: "openai", Status: ae.StatusCode, Class: classFor(ae.StatusCode), Message: redact(ae.Message), err: err}
+		if ae.Response != nil {
+			e.RetryAfter = retryAfter(ae.Response.Header, c.retry.NowFunc())
+		}
+		return e
+	}
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		// An error event inside a stream that began with 200.
+		var body struct {
+			Error struct {
+				Message string `json:"message"`
+				Type    string `json:"type"`
+				Code    any    `json:"code"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(se.Event.Data, &body)
+		return &Error{Provider: "openai", Class: classForType(body.Error.Type), Message: redact(body.Error.Message), err: err}
+	}
+	return transportError("openai", err)
 }

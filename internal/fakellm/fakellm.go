@@ -1,39 +1,101 @@
 // Package fakellm is a local model server for tests. It speaks the real wire
-// protocols of Anthropic Messages (POST /v1/messages) and OpenAI Chat
-// Completions (POST /v1/chat/completions), so the real SDK clients drive it.
-// A Script decides each reply from the request it receives, and every request
-// is recorded.
+// protocols of Anthropic Messages (POST /v1/messages), OpenAI Chat
+// Completions (POST /v1/chat/completions) and OpenAI Embeddings
+// (POST /v1/embeddings), plain and streamed (SSE), so the real SDK clients
+// drive it. A Script decides each reply from the request it receives (an
+// answer, a provider-shaped HTTP error, a broken stream), and every request is
+// recorded with what it carried: tools, tool_choice, response_format, stream.
 package fakellm
 
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mnemo-bot/mnemo/internal/tb"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 
+	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/llm"
 )
 
 // Request is a recorded model request, decoded from either wire format.
 type Request struct {
-	Provider string // "anthropic" or "openai"
-	Model    string
-	System   string
-	Messages []llm.Message
-	Tools    []llm.ToolSpec
-	APIKey   string
-	Raw      json.RawMessage
+	Provider  string // "anthropic" or "openai"
+	Model     string
+	System    string
+	Messages  []llm.Message
+	Tools     []llm.ToolSpec
+	MaxTokens int
+	APIKey    string
+	// Stream is true when the client asked for server-sent events.
+	Stream bool
+	// ToolChoice is the request's tool_choice, or nil when it had none.
+	ToolChoice *ToolChoice
+	// ResponseFormat is OpenAI's response_format, or nil when it had none.
+	ResponseFormat *ResponseFormat
+	Raw            json.RawMessage
 }
 
-// Reply is what the script answers. A non-zero Status makes the server
-// answer with that HTTP error instead.
+// ToolChoice is a request's tool_choice. Type is Anthropic's "auto", "any",
+// "tool" or "none", or OpenAI's "auto", "none", "required" or "function";
+// Name is the tool a "tool" or "function" choice forces.
+type ToolChoice struct {
+	Type string
+	Name string
+}
+
+// ResponseFormat is an OpenAI response_format. Name, Description, Strict and
+// Schema come from its json_schema member.
+type ResponseFormat struct {
+	Type        string
+	Name        string
+	Description string
+	Strict      bool
+	Schema      json.RawMessage
+}
+
+// ForcedTool names the tool the request forces the model to call, or "".
+func (r *Request) ForcedTool() string {
+	if r.ToolChoice != nil && (r.ToolChoice.Type == "tool" || r.ToolChoice.Type == "function") {
+		return r.ToolChoice.Name
+	}
+	return ""
+}
+
+// Reply is what the script answers.
 type Reply struct {
 	Text      string
 	ToolCalls []llm.ToolCall
-	Status    int
+	// JSON is a structured answer. On Anthropic it becomes the input of a
+	// tool_use block for the forced tool (or a text block when it is not valid
+	// JSON, or no tool is forced: a model that answered in prose); on OpenAI
+	// it is the message content.
+	JSON string
+
+	// Status answers with that HTTP error and a provider-shaped error body
+	// carrying ErrorMessage (a provider-like default when empty).
+	Status       int
+	ErrorMessage string
+	// ErrorType overrides the error type in the body or stream error event.
+	ErrorType string
+	// RetryAfter and RetryAfterMs set the Retry-After and retry-after-ms
+	// headers, with any Status.
+	RetryAfter   string
+	RetryAfterMs string
+	// Body, when set, is sent verbatim as application/json with Status (200
+	// when zero), for malformed answers.
+	Body string
+
+	// CutAfter drops the connection of a streamed answer after that many
+	// deltas (text or tool input); ErrorAfter sends an error event instead.
+	CutAfter   int
+	ErrorAfter int
+
+	// InputTokens and OutputTokens are the usage reported; when zero they are
+	// counted as words of the request and of the answer.
+	InputTokens  int
+	OutputTokens int
 }
 
 // Script decides a reply. n counts requests from 0.
@@ -46,6 +108,7 @@ type Server struct {
 	mu       sync.Mutex
 	script   Script
 	requests []*Request
+	embeds   []EmbedRequest
 	srv      *httptest.Server
 }
 
@@ -56,29 +119,31 @@ func New(t tb.TB, script Script) *Server {
 	mux.HandleFunc("POST /v1/messages", s.anthropic)
 	mux.HandleFunc("POST /v1/chat/completions", s.openai)
 	mux.HandleFunc("POST /chat/completions", s.openai)
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /embeddings", s.embeddings)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
 	return s
 }
 
-// Requests returns every request so far.
+// Requests returns every model request so far (not embedding requests).
 func (s *Server) Requests() []*Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]*Request(nil), s.requests...)
 }
 
-func (s *Server) record(r *Request) Reply {
+func (s *Server) record(r *Request) (int, Reply) {
 	s.mu.Lock()
 	n := len(s.requests)
 	s.requests = append(s.requests, r)
 	script := s.script
 	s.mu.Unlock()
 	if script == nil {
-		return Reply{Text: "ok"}
+		return n, Reply{Text: "ok"}
 	}
-	return script(n, r)
+	return n, script(n, r)
 }
 
 // Queue is a Script that answers with replies in order, then with "done".
@@ -113,94 +178,88 @@ func (r *Request) Transcript() string {
 	return b.String()
 }
 
+// usage is the token count a reply reports.
+func usage(req *Request, reply Reply) (in, out int) {
+	in, out = reply.InputTokens, reply.OutputTokens
+	if in == 0 {
+		in = max(1, len(strings.Fields(req.Transcript())))
+	}
+	if out == 0 {
+		out = len(strings.Fields(reply.Text)) + len(reply.JSON)/4
+		for _, c := range reply.ToolCalls {
+			out += 1 + len(c.Input)/4
+		}
+		out = max(1, out)
+	}
+	return in, out
+}
+
+// fail writes the scripted failure, if the reply is one, and reports whether
+// it did.
+func fail(w http.ResponseWriter, reply Reply, body func(status int, reply Reply) any) bool {
+	if reply.RetryAfter != "" {
+		w.Header().Set("Retry-After", reply.RetryAfter)
+	}
+	if reply.RetryAfterMs != "" {
+		w.Header().Set("Retry-After-Ms", reply.RetryAfterMs)
+	}
+	if reply.Body != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(orDefault(reply.Status, http.StatusOK))
+		_, _ = w.Write([]byte(reply.Body))
+		return true
+	}
+	if reply.Status == 0 {
+		return false
+	}
+	writeJSON(w, reply.Status, body(reply.Status, reply))
+	return true
+}
+
+func orDefault(v, fallback int) int {
+	if v == 0 {
+		return fallback
+	}
+	return v
+}
+
+// errorMessage is the provider-like message for a status, unless the reply
+// names one.
+func errorMessage(provider string, status int, reply Reply) string {
+	if reply.ErrorMessage != "" {
+		return reply.ErrorMessage
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		if provider == "anthropic" {
+			return "invalid x-api-key"
+		}
+		return "Incorrect API key provided."
+	case http.StatusTooManyRequests:
+		return "Number of request tokens has exceeded your per-minute rate limit"
+	case 529:
+		return "Overloaded"
+	case http.StatusInternalServerError:
+		return "Internal server error"
+	}
+	return "scripted failure"
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// --- Anthropic Messages ---
-
-type anthropicBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text,omitempty"`
-	ID        string          `json:"id,omitempty"`
-	Name      string          `json:"name,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
-	ToolUseID string          `json:"tool_use_id,omitempty"`
-	Content   json.RawMessage `json:"content,omitempty"`
-	IsError   bool            `json:"is_error,omitempty"`
-}
-
-func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Model    string          `json:"model"`
-		System   json.RawMessage `json:"system"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"input_schema"`
-		} `json:"tools"`
+func readBody(r *http.Request, v any) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("decode request: %w", err)
 	}
-	raw, err := readBody(r, &body)
-	if err != nil {
-		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]string{"type": "invalid_request_error", "message": err.Error()}})
-		return
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, fmt.Errorf("decode request: %w", err)
 	}
-	req := &Request{Provider: "anthropic", Model: body.Model, Raw: raw, APIKey: r.Header.Get("X-Api-Key")}
-	req.System = textOf(body.System)
-	for _, m := range body.Messages {
-		msg := llm.Message{Role: llm.Role(m.Role)}
-		var blocks []anthropicBlock
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			msg.Text = textOf(m.Content)
-		}
-		for _, b := range blocks {
-			switch b.Type {
-			case "text":
-				msg.Text += b.Text
-			case "tool_use":
-				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Input: b.Input})
-			case "tool_result":
-				msg.ToolResults = append(msg.ToolResults, llm.ToolResult{CallID: b.ToolUseID, Content: textOf(b.Content), IsError: b.IsError})
-			}
-		}
-		req.Messages = append(req.Messages, msg)
-	}
-	for _, t := range body.Tools {
-		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-	}
-	reply := s.record(req)
-	if reply.Status != 0 {
-		writeJSON(w, reply.Status, map[string]any{"type": "error", "error": map[string]string{"type": "api_error", "message": "scripted failure"}})
-		return
-	}
-	content := []anthropicBlock{}
-	if reply.Text != "" {
-		content = append(content, anthropicBlock{Type: "text", Text: reply.Text})
-	}
-	stop := "end_turn"
-	for i, c := range reply.ToolCalls {
-		id := c.ID
-		if id == "" {
-			id = fmt.Sprintf("toolu_%d_%d", len(s.Requests()), i)
-		}
-		input := c.Input
-		if len(input) == 0 {
-			input = json.RawMessage(`{}`)
-		}
-		content = append(content, anthropicBlock{Type: "tool_use", ID: id, Name: c.Name, Input: input})
-		stop = "tool_use"
-	}
-	writeJSON(w, 200, map[string]any{
-		"id": "msg_fake", "type": "message", "role": "assistant", "model": body.Model,
-		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": 1, "output_tokens": 1},
-	})
+	return raw, nil
 }
 
 // textOf reads a string, or the text of an array of text blocks.
@@ -221,113 +280,4 @@ func textOf(raw json.RawMessage) string {
 		return b.String()
 	}
 	return string(raw)
-}
-
-// --- OpenAI Chat Completions ---
-
-type openaiToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Model    string `json:"model"`
-		Messages []struct {
-			Role       string           `json:"role"`
-			Content    json.RawMessage  `json:"content"`
-			ToolCalls  []openaiToolCall `json:"tool_calls"`
-			ToolCallID string           `json:"tool_call_id"`
-		} `json:"messages"`
-		Tools []struct {
-			Type     string `json:"type"`
-			Function struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			} `json:"function"`
-		} `json:"tools"`
-	}
-	raw, err := readBody(r, &body)
-	if err != nil {
-		writeJSON(w, 400, map[string]any{"error": map[string]string{"message": err.Error(), "type": "invalid_request_error"}})
-		return
-	}
-	req := &Request{Provider: "openai", Model: body.Model, Raw: raw, APIKey: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
-	for _, m := range body.Messages {
-		switch m.Role {
-		case "system", "developer":
-			req.System += textOf(m.Content)
-		case "tool":
-			// Consecutive tool messages answer one assistant message.
-			last := len(req.Messages) - 1
-			res := llm.ToolResult{CallID: m.ToolCallID, Content: textOf(m.Content)}
-			if last >= 0 && req.Messages[last].Role == llm.RoleUser && req.Messages[last].Text == "" {
-				req.Messages[last].ToolResults = append(req.Messages[last].ToolResults, res)
-			} else {
-				req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, ToolResults: []llm.ToolResult{res}})
-			}
-		case "assistant":
-			msg := llm.Message{Role: llm.RoleAssistant, Text: textOf(m.Content)}
-			if string(m.Content) == "null" {
-				msg.Text = ""
-			}
-			for _, c := range m.ToolCalls {
-				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: c.ID, Name: c.Function.Name, Input: json.RawMessage(c.Function.Arguments)})
-			}
-			req.Messages = append(req.Messages, msg)
-		default:
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Text: textOf(m.Content)})
-		}
-	}
-	for _, t := range body.Tools {
-		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters})
-	}
-	reply := s.record(req)
-	if reply.Status != 0 {
-		writeJSON(w, reply.Status, map[string]any{"error": map[string]string{"message": "scripted failure", "type": "server_error"}})
-		return
-	}
-	msg := map[string]any{"role": "assistant", "content": nil}
-	if reply.Text != "" {
-		msg["content"] = reply.Text
-	}
-	finish := "stop"
-	if len(reply.ToolCalls) > 0 {
-		var calls []openaiToolCall
-		for i, c := range reply.ToolCalls {
-			tc := openaiToolCall{ID: c.ID, Type: "function"}
-			if tc.ID == "" {
-				tc.ID = fmt.Sprintf("call_%d_%d", len(s.Requests()), i)
-			}
-			tc.Function.Name = c.Name
-			tc.Function.Arguments = string(c.Input)
-			if tc.Function.Arguments == "" {
-				tc.Function.Arguments = "{}"
-			}
-			calls = append(calls, tc)
-		}
-		msg["tool_calls"] = calls
-		finish = "tool_calls"
-	}
-	writeJSON(w, 200, map[string]any{
-		"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": body.Model,
-		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
-		"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-	})
-}
-
-func readBody(r *http.Request, v any) (json.RawMessage, error) {
-	var raw json.RawMessage
-	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
-		return nil, fmt.Errorf("decode request: %w", err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, fmt.Errorf("decode request: %w", err)
-	}
-	return raw, nil
 }
