@@ -51,6 +51,15 @@ type Tool struct {
 	// Writes marks a tool that writes memory, so passive learning can skip
 	// a turn that already wrote.
 	Writes bool
+	// ReadOnly marks a tool that changes nothing; MCP clients see it as
+	// readOnlyHint and may run it without asking.
+	ReadOnly bool
+	// Destructive marks a tool whose changes can't be undone (deleting,
+	// forgetting); MCP clients see it as destructiveHint.
+	Destructive bool
+	// MCPName, when set, is the name the MCP server offers the tool under
+	// (e.g. "remember"), instead of Name without its source prefix.
+	MCPName string
 }
 
 // Provider is a source whose tools are found at run time (an MCP server).
@@ -71,9 +80,20 @@ const (
 	ExecuteToolName = "executeTool"
 )
 
+// entry is a tool prepared once, when it is listed: its schema compiled and
+// its words split for search.
 type entry struct {
 	Tool
 	schema *jsonschema.Schema
+	search searchData
+}
+
+type searchData struct {
+	lowerName string
+	nameWords []string
+	descWords []string // of the whole description, not just the summary
+	params    []string // words of the schema's property names
+	summary   string
 }
 
 // Registry holds every tool. The zero value is not usable; call NewRegistry.
@@ -82,18 +102,26 @@ type Registry struct {
 	tools     map[string]*entry
 	summaries map[string]string // source → one-line summary
 	providers []Provider
-	compiled  map[string]compiledTools // provider source → its compiled tools
+	static    map[string]*sourceIndex // source → its deferred static tools
+	stale     map[string]bool         // sources registered into since their index was built
+	listed    map[string]listedTools  // provider source → its latest listing
 }
 
-type compiledTools struct {
-	first   *Tool
-	n       int
-	entries []*entry
+// listedTools is a provider's listing prepared for search. A provider hands
+// back the same slice until it reconnects, so the slice's identity says
+// whether the listing changed.
+type listedTools struct {
+	first *Tool
+	n     int
+	index *sourceIndex
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]*entry{}, summaries: map[string]string{}, compiled: map[string]compiledTools{}}
+	return &Registry{
+		tools: map[string]*entry{}, summaries: map[string]string{},
+		static: map[string]*sourceIndex{}, stale: map[string]bool{}, listed: map[string]listedTools{},
+	}
 }
 
 // AddSource names a source of static tools with a one-line summary.
@@ -135,6 +163,9 @@ func (r *Registry) Register(t Tool) error {
 		return fmt.Errorf("tools: tool %q names unknown source %q; call AddSource first", t.Name, t.Source)
 	}
 	r.tools[t.Name] = e
+	if t.Exposure == Deferred {
+		r.stale[t.Source] = true
+	}
 	return nil
 }
 
@@ -147,6 +178,12 @@ func compile(t Tool) (*entry, error) {
 	}
 	if t.Source == "" {
 		return nil, fmt.Errorf("tools: tool %q has no source", t.Name)
+	}
+	if t.MCPName != "" && !ToolNamePattern.MatchString(t.MCPName) {
+		return nil, fmt.Errorf("tools: tool %q: MCP name %q must match %s", t.Name, t.MCPName, ToolNamePattern)
+	}
+	if t.ReadOnly && (t.Destructive || t.Writes) {
+		return nil, fmt.Errorf("tools: tool %q is marked read-only and also as writing or destructive", t.Name)
 	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -167,7 +204,24 @@ func compile(t Tool) (*entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: tool %q schema: %w", t.Name, err)
 	}
-	return &entry{Tool: t, schema: sch}, nil
+	return &entry{Tool: t, schema: sch, search: searchData{
+		lowerName: strings.ToLower(t.Name),
+		nameWords: tokens(t.Name),
+		descWords: tokens(t.Description),
+		params:    paramWords(doc),
+		summary:   Summarize(t.Description),
+	}}, nil
+}
+
+// paramWords are the words of a schema's top-level property names.
+func paramWords(doc any) []string {
+	m, _ := doc.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	var out []string
+	for k := range props {
+		out = append(out, tokens(k)...)
+	}
+	return out
 }
 
 // Toolset is what one model run is given: the native tools and the part of
@@ -215,6 +269,7 @@ func (r *Registry) ForModel() Toolset {
 	return ts
 }
 
+// sortedNames lists every registered tool by name; the caller holds r.mu.
 func (r *Registry) sortedNames() []string {
 	names := make([]string, 0, len(r.tools))
 	for n := range r.tools {
@@ -224,6 +279,7 @@ func (r *Registry) sortedNames() []string {
 	return names
 }
 
+// sortedSources lists every source by name; the caller holds r.mu.
 func (r *Registry) sortedSources() []string {
 	var out []string
 	for s := range r.summaries {
