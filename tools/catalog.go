@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -152,8 +153,16 @@ func deref(s *string) string {
 // sourceState is one catalog source as a search sees it: its tools, or why
 // they can't be listed.
 type sourceState struct {
-	name, summary, unavailable string
-	index                      *sourceIndex // nil when the source has no tools
+	name, summary string
+	index         *sourceIndex // nil when the source has no tools
+	err           error        // why a provider's tools could not be listed
+}
+
+func (st *sourceState) unavailable() string {
+	if st.err == nil {
+		return ""
+	}
+	return st.err.Error()
 }
 
 func (st *sourceState) size() int {
@@ -167,6 +176,15 @@ func (st *sourceState) size() int {
 // for their tools. only, when set, limits provider connections to that
 // source; the others are listed without tools.
 func (r *Registry) snapshot(ctx context.Context, only string) []*sourceState {
+	return r.gather(ctx, only, false)
+}
+
+// gather is snapshot, asking the providers one after another or, when
+// concurrent, all at once: a listing of every server then waits for the
+// slowest connection rather than their sum. Searches ask in turn, since
+// connected providers answer at once and goroutines would cost more than
+// they save.
+func (r *Registry) gather(ctx context.Context, only string, concurrent bool) []*sourceState {
 	r.refreshStatic()
 	r.mu.RLock()
 	names := r.sortedSources()
@@ -178,18 +196,27 @@ func (r *Registry) snapshot(ctx context.Context, only string) []*sourceState {
 	}
 	providers := append([]Provider(nil), r.providers...)
 	r.mu.RUnlock()
+	var wg sync.WaitGroup
 	for _, p := range providers {
 		st := bySource[p.SourceName()]
 		if only != "" && only != p.SourceName() {
 			continue
 		}
-		list, err := p.Tools(ctx)
-		if err != nil {
-			st.unavailable = err.Error()
-			continue
+		ask := func() {
+			list, err := p.Tools(ctx)
+			if err != nil {
+				st.err = err
+				return
+			}
+			st.index = r.indexFor(p.SourceName(), list)
 		}
-		st.index = r.indexFor(p.SourceName(), list)
+		if concurrent {
+			wg.Go(ask)
+		} else {
+			ask()
+		}
 	}
+	wg.Wait()
 	return states
 }
 

@@ -252,3 +252,45 @@ func TestMCPServerOverHTTPAndSSEIsASource(t *testing.T) {
 	require.Empty(t, out["tools"])
 	require.Contains(t, out["sources"].([]any)[0].(map[string]any)["unavailable"], "unavailable", "no header, no tools")
 }
+
+func TestDescribeListsEverySourceAndWhyOneFailed(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	cfg, err := ParseMCPConfig([]byte(`{"mcpServers": {
+		"weather": {"command": "`+exe+`", "args": ["-test.run=^$"], "env": {"MNEMO_TEST_MCP_SERVER": "1"}},
+		"broken": {"command": "`+missing+`"}
+	}}`), func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	b := setup(t)
+	closeAll, err := AddMCPConfig(b.reg, cfg, zerolog.Nop())
+	require.NoError(t, err)
+	t.Cleanup(closeAll)
+
+	all, err := Describe(context.Background(), b.reg, "")
+	require.NoError(t, err)
+	var sources []string
+	by := map[string]SourceStatus{}
+	for _, s := range all {
+		sources = append(sources, s.Source)
+		by[s.Source] = s
+	}
+	require.Equal(t, []string{"builtin", "mcp:broken", "mcp:weather", "memory", "tickets"}, sources)
+	require.Equal(t, []ToolSummary{{Name: "mcp__weather__forecast", Summary: "Forecast the weather for a city."}}, by["mcp:weather"].Tools)
+	require.NoError(t, by["mcp:weather"].Err)
+	require.Empty(t, by["mcp:broken"].Tools)
+	require.ErrorContains(t, by["mcp:broken"].Err, "no-such-server", "the reason names what failed")
+	require.Equal(t, "long-term memory: remember, recall, list and forget", by["memory"].Summary)
+	require.Equal(t, ToolSummary{Name: "memory__remember", Summary: "Remember something for the long term."}, by["memory"].Tools[3])
+	require.Equal(t, []ToolSummary{{Name: "clock", Summary: "Tell the current time.", Direct: true}}, by["builtin"].Tools)
+
+	one, err := Describe(context.Background(), b.reg, "mcp:weather")
+	require.NoError(t, err)
+	require.Len(t, one, 1)
+	require.Equal(t, by["mcp:weather"], one[0])
+
+	_, err = Describe(context.Background(), b.reg, "mcp:wether")
+	require.ErrorContains(t, err, `unknown source "mcp:wether"`)
+	require.ErrorContains(t, err, "mcp:weather")
+}

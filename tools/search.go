@@ -43,7 +43,7 @@ func (r *Registry) search(ctx context.Context, query, source string, maxResults 
 	states := r.snapshot(ctx, source)
 	res := searchResult{OK: true, Tools: []toolView{}, Next: "Call " + ExecuteToolName + " with the exact tool_name and arguments matching its input_schema."}
 	view := func(st *sourceState) sourceView {
-		return sourceView{Source: st.name, Summary: st.summary, Tools: st.size(), Unavailable: st.unavailable}
+		return sourceView{Source: st.name, Summary: st.summary, Tools: st.size(), Unavailable: st.unavailable()}
 	}
 	var searched []*sourceState
 	for _, st := range states {
