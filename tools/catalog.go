@@ -301,7 +301,8 @@ func providerFor(name string) string {
 }
 
 // closest finds the tool a near-miss name meant: the same name but for case
-// and separators, or without its source prefix.
+// and separators, one ending in the other (a name without its source
+// prefix), or one within two typos.
 func (r *Registry) closest(ctx context.Context, name string) string {
 	want := fold(name)
 	var all []string

@@ -246,9 +246,10 @@ func AddMCPConfig(reg *Registry, cfg MCPConfig, log zerolog.Logger) (func(), err
 	return closeAll, nil
 }
 
-// MCPSource is one MCP server as a catalog source. It connects on first use,
-// reconnects after a failure (no sooner than RetryAfter), and bounds each
-// call with CallTimeout.
+// MCPSource is one MCP server as a catalog source. It connects on first use
+// (within ConnectTimeout), tries again after a failed connection no sooner
+// than RetryAfter, drops a connection whose call fails so the next use
+// reconnects, and bounds each call with CallTimeout.
 type MCPSource struct {
 	name string
 	cfg  MCPServerConfig
@@ -277,7 +278,8 @@ func (s *MCPSource) SourceName() string { return "mcp:" + s.name }
 // Summary is the one line the catalog shows for the server.
 func (s *MCPSource) Summary() string { return "tools of the MCP server " + s.name }
 
-// Tools connects if needed and lists the server's tools.
+// Tools connects if needed and returns the tools the server listed when it
+// connected: the same slice until it reconnects.
 func (s *MCPSource) Tools(ctx context.Context) ([]Tool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -442,7 +444,8 @@ func (s *MCPSource) disconnect() {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // MCPToolName is the catalog name of a server's tool: mcp__NAME__TOOL, made
-// safe for every provider's tool-name rules.
+// safe for model providers' tool-name rules (other characters become _, and
+// it is cut at 64 characters).
 func MCPToolName(server, tool string) string {
 	n := "mcp__" + server + "__" + unsafeName.ReplaceAllString(tool, "_")
 	if len(n) > 64 {
@@ -451,7 +454,9 @@ func MCPToolName(server, tool string) string {
 	return n
 }
 
-// objectSchema makes sure a server's schema is an object schema.
+// objectSchema fills in type object where a server's schema leaves it out,
+// and stands in an empty object schema for one that is not a JSON object. A
+// schema of another type fails to compile, and its tool is left out.
 func objectSchema(raw json.RawMessage) json.RawMessage {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil || m == nil {

@@ -37,7 +37,8 @@ type Invocation struct {
 	WrittenBy string // how writes are recorded: explicit, mcp, admin
 }
 
-// Handler runs a tool. args have already been validated against the tool's schema.
+// Handler runs a tool. args have already been validated against the tool's
+// schema.
 type Handler func(ctx context.Context, inv Invocation, args json.RawMessage) (any, error)
 
 // Tool is one registered tool.
@@ -67,11 +68,14 @@ type Provider interface {
 	SourceName() string
 	Summary() string
 	// Tools lists the source's tools, connecting on first use. An error
-	// marks the source unavailable, with the error as the reason.
+	// marks the source unavailable, with the error as the reason. It
+	// returns the same slice until the listing changes: the catalog
+	// compiles and indexes each slice once, and a new slice again.
 	Tools(ctx context.Context) ([]Tool, error)
 }
 
-// ToolNamePattern is what providers accept as a tool name.
+// ToolNamePattern is what every model provider (Anthropic, OpenAI) accepts
+// as a tool name.
 var ToolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // The catalog's own tools.
@@ -143,9 +147,10 @@ func (r *Registry) AddProvider(p Provider) error {
 	return nil
 }
 
-// Register adds a tool. A duplicate name, a name the providers can't carry,
-// or a schema that does not compile is an error: start-up fails rather than
-// the model finding out at call time.
+// Register adds a tool. A duplicate or reserved name, a name a model
+// provider can't carry, a deferred tool of a source never added, a schema
+// that does not compile or a tool marked both read-only and writing is an
+// error: start-up fails rather than the model finding out at call time.
 func (r *Registry) Register(t Tool) error {
 	e, err := compile(t)
 	if err != nil {
@@ -231,8 +236,8 @@ type Toolset struct {
 	Prompt string
 }
 
-// ForModel is the one way tools reach a model: every path that runs a model
-// (Slack turns, the local chat, background jobs) calls it.
+// ForModel is the one way tools reach a model: whatever runs a model with
+// tools (Slack turns, the local chat) gets them from here.
 func (r *Registry) ForModel() Toolset {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
