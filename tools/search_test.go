@@ -3,10 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -170,4 +173,64 @@ func TestSearchToolsReindexesARelistedSource(t *testing.T) {
 	require.Equal(t, []string{"runbooks__open"}, search("runbook"))
 	require.NoError(t, reg.Register(Tool{Name: "runbooks__close", Source: "runbooks", Description: "Close a runbook.", Handler: h}))
 	require.ElementsMatch(t, []string{"runbooks__open", "runbooks__close"}, search("runbook"))
+}
+
+// relister hands out one of two listings, switching on demand, as an MCP
+// server that reconnects does.
+type relister struct {
+	mu    sync.Mutex
+	lists [2][]Tool
+	n     int
+}
+
+func (r *relister) SourceName() string { return "mcp:flaky" }
+func (r *relister) Summary() string    { return "a server that reconnects" }
+func (r *relister) Tools(context.Context) ([]Tool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lists[r.n%2], nil
+}
+func (r *relister) relist() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.n++
+}
+
+func TestSearchToolsWhileSourcesRelistAndRegister(t *testing.T) {
+	t.Parallel()
+	h := func(context.Context, Invocation, json.RawMessage) (any, error) { return "ok", nil }
+	p := &relister{lists: [2][]Tool{
+		{{Name: "mcp__flaky__alpha", Description: "First listing.", Handler: h}},
+		{{Name: "mcp__flaky__beta", Description: "Second listing.", Handler: h}},
+	}}
+	reg := NewRegistry()
+	require.NoError(t, reg.AddProvider(p))
+	reg.AddSource("notes", "notes")
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				switch w {
+				case 0:
+					p.relist()
+				case 1:
+					assert.NoError(t, reg.Register(Tool{Name: fmt.Sprintf("notes__n%d", i), Source: "notes", Description: "A listing note.", Handler: h}))
+				case 2:
+					_, err := Describe(context.Background(), reg, "")
+					assert.NoError(t, err)
+				default:
+					res := reg.Call(context.Background(), Invocation{}, SearchToolsName, json.RawMessage(`{"query":"listing","max_results":20}`))
+					assert.False(t, res.IsError, res.Content)
+				}
+			}
+		})
+	}
+	wg.Wait() // goroutines report with assert: FailNow belongs to the test's own goroutine
+	res := reg.Call(context.Background(), Invocation{}, SearchToolsName, json.RawMessage(`{"query":"listing","max_results":20}`))
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(res.Content), &out))
+	names := toolNames(out)
+	require.Len(t, names, 20)
+	require.Contains(t, names, "mcp__flaky__alpha", "50 relists end on the first listing")
+	require.NotContains(t, names, "mcp__flaky__beta")
 }
