@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -149,61 +150,113 @@ func deref(s *string) string {
 	return strings.TrimSpace(*s)
 }
 
-// catalogTool is a tool together with its source's availability.
+// sourceState is one catalog source as a search sees it: its tools, or why
+// they can't be listed.
 type sourceState struct {
-	name, summary, unavailable string
-	tools                      []*entry
+	name, summary string
+	index         *sourceIndex // nil when the source has no tools
+	err           error        // why a provider's tools could not be listed
 }
 
-// snapshot gathers every deferred tool by source, asking providers as needed.
-// only, when set, limits provider connections to that source.
-func (r *Registry) snapshot(ctx context.Context, only string) []*sourceState {
-	r.mu.RLock()
-	bySource := map[string]*sourceState{}
-	for _, s := range r.sortedSources() {
-		bySource[s] = &sourceState{name: s, summary: r.summaries[s]}
+func (st *sourceState) unavailable() string {
+	if st.err == nil {
+		return ""
 	}
-	for _, n := range r.sortedNames() {
-		e := r.tools[n]
-		if e.Exposure == Deferred {
-			bySource[e.Source].tools = append(bySource[e.Source].tools, e)
-		}
+	return st.err.Error()
+}
+
+func (st *sourceState) size() int {
+	if st.index == nil {
+		return 0
+	}
+	return len(st.index.tools)
+}
+
+// snapshot gathers every catalog source, sorted by name, asking providers
+// for their tools. only, when set, limits provider connections to that
+// source; the others are listed without tools.
+func (r *Registry) snapshot(ctx context.Context, only string) []*sourceState {
+	return r.gather(ctx, only, false)
+}
+
+// gather is snapshot, asking the providers one after another or, when
+// concurrent, all at once: a listing of every server then waits for the
+// slowest connection rather than their sum. Searches ask in turn, since
+// connected providers answer at once and goroutines would cost more than
+// they save.
+func (r *Registry) gather(ctx context.Context, only string, concurrent bool) []*sourceState {
+	r.refreshStatic()
+	r.mu.RLock()
+	names := r.sortedSources()
+	states := make([]*sourceState, len(names))
+	bySource := make(map[string]*sourceState, len(names))
+	for i, s := range names {
+		states[i] = &sourceState{name: s, summary: r.summaries[s], index: r.static[s]}
+		bySource[s] = states[i]
 	}
 	providers := append([]Provider(nil), r.providers...)
 	r.mu.RUnlock()
+	var wg sync.WaitGroup
 	for _, p := range providers {
 		st := bySource[p.SourceName()]
 		if only != "" && only != p.SourceName() {
 			continue
 		}
-		list, err := p.Tools(ctx)
-		if err != nil {
-			st.unavailable = err.Error()
-			continue
+		ask := func() {
+			list, err := p.Tools(ctx)
+			if err != nil {
+				st.err = err
+				return
+			}
+			st.index = r.indexFor(p.SourceName(), list)
 		}
-		st.tools = r.compiledFor(p.SourceName(), list)
-	}
-	out := make([]*sourceState, 0, len(bySource))
-	for _, s := range r.sortedSourcesLocked() {
-		if st := bySource[s]; st != nil {
-			out = append(out, st)
+		if concurrent {
+			wg.Go(ask)
+		} else {
+			ask()
 		}
 	}
-	return out
+	wg.Wait()
+	return states
 }
 
-// compiledFor compiles a provider's tool list once: a provider hands back the
-// same slice until it reconnects, so searches and calls don't recompile
-// every schema each time.
-func (r *Registry) compiledFor(source string, list []Tool) []*entry {
-	if len(list) == 0 {
-		return nil
+// refreshStatic rebuilds the index of every source registered into since
+// its last search, so registering N tools costs one build, not N.
+func (r *Registry) refreshStatic() {
+	r.mu.RLock()
+	stale := len(r.stale) > 0
+	r.mu.RUnlock()
+	if !stale {
+		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if c, ok := r.compiled[source]; ok && c.first == &list[0] && c.n == len(list) {
-		return c.entries
+	bySource := map[string][]*entry{}
+	for _, e := range r.tools {
+		if e.Exposure == Deferred && r.stale[e.Source] {
+			bySource[e.Source] = append(bySource[e.Source], e)
+		}
 	}
+	for s := range r.stale {
+		r.static[s] = newSourceIndex(bySource[s])
+	}
+	clear(r.stale)
+}
+
+// indexFor compiles and indexes a provider's listing once; later calls with
+// the same slice get the same index. Tools whose name or schema is unusable
+// are left out.
+func (r *Registry) indexFor(source string, list []Tool) *sourceIndex {
+	if len(list) == 0 {
+		return nil
+	}
+	r.mu.RLock()
+	c, ok := r.listed[source]
+	r.mu.RUnlock()
+	if ok && c.first == &list[0] && c.n == len(list) {
+		return c.index
+	}
+	// Compiling hundreds of schemas takes a while: do it outside the lock.
 	var entries []*entry
 	for _, t := range list {
 		t.Source = source
@@ -211,14 +264,11 @@ func (r *Registry) compiledFor(source string, list []Tool) []*entry {
 			entries = append(entries, e)
 		}
 	}
-	r.compiled[source] = compiledTools{first: &list[0], n: len(list), entries: entries}
-	return entries
-}
-
-func (r *Registry) sortedSourcesLocked() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.sortedSources()
+	ix := newSourceIndex(entries)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.listed[source] = listedTools{first: &list[0], n: len(list), index: ix}
+	return ix
 }
 
 // lookup finds a tool by its exact name, static or from a provider.
@@ -230,9 +280,9 @@ func (r *Registry) lookup(ctx context.Context, name string) *entry {
 		return e
 	}
 	for _, st := range r.snapshot(ctx, providerFor(name)) {
-		for _, t := range st.tools {
-			if t.Name == name {
-				return t
+		if st.index != nil {
+			if e := st.index.byName[name]; e != nil {
+				return e
 			}
 		}
 	}
@@ -251,7 +301,8 @@ func providerFor(name string) string {
 }
 
 // closest finds the tool a near-miss name meant: the same name but for case
-// and separators, or without its source prefix.
+// and separators, one ending in the other (a name without its source
+// prefix), or one within two typos.
 func (r *Registry) closest(ctx context.Context, name string) string {
 	want := fold(name)
 	var all []string
@@ -261,8 +312,10 @@ func (r *Registry) closest(ctx context.Context, name string) string {
 	}
 	r.mu.RUnlock()
 	for _, st := range r.snapshot(ctx, "") {
-		for _, t := range st.tools {
-			all = append(all, t.Name)
+		if st.index != nil {
+			for _, e := range st.index.tools {
+				all = append(all, e.Name)
+			}
 		}
 	}
 	all = append(all, SearchToolsName, ExecuteToolName)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/url"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,80 +20,236 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// MCPServerConfig is one entry of the MCP client configuration format that
-// MCP clients share: a command to start over stdio, or a URL for streamable
-// HTTP.
+// MCPServerConfig is one server of an MCP client configuration: a command
+// spoken to over stdio, or a URL spoken to over streamable HTTP or SSE.
 type MCPServerConfig struct {
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-	URL     string            `json:"url"`
-	Headers map[string]string `json:"headers"`
+	// Type is stdio, http or sse once parsed ("streamable-http" reads as
+	// http); a file may leave it out, and command or url then says which.
+	Type     string            `json:"type"`
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Disabled bool              `json:"disabled"`
 }
 
-// MCPConfig is the whole file: {"mcpServers": {"NAME": {…}}}.
+// The transports a server can be reached by.
+const (
+	MCPStdio = "stdio"
+	MCPHTTP  = "http"
+	MCPSSE   = "sse"
+)
+
+// MCPConfig is a parsed MCP client configuration: the servers to connect
+// to, variables expanded, and the names of those the file disables.
 type MCPConfig struct {
-	Servers map[string]MCPServerConfig `json:"mcpServers"`
+	Servers  map[string]MCPServerConfig
+	Disabled []string
 }
 
-// LoadMCPConfig reads and checks an MCP client configuration file.
+// LoadMCPConfig reads an MCP client configuration file, expanding ${VAR}
+// from the process environment. See ParseMCPConfig.
 func LoadMCPConfig(path string) (MCPConfig, error) {
-	var c MCPConfig
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return c, fmt.Errorf("mcp config: %w", err)
+		return MCPConfig{}, fmt.Errorf("mcp config: %w", err)
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
+	c, err := ParseMCPConfig(b, os.LookupEnv)
+	if err != nil {
 		return c, fmt.Errorf("mcp config %s: %w", path, err)
 	}
+	return c, nil
+}
+
+// ParseMCPConfig reads the configuration format MCP clients share,
+// {"mcpServers": {NAME: {…}}}, or the {"servers": {NAME: {…}}} editors
+// write. In command, args, env values, url and headers, ${VAR} (or
+// ${env:VAR}) is replaced by lookupEnv's value and ${VAR:-default} falls
+// back to default when VAR is unset or empty; an unset VAR without a
+// default is an error. Disabled servers are skipped unchecked. Every
+// problem is reported at once, and a file with no server left to use is an
+// error too.
+func ParseMCPConfig(data []byte, lookupEnv func(string) (string, bool)) (MCPConfig, error) {
+	var file struct {
+		MCPServers map[string]MCPServerConfig `json:"mcpServers"`
+		Servers    map[string]MCPServerConfig `json:"servers"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return MCPConfig{}, err
+	}
+	servers := file.MCPServers
+	switch {
+	case servers != nil && file.Servers != nil:
+		return MCPConfig{}, errors.New(`both "mcpServers" and "servers" are set; use one`)
+	case servers == nil:
+		servers = file.Servers
+	}
+	c := MCPConfig{Servers: map[string]MCPServerConfig{}}
 	var problems []string
-	for name, s := range c.Servers {
-		switch {
-		case !serverName.MatchString(name):
-			problems = append(problems, fmt.Sprintf("server name %q must be letters, digits, - or _", name))
-		case (s.Command == "") == (s.URL == ""):
-			problems = append(problems, fmt.Sprintf("server %q needs exactly one of command or url", name))
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		s := servers[name]
+		if s.Disabled {
+			c.Disabled = append(c.Disabled, name)
+			continue
 		}
+		if !serverName.MatchString(name) {
+			problems = append(problems, fmt.Sprintf("server name %q must be letters, digits, - or _", name))
+			continue
+		}
+		s, bad := checkServer(name, s, lookupEnv)
+		if len(bad) > 0 {
+			problems = append(problems, bad...)
+			continue
+		}
+		c.Servers[name] = s
 	}
 	if len(problems) > 0 {
-		sort.Strings(problems)
-		return c, fmt.Errorf("mcp config %s: %s", path, strings.Join(problems, "; "))
+		return c, errors.New(strings.Join(problems, "; "))
+	}
+	if len(c.Servers) == 0 {
+		if len(c.Disabled) > 0 {
+			return c, fmt.Errorf("no usable server: every server is disabled (%s)", strings.Join(c.Disabled, ", "))
+		}
+		return c, errors.New(`no servers: expected {"mcpServers": {"NAME": {…}}} or {"servers": {"NAME": {…}}}`)
 	}
 	return c, nil
 }
 
 var serverName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,30}$`)
 
-// AddMCPServers adds each configured server as a source mcp:NAME. Servers
-// connect lazily, on first use; the returned func closes them.
+// checkServer expands a server's variables and settles its transport.
+func checkServer(name string, s MCPServerConfig, lookupEnv func(string) (string, bool)) (MCPServerConfig, []string) {
+	var problems []string
+	expand := func(where, v string) string {
+		out, err := expandVars(v, lookupEnv)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("server %q: %s: %v", name, where, err))
+		}
+		return out
+	}
+	s.Command = expand("command", s.Command)
+	s.URL = expand("url", s.URL)
+	s.Args = slices.Clone(s.Args)
+	for i, a := range s.Args {
+		s.Args[i] = expand(fmt.Sprintf("args[%d]", i), a)
+	}
+	s.Env = expandMap(s.Env, "env", expand)
+	s.Headers = expandMap(s.Headers, "headers", expand)
+
+	switch strings.ToLower(s.Type) {
+	case "":
+		switch {
+		case (s.Command == "") == (s.URL == ""):
+			problems = append(problems, fmt.Sprintf("server %q needs exactly one of command or url", name))
+		case s.Command != "":
+			s.Type = MCPStdio
+		default:
+			s.Type = MCPHTTP
+		}
+	case MCPStdio:
+		s.Type = MCPStdio
+		if s.Command == "" || s.URL != "" {
+			problems = append(problems, fmt.Sprintf("server %q is stdio: it needs a command and no url", name))
+		}
+	case MCPHTTP, "streamable-http", "streamablehttp":
+		s.Type = MCPHTTP
+	case MCPSSE:
+		s.Type = MCPSSE
+	default:
+		problems = append(problems, fmt.Sprintf("server %q has type %q; use stdio, http (streamable-http) or sse", name, s.Type))
+	}
+	if s.Type == MCPHTTP || s.Type == MCPSSE {
+		if u, err := url.Parse(s.URL); s.Command != "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("server %q is %s: it needs an http(s) url and no command", name, s.Type))
+		}
+	}
+	return s, problems
+}
+
+func expandMap(m map[string]string, field string, expand func(where, v string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out[k] = expand(field+"."+k, m[k])
+	}
+	return out
+}
+
+var varRef = regexp.MustCompile(`\$\{([^}]*)\}`)
+
+var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// expandVars replaces ${VAR}, ${env:VAR} and ${VAR:-default}. Errors name
+// the variable, never a value.
+func expandVars(s string, lookupEnv func(string) (string, bool)) (string, error) {
+	var errs []string
+	out := varRef.ReplaceAllStringFunc(s, func(ref string) string {
+		inner := ref[2 : len(ref)-1]
+		name, def, hasDef := strings.Cut(inner, ":-")
+		if rest, ok := strings.CutPrefix(name, "env:"); ok {
+			name = rest
+		}
+		if !varName.MatchString(name) {
+			errs = append(errs, fmt.Sprintf("%s is not an environment variable reference", ref))
+			return ref
+		}
+		v, ok := lookupEnv(name)
+		switch {
+		case ok && v != "" || ok && !hasDef:
+			return v
+		case hasDef:
+			return def
+		}
+		errs = append(errs, fmt.Sprintf("environment variable %s is not set", name))
+		return ref
+	})
+	if len(errs) > 0 {
+		return out, errors.New(strings.Join(errs, ", "))
+	}
+	return out, nil
+}
+
+// AddMCPServers adds each server of the configuration file as a source
+// mcp:NAME; see AddMCPConfig.
 func AddMCPServers(reg *Registry, path string, log zerolog.Logger) (func(), error) {
 	cfg, err := LoadMCPConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	var sources []*MCPSource
-	names := make([]string, 0, len(cfg.Servers))
-	for n := range cfg.Servers {
-		names = append(names, n)
+	return AddMCPConfig(reg, cfg, log)
+}
+
+// AddMCPConfig adds each configured server as a source mcp:NAME and logs
+// the disabled ones. Servers connect lazily, on first use; the returned
+// func closes them.
+func AddMCPConfig(reg *Registry, cfg MCPConfig, log zerolog.Logger) (func(), error) {
+	for _, n := range cfg.Disabled {
+		log.Info().Str("server", n).Msg("mcp server disabled in the config; skipped")
 	}
-	sort.Strings(names)
-	for _, n := range names {
+	var sources []*MCPSource
+	closeAll := func() {
+		for _, s := range sources {
+			s.Close()
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
 		src := NewMCPSource(n, cfg.Servers[n], log)
 		if err := reg.AddProvider(src); err != nil {
+			closeAll()
 			return nil, err
 		}
 		sources = append(sources, src)
 	}
-	return func() {
-		for _, s := range sources {
-			s.Close()
-		}
-	}, nil
+	return closeAll, nil
 }
 
-// MCPSource is one MCP server as a catalog source. It connects on first use,
-// reconnects after a failure (no sooner than RetryAfter), and bounds each
-// call with CallTimeout.
+// MCPSource is one MCP server as a catalog source. It connects on first use
+// (within ConnectTimeout), tries again after a failed connection no sooner
+// than RetryAfter, drops a connection whose call fails so the next use
+// reconnects, and bounds each call with CallTimeout.
 type MCPSource struct {
 	name string
 	cfg  MCPServerConfig
@@ -103,6 +261,7 @@ type MCPSource struct {
 
 	mu       sync.Mutex
 	client   *client.Client
+	stop     context.CancelFunc // ends an SSE stream with its client
 	tools    []Tool
 	lastErr  error
 	failedAt time.Time
@@ -119,7 +278,8 @@ func (s *MCPSource) SourceName() string { return "mcp:" + s.name }
 // Summary is the one line the catalog shows for the server.
 func (s *MCPSource) Summary() string { return "tools of the MCP server " + s.name }
 
-// Tools connects if needed and lists the server's tools.
+// Tools connects if needed and returns the tools the server listed when it
+// connected: the same slice until it reconnects.
 func (s *MCPSource) Tools(ctx context.Context) ([]Tool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -139,38 +299,29 @@ func (s *MCPSource) Tools(ctx context.Context) ([]Tool, error) {
 }
 
 func (s *MCPSource) connect(ctx context.Context) error {
+	// An SSE stream lives as long as its client, not as long as the
+	// request that connected it.
+	stream, stop := context.WithCancel(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
 	defer cancel()
-	var c *client.Client
-	var err error
-	if s.cfg.Command != "" {
-		env := make([]string, 0, len(s.cfg.Env))
-		for k, v := range s.cfg.Env {
-			env = append(env, k+"="+v)
-		}
-		c, err = client.NewStdioMCPClient(s.cfg.Command, env, s.cfg.Args...)
-	} else {
-		c, err = client.NewStreamableHttpClient(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers))
-		if err == nil {
-			err = c.Start(ctx)
-		}
-	}
+	c, err := s.dial(ctx, stream)
 	if err != nil {
-		if c != nil {
-			_ = c.Close()
-		}
+		stop()
+		return err
+	}
+	fail := func(err error) error {
+		_ = c.Close()
+		stop()
 		return err
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ClientInfo = mcp.Implementation{Name: "mnemo", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		_ = c.Close()
-		return fmt.Errorf("initialize: %w", err)
+		return fail(fmt.Errorf("initialize: %w", err))
 	}
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
-		_ = c.Close()
-		return fmt.Errorf("tools/list: %w", err)
+		return fail(fmt.Errorf("tools/list: %w", err))
 	}
 	var out []Tool
 	for _, t := range list.Tools {
@@ -187,8 +338,44 @@ func (s *MCPSource) connect(ctx context.Context) error {
 			},
 		})
 	}
-	s.client, s.tools = c, out
+	s.client, s.stop, s.tools = c, stop, out
 	return nil
+}
+
+// dial starts a client on the server's transport. A config built by hand
+// may leave Type empty: a command means stdio, a URL streamable HTTP.
+func (s *MCPSource) dial(ctx, stream context.Context) (*client.Client, error) {
+	kind := s.cfg.Type
+	if kind == "" {
+		kind = MCPHTTP
+		if s.cfg.Command != "" {
+			kind = MCPStdio
+		}
+	}
+	var c *client.Client
+	var err error
+	switch kind {
+	case MCPStdio:
+		env := make([]string, 0, len(s.cfg.Env))
+		for k, v := range s.cfg.Env {
+			env = append(env, k+"="+v)
+		}
+		return client.NewStdioMCPClient(s.cfg.Command, env, s.cfg.Args...)
+	case MCPSSE:
+		c, err = client.NewSSEMCPClient(s.cfg.URL, transport.WithHeaders(s.cfg.Headers), transport.WithEndpointTimeout(s.ConnectTimeout))
+		if err == nil {
+			err = c.Start(stream)
+		}
+	default:
+		c, err = client.NewStreamableHttpClient(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers))
+		if err == nil {
+			err = c.Start(ctx)
+		}
+	}
+	if err != nil && c != nil {
+		_ = c.Close()
+	}
+	return c, err
 }
 
 func (s *MCPSource) call(ctx context.Context, tool string, args json.RawMessage) (any, error) {
@@ -215,8 +402,7 @@ func (s *MCPSource) call(ctx context.Context, tool string, args json.RawMessage)
 		// The connection may be gone: drop it so the next use reconnects.
 		s.mu.Lock()
 		if s.client == c {
-			_ = c.Close()
-			s.client, s.tools = nil, nil
+			s.disconnect()
 		}
 		s.mu.Unlock()
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -239,20 +425,27 @@ func (s *MCPSource) call(ctx context.Context, tool string, args json.RawMessage)
 	return strings.Join(texts, "\n"), nil
 }
 
-// Close disconnects.
+// Close disconnects; the next use connects again.
 func (s *MCPSource) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.disconnect()
+}
+
+// disconnect drops the connection; the caller holds s.mu.
+func (s *MCPSource) disconnect() {
 	if s.client != nil {
 		_ = s.client.Close()
-		s.client = nil
+		s.stop()
 	}
+	s.client, s.stop, s.tools = nil, nil, nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // MCPToolName is the catalog name of a server's tool: mcp__NAME__TOOL, made
-// safe for every provider's tool-name rules.
+// safe for model providers' tool-name rules (other characters become _, and
+// it is cut at 64 characters).
 func MCPToolName(server, tool string) string {
 	n := "mcp__" + server + "__" + unsafeName.ReplaceAllString(tool, "_")
 	if len(n) > 64 {
@@ -261,7 +454,9 @@ func MCPToolName(server, tool string) string {
 	return n
 }
 
-// objectSchema makes sure a server's schema is an object schema.
+// objectSchema fills in type object where a server's schema leaves it out,
+// and stands in an empty object schema for one that is not a JSON object. A
+// schema of another type fails to compile, and its tool is left out.
 func objectSchema(raw json.RawMessage) json.RawMessage {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil || m == nil {

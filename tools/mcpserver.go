@@ -3,11 +3,14 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/rs/zerolog"
 )
 
 // IdentityFunc says whom an MCP request acts for. It comes from the server's
@@ -15,20 +18,32 @@ import (
 // tool arguments.
 type IdentityFunc func(ctx context.Context) (Invocation, bool)
 
-// NewMCPServer serves tools over MCP under their names without the source
-// prefix ("memory__remember" is served as "remember"). Arguments are checked
-// against the same schemas as in the catalog.
+// NewMCPServer serves tools over MCP under their MCPName, or else their
+// name without the source prefix ("memory__remember" is served as
+// "remember"). Arguments are checked against the same schemas as in the
+// catalog; ReadOnly and Destructive reach clients as annotations, and each
+// result comes both as JSON text and as structured content.
 func NewMCPServer(name, version string, list []Tool, identity IdentityFunc) (*server.MCPServer, error) {
 	reg := NewRegistry()
 	s := server.NewMCPServer(name, version, server.WithToolCapabilities(false))
+	served := map[string]string{}
 	for _, t := range list {
 		reg.AddSource(t.Source, t.Source)
 		if err := reg.Register(t); err != nil {
 			return nil, err
 		}
 		full := t.Name
-		short := strings.TrimPrefix(t.Name, t.Source+"__")
-		s.AddTool(mcp.NewToolWithRawSchema(short, t.Description, t.InputSchema), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		external := t.MCPName
+		if external == "" {
+			external = strings.TrimPrefix(t.Name, t.Source+"__")
+		}
+		if other, dup := served[external]; dup {
+			return nil, fmt.Errorf("tools: %q and %q would both be served over MCP as %q", other, full, external)
+		}
+		served[external] = full
+		tool := mcp.NewToolWithRawSchema(external, t.Description, t.InputSchema)
+		tool.Annotations = annotations(t)
+		s.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			inv, ok := identity(ctx)
 			if !ok {
 				return mcp.NewToolResultError("no identity: this server acts only for a configured identity"), nil
@@ -38,13 +53,35 @@ func NewMCPServer(name, version string, list []Tool, identity IdentityFunc) (*se
 				args = []byte(`{}`)
 			}
 			res := reg.run(ctx, inv, full, args, false)
-			if res.IsError {
-				return mcp.NewToolResultError(res.Content), nil
-			}
-			return mcp.NewToolResultText(res.Content), nil
+			out := mcp.NewToolResultStructured(structured(res.Content), res.Content)
+			out.IsError = res.IsError
+			return out, nil
 		})
 	}
 	return s, nil
+}
+
+// structured decodes a result's JSON object once, numbers kept exact, so
+// every transport carries the same structured content as the text.
+func structured(content string) map[string]any {
+	d := json.NewDecoder(strings.NewReader(content))
+	d.UseNumber()
+	var m map[string]any
+	if d.Decode(&m) != nil {
+		return map[string]any{"ok": false, "error": "tool result is not a JSON object"}
+	}
+	return m
+}
+
+// annotations tells MCP clients whether a tool changes anything. Without
+// hints a client must assume a tool is destructive, so a writing tool that
+// is not says so.
+func annotations(t Tool) mcp.ToolAnnotation {
+	a := mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(t.ReadOnly)}
+	if !t.ReadOnly {
+		a.DestructiveHint = mcp.ToBoolPtr(t.Destructive)
+	}
+	return a
 }
 
 type identityKey struct{}
@@ -62,8 +99,9 @@ func IdentityFromContext(ctx context.Context) (Invocation, bool) {
 }
 
 // BearerHandler serves MCP over streamable HTTP, acting for the identity its
-// bearer token maps to. A request without a known token gets 401.
-func BearerHandler(s *server.MCPServer, tokens map[string]Invocation) http.Handler {
+// bearer token maps to. A request without a known token gets 401 and is
+// logged, without the token; /healthz answers 200 to anyone, for probes.
+func BearerHandler(s *server.MCPServer, tokens map[string]Invocation, log zerolog.Logger) http.Handler {
 	h := server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 		if inv, ok := tokens[bearer(r)]; ok {
 			return WithIdentity(ctx, inv)
@@ -71,7 +109,18 @@ func BearerHandler(s *server.MCPServer, tokens map[string]Invocation) http.Handl
 		return ctx
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == HealthPath {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = io.WriteString(w, "ok\n")
+			return
+		}
 		if _, ok := tokens[bearer(r)]; !ok {
+			reason := "unknown bearer token"
+			if bearer(r) == noToken {
+				reason = "no bearer token"
+			}
+			log.Warn().Str("method", r.Method).Str("path", r.URL.Path).Str("remote", r.RemoteAddr).
+				Str("reason", reason).Msg("mcp request refused")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mnemo"`)
 			http.Error(w, "a bearer token mapped to an identity is required", http.StatusUnauthorized)
 			return
@@ -80,10 +129,17 @@ func BearerHandler(s *server.MCPServer, tokens map[string]Invocation) http.Handl
 	})
 }
 
+// HealthPath is where BearerHandler answers health checks.
+const HealthPath = "/healthz"
+
+// noToken never matches a configured token, so a request without one
+// can't be mistaken for the empty token.
+const noToken = "\x00"
+
 func bearer(r *http.Request) string {
 	t, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || t == "" {
-		return "\x00"
+		return noToken
 	}
 	return t
 }

@@ -37,7 +37,8 @@ type Invocation struct {
 	WrittenBy provenance.WrittenBy // how writes are recorded
 }
 
-// Handler runs a tool. args have already been validated against the tool's schema.
+// Handler runs a tool. args have already been validated against the tool's
+// schema.
 type Handler func(ctx context.Context, inv Invocation, args json.RawMessage) (any, error)
 
 // Tool is one registered tool.
@@ -51,6 +52,15 @@ type Tool struct {
 	// Writes marks a tool that writes memory, so passive learning can skip
 	// a turn that already wrote.
 	Writes bool
+	// ReadOnly marks a tool that changes nothing; MCP clients see it as
+	// readOnlyHint and may run it without asking.
+	ReadOnly bool
+	// Destructive marks a tool whose changes can't be undone (deleting,
+	// forgetting); MCP clients see it as destructiveHint.
+	Destructive bool
+	// MCPName, when set, is the name the MCP server offers the tool under
+	// (e.g. "remember"), instead of Name without its source prefix.
+	MCPName string
 }
 
 // Provider is a source whose tools are found at run time (an MCP server).
@@ -58,11 +68,14 @@ type Provider interface {
 	SourceName() string
 	Summary() string
 	// Tools lists the source's tools, connecting on first use. An error
-	// marks the source unavailable, with the error as the reason.
+	// marks the source unavailable, with the error as the reason. It
+	// returns the same slice until the listing changes: the catalog
+	// compiles and indexes each slice once, and a new slice again.
 	Tools(ctx context.Context) ([]Tool, error)
 }
 
-// ToolNamePattern is what providers accept as a tool name.
+// ToolNamePattern is what every model provider (Anthropic, OpenAI) accepts
+// as a tool name.
 var ToolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // The catalog's own tools.
@@ -71,9 +84,20 @@ const (
 	ExecuteToolName = "executeTool"
 )
 
+// entry is a tool prepared once, when it is listed: its schema compiled and
+// its words split for search.
 type entry struct {
 	Tool
 	schema *jsonschema.Schema
+	search searchData
+}
+
+type searchData struct {
+	lowerName string
+	nameWords []string
+	descWords []string // of the whole description, not just the summary
+	params    []string // words of the schema's property names
+	summary   string
 }
 
 // Registry holds every tool. The zero value is not usable; call NewRegistry.
@@ -82,18 +106,26 @@ type Registry struct {
 	tools     map[string]*entry
 	summaries map[string]string // source → one-line summary
 	providers []Provider
-	compiled  map[string]compiledTools // provider source → its compiled tools
+	static    map[string]*sourceIndex // source → its deferred static tools
+	stale     map[string]bool         // sources registered into since their index was built
+	listed    map[string]listedTools  // provider source → its latest listing
 }
 
-type compiledTools struct {
-	first   *Tool
-	n       int
-	entries []*entry
+// listedTools is a provider's listing prepared for search. A provider hands
+// back the same slice until it reconnects, so the slice's identity says
+// whether the listing changed.
+type listedTools struct {
+	first *Tool
+	n     int
+	index *sourceIndex
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]*entry{}, summaries: map[string]string{}, compiled: map[string]compiledTools{}}
+	return &Registry{
+		tools: map[string]*entry{}, summaries: map[string]string{},
+		static: map[string]*sourceIndex{}, stale: map[string]bool{}, listed: map[string]listedTools{},
+	}
 }
 
 // AddSource names a source of static tools with a one-line summary.
@@ -115,9 +147,10 @@ func (r *Registry) AddProvider(p Provider) error {
 	return nil
 }
 
-// Register adds a tool. A duplicate name, a name the providers can't carry,
-// or a schema that does not compile is an error: start-up fails rather than
-// the model finding out at call time.
+// Register adds a tool. A duplicate or reserved name, a name a model
+// provider can't carry, a deferred tool of a source never added, a schema
+// that does not compile or a tool marked both read-only and writing is an
+// error: start-up fails rather than the model finding out at call time.
 func (r *Registry) Register(t Tool) error {
 	e, err := compile(t)
 	if err != nil {
@@ -135,6 +168,9 @@ func (r *Registry) Register(t Tool) error {
 		return fmt.Errorf("tools: tool %q names unknown source %q; call AddSource first", t.Name, t.Source)
 	}
 	r.tools[t.Name] = e
+	if t.Exposure == Deferred {
+		r.stale[t.Source] = true
+	}
 	return nil
 }
 
@@ -147,6 +183,12 @@ func compile(t Tool) (*entry, error) {
 	}
 	if t.Source == "" {
 		return nil, fmt.Errorf("tools: tool %q has no source", t.Name)
+	}
+	if t.MCPName != "" && !ToolNamePattern.MatchString(t.MCPName) {
+		return nil, fmt.Errorf("tools: tool %q: MCP name %q must match %s", t.Name, t.MCPName, ToolNamePattern)
+	}
+	if t.ReadOnly && (t.Destructive || t.Writes) {
+		return nil, fmt.Errorf("tools: tool %q is marked read-only and also as writing or destructive", t.Name)
 	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -167,7 +209,24 @@ func compile(t Tool) (*entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: tool %q schema: %w", t.Name, err)
 	}
-	return &entry{Tool: t, schema: sch}, nil
+	return &entry{Tool: t, schema: sch, search: searchData{
+		lowerName: strings.ToLower(t.Name),
+		nameWords: tokens(t.Name),
+		descWords: tokens(t.Description),
+		params:    paramWords(doc),
+		summary:   Summarize(t.Description),
+	}}, nil
+}
+
+// paramWords are the words of a schema's top-level property names.
+func paramWords(doc any) []string {
+	m, _ := doc.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	var out []string
+	for k := range props {
+		out = append(out, tokens(k)...)
+	}
+	return out
 }
 
 // Toolset is what one model run is given: the native tools and the part of
@@ -177,8 +236,8 @@ type Toolset struct {
 	Prompt string
 }
 
-// ForModel is the one way tools reach a model: every path that runs a model
-// (Slack turns, the local chat, background jobs) calls it.
+// ForModel is the one way tools reach a model: whatever runs a model with
+// tools (Slack turns, the local chat) gets them from here.
 func (r *Registry) ForModel() Toolset {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -215,6 +274,7 @@ func (r *Registry) ForModel() Toolset {
 	return ts
 }
 
+// sortedNames lists every registered tool by name; the caller holds r.mu.
 func (r *Registry) sortedNames() []string {
 	names := make([]string, 0, len(r.tools))
 	for n := range r.tools {
@@ -224,6 +284,7 @@ func (r *Registry) sortedNames() []string {
 	return names
 }
 
+// sortedSources lists every source by name; the caller holds r.mu.
 func (r *Registry) sortedSources() []string {
 	var out []string
 	for s := range r.summaries {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -41,60 +42,51 @@ func (r *Registry) search(ctx context.Context, query, source string, maxResults 
 	maxResults = min(max(maxResults, 1), 20)
 	states := r.snapshot(ctx, source)
 	res := searchResult{OK: true, Tools: []toolView{}, Next: "Call " + ExecuteToolName + " with the exact tool_name and arguments matching its input_schema."}
-	known := map[string]*sourceState{}
-	for _, st := range states {
-		known[st.name] = st
-		if source != "" && st.name != source {
-			continue
-		}
-		res.Sources = append(res.Sources, sourceView{Source: st.name, Summary: st.summary, Tools: len(st.tools), Unavailable: st.unavailable})
+	view := func(st *sourceState) sourceView {
+		return sourceView{Source: st.name, Summary: st.summary, Tools: st.size(), Unavailable: st.unavailable()}
 	}
-	if source != "" && known[source] == nil {
-		res.Sources = nil
+	var searched []*sourceState
+	for _, st := range states {
+		if source == "" || st.name == source {
+			searched = append(searched, st)
+			res.Sources = append(res.Sources, view(st))
+		}
+	}
+	if source != "" && len(searched) == 0 {
 		for _, st := range states {
-			res.Sources = append(res.Sources, sourceView{Source: st.name, Summary: st.summary, Tools: len(st.tools), Unavailable: st.unavailable})
+			res.Sources = append(res.Sources, view(st))
 		}
 		res.Note = "unknown source " + quote(source) + "; call " + SearchToolsName + " again with one of the sources listed"
 		return res
 	}
 
-	type scored struct {
-		e     *entry
-		score float64
-	}
-	var cands []scored
-	terms := tokens(query)
-	for _, st := range states {
-		if source != "" && st.name != source {
-			continue
-		}
-		for _, e := range st.tools {
-			s := score(e, terms)
-			if len(terms) > 0 && s == 0 {
-				continue
-			}
-			cands = append(cands, scored{e, s})
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].score != cands[j].score {
-			return cands[i].score > cands[j].score
-		}
-		return cands[i].e.Name < cands[j].e.Name
-	})
 	limit := maxResults
 	if query == "" && source == "" {
 		limit = min(limit, sampleSize)
 		res.Note = "a sample of the catalog; call " + SearchToolsName + " with a source to list all of its tools"
 	}
-	if len(terms) > 0 && len(cands) == 0 {
+	terms := tokens(query)
+	best := topTools{limit: limit}
+	var scores []float64
+	var sc scratch
+	for _, st := range searched {
+		if st.index == nil {
+			continue
+		}
+		scores = slices.Grow(scores[:0], len(st.index.tools))[:len(st.index.tools)]
+		clear(scores)
+		st.index.score(terms, st.name, scores, &sc)
+		for i, s := range scores {
+			if s > 0 {
+				best.offer(st.index.tools[i], s)
+			}
+		}
+	}
+	if len(terms) > 0 && best.seen == 0 {
 		res.Note = "no tool matched " + quote(query) + "; try a source from the list, or other words"
 	}
-	for i, c := range cands {
-		if i >= limit {
-			break
-		}
-		v := toolView{ToolName: c.e.Name, Description: Summarize(c.e.Description), InputSchema: c.e.InputSchema}
+	for _, c := range best.list {
+		v := toolView{ToolName: c.e.Name, Description: c.e.search.summary, InputSchema: c.e.InputSchema}
 		if source == "" {
 			v.Source = c.e.Source
 		}
@@ -103,52 +95,37 @@ func (r *Registry) search(ctx context.Context, query, source string, maxResults 
 	return res
 }
 
-// score ranks a tool for the query terms: name matches weigh most, then
-// source, parameter names and description.
-func score(e *entry, terms []string) float64 {
-	if len(terms) == 0 {
-		return 1
-	}
-	name := strings.ToLower(e.Name)
-	nameWords := tokens(e.Name)
-	src := strings.ToLower(e.Source)
-	desc := tokens(e.Description)
-	props := schemaProps(e.InputSchema)
-	var s float64
-	for _, t := range terms {
-		switch {
-		case name == t:
-			s += 10
-		case contains(nameWords, t):
-			s += 6
-		case strings.Contains(name, t):
-			s += 3
-		}
-		if strings.Contains(src, t) {
-			s += 2
-		}
-		if contains(props, t) {
-			s += 1.5
-		}
-		if contains(desc, t) {
-			s += 1
-		} else if prefixOf(desc, t) {
-			s += 0.5
-		}
-	}
-	return s
+// topTools keeps the best few tools offered: higher score first, then by
+// name; among equals, the one offered first.
+type topTools struct {
+	limit int
+	seen  int
+	list  []scored
 }
 
-func schemaProps(raw json.RawMessage) []string {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
+type scored struct {
+	e     *entry
+	score float64
+}
+
+func (t *topTools) offer(e *entry, score float64) {
+	t.seen++
+	c := scored{e, score}
+	ahead := func(a, b scored) bool {
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return a.e.Name < b.e.Name
 	}
-	_ = json.Unmarshal(raw, &s)
-	var out []string
-	for k := range s.Properties {
-		out = append(out, tokens(k)...)
+	if len(t.list) == t.limit && !ahead(c, t.list[len(t.list)-1]) {
+		return
 	}
-	return out
+	at := sort.Search(len(t.list), func(i int) bool { return ahead(c, t.list[i]) })
+	if len(t.list) < t.limit {
+		t.list = append(t.list, scored{})
+	}
+	copy(t.list[at+1:], t.list[at:])
+	t.list[at] = c
 }
 
 // tokens splits text into lowercase words, splitting camelCase and
@@ -187,27 +164,6 @@ func tokens(s string) []string {
 }
 
 var stop = map[string]bool{"a": true, "an": true, "the": true, "to": true, "of": true, "and": true, "or": true, "for": true, "in": true, "on": true, "is": true, "it": true, "with": true, "tool": true, "tools": true}
-
-func contains(list []string, w string) bool {
-	for _, x := range list {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
-
-func prefixOf(list []string, w string) bool {
-	if len(w) < 3 {
-		return false
-	}
-	for _, x := range list {
-		if strings.HasPrefix(x, w) || strings.HasPrefix(w, x) && len(x) >= 4 {
-			return true
-		}
-	}
-	return false
-}
 
 // Summarize shortens a description for search results: the first paragraph,
 // whitespace collapsed, at most DescriptionLimit characters with an ellipsis.

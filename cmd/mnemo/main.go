@@ -34,6 +34,7 @@ commands:
   migrate                  apply database migrations
   chat                     chat with mnemo in the terminal, no Slack needed
   mcp [--http ADDR]        serve mnemo's memory tools over MCP
+  tools list [--source S]  list the MCP servers' tools, or why a server failed
   memories list --json     print memories as JSON [--user U] [--source-key K] [--all]
   eval [--live] [--run P]  run the memory workflow evals
   version                  print the version
@@ -64,6 +65,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		err = cmdMCP(ctx, rest, getenv, stdin, stdout, stderr)
 	case "eval":
 		err = cmdEval(ctx, rest, getenv, stdout, stderr)
+	case "tools":
+		err = cmdTools(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -106,7 +106,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: tools.BearerHandler(srv, tokens), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: tools.BearerHandler(srv, tokens, log), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)

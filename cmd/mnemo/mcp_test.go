@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/internal/testdb"
@@ -116,7 +117,7 @@ func TestMemoryMCPServerOverHTTPNeedsAToken(t *testing.T) {
 	store := memory.New(d.DB, memory.Options{})
 	srv, err := newMemoryMCPServer(store, tools.IdentityFromContext)
 	require.NoError(t, err)
-	hs := httptest.NewServer(tools.BearerHandler(srv, map[string]tools.Invocation{"tok-carol": mcpIdentity{Team: "T0TEAM", User: "U0CAROL"}.invocation(time.Now())}))
+	hs := httptest.NewServer(tools.BearerHandler(srv, map[string]tools.Invocation{"tok-carol": mcpIdentity{Team: "T0TEAM", User: "U0CAROL"}.invocation(time.Now())}, zerolog.Nop()))
 	t.Cleanup(hs.Close)
 
 	anon, err := client.NewStreamableHttpClient(hs.URL)
