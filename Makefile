@@ -74,3 +74,17 @@ check-generated:
 
 clean:
 	rm -rf bin
+
+## check-deploy: lint and render the Helm chart (helm pinned in devtools/go.mod), then check the
+## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml
+.PHONY: check-deploy
+HELM := $(GO) -C devtools tool helm
+CHART := ../deploy/helm/mnemo
+check-deploy:
+	$(HELM) lint --strict $(CHART)
+	$(HELM) lint --strict $(CHART) --set serviceMonitor.enabled=true
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	echo "$(HELM) template mnemo $(CHART) [--set serviceMonitor.enabled=true]"; \
+	$(HELM) template mnemo $(CHART) > "$$tmp/default.yaml"; \
+	$(HELM) template mnemo $(CHART) --set serviceMonitor.enabled=true > "$$tmp/servicemonitor.yaml"; \
+	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml"
