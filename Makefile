@@ -87,4 +87,4 @@ check-deploy:
 	echo "$(HELM) template mnemo $(CHART) [--set serviceMonitor.enabled=true]"; \
 	$(HELM) template mnemo $(CHART) > "$$tmp/default.yaml"; \
 	$(HELM) template mnemo $(CHART) --set serviceMonitor.enabled=true > "$$tmp/servicemonitor.yaml"; \
-	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml"
+	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml" -build-image-binary

@@ -20,6 +20,7 @@ import (
 var (
 	renderedDefault        = flag.String("rendered-default", "", "helm template output with default values")
 	renderedServiceMonitor = flag.String("rendered-servicemonitor", "", "helm template output with serviceMonitor.enabled=true")
+	buildImageBinary       = flag.Bool("build-image-binary", false, "run the Dockerfile's go build command (slow on a fresh machine)")
 )
 
 const chartDir = "helm/mnemo"

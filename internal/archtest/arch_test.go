@@ -38,6 +38,7 @@ var layers = map[string][]string{
 	"internal/testdb":    {"db", "internal/tb"},
 	"internal/tb":        {},
 	"internal/archtest":  {},
+	"deploy":             {},
 }
 
 // surfaces are what memory, the store and its rules, must never reach.
