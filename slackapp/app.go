@@ -73,7 +73,7 @@ const EventRetention = 24 * time.Hour
 func (a *App) Run(ctx context.Context) error {
 	auth, err := a.api.AuthTestContext(ctx)
 	if err != nil {
-		return fmt.Errorf("slack auth.test: %w", err)
+		return fmt.Errorf("SLACK_BOT_TOKEN rejected by auth.test: %w", err)
 	}
 	a.botUserID, a.botID = auth.UserID, auth.BotID
 	a.log.Info().Str("bot_user", a.botUserID).Str("team", auth.TeamID).Msg("connected to Slack")

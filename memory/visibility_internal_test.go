@@ -1,0 +1,92 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// The search query pre-filters with the visibility rule so it can use its
+// indexes; Visible has the last word. They must agree exactly, or recall
+// misses what it may show (query too strict) or pays for rows it drops
+// (too loose). Every combination of scope, subject, place, sensitivity and
+// kind is written, and every viewer shape asks for both uses.
+func TestSearchAgreesWithVisible(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	ctx := context.Background()
+	places := []provenance.Place{
+		{Team: "T1", Channel: "C1", SourceKey: "slack:T1:C1:1800000000.000100", Visibility: provenance.Public},
+		{Team: "T1", Channel: "C1", SourceKey: "slack:T1:C1:1800000009.000100", Visibility: provenance.Public},
+		{Team: "T1", Channel: "C2", SourceKey: "slack:T1:C2:1800000000.000100", Visibility: provenance.Public},
+		{Team: "T1", Channel: "G1", SourceKey: "slack:T1:G1:1800000000.000100", Visibility: provenance.Private},
+		{Team: "T1", Channel: "DA", SourceKey: "slack:T1:DA:1800000000.000100", Visibility: provenance.DM},
+		{Team: "T1", Channel: "DB", SourceKey: "slack:T1:DB:1800000000.000100", Visibility: provenance.DM},
+		{Team: "T2", Channel: "C1", SourceKey: "slack:T2:C1:1800000000.000100", Visibility: provenance.Public},
+	}
+	users := []string{"UA", "UB"}
+	n := 0
+	for _, p := range places {
+		for _, scope := range []Scope{ScopePersonal, ScopeConversation, ScopeChannel, ScopeWorkspace} {
+			for _, u := range users {
+				for _, sensitive := range []string{"", "health"} {
+					for _, kind := range []Kind{KindPreference, KindKnowledge} {
+						n++
+						subject := subjectID(scope, provenance.Actor{ID: u}, p)
+						content := fmt.Sprintf("memory %d about the release train", n)
+						_, err := d.DB.Memories().Insert(ctx, db.MemoryInsert{
+							Team: p.Team, Scope: string(scope), SubjectType: scope.SubjectType(), SubjectID: subject, Kind: string(kind),
+							Content: content, Normalized: Normalize(content), SourceKey: p.SourceKey, ChannelID: p.Channel,
+							Visibility: string(p.Visibility), ActorID: u, WrittenBy: "explicit", ObservedAt: time.Now(),
+							IdempotencyKey: fmt.Sprint(n), Sensitive: sensitive,
+						})
+						require.NoError(t, err)
+					}
+				}
+			}
+		}
+	}
+	all, err := d.DB.Memories().List(ctx, db.ListQuery{Limit: 10000})
+	require.NoError(t, err)
+	require.Len(t, all, n)
+
+	checked, seen := 0, 0
+	for _, p := range places {
+		for _, u := range users {
+			for _, private := range []bool{false, true} {
+				for _, use := range []Use{Show, Apply} {
+					v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: p.Team, ID: u}, Place: p, Private: private}
+					rows, err := d.DB.Memories().Search(ctx, db.SearchQuery{
+						Team: p.Team, Channel: p.Channel, SourceKey: p.SourceKey, Actor: u,
+						PrivateViewer: private, Apply: use == Apply, Limit: 10000,
+					})
+					require.NoError(t, err)
+					var got, want []string
+					for _, r := range rows {
+						got = append(got, r.Content)
+					}
+					for _, r := range all {
+						if Visible(v, fromRow(r), use) {
+							want = append(want, r.Content)
+						}
+					}
+					sort.Strings(got)
+					sort.Strings(want)
+					require.Equal(t, want, got, "viewer %s in %s (private %v, use %v)", u, p.SourceKey, private, use)
+					checked++
+					seen += len(want)
+				}
+			}
+		}
+	}
+	require.Equal(t, len(places)*len(users)*4, checked)
+	require.Greater(t, seen, checked, "the viewers see memories: the comparison is not of empty sets")
+}
