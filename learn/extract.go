@@ -16,13 +16,37 @@ const ExtractPromptMarker = "You extract durable memories from a Slack conversat
 // MaxProposals bounds what one turn's extraction may propose.
 const MaxProposals = 5
 
+// ExtractSchema is extraction's answer: at most MaxProposals memories, each
+// citing the transcript lines that state it.
+var ExtractSchema = &llm.Schema{Name: "memory_extraction", Description: "Durable memories the transcript states.", JSON: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "memories": {
+      "type": "array", "maxItems": 5,
+      "items": {
+        "type": "object",
+        "properties": {
+          "kind": {"type": "string", "enum": ["preference", "procedure", "knowledge"]},
+          "content": {"type": "string", "minLength": 1, "maxLength": 600},
+          "expires": {"type": "string"},
+          "evidence": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1}
+        },
+        "required": ["kind", "content", "expires", "evidence"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["memories"],
+  "additionalProperties": false
+}`)}
+
 // Extract asks the model for up to MaxProposals durable memories from a
-// transcript. Which of them are stored, and for whom, is Route's decision.
+// transcript, with ExtractSchema. Which of them are stored, and for whom, is
+// Route's decision.
 func Extract(ctx context.Context, model llm.Model, lines []Line) ([]Proposal, error) {
 	system := ExtractPromptMarker + ` Propose at most 5 memories worth keeping for months: people's stated preferences about how they want to be served, procedures, and durable operational knowledge.
-Never propose questions, task requests, point-in-time figures, secrets, or anything the transcript does not state.
-Each memory: a kind (preference, procedure or knowledge), canonical self-contained content without "I" or names of who said it ("Prefers terse PR summaries", "Deploys go out on Tuesdays after QA sign-off"), an optional expiry (ISO 8601), and evidence: the indices of the lines that state it.
-Answer with JSON only: {"memories": [{"kind": "…", "content": "…", "expires": "", "evidence": [0]}]}`
+Never propose questions, task requests, point-in-time figures, secrets, sensitive personal data (health, finances, legal matters, sexuality, religion, politics, union membership), or anything the transcript does not state.
+Each memory: a kind (preference, procedure or knowledge), canonical self-contained content without "I" or names of who said it ("Prefers terse PR summaries", "Deploys go out on Tuesdays after QA sign-off"), an expiry (ISO 8601, or empty), and evidence: the indices of the lines that state it.`
 	var b strings.Builder
 	for _, l := range lines {
 		who := "mnemo (the bot)"
@@ -34,25 +58,14 @@ Answer with JSON only: {"memories": [{"kind": "…", "content": "…", "expires"
 		}
 		fmt.Fprintf(&b, "[%d] %s, %s: %s\n", l.Index, who, l.Authority, l.Text)
 	}
-	resp, err := model.Complete(ctx, llm.Request{System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}, MaxTokens: 800})
-	if err != nil {
-		return nil, fmt.Errorf("extract: %w", err)
-	}
-	text := strings.TrimSpace(resp.Text)
-	if i := strings.Index(text, "{"); i >= 0 {
-		text = text[i:]
-	}
-	if i := strings.LastIndex(text, "}"); i >= 0 {
-		text = text[:i+1]
-	}
 	var out struct {
 		Memories []Proposal `json:"memories"`
 	}
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		return nil, fmt.Errorf("extract: answer is not the JSON asked for: %w", err)
-	}
-	if len(out.Memories) > MaxProposals {
-		out.Memories = out.Memories[:MaxProposals]
+	err := llm.CompleteJSON(ctx, model, llm.Request{
+		System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}, MaxTokens: 800, Schema: ExtractSchema,
+	}, &out)
+	if err != nil {
+		return nil, fmt.Errorf("extract: %w", err)
 	}
 	return out.Memories, nil
 }

@@ -114,7 +114,7 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 			} else {
 				out, err := l.store.Remember(ctx, memory.WriteRequest{
 					Actor: d.Speaker, Place: place, MessageTS: d.MessageTS, Scope: d.Scope, Kind: p.Kind,
-					Content: p.Content, ExpiresAt: exp, WrittenBy: provenance.ByPassive, SkipModelReview: true,
+					Content: p.Content, ExpiresAt: exp, WrittenBy: provenance.ByPassive,
 				})
 				switch {
 				case err != nil:

@@ -42,7 +42,7 @@ func setup(t *testing.T, proposals ...[]learn.Proposal) *testBundle {
 	var replies []fakellm.Reply
 	for _, p := range proposals {
 		raw, _ := json.Marshal(map[string]any{"memories": p})
-		replies = append(replies, fakellm.Reply{Text: string(raw)})
+		replies = append(replies, fakellm.Reply{JSON: string(raw)})
 	}
 	b.model = fakellm.New(t, fakellm.Queue(replies...))
 	b.learner = learn.NewLearner(b.db.DB, b.store, llm.NewOpenAI("k", b.model.URL+"/v1", "m"), zerolog.Nop())

@@ -24,7 +24,7 @@ type Line struct {
 type Proposal struct {
 	Kind     memory.Kind `json:"kind"`
 	Content  string      `json:"content"`
-	Expires  string      `json:"expires,omitempty"`
+	Expires  string      `json:"expires"`
 	Evidence []int       `json:"evidence"`
 }
 

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -15,50 +16,134 @@ import (
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
-// The model's review runs after the deterministic checks: it can refuse or
-// canonicalize; an answer that isn't JSON leaves the deterministic decision.
+func verdict(store bool, reason, canonical string) fakellm.Reply {
+	return fakellm.Reply{JSON: `{"store": ` + map[bool]string{true: "true", false: "false"}[store] + `, "reason": "` + reason + `", "canonical": "` + canonical + `", "sensitive": "", "cues": [], "expires": ""}`}
+}
+
+// The model's review runs after the deterministic checks: it can refuse
+// (always saying why) or canonicalize, and it is asked with a schema
+// through each provider's own structured-output mechanism.
 func TestModelReview(t *testing.T) {
 	t.Parallel()
-	srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
-		text := req.Messages[0].Text
-		switch {
-		case strings.Contains(text, "lunch"):
-			return fakellm.Reply{Text: `{"store": false, "reason": "a passing remark, not durable"}`}
-		case strings.Contains(text, "standup"):
-			return fakellm.Reply{Text: "```json\n{\"store\": true, \"reason\": \"ok\", \"canonical\": \"Prefers async standups\"}\n```"}
+	for _, provider := range []string{"anthropic", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			t.Parallel()
+			srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
+				switch text := req.Messages[0].Text; {
+				case strings.Contains(text, "lunch"):
+					return verdict(false, "a passing remark, not durable", "")
+				case strings.Contains(text, "standup"):
+					return verdict(true, "durable", "Prefers async standups")
+				}
+				return verdict(true, "durable", "")
+			})
+			model := llm.Model(llm.NewAnthropic("k", srv.URL, "m"))
+			if provider == "openai" {
+				model = llm.NewOpenAI("k", srv.URL+"/v1", "m")
+			}
+			store := memory.New(testdb.New(t).DB, memory.Options{Reviewer: memory.ModelJudge{Model: model}})
+			remember := func(content string) memory.Outcome {
+				out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: content, WrittenBy: provenance.ByExplicit})
+				require.NoError(t, err)
+				return out
+			}
+			out := remember("I prefer pizza for lunch on Fridays")
+			require.Equal(t, memory.Rejected, out.Status)
+			require.Equal(t, "a passing remark, not durable", out.Reason)
+
+			out = remember("I would rather do standups asynchronously")
+			require.Equal(t, memory.Stored, out.Status)
+			require.Equal(t, "Prefers async standups", out.Memory.Content, "the model's canonical form")
+
+			secret := remember("my api key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123")
+			require.Equal(t, memory.Rejected, secret.Status)
+			reqs := srv.Requests()
+			require.Len(t, reqs, 2, "one review per write that passed the deterministic checks")
+			for _, r := range reqs {
+				require.NotContains(t, r.Transcript(), "sk-ant-api03", "secrets never reach the model: deterministic checks run first")
+				if provider == "anthropic" {
+					require.Equal(t, memory.ReviewSchema.Name, r.ForcedTool(), "a forced tool call")
+				} else {
+					require.NotNil(t, r.ResponseFormat)
+					require.Equal(t, "json_schema", r.ResponseFormat.Type)
+					require.Equal(t, memory.ReviewSchema.Name, r.ResponseFormat.Name)
+				}
+			}
+		})
+	}
+}
+
+// Defect 4: the review failed open. A model error, an answer without a
+// verdict, or a rejection without a reason let an explicit write through or
+// counted as "reject, no reason". Now each fails closed with a retryable
+// error, and nothing is stored.
+func TestReviewFailsClosed(t *testing.T) {
+	t.Parallel()
+	cases := map[string]fakellm.Reply{
+		"model error":              {Status: 400, ErrorMessage: "invalid request"},
+		"answer without a verdict": {JSON: `{"reason": "looks fine", "canonical": "Prefers tea", "sensitive": "", "cues": [], "expires": ""}`},
+		"rejection without reason": {JSON: `{"store": false, "reason": "", "canonical": "", "sensitive": "", "cues": [], "expires": ""}`},
+		"prose, not JSON":          {JSON: "I think this is fine!"},
+	}
+	for name, bad := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var healthy atomic.Bool
+			srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
+				if healthy.Load() {
+					return verdict(true, "durable", "")
+				}
+				return bad
+			})
+			d := testdb.New(t)
+			store := memory.New(d.DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}})
+			req := memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer green tea in the afternoon", WrittenBy: provenance.ByExplicit}
+			_, err := store.Remember(context.Background(), req)
+			require.ErrorIs(t, err, memory.ErrReviewUnavailable)
+			stored, err := store.ListAll(context.Background(), memory.Filter{SubjectUser: "UA", IncludeArchived: true})
+			require.NoError(t, err)
+			require.Empty(t, stored, "nothing stored")
+
+			// Control: once the review answers, the same write is stored and found.
+			healthy.Store(true)
+			out, err := store.Remember(context.Background(), req)
+			require.NoError(t, err)
+			require.Equal(t, memory.Stored, out.Status)
+			stored, err = store.ListAll(context.Background(), memory.Filter{SubjectUser: "UA"})
+			require.NoError(t, err)
+			require.Len(t, stored, 1)
+		})
+	}
+}
+
+// Defect 5: structured answers. An invalid answer is asked for once more,
+// then it is an error.
+func TestStructuredModelAnswersAreRetriedOnceThenAnError(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := fakellm.New(t, func(n int, _ *fakellm.Request) fakellm.Reply {
+		calls.Add(1)
+		if n == 0 {
+			return fakellm.Reply{JSON: `{"store": "yes"}`}
 		}
-		return fakellm.Reply{Text: "I think this is fine!"}
+		return verdict(true, "durable", "Prefers green tea in the afternoon")
 	})
-	judge := memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}
-	store := memory.New(testdb.New(t).DB, memory.Options{Reviewer: judge})
-	remember := func(content string) memory.Outcome {
-		out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: content, WrittenBy: provenance.ByExplicit})
-		require.NoError(t, err)
-		return out
-	}
-	out := remember("I prefer pizza for lunch on Fridays")
-	require.Equal(t, memory.Rejected, out.Status)
-	require.Equal(t, "a passing remark, not durable", out.Reason)
-
-	out = remember("I would rather do standups asynchronously")
+	store := memory.New(testdb.New(t).DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewOpenAI("k", srv.URL+"/v1", "m")}})
+	out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer green tea in the afternoon", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
 	require.Equal(t, memory.Stored, out.Status)
-	require.Equal(t, "Prefers async standups", out.Memory.Content, "the model's canonical form")
-
-	out = remember("I prefer tabs over spaces")
-	require.Equal(t, memory.Stored, out.Status, "an unparseable review leaves the deterministic decision")
-
-	secret := remember("my api key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123")
-	require.Equal(t, memory.Rejected, secret.Status)
-	for _, r := range srv.Requests() {
-		require.NotContains(t, r.Transcript(), "sk-ant-api03", "secrets never reach the model: deterministic checks run first")
-	}
+	require.Equal(t, int32(2), calls.Load(), "the invalid answer was asked for once more")
 }
 
 func TestModelAdjudicator(t *testing.T) {
 	t.Parallel()
 	var older uuid.UUID
+	var bogus atomic.Bool
 	srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
-		return fakellm.Reply{Text: `{"replaces": ["` + older.String() + `", "not-a-uuid"]}`}
+		if bogus.Load() {
+			return fakellm.Reply{JSON: `{"replaces": ["not-a-uuid"]}`}
+		}
+		return fakellm.Reply{JSON: `{"replaces": ["` + older.String() + `"]}`}
 	})
 	judge := memory.ModelJudge{Model: llm.NewOpenAI("k", srv.URL+"/v1", "m")}
 	b := setup(t)
@@ -71,4 +156,12 @@ func TestModelAdjudicator(t *testing.T) {
 	require.Len(t, second.Superseded, 1)
 	require.Equal(t, older, second.Superseded[0].ID)
 	require.Contains(t, srv.Requests()[0].Messages[0].Text, "Prefers terse PR summaries", "the model saw the candidate")
+	require.Equal(t, memory.AdjudicateSchema.Name, srv.Requests()[0].ResponseFormat.Name)
+
+	// An answer naming something that is no candidate supersedes nothing.
+	bogus.Store(true)
+	third, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer PR summaries in bullet points", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, third.Status)
+	require.Empty(t, third.Superseded)
 }

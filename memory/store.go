@@ -60,6 +60,10 @@ const (
 var (
 	ErrNotFound  = errors.New("memory not found")
 	ErrForbidden = errors.New("not allowed")
+	// ErrReviewUnavailable is returned when a write's review could not be
+	// completed (the model failed or answered out of schema): nothing was
+	// stored, and asking again later may work.
+	ErrReviewUnavailable = errors.New("the memory review could not be completed; nothing was stored")
 )
 
 // Memory is one stored memory.
@@ -114,8 +118,11 @@ type Reviewer interface {
 // ReviewVerdict is a Reviewer's answer.
 type ReviewVerdict struct {
 	Store     bool
-	Reason    string
+	Reason    string // always set: why it is, or is not, stored
 	Canonical string
+	Sensitive string   // a sensitive category, or ""
+	Cues      []string // retrieval cues
+	Expires   string   // an ISO 8601 end date the memory states, or ""
 }
 
 // Adjudicator decides which older memories a new one contradicts.
@@ -174,9 +181,6 @@ type WriteRequest struct {
 	Content   string
 	ExpiresAt *time.Time
 	WrittenBy provenance.WrittenBy
-	// SkipModelReview is set by callers whose content a model has already
-	// judged (passive learning).
-	SkipModelReview bool
 }
 
 // Status says what Remember did.
@@ -293,6 +297,8 @@ type write struct {
 	norm          string
 	sensitive     string // the sensitive category, or ""
 	note          string // what was changed from what was asked, and why
+	cues          []string
+	expires       *time.Time // an end the review found in the memory itself
 }
 
 func (w write) similarQuery() db.SimilarQuery {
@@ -309,49 +315,87 @@ func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
 	if t, ok := tsTime(req.MessageTS); ok {
 		observed = t
 	}
+	expires := req.ExpiresAt
+	if expires == nil {
+		expires = w.expires
+	}
 	return db.MemoryInsert{
 		Team: w.team, Scope: string(w.scope), SubjectType: w.scope.SubjectType(), SubjectID: w.subject,
 		Kind: string(w.kind), Content: w.canonical, Normalized: w.norm, SourceKey: req.Place.SourceKey,
 		ChannelID: req.Place.Channel, Visibility: string(req.Place.Visibility), ActorID: req.Actor.ID,
 		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTS: req.MessageTS,
-		ObservedAt: observed, ExpiresAt: req.ExpiresAt,
+		ObservedAt: observed, ExpiresAt: expires,
 		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subject, w.norm), Sensitive: w.sensitive,
 	}
 }
 
 // review runs the deterministic checks and then the model's, and settles
-// what would be stored and where. A rejection comes back as an Outcome.
+// what would be stored and where. A rejection comes back as an Outcome; a
+// review that can't complete is ErrReviewUnavailable: it fails closed.
 func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, error) {
 	canonical := Canonicalize(req.Content)
 	out := Outcome{Canonical: canonical}
-	if reason := s.deterministicReview(req, canonical); reason != "" {
+	reject := func(reason string) (write, Outcome, error) {
 		out.Status, out.Reason = Rejected, reason
 		return write{}, out, nil
+	}
+	if reason := s.deterministicReview(req, canonical); reason != "" {
+		return reject(reason)
 	}
 	kind := req.Kind
 	if kind == "" {
 		kind = InferKind(canonical)
 	}
-	if s.reviewer != nil && !req.SkipModelReview {
+	var verdict ReviewVerdict
+	if s.reviewer != nil {
 		v, err := s.reviewer.Review(ctx, canonical, kind)
 		if err != nil {
-			s.log.Warn().Err(err).Msg("memory review by model failed; deterministic review stands")
-		} else {
-			if !v.Store {
-				out.Status, out.Reason = Rejected, v.Reason
-				return write{}, out, nil
-			}
-			if c := strings.TrimSpace(v.Canonical); c != "" && s.deterministicReview(req, c) == "" {
-				canonical, out.Canonical = c, c
-			}
+			return write{}, out, fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
 		}
+		if !v.Store {
+			return reject(v.Reason)
+		}
+		if c := strings.TrimSpace(v.Canonical); c != "" && s.deterministicReview(req, c) == "" {
+			canonical, out.Canonical = c, c
+		}
+		verdict = v
 	}
 	scope, note := s.scopeFor(req, kind)
+	sensitive := verdict.Sensitive
+	if reason := sensitivePolicy(req, scope, sensitive); reason != "" {
+		return reject(reason)
+	}
 	out.Note = note
-	return write{
+	w := write{
 		team: req.Place.Team, subject: subjectID(scope, req.Actor, req.Place), scope: scope, kind: kind,
-		canonical: canonical, norm: Normalize(canonical), note: note,
-	}, out, nil
+		canonical: canonical, norm: Normalize(canonical), note: note, sensitive: sensitive, cues: verdict.Cues,
+	}
+	if req.ExpiresAt == nil && verdict.Expires != "" {
+		if exp, err := ParseExpiry(verdict.Expires, s.now()); err == nil {
+			w.expires = exp
+		}
+	}
+	return w, out, nil
+}
+
+// sensitivePolicy says why a memory in a sensitive category may not be
+// stored, or "". Such a memory is never learned from conversation, never
+// shared, and kept only where its subject said it in private; there it
+// never leaves that place.
+func sensitivePolicy(req WriteRequest, scope Scope, category string) string {
+	switch {
+	case category == "":
+		return ""
+	case category == "third_party":
+		return "a personal fact about someone else; only they can ask to remember it"
+	case req.WrittenBy == provenance.ByPassive:
+		return "sensitive personal data (" + category + ") is never learned from conversation"
+	case scope != ScopePersonal:
+		return "sensitive personal data (" + category + ") is only kept as a person's own memory, never shared"
+	case req.Place.Visibility == provenance.Public:
+		return "sensitive personal data (" + category + ") is only kept when you tell me in a DM or a private conversation, and it stays there"
+	}
+	return ""
 }
 
 // scopeFor settles where a memory belongs. A preference is always its

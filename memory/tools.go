@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -122,6 +123,10 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 		Actor: inv.Actor, Place: inv.Place, MessageTS: inv.MessageTS, Kind: Kind(args.Kind), Scope: Scope(args.Scope),
 		Content: args.Content, ExpiresAt: exp, WrittenBy: by,
 	})
+	if errors.Is(err, ErrReviewUnavailable) {
+		s.log.Warn().Err(err).Msg("memory review unavailable; nothing stored")
+		return nil, errors.New("I couldn't check this memory just now; nothing was stored. Say so, and suggest trying again in a minute")
+	}
 	if err != nil {
 		return nil, err
 	}

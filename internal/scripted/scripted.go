@@ -55,8 +55,14 @@ func extract(req *fakellm.Request) fakellm.Reply {
 			}
 		}
 	}
+	if out == nil {
+		out = []map[string]any{}
+	}
+	for _, m := range out {
+		m["expires"] = ""
+	}
 	b, _ := json.Marshal(map[string]any{"memories": out})
-	return fakellm.Reply{Text: string(b)}
+	return fakellm.Reply{JSON: string(b)}
 }
 
 // Memory is the Script: it drives the catalog from what it is shown.
@@ -66,7 +72,7 @@ func Memory() fakellm.Script {
 		case strings.HasPrefix(req.System, memory.ReviewPromptMarker):
 			return review(req)
 		case strings.HasPrefix(req.System, memory.AdjudicatePromptMarker):
-			return fakellm.Reply{Text: `{"replaces": []}`}
+			return fakellm.Reply{JSON: `{"replaces": []}`}
 		case strings.HasPrefix(req.System, learn.ExtractPromptMarker):
 			return extract(req)
 		}
@@ -77,8 +83,8 @@ func Memory() fakellm.Script {
 func review(req *fakellm.Request) fakellm.Reply {
 	text := req.Messages[len(req.Messages)-1].Text
 	content := text[strings.Index(text, "Memory: ")+len("Memory: "):]
-	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content})
-	return fakellm.Reply{Text: string(b)}
+	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": "", "cues": []string{}, "expires": ""})
+	return fakellm.Reply{JSON: string(b)}
 }
 
 // lastHuman is the text of the last user message that is not tool results.
