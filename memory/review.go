@@ -6,36 +6,6 @@ import (
 	"unicode"
 )
 
-// secretPatterns detect credentials. A memory that contains one is refused.
-var secretPatterns = []struct {
-	name string
-	re   *regexp.Regexp
-}{
-	{"Slack token", regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
-	{"Slack app token", regexp.MustCompile(`\bxapp-\d-[A-Za-z0-9-]{10,}`)},
-	{"Slack webhook", regexp.MustCompile(`hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
-	{"GitHub token", regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{"AWS access key", regexp.MustCompile(`\b(AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`)},
-	{"AWS secret key", regexp.MustCompile(`(?i)aws.{0,20}(secret|key).{0,10}[:=\s]\s*[A-Za-z0-9/+]{40}\b`)},
-	{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{"OpenAI key", regexp.MustCompile(`\bsk-(proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{"JWT", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-	{"private key", regexp.MustCompile(`-----BEGIN ([A-Z]+ )*PRIVATE KEY( BLOCK)?-----`)},
-	{"password", regexp.MustCompile(`(?i)\b(password|passwd|passphrase|pwd|pin code)\b\s*(is|was|:|=)\s*\S+`)},
-	{"credential in URL", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)},
-	{"API key", regexp.MustCompile(`(?i)\b(api[_ -]?key|secret[_ -]?key|access[_ -]?token|bearer)\b\s*(is|:|=)?\s*[A-Za-z0-9_\-.]{16,}`)},
-}
-
-// DetectSecret names the kind of credential text holds, or "".
-func DetectSecret(text string) string {
-	for _, p := range secretPatterns {
-		if p.re.MatchString(text) {
-			return p.name
-		}
-	}
-	return ""
-}
-
 var (
 	deixis  = regexp.MustCompile(`(?i)\b(today|today's|yesterday|tonight|tomorrow|this (morning|afternoon|evening|week|month|quarter|sprint|year)|last (week|month|night|quarter)|right now|at the moment|so far|as of now|currently)\b`)
 	figure  = regexp.MustCompile(`\d`)

@@ -28,9 +28,28 @@ func TestSecretDetectorCorpus(t *testing.T) {
 		"password colon":    "db password: s3cr3t!",
 		"url credentials":   "postgres://admin:hunter2@db.internal:5432/prod",
 		"api key":           "the api key is 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+		"stripe live key":   "sk_live_FAKE4eC39HqLyjWDarjtT1zdp7dc",
+		"stripe restricted": "rk_live_FAKE4eC39HqLyjWDarjtT1zdp7dc",
+		"stripe test key":   "sk_test_FAKE4eC39HqLyjWDarjtT1zdp7dc",
+		"npm token":         "npm_FAKEabcdefghijklmnopqrstuvwxyz012345",
+		"gitlab token":      "glpat-AbCdEfGhIjKlMnOpQrSt",
+		"google api key":    "AIzaSyFAKE_abcdefghijklmnopqrstuvwxyz01",
+		"pw abbreviation":   "pw is hunter2hunter2",
+		"user / password":   "admin / S3cr3t!Pass2024",
+		"bare pem body":     "MIIEowIBAAKCAQEAuX3n9Yk2lQ8b7Vq0y+QwTr4HcY3dWjLmP1zS8eR6fA5gK2hN\n9sJ0xC4vB7nM1qL3wE5rT8yU2iO6pA9sD4fG7hJ0kL3zX6cV9bN2mQ5wE8rT1y==",
 	}
 	for name, text := range positives {
 		require.NotEmpty(t, DetectSecret(text), name)
+	}
+	require.Equal(t, "Stripe key", DetectSecret(positives["stripe live key"]))
+	require.Equal(t, "npm token", DetectSecret(positives["npm token"]))
+	require.Equal(t, "private key body", DetectSecret(positives["bare pem body"]))
+	require.Equal(t, "username / password", DetectSecret(positives["user / password"]))
+	// Personal data that is not a credential is Sensitive's, not DetectSecret's.
+	for _, text := range []string{"My SSN is 123-45-6789", "card 4111 1111 1111 1111", "call me on +44 20 7946 0958"} {
+		require.Empty(t, DetectSecret(text), text)
+		cat, _ := Sensitive(text)
+		require.NotEmpty(t, cat, text)
 	}
 	negatives := []string{
 		"Prefers terse PR summaries",
@@ -42,6 +61,11 @@ func TestSecretDetectorCorpus(t *testing.T) {
 		"Use postgres://localhost for local development",
 		"Ask in #security before sharing any token",
 		"Asks for JWTs to be short-lived",
+		"Our password policy requires 12 characters",
+		"The password is stored in 1Password",
+		"Publishes with npm_config_registry set to the mirror",
+		"Uses sk_live_ keys only in the payments service",
+		"Keeps read/write access for the CI/CD role",
 	}
 	for _, text := range negatives {
 		require.Empty(t, DetectSecret(text), text)

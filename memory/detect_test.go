@@ -1,0 +1,298 @@
+package memory
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type corpusEntry struct {
+	Text string   `json:"text"`
+	Want Category `json:"want"`
+	Note string   `json:"note"`
+}
+
+func loadCorpus(tb testing.TB) []corpusEntry {
+	tb.Helper()
+	raw, err := os.ReadFile("testdata/detectors.json")
+	require.NoError(tb, err)
+	var entries []corpusEntry
+	require.NoError(tb, json.Unmarshal(raw, &entries))
+	return entries
+}
+
+// Every corpus entry is checked: its first finding has the wanted category
+// (none for a negative), and DetectSecret, Sensitive and Redact agree.
+func TestDetectCorpus(t *testing.T) {
+	t.Parallel()
+	entries := loadCorpus(t)
+	fired := map[string]bool{}
+	positives, negatives := 0, 0
+	for i, e := range entries {
+		if e.Want == "" {
+			negatives++
+		} else {
+			positives++
+		}
+		for _, f := range Detect(e.Text) {
+			fired[f.Detector] = true
+		}
+		t.Run(fmt.Sprintf("%03d %s", i, e.Note), func(t *testing.T) {
+			name := fmt.Sprintf("entry %d (%s): %q", i, e.Note, e.Text)
+			fs := Detect(e.Text)
+			var got Category
+			if len(fs) > 0 {
+				got = fs[0].Category
+			}
+			require.Equal(t, e.Want, got, "%s: findings %+v", name, fs)
+			secret := DetectSecret(e.Text)
+			cat, reason := Sensitive(e.Text)
+			switch e.Want {
+			case "":
+				require.Empty(t, secret, name)
+				require.Empty(t, cat, name)
+				require.Equal(t, e.Text, Redact(e.Text), name)
+			case CategorySecret:
+				require.Equal(t, fs[0].Detector, secret, name)
+				redacted := Redact(e.Text)
+				require.Contains(t, redacted, RedactedMarker, name)
+				require.NotContains(t, redacted, e.Text[fs[0].Start:fs[0].End], name)
+			default:
+				require.Equal(t, e.Want, cat, name)
+				require.NotEmpty(t, reason, name)
+				require.Empty(t, secret, name)
+				require.Equal(t, e.Text, Redact(e.Text), "%s: only secrets are redacted", name)
+			}
+		})
+	}
+	require.GreaterOrEqual(t, positives, 35)
+	require.GreaterOrEqual(t, negatives, 35)
+	for _, d := range detectors {
+		require.True(t, fired[d.name], "detector %q has no positive in the corpus", d.name)
+	}
+}
+
+// Gates only skip detectors that could not match: on the corpus, and in
+// FuzzDetect on anything, the findings are the same without them.
+func TestDetectGates(t *testing.T) {
+	t.Parallel()
+	for i, e := range loadCorpus(t) {
+		require.Equal(t, scan(e.Text, nil, false), Detect(e.Text), "entry %d (%s)", i, e.Note)
+	}
+	f := factsOf("I’m here")
+	require.True(t, f.firstPerson)
+	require.False(t, factsOf("Ivy and Myra fixed it").firstPerson, "names are not first person")
+	require.True(t, factsOf("see MY notes").firstPerson)
+	require.Equal(t, "ssn", factsOf("ſſn").folded, "regexp's (?i) folds the long s")
+}
+
+// Detector names are shown to people and key Sensitive's reasons, so each
+// is unique, and every personal-data detector has a reason.
+func TestDetectorNames(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, d := range detectors {
+		require.False(t, seen[d.name], "duplicate detector %q", d.name)
+		seen[d.name] = true
+		if d.category != CategorySecret {
+			require.NotEmpty(t, d.reason, d.name)
+		}
+	}
+}
+
+func TestDetectFindingsOrderedAndBounded(t *testing.T) {
+	t.Parallel()
+	text := "call me on +44 20 7946 0958, card 4111 1111 1111 1111, pw is hunter2hunter2 and My SSN is 123-45-6789"
+	fs := Detect(text)
+	require.Equal(t, []Category{CategoryPhone, CategoryPaymentCard, CategorySecret, CategoryGovernmentID},
+		[]Category{fs[0].Category, fs[1].Category, fs[2].Category, fs[3].Category}, "%+v", fs)
+	require.Len(t, fs, 4)
+	require.Equal(t, "+44 20 7946 0958", text[fs[0].Start:fs[0].End])
+	require.Equal(t, "4111 1111 1111 1111", text[fs[1].Start:fs[1].End])
+	require.Equal(t, "hunter2hunter2", text[fs[2].Start:fs[2].End])
+	require.Equal(t, "123-45-6789", text[fs[3].Start:fs[3].End])
+
+	cat, reason := Sensitive(text)
+	require.Equal(t, CategoryPhone, cat, "the first personal datum, secrets skipped")
+	require.Equal(t, "a phone number", reason)
+	require.Equal(t, "password", DetectSecret(text))
+}
+
+// A secret wins an overlap, so Redact removes all of it.
+func TestDetectSecretWinsOverlap(t *testing.T) {
+	t.Parallel()
+	text := "password: 4111111111111111"
+	fs := Detect(text)
+	require.Len(t, fs, 1)
+	require.Equal(t, CategorySecret, fs[0].Category)
+	require.Equal(t, "password: "+RedactedMarker, Redact(text))
+	// The same number alone is a card.
+	require.Equal(t, CategoryPaymentCard, Detect("4111111111111111")[0].Category)
+}
+
+func TestLuhn(t *testing.T) {
+	t.Parallel()
+	for digits, want := range map[string]bool{
+		"4111111111111111":    true,
+		"4111111111111112":    false,
+		"5555555555554444":    true,
+		"378282246310005":     true,
+		"6011111111111117":    true,
+		"4012888888881881":    true,
+		"79927398713":         true,
+		"79927398710":         false,
+		"0":                   true,
+		"":                    false,
+		"4111-1111-1111-1111": false, // digits only; separators are removed by the caller
+	} {
+		require.Equal(t, want, luhnValid(digits), digits)
+	}
+}
+
+func TestIBAN(t *testing.T) {
+	t.Parallel()
+	for iban, want := range map[string]bool{
+		"DE89 3704 0044 0532 0130 00":       true,
+		"DE89370400440532013000":            true,
+		"DE89370400440532013001":            false, // check digits fail
+		"DE8937040044053201300":             false, // one short for DE
+		"GB82 WEST 1234 5698 7654 32":       true,
+		"GB82 WEST 1234 5698 7654 33":       false,
+		"FR14 2004 1010 0505 0001 3M02 606": true,
+		"NL91ABNA0417164300":                true,
+		"NO9386011117947":                   true,
+		"XX82WEST12345698765432":            false, // no such country
+		"gb82west12345698765432":            false, // IBANs are upper case
+		"GB82-WEST-1234-5698-7654-32":       false,
+	} {
+		require.Equal(t, want, ibanValid(iban), iban)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"password keeps its label", "my password is Tr0ub4dor&3, thanks", "my password is " + RedactedMarker + " thanks"},
+		{"token in a sentence", "use xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx for the bot", "use " + RedactedMarker + " for the bot"},
+		{"URL keeps host and user", "postgres://admin:hunter2@db.internal:5432/prod", "postgres://admin:" + RedactedMarker + "@db.internal:5432/prod"},
+		{"pair keeps the user", "admin / S3cr3t!Pass2024", "admin / " + RedactedMarker},
+		{"two secrets", "pw is hunter2hunter2 and ghp_abcdefghijklmnopqrstuvwxyzABCDEF012345", "pw is " + RedactedMarker + " and " + RedactedMarker},
+		{"phone and card stay", "call +44 20 7946 0958 or pay with 4111 1111 1111 1111", "call +44 20 7946 0958 or pay with 4111 1111 1111 1111"},
+		{"health stays", "I have ADHD and take my medication at noon", "I have ADHD and take my medication at noon"},
+		{"ordinary text", "rotate the API key monthly", "rotate the API key monthly"},
+		{"already redacted", "pw is " + RedactedMarker, "pw is " + RedactedMarker},
+	} {
+		got := Redact(tc.in)
+		require.Equal(t, tc.want, got, tc.name)
+		require.Empty(t, DetectSecret(got), tc.name)
+	}
+}
+
+// The PEM body is multi-line: Redact removes every line of it.
+func TestRedactPEMBody(t *testing.T) {
+	t.Parallel()
+	var body string
+	for _, e := range loadCorpus(t) {
+		if strings.HasPrefix(e.Text, "the key is\nMII") {
+			body = strings.TrimPrefix(e.Text, "the key is\n")
+		}
+	}
+	require.NotEmpty(t, body, "the corpus has the bare PEM body")
+	require.Equal(t, "private key body", DetectSecret(body))
+	got := Redact("the key is\n" + body + "\nkeep it safe")
+	require.Equal(t, "the key is\n"+RedactedMarker+"\nkeep it safe", got)
+	for _, line := range strings.Split(body, "\n") {
+		require.NotContains(t, got, line)
+	}
+}
+
+func FuzzDetect(f *testing.F) {
+	for _, e := range loadCorpus(f) {
+		f.Add(e.Text)
+	}
+	f.Add("pw is " + RedactedMarker + " x")
+	f.Add("aws key = " + RedactedMarker + strings.Repeat("A", 40))
+	f.Fuzz(func(t *testing.T, text string) {
+		fs := Detect(text)
+		end := 0
+		for _, fd := range fs {
+			require.True(t, fd.Start >= end && fd.Start < fd.End && fd.End <= len(text), "%+v in %q", fs, text)
+			require.NotEmpty(t, fd.Category)
+			require.NotEmpty(t, fd.Detector)
+			end = fd.End
+		}
+		require.Equal(t, scan(text, nil, false), fs, "gates changed the findings of %q", text)
+		redacted := Redact(text)
+		for _, fd := range Detect(redacted) {
+			require.NotEqual(t, CategorySecret, fd.Category, "%q redacted to %q still holds %+v", text, redacted, fd)
+		}
+		if DetectSecret(text) == "" {
+			require.Equal(t, text, redacted)
+		}
+	})
+}
+
+// legacySecretPatterns is the detector set before Detect, kept here as the
+// benchmark's baseline.
+var legacySecretPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`),
+	regexp.MustCompile(`\bxapp-\d-[A-Za-z0-9-]{10,}`),
+	regexp.MustCompile(`hooks\.slack\.com/services/[A-Za-z0-9/]+`),
+	regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`),
+	regexp.MustCompile(`\b(AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`),
+	regexp.MustCompile(`(?i)aws.{0,20}(secret|key).{0,10}[:=\s]\s*[A-Za-z0-9/+]{40}\b`),
+	regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`),
+	regexp.MustCompile(`\bsk-(proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+	regexp.MustCompile(`-----BEGIN ([A-Z]+ )*PRIVATE KEY( BLOCK)?-----`),
+	regexp.MustCompile(`(?i)\b(password|passwd|passphrase|pwd|pin code)\b\s*(is|was|:|=)\s*\S+`),
+	regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`),
+	regexp.MustCompile(`(?i)\b(api[_ -]?key|secret[_ -]?key|access[_ -]?token|bearer)\b\s*(is|:|=)?\s*[A-Za-z0-9_\-.]{16,}`),
+}
+
+// BenchmarkDetect runs over the whole corpus per op. The baseline is the
+// old secret-only pattern list on the same texts, in the same run.
+func BenchmarkDetect(b *testing.B) {
+	entries := loadCorpus(b)
+	b.Run("baseline=legacySecretPatterns", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			for _, e := range entries {
+				for _, re := range legacySecretPatterns {
+					if re.MatchString(e.Text) {
+						n++
+						break
+					}
+				}
+			}
+		}
+		require.Positive(b, n)
+	})
+	b.Run("DetectSecret", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			for _, e := range entries {
+				if DetectSecret(e.Text) != "" {
+					n++
+				}
+			}
+		}
+		require.Positive(b, n)
+	})
+	b.Run("Detect", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			for _, e := range entries {
+				n += len(Detect(e.Text))
+			}
+		}
+		require.Positive(b, n)
+	})
+}
