@@ -5,5 +5,6 @@
 // once: pgx.ErrNoRows becomes ErrNotFound.
 //
 // No store calls a model or the network. It imports only provenance and
-// threads, the vocabulary it stores.
+// threads, the vocabulary it stores, and detect, to redact secrets before
+// they are logged.
 package db

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
@@ -17,8 +18,11 @@ type Sessions struct {
 }
 
 // Append logs a message of the thread key. A message already logged (same
-// ts) is left as it was and returned.
+// ts) is left as it was and returned. Secrets the detectors find are
+// replaced with detect.RedactedMarker before the text is stored: the log
+// goes back to the model on every later turn of the thread.
 func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message) (threads.Message, error) {
+	m.Text = detect.Redact(m.Text)
 	if m.Authority == "" {
 		m.Authority = provenance.Context
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -339,12 +340,26 @@ func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, e
 		out.Status, out.Reason = Rejected, reason
 		return write{}, out, nil
 	}
-	if reason := s.deterministicReview(req, canonical); reason != "" {
-		return reject(reason)
-	}
 	kind := req.Kind
 	if kind == "" {
 		kind = InferKind(canonical)
+	}
+	scope, note := s.scopeFor(req, kind)
+	// The detectors run first, so a secret or an id is named as what it is
+	// and never reaches the model.
+	found, why := detect.Sensitive(req.Content)
+	switch found {
+	case detect.CategoryGovernmentID, detect.CategoryPaymentCard, detect.CategoryBankAccount, detect.CategoryPhone:
+		if reason := s.deterministicReview(req, canonical); strings.HasPrefix(reason, "looks like a secret") {
+			return reject(reason)
+		}
+		return reject("looks like personal data (" + why + "); ids, card and account numbers and phone numbers are never stored")
+	}
+	if reason := sensitivePolicy(req, scope, string(found)); reason != "" {
+		return reject(reason)
+	}
+	if reason := s.deterministicReview(req, canonical); reason != "" {
+		return reject(reason)
 	}
 	var verdict ReviewVerdict
 	if s.reviewer != nil {
@@ -360,8 +375,10 @@ func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, e
 		}
 		verdict = v
 	}
-	scope, note := s.scopeFor(req, kind)
 	sensitive := verdict.Sensitive
+	if found != "" && sensitive != "third_party" {
+		sensitive = string(found) // the detectors' category is certain
+	}
 	if reason := sensitivePolicy(req, scope, sensitive); reason != "" {
 		return reject(reason)
 	}
@@ -469,7 +486,7 @@ func (s *Store) deterministicReview(req WriteRequest, canonical string) string {
 	case len([]rune(canonical)) > MaxContentChars:
 		return fmt.Sprintf("too long: %d characters, the limit is %d; state it in one self-contained sentence", len([]rune(canonical)), MaxContentChars)
 	}
-	if kind := DetectSecret(req.Content); kind != "" {
+	if kind := detect.DetectSecret(req.Content); kind != "" {
 		return "looks like a secret (" + kind + "); credentials are never stored"
 	}
 	switch {

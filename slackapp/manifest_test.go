@@ -44,13 +44,15 @@ func TestManifest(t *testing.T) {
 	require.True(t, m.Features.AppHome.MessagesTab, "DMs")
 	require.Len(t, m.Features.SlashCommands, 1)
 	require.Equal(t, "/mnemo", m.Features.SlashCommands[0].Command)
-	require.ElementsMatch(t, []string{"app_mention", "app_home_opened", "message.channels", "message.groups", "message.im"}, m.Settings.Events.Bot)
+	// Group DMs (mpim) are handled as private places, so their events and
+	// scopes are asked for too.
+	require.ElementsMatch(t, []string{"app_mention", "app_home_opened", "message.channels", "message.groups", "message.im", "message.mpim"}, m.Settings.Events.Bot)
 
 	// Only the scopes the bot uses: each one is justified by a call it makes.
 	needed := map[string]string{
 		"app_mentions:read": "app_mention", "channels:history": "message.channels", "groups:history": "message.groups",
 		"im:history": "message.im", "channels:read": "conversations.info", "groups:read": "conversations.info",
-		"im:read": "conversations.info", "im:write": "conversations.open", "chat:write": "chat.postMessage",
+		"im:read": "conversations.info", "im:write": "conversations.open", "mpim:history": "message.mpim", "mpim:read": "conversations.info", "chat:write": "chat.postMessage",
 		"reactions:write": "reactions.add", "users:read": "users.info", "commands": "/mnemo", "files:write": "files.uploadV2",
 	}
 	require.Len(t, m.OAuth.Scopes.Bot, len(needed))

@@ -117,7 +117,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer c.Close()
 
 	api := slack.New(cfg.SlackBot, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp))
-	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(stderr, "socketmode: ", 0)))
+	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
 	learner, err := startLearning(ctx, c, log, stderr)
 	if err != nil {
 		return err

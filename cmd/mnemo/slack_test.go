@@ -220,3 +220,18 @@ func TestUsersInfoFailureStillAnswers(t *testing.T) {
 	require.Len(t, b.memories("--user", alice), 1)
 	require.Contains(t, b.logs.String(), "actor not enriched")
 }
+
+// Defect 8, logs: at debug level the Socket Mode client logs raw frames,
+// which carry people's messages; they pass through the token scrubber too.
+func TestSocketModeDebugFramesAreScrubbed(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const leaked = "xoxp-1234567890-1234567890-abcdefabcdef0123456789"
+	ts, _ := b.dm(alice, "D0ALICE", "the old token was "+leaked+", please ignore it", "")
+	b.replies("D0ALICE", ts, 1)
+	b.waitDone("D0ALICE", ts)
+	logs := b.logs.String()
+	require.Contains(t, logs, "socketmode: ", "control: the client's debug frames are logged")
+	require.Contains(t, logs, "please ignore it", "control: the frame with the message was logged")
+	require.NotContains(t, logs, leaked)
+}

@@ -1,4 +1,4 @@
-package memory
+package detect
 
 import (
 	"encoding/json"
@@ -19,7 +19,7 @@ type corpusEntry struct {
 
 func loadCorpus(tb testing.TB) []corpusEntry {
 	tb.Helper()
-	raw, err := os.ReadFile("testdata/detectors.json")
+	raw, err := os.ReadFile("../memory/testdata/detectors.json")
 	require.NoError(tb, err)
 	var entries []corpusEntry
 	require.NoError(tb, json.Unmarshal(raw, &entries))
