@@ -391,22 +391,32 @@ func Judge(ctx context.Context, m LiveModel, rubric Rubric, situation, reply str
 	for _, f := range rubric.Fail {
 		fmt.Fprintf(&b, "- %s\n", f)
 	}
-	resp, err := model.Complete(ctx, llm.Request{
-		System:    "You grade a Slack assistant's reply against a rubric. Answer with one line: a grade A (fully meets every good condition, none of the bad), B, C, D or E (meets a bad condition or none of the good), then a colon and a short reason.",
+	var g struct {
+		Grade  string `json:"grade"`
+		Reason string `json:"reason"`
+	}
+	err := llm.CompleteJSON(ctx, model, llm.Request{
+		System:    JudgePromptMarker + " Grade A (fully meets every good condition, none of the bad), B, C, D or E (meets a bad condition or none of the good), with a short reason.",
 		Messages:  []llm.Message{{Role: llm.RoleUser, Text: b.String()}},
 		MaxTokens: 200,
-	})
+		Schema:    JudgeSchema,
+	}, &g)
 	if err != nil {
 		return 0, "judge: " + err.Error()
 	}
-	text := strings.TrimSpace(resp.Text)
-	if text == "" {
-		return 0, "judge gave no grade"
-	}
-	grade, reason, _ := strings.Cut(text, ":")
-	score, ok := Grades[strings.ToUpper(strings.TrimSpace(grade))]
-	if !ok {
-		return 0, "judge gave no grade: " + text
-	}
-	return score, strings.TrimSpace(reason)
+	return Grades[g.Grade], strings.TrimSpace(g.Reason)
 }
+
+// JudgePromptMarker starts the judge's prompt.
+const JudgePromptMarker = "You grade a Slack assistant's reply against a rubric."
+
+// JudgeSchema is the judge's answer: a grade A to E and why.
+var JudgeSchema = &llm.Schema{Name: "reply_grade", Description: "The grade of one reply.", JSON: []byte(`{
+  "type": "object",
+  "properties": {
+    "grade": {"type": "string", "enum": ["A", "B", "C", "D", "E"]},
+    "reason": {"type": "string", "minLength": 1}
+  },
+  "required": ["grade", "reason"],
+  "additionalProperties": false
+}`)}

@@ -303,3 +303,37 @@ func db2(t *testing.T, url string) (*db.DB, error) {
 	}
 	return d, err
 }
+
+// Defect 1: forget leaked other people's memories. An ambiguous id prefix
+// brought back every candidate of the team, and the forget tool rendered
+// their text: Bob, in a public channel, read Alice's DM-only memories.
+func TestForgetByPrefixNeverShowsAnotherPersonsMemories(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := user("UA"), user("UB")
+	ctx := context.Background()
+	var ids []uuid.UUID
+	for i, text := range []string{"I prefer decaf after 3pm", "My badge number is 4411 at the Lisbon office"} {
+		out := b.write(t, alice, dmAlice, provenance.ByExplicit, text)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		id := uuid.MustParse(fmt.Sprintf("abcd0000-0000-4000-8000-00000000000%d", i+1))
+		_, err := b.db.Pool.Exec(ctx, "UPDATE memories SET id = $1 WHERE id = $2", id, out.Memory.ID)
+		require.NoError(t, err)
+		ids = append(ids, id)
+	}
+	got, err := b.store.Forget(ctx, memory.ViewerAt(bob, publicThread), "abcd", "", memory.PathSlash)
+	require.ErrorContains(t, err, "no active memory")
+	require.Empty(t, got.Candidates)
+	_, err = b.store.Resolve(ctx, memory.ViewerAt(bob, publicThread), "abcd")
+	require.ErrorIs(t, err, memory.ErrNotFound)
+	_, _, err = b.store.History(ctx, memory.ViewerAt(bob, publicThread), ids[1].String())
+	require.ErrorIs(t, err, memory.ErrNotFound)
+
+	// Control: Alice, in her DM, gets both candidates from the same prefix.
+	got, err = b.store.Forget(ctx, memory.ViewerAt(alice, dmAlice), "abcd", "", memory.PathSlash)
+	require.NoError(t, err)
+	require.Len(t, got.Candidates, 2)
+	// In a public channel even Alice is not shown her DM memories' text.
+	_, err = b.store.Resolve(ctx, memory.ViewerAt(alice, publicThread), "abcd")
+	require.ErrorIs(t, err, memory.ErrNotFound)
+}

@@ -73,9 +73,9 @@ func TestEvalLiveUsesTheProviderAndTheJudge(t *testing.T) {
 	model := fakellm.New(t, func(n int, req *fakellm.Request) fakellm.Reply {
 		if strings.HasPrefix(req.System, "You grade a Slack assistant's reply") {
 			if strings.Contains(req.Transcript(), "Prefers terse PR summaries") {
-				return fakellm.Reply{Text: "B: confirms the preference, a little wordy"}
+				return fakellm.Reply{JSON: `{"grade": "B", "reason": "confirms the preference, a little wordy"}`}
 			}
-			return fakellm.Reply{Text: "E: does not confirm"}
+			return fakellm.Reply{JSON: `{"grade": "E", "reason": "does not confirm"}`}
 		}
 		return scripted.Memory()(n, req)
 	})
@@ -99,5 +99,10 @@ func TestEvalLiveUsesTheProviderAndTheJudge(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, judged, "one grade per case, from MNEMO_JUDGE_MODEL")
+	for _, r := range model.Requests() {
+		if r.Model == "judge-model" {
+			require.Equal(t, evals.JudgeSchema.Name, r.ForcedTool(), "the grade is a forced, schema-checked tool call")
+		}
+	}
 	require.Positive(t, bot, "the bot ran on the configured provider")
 }
