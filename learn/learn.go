@@ -95,9 +95,13 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("learn: transcript: %w", err)
 	}
-	lines, instructionActors, newHuman := transcript(msgs, prev)
+	optedOut, err := l.optedOut(ctx, turn.Place.Team, msgs)
+	if err != nil {
+		return Result{}, fmt.Errorf("learn: %w", err)
+	}
+	lines, instructionActors, newHuman := transcript(msgs, prev, optedOut)
 	if !newHuman {
-		return Result{Skipped: "no new human text"}, nil
+		return Result{Skipped: "no new human text from anyone who allows learning"}, nil
 	}
 	proposals, err := Extract(ctx, l.model, lines)
 	if err != nil {
@@ -141,13 +145,17 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 // earlier instructions are context now. It returns the people who addressed
 // the bot in this turn, in first-seen order, and whether any person said
 // anything new.
-func transcript(msgs []threads.Message, prev int64) (lines []Line, instructionActors []string, newHuman bool) {
+func transcript(msgs []threads.Message, prev int64, optedOut map[string]bool) (lines []Line, instructionActors []string, newHuman bool) {
 	for i, r := range msgs {
 		line := Line{
 			Index: i, Text: r.Text, TS: string(r.TS), FromBot: r.Role == threads.RoleAssistant || r.Actor.Kind != provenance.KindUser,
 			Actor: r.Actor, Authority: r.Authority,
 		}
-		isNew := r.ID > prev
+		if !line.FromBot && optedOut[r.Actor.ID] {
+			// The model never sees what they said, so it can't propose it.
+			line.Text, line.OptedOut = "(this person has turned off learning about them)", true
+		}
+		isNew := r.ID > prev && !line.OptedOut
 		if !isNew {
 			line.Authority = provenance.Context
 		}
@@ -160,6 +168,28 @@ func transcript(msgs []threads.Message, prev int64) (lines []Line, instructionAc
 		lines = append(lines, line)
 	}
 	return lines, instructionActors, newHuman
+}
+
+// optedOut returns the people in msgs who turned passive learning about
+// themselves off (/mnemo learning me off).
+func (l *Learner) optedOut(ctx context.Context, team string, msgs []threads.Message) (map[string]bool, error) {
+	out := map[string]bool{}
+	checked := map[string]bool{}
+	for _, m := range msgs {
+		id := m.Actor.ID
+		if m.Actor.Kind != provenance.KindUser || id == "" || checked[id] {
+			continue
+		}
+		checked[id] = true
+		on, err := l.db.Settings().UserLearningEnabled(ctx, team, id)
+		if err != nil {
+			return nil, err
+		}
+		if !on {
+			out[id] = true
+		}
+	}
+	return out, nil
 }
 
 func contains(list []string, s string) bool {

@@ -325,3 +325,42 @@ func (b *testBundle) finish(t *testing.T, turnID int64, usedWrite bool, hook age
 		return hook(ctx, tx, turnID)
 	}))
 }
+
+// A person who turned off learning about themselves (/mnemo learning me
+// off) is never learned from: the model doesn't see their words, and a
+// proposal citing them is dropped. Turned back on, the same turn shape
+// stores their preference.
+func TestLearningMeOffIsHonouredBeforeExtraction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t,
+		// The first turn never reaches the model; the second cites Alice's withheld line.
+		[]learn.Proposal{{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{2}}},
+		[]learn.Proposal{{Kind: memory.KindPreference, Content: "Prefers bullet points", Evidence: []int{5}}},
+	)
+	settings := b.db.DB.Settings()
+	require.NoError(t, settings.SetUserLearning(ctx, team, "UA", false))
+
+	off := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer bullet points in summaries"})
+	res, err := b.learner.Learn(ctx, off)
+	require.NoError(t, err)
+	require.Contains(t, res.Skipped, "allows learning")
+	require.Empty(t, extractions(b), "the model was never asked")
+
+	// Bob allows learning; Alice's line in the same turn is withheld.
+	mixed := b.turn(t, "UB", msg{"UA", false, "Deploys go out on Tuesdays after QA sign-off"}, msg{"UB", true, "@mnemo draft the release note"})
+	res, err = b.learner.Learn(ctx, mixed)
+	require.NoError(t, err)
+	require.Len(t, extractions(b), 1)
+	require.NotContains(t, extractions(b)[0].Messages[0].Text, "Tuesdays", "her words never reach the model")
+	require.Len(t, res.Decisions, 1)
+	require.False(t, res.Decisions[0].Store, "a proposal citing her is dropped: %s", res.Decisions[0].Reason)
+	require.Empty(t, b.inChannel(t))
+
+	// Control: turned back on, her preference is learned.
+	require.NoError(t, settings.SetUserLearning(ctx, team, "UA", true))
+	on := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer bullet points in summaries"})
+	res, err = b.learner.Learn(ctx, on)
+	require.NoError(t, err)
+	require.Len(t, b.personal(t, "UA"), 1, "%+v", res)
+}

@@ -15,8 +15,11 @@ type Line struct {
 	Actor     provenance.Actor
 	Authority provenance.Authority
 	FromBot   bool
-	Text      string
-	TS        string
+	// OptedOut marks a line by someone who turned off learning about
+	// themselves: its text is withheld and it is never evidence.
+	OptedOut bool
+	Text     string
+	TS       string
 }
 
 // Proposal is a memory the model proposes from a transcript, citing the
@@ -75,6 +78,9 @@ func Route(p Proposal, lines []Line, instructionActors []string, place provenanc
 		l := lines[i]
 		if l.FromBot || !l.Actor.IsHuman() {
 			return drop("evidence %d was not written by a person", i)
+		}
+		if l.OptedOut {
+			return drop("evidence %d is by someone who turned off learning about them", i)
 		}
 		if !IsEvidence(l.Text) {
 			return drop("evidence %d is a question, a request or a point-in-time figure", i)

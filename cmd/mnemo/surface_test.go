@@ -347,3 +347,39 @@ func TestHomeIsRepublishedAfterAToolWrite(t *testing.T) {
 		require.Equal(t, alice, c.Form.Get("user_id"), "only the subject's Home")
 	}
 }
+
+// Self-service: everyone exports their own memories (personal, and the
+// shared ones they wrote) to their DM, reads a memory's history, and turns
+// passive learning about themselves off, which the Home tab shows.
+func TestSelfServiceExportHistoryAndLearningSwitch(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	mine := b.seed(alice, memory.ScopePersonal, "D0ALICE", "I prefer replies in French")
+	b.seed(alice, memory.ScopeChannel, "C0TEAM", "Deploys go out on Tuesdays after QA sign-off")
+	b.seed(bob, memory.ScopePersonal, "D0BOB", "I prefer replies in German")
+
+	r := b.command(alice, "C0TEAM", "export")
+	require.Contains(t, r.Text, "Sent your 2 memories")
+	f := b.slack.WaitFile(5 * time.Second)
+	require.Equal(t, "D0ALICE", f.Channel, "to her own DM")
+	require.Contains(t, string(f.Content), "Prefers replies in French")
+	require.Contains(t, string(f.Content), "Deploys go out on Tuesdays")
+	require.NotContains(t, string(f.Content), "German", "not someone else's")
+	require.Contains(t, b.command(bob, "C0TEAM", "export <@U0ALICE|alice>").Text, "Only an admin")
+
+	r = b.command(alice, "C0TEAM", "history "+mine.ShortID())
+	require.Contains(t, string(r.Blocks), `create by \u003c@U0ALICE\u003e via explicit`)
+	require.Contains(t, b.command(alice, "C0TEAM", "forget "+mine.ShortID()).Text, "Forgotten")
+	require.Contains(t, string(b.command(alice, "C0TEAM", "history "+mine.ShortID()).Blocks), `archive by \u003c@U0ALICE\u003e via slash`)
+	require.Contains(t, b.command(bob, "C0TEAM", "history "+mine.ShortID()).Text, "No single memory you can see")
+
+	require.Contains(t, b.command(alice, "C0TEAM", "learning me off").Text, "now off")
+	on, err := b.db.DB.Settings().UserLearningEnabled(context.Background(), fakeslack.TeamID, alice)
+	require.NoError(t, err)
+	require.False(t, on)
+	b.slack.WaitView(alice, 10*time.Second, func(v json.RawMessage) bool { return strings.Contains(string(v), "learning about you is off") })
+	require.Contains(t, b.command(alice, "C0TEAM", "learning me on").Text, "now on")
+	on, err = b.db.DB.Settings().UserLearningEnabled(context.Background(), fakeslack.TeamID, alice)
+	require.NoError(t, err)
+	require.True(t, on)
+}
