@@ -23,8 +23,9 @@ type ModelJudge struct {
 // tell review requests from turns.
 const ReviewPromptMarker = "You review memories before a Slack assistant stores them."
 
-// AdjudicatePromptMarker starts the supersession prompt.
-const AdjudicatePromptMarker = "You decide whether a new preference replaces older ones."
+// DecidePromptMarker starts the prompt that decides how a new memory
+// relates to the stored ones.
+const DecidePromptMarker = "You decide how a new memory relates to the memories already stored about the same subject."
 
 // SensitiveCategories are the special categories of personal data the
 // review names to the model. A memory in one of them is stored only where
@@ -71,39 +72,52 @@ When storing, give the memory as one canonical, self-contained sentence without 
 	return ReviewVerdict{Store: v.Store, Reason: v.Reason, Canonical: v.Canonical, Sensitive: v.Sensitive, Cues: v.Cues, Expires: v.Expires}, nil
 }
 
-// AdjudicateSchema is the supersession answer: the ids a newer memory
-// replaces.
-var AdjudicateSchema = &llm.Schema{Name: "memory_supersession", Description: "The older memories the new one replaces.", JSON: json.RawMessage(`{
+// DecideSchema is the update decision: add, duplicate of an id, update of an
+// id (with the merged content), or supersede ids.
+var DecideSchema = &llm.Schema{Name: "memory_update_decision", Description: "How a new memory relates to stored ones.", JSON: json.RawMessage(`{
   "type": "object",
-  "properties": {"replaces": {"type": "array", "items": {"type": "string"}}},
-  "required": ["replaces"],
+  "properties": {
+    "decision": {"type": "string", "enum": ["add", "duplicate", "update", "supersede"]},
+    "target": {"type": "string", "description": "For duplicate and update: the id of the stored memory; else empty."},
+    "merged": {"type": "string", "description": "For update: the stored memory rewritten to include the new one, one sentence; else empty."},
+    "supersedes": {"type": "array", "items": {"type": "string"}, "description": "For supersede: the ids the new memory makes wrong; else empty."}
+  },
+  "required": ["decision", "target", "merged", "supersedes"],
   "additionalProperties": false
 }`)}
 
-// Contradicted asks the model which candidates the newer preference replaces.
-func (j ModelJudge) Contradicted(ctx context.Context, newer string, candidates []Memory) ([]uuid.UUID, error) {
-	system := AdjudicatePromptMarker + ` A new preference replaces an older one only when both cannot hold at once (for example "Prefers terse PR summaries" and "Prefers detailed PR summaries"). Answer with the ids of the older ones it replaces, only from those listed.`
+// Decide asks the model how newer relates to the stored candidates.
+func (j ModelJudge) Decide(ctx context.Context, newer string, kind Kind, candidates []Memory) (Decision, error) {
+	system := DecidePromptMarker + ` Answer "duplicate" with its id when a stored memory already says the same thing in other words; "update" with its id and the merged sentence when the new one adds to or refines a stored one ("Prefers risk notes first in PR summaries" + "also wants a test plan" → "Prefers PR summaries with risk notes first and a test plan"); "supersede" with the ids when the new one makes stored ones wrong (a changed preference, a moved date, a new owner); otherwise "add". Only use ids listed.`
 	var b strings.Builder
-	fmt.Fprintf(&b, "New: %s\nOlder:\n", newer)
+	fmt.Fprintf(&b, "New (%s): %s\nStored:\n", kind, newer)
 	for _, c := range candidates {
-		fmt.Fprintf(&b, "- id %s: %s\n", c.ID, c.Content)
+		fmt.Fprintf(&b, "- id %s (%s): %s\n", c.ID, c.Kind, c.Content)
 	}
 	var v struct {
-		Replaces []string `json:"replaces"`
+		Decision   string   `json:"decision"`
+		Target     string   `json:"target"`
+		Merged     string   `json:"merged"`
+		Supersedes []string `json:"supersedes"`
 	}
 	err := llm.CompleteJSON(ctx, j.Model, llm.Request{
-		System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}, MaxTokens: 300, Schema: AdjudicateSchema,
+		System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}, MaxTokens: 400, Schema: DecideSchema,
 	}, &v)
 	if err != nil {
-		return nil, fmt.Errorf("memory supersession: %w", err)
+		return Decision{}, fmt.Errorf("memory update decision: %w", err)
 	}
-	var out []uuid.UUID
-	for _, s := range v.Replaces {
+	d := Decision{Action: Action(v.Decision), Merged: v.Merged}
+	if v.Target != "" {
+		if d.Target, err = uuid.Parse(strings.TrimSpace(v.Target)); err != nil {
+			return Decision{}, fmt.Errorf("memory update decision: target %q is not one of the ids listed", v.Target)
+		}
+	}
+	for _, s := range v.Supersedes {
 		id, err := uuid.Parse(strings.TrimSpace(s))
 		if err != nil {
-			return nil, fmt.Errorf("memory supersession: %q is not one of the ids listed", s)
+			return Decision{}, fmt.Errorf("memory update decision: %q is not one of the ids listed", s)
 		}
-		out = append(out, id)
+		d.Replaces = append(d.Replaces, id)
 	}
-	return out, nil
+	return d, nil
 }

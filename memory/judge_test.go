@@ -135,19 +135,19 @@ func TestStructuredModelAnswersAreRetriedOnceThenAnError(t *testing.T) {
 	require.Equal(t, int32(2), calls.Load(), "the invalid answer was asked for once more")
 }
 
-func TestModelAdjudicator(t *testing.T) {
+func TestModelUpdateDecision(t *testing.T) {
 	t.Parallel()
 	var older uuid.UUID
 	var bogus atomic.Bool
 	srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
 		if bogus.Load() {
-			return fakellm.Reply{JSON: `{"replaces": ["not-a-uuid"]}`}
+			return fakellm.Reply{JSON: `{"decision": "supersede", "target": "", "merged": "", "supersedes": ["not-a-uuid"]}`}
 		}
-		return fakellm.Reply{JSON: `{"replaces": ["` + older.String() + `"]}`}
+		return fakellm.Reply{JSON: `{"decision": "supersede", "target": "", "merged": "", "supersedes": ["` + older.String() + `"]}`}
 	})
 	judge := memory.ModelJudge{Model: llm.NewOpenAI("k", srv.URL+"/v1", "m")}
 	b := setup(t)
-	store := memory.New(b.db.DB, memory.Options{Adjudicator: judge})
+	store := memory.New(b.db.DB, memory.Options{Decider: judge})
 	first, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer terse PR summaries", WrittenBy: provenance.ByExplicit})
 	require.NoError(t, err)
 	older = first.Memory.ID
@@ -156,12 +156,10 @@ func TestModelAdjudicator(t *testing.T) {
 	require.Len(t, second.Superseded, 1)
 	require.Equal(t, older, second.Superseded[0].ID)
 	require.Contains(t, srv.Requests()[0].Messages[0].Text, "Prefers terse PR summaries", "the model saw the candidate")
-	require.Equal(t, memory.AdjudicateSchema.Name, srv.Requests()[0].ResponseFormat.Name)
+	require.Equal(t, memory.DecideSchema.Name, srv.Requests()[0].ResponseFormat.Name)
 
-	// An answer naming something that is no candidate supersedes nothing.
+	// An answer naming something that is no id fails the write closed.
 	bogus.Store(true)
-	third, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer PR summaries in bullet points", WrittenBy: provenance.ByExplicit})
-	require.NoError(t, err)
-	require.Equal(t, memory.Stored, third.Status)
-	require.Empty(t, third.Superseded)
+	_, err = store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer PR summaries in bullet points", WrittenBy: provenance.ByExplicit})
+	require.ErrorIs(t, err, memory.ErrReviewUnavailable)
 }

@@ -126,19 +126,41 @@ type ReviewVerdict struct {
 	Expires   string   // an ISO 8601 end date the memory states, or ""
 }
 
-// Adjudicator decides which older memories a new one contradicts.
-type Adjudicator interface {
-	Contradicted(ctx context.Context, newer string, candidates []Memory) ([]uuid.UUID, error)
+// Decider decides how a new memory relates to the similar active memories
+// of its subject: a new memory, the same as one of them, an update of one,
+// or a replacement for some. It is called before any transaction opens.
+type Decider interface {
+	Decide(ctx context.Context, newer string, kind Kind, candidates []Memory) (Decision, error)
+}
+
+// Action is what a Decider decided.
+type Action string
+
+const (
+	ActionAdd       Action = "add"
+	ActionDuplicate Action = "duplicate"
+	ActionUpdate    Action = "update"
+	ActionSupersede Action = "supersede"
+)
+
+// Decision is a Decider's answer. Target names the candidate a duplicate or
+// an update is of; Merged is an update's merged content; Replaces, the
+// candidates a supersession archives.
+type Decision struct {
+	Action   Action
+	Target   uuid.UUID
+	Merged   string
+	Replaces []uuid.UUID
 }
 
 // Store is the memory store. Build it with New.
 type Store struct {
-	db          *db.DB
-	log         zerolog.Logger
-	now         func() time.Time
-	reviewer    Reviewer
-	adjudicator Adjudicator
-	onChange    atomic.Pointer[func(team, subject string)]
+	db       *db.DB
+	log      zerolog.Logger
+	now      func() time.Time
+	reviewer Reviewer
+	decider  Decider
+	onChange atomic.Pointer[func(team, subject string)]
 }
 
 // OnPersonalChange registers f to hear of every change to a person's
@@ -156,10 +178,10 @@ func (s *Store) changed(m Memory) {
 
 // Options configures a Store.
 type Options struct {
-	Logger      zerolog.Logger
-	Now         func() time.Time
-	Reviewer    Reviewer    // optional
-	Adjudicator Adjudicator // optional; without one nothing is superseded
+	Logger   zerolog.Logger
+	Now      func() time.Time
+	Reviewer Reviewer // optional
+	Decider  Decider  // optional; without one every non-duplicate is added
 }
 
 // New returns a store on d.
@@ -168,7 +190,7 @@ func New(d *db.DB, opts Options) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, adjudicator: opts.Adjudicator}
+	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, decider: opts.Decider}
 }
 
 // WriteRequest asks to store one memory. Actor and Place come from the live
@@ -238,7 +260,19 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		out.Status, out.Memory, out.Reason = Duplicate, dup, "already remembered"
 		return out, nil
 	}
-	contradicted := s.contradicted(ctx, w, cands)
+	decision, err := s.decide(ctx, &w, req, cands)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	if decision.Action == ActionDuplicate {
+		m := fromRow(findCandidate(cands, decision.Target).Memory)
+		out.Status, out.Memory, out.Reason = Duplicate, &m, "already remembered in other words"
+		return out, nil
+	}
+	if decision.Action == ActionUpdate {
+		out.Canonical = w.canonical
+	}
+	replaced := decision.Replaces
 
 	err = s.db.InTx(ctx, func(tx *db.Tx) error {
 		mem := tx.Memories()
@@ -264,15 +298,19 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: m.ID, Team: m.Team, Action: "create", ActorID: req.Actor.ID, Path: path, Reason: w.note}); err != nil {
 			return err
 		}
-		for _, id := range contradicted {
-			old, err := mem.Archive(ctx, id, "superseded", req.Actor.ID, &m.ID)
+		action, archived, reason := "supersede", "superseded", "superseded by a newer memory"
+		if decision.Action == ActionUpdate {
+			action, archived, reason = "update", "updated", "updated: the newer memory merges it"
+		}
+		for _, id := range replaced {
+			old, err := mem.Archive(ctx, id, archived, req.Actor.ID, &m.ID)
 			if errors.Is(err, db.ErrNotFound) {
 				continue // archived meanwhile
 			}
 			if err != nil {
-				return fmt.Errorf("supersede: %w", err)
+				return fmt.Errorf("%s: %w", action, err)
 			}
-			if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: id, Team: m.Team, Action: "supersede", ActorID: req.Actor.ID, Path: path, Reason: "superseded by a newer memory", RelatedID: &m.ID}); err != nil {
+			if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: id, Team: m.Team, Action: action, ActorID: req.Actor.ID, Path: path, Reason: reason, RelatedID: &m.ID}); err != nil {
 				return err
 			}
 			out.Superseded = append(out.Superseded, fromRow(old))
@@ -444,34 +482,63 @@ func duplicateOf(cands []db.Similar, norm string) *Memory {
 	return nil
 }
 
-// contradicted asks the adjudicator which older preferences of the subject
-// a new preference replaces. It runs outside any transaction; a failure
-// keeps the older memories.
-func (s *Store) contradicted(ctx context.Context, w write, cands []db.Similar) []uuid.UUID {
-	if w.kind != KindPreference || s.adjudicator == nil {
-		return nil
+// decide asks the decider how w relates to the subject's similar active
+// memories, outside any transaction. An update rewrites w to the merged
+// content. The answer may only name candidates; a decider that can't answer
+// fails the write closed.
+func (s *Store) decide(ctx context.Context, w *write, req WriteRequest, cands []db.Similar) (Decision, error) {
+	if s.decider == nil || len(cands) == 0 {
+		return Decision{Action: ActionAdd}, nil
 	}
-	var prefs []Memory
+	ms := make([]Memory, 0, len(cands))
 	for _, c := range cands {
-		if Kind(c.Kind) == KindPreference {
-			prefs = append(prefs, fromRow(c.Memory))
-		}
+		ms = append(ms, fromRow(c.Memory))
 	}
-	if len(prefs) == 0 {
-		return nil
-	}
-	ids, err := s.adjudicator.Contradicted(ctx, w.canonical, prefs)
+	d, err := s.decider.Decide(ctx, w.canonical, w.kind, ms)
 	if err != nil {
-		s.log.Warn().Err(err).Msg("supersession adjudication failed; keeping older memories")
-		return nil
+		return Decision{}, fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
 	}
-	var out []uuid.UUID
-	for _, id := range ids {
-		if containsID(prefs, id) { // the adjudicator may only pick among the candidates
-			out = append(out, id)
+	bad := func(format string, args ...any) (Decision, error) {
+		return Decision{}, fmt.Errorf("%w: the decision %s", ErrReviewUnavailable, fmt.Sprintf(format, args...))
+	}
+	switch d.Action {
+	case ActionAdd:
+		d.Replaces = nil
+	case ActionDuplicate:
+		if findCandidate(cands, d.Target) == nil {
+			return bad("names %s, which is no candidate", d.Target)
+		}
+	case ActionUpdate:
+		if findCandidate(cands, d.Target) == nil {
+			return bad("names %s, which is no candidate", d.Target)
+		}
+		merged := Canonicalize(d.Merged)
+		if merged == "" || s.deterministicReview(req, merged) != "" {
+			return bad("merges into text that does not pass review")
+		}
+		w.canonical, w.norm, d.Replaces = merged, Normalize(merged), []uuid.UUID{d.Target}
+	case ActionSupersede:
+		if len(d.Replaces) == 0 {
+			return bad("supersedes nothing")
+		}
+		for _, id := range d.Replaces {
+			if findCandidate(cands, id) == nil {
+				return bad("names %s, which is no candidate", id)
+			}
+		}
+	default:
+		return bad("is %q", d.Action)
+	}
+	return d, nil
+}
+
+func findCandidate(cands []db.Similar, id uuid.UUID) *db.Similar {
+	for i := range cands {
+		if cands[i].ID == id {
+			return &cands[i]
 		}
 	}
-	return out
+	return nil
 }
 
 // DuplicateSimilarity is the pg_trgm similarity of normalized content above
@@ -515,13 +582,4 @@ func subjectID(scope Scope, actor provenance.Actor, place provenance.Place) stri
 func idempotencyKey(team string, scope Scope, subject, norm string) string {
 	h := sha256.Sum256([]byte(team + "\x00" + string(scope) + "\x00" + subject + "\x00" + norm))
 	return hex.EncodeToString(h[:])
-}
-
-func containsID(ms []Memory, id uuid.UUID) bool {
-	for _, m := range ms {
-		if m.ID == id {
-			return true
-		}
-	}
-	return false
 }

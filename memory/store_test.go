@@ -19,32 +19,32 @@ import (
 type testBundle struct {
 	db    *testdb.DB
 	store *memory.Store
-	adj   *scriptedAdjudicator
+	adj   *scriptedDecider
 	now   time.Time
 }
 
-type scriptedAdjudicator struct {
-	mu    sync.Mutex
-	calls [][]memory.Memory
-	pick  func(newer string, cands []memory.Memory) []uuid.UUID
+type scriptedDecider struct {
+	mu     sync.Mutex
+	calls  [][]memory.Memory
+	decide func(newer string, cands []memory.Memory) memory.Decision
 }
 
-func (s *scriptedAdjudicator) Contradicted(_ context.Context, newer string, cands []memory.Memory) ([]uuid.UUID, error) {
+func (s *scriptedDecider) Decide(_ context.Context, newer string, _ memory.Kind, cands []memory.Memory) (memory.Decision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, cands)
-	if s.pick == nil {
-		return nil, nil
+	if s.decide == nil {
+		return memory.Decision{Action: memory.ActionAdd}, nil
 	}
-	return s.pick(newer, cands), nil
+	return s.decide(newer, cands), nil
 }
 
 func setup(t *testing.T) *testBundle { return setupTB(t) }
 
 func setupTB(t testing.TB) *testBundle {
 	t.Helper()
-	b := &testBundle{db: testdb.New(t), adj: &scriptedAdjudicator{}, now: time.Now()}
-	b.store = memory.New(b.db.DB, memory.Options{Adjudicator: b.adj})
+	b := &testBundle{db: testdb.New(t), adj: &scriptedDecider{}, now: time.Now()}
+	b.store = memory.New(b.db.DB, memory.Options{Decider: b.adj})
 	return b
 }
 
@@ -293,15 +293,17 @@ func TestSupersession(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	alice := user("UA")
-	b.adj.pick = func(newer string, cands []memory.Memory) []uuid.UUID {
+	b.adj.decide = func(newer string, cands []memory.Memory) memory.Decision {
 		var out []uuid.UUID
 		for _, c := range cands {
 			if c.Content == "Prefers terse PR summaries" && newer == "Prefers detailed PR summaries" {
 				out = append(out, c.ID)
 			}
 		}
-		out = append(out, uuid.New()) // a made-up id is ignored
-		return out
+		if len(out) == 0 {
+			return memory.Decision{Action: memory.ActionAdd}
+		}
+		return memory.Decision{Action: memory.ActionSupersede, Replaces: out}
 	}
 	old := b.remember(t, alice, publicThread, "", "", "I prefer terse PR summaries")
 	unrelated := b.remember(t, alice, publicThread, "", "", "I prefer tabs over spaces")
@@ -316,7 +318,7 @@ func TestSupersession(t *testing.T) {
 	require.Equal(t, out.Memory.ID, *got.SupersededBy)
 	require.Nil(t, mustGet(t, b, unrelated.ID).ArchivedAt)
 
-	// The adjudicator saw a bounded set of lexical candidates, not the new memory.
+	// The decider saw a bounded set of lexical candidates, not the new memory.
 	last := b.adj.calls[len(b.adj.calls)-1]
 	require.LessOrEqual(t, len(last), 8)
 	for _, c := range last {
@@ -450,4 +452,64 @@ func TestWorkspaceWriteNeedsAnAdmin(t *testing.T) {
 	require.Empty(t, out.Note)
 	require.Equal(t, "UD", out.Memory.ActorID)
 	require.True(t, b.visible(t, bob, otherPublic)["The office wifi network is called mnemo-guest"])
+}
+
+// Updates are decided by the model for every kind, and keep their history:
+// a duplicate in other words stores nothing; an update archives the old row
+// as updated and stores the merged one; a supersession archives what it
+// replaces; an invented id fails the write closed.
+func TestUpdateDecisions(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	ctx := context.Background()
+	risk := b.remember(t, alice, publicThread, "", "", "I want risk notes at the start of PR summaries")
+	deploy := b.remember(t, alice, publicThread, memory.ScopeChannel, memory.KindProcedure, "Deploys go out on Tuesdays after QA sign-off")
+
+	b.adj.decide = func(newer string, cands []memory.Memory) memory.Decision {
+		return memory.Decision{Action: memory.ActionDuplicate, Target: risk.ID}
+	}
+	out, err := b.store.Remember(ctx, memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I want the risk notes at the start of PR summaries, please", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Duplicate, out.Status)
+	require.Equal(t, risk.ID, out.Memory.ID)
+
+	b.adj.decide = func(newer string, cands []memory.Memory) memory.Decision {
+		return memory.Decision{Action: memory.ActionUpdate, Target: risk.ID, Merged: "Wants PR summaries with risk notes first and a test plan"}
+	}
+	out, err = b.store.Remember(ctx, memory.WriteRequest{Actor: alice, Place: publicThread, Content: "I also want a test plan in PR summaries", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status)
+	require.Equal(t, "Wants PR summaries with risk notes first and a test plan", out.Memory.Content)
+	old := mustGet(t, b, risk.ID)
+	require.Equal(t, "updated", old.ArchivedReason)
+	require.Equal(t, out.Memory.ID, *old.SupersededBy, "the chain is kept")
+	_, events, err := b.store.History(ctx, memory.ViewerAt(alice, publicThread), risk.ID.String())
+	require.NoError(t, err)
+	require.Equal(t, []string{"create", "update"}, actions(events))
+
+	b.adj.decide = func(newer string, cands []memory.Memory) memory.Decision {
+		return memory.Decision{Action: memory.ActionSupersede, Replaces: []uuid.UUID{deploy.ID}}
+	}
+	out, err = b.store.Remember(ctx, memory.WriteRequest{Actor: alice, Place: publicThread, Scope: memory.ScopeChannel, Kind: memory.KindProcedure, Content: "Deploys go out on Wednesdays after QA sign-off", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
+	require.Len(t, out.Superseded, 1)
+	require.Equal(t, "superseded", mustGet(t, b, deploy.ID).ArchivedReason, "any kind, not only preferences")
+
+	b.adj.decide = func(newer string, cands []memory.Memory) memory.Decision {
+		return memory.Decision{Action: memory.ActionSupersede, Replaces: []uuid.UUID{uuid.New()}}
+	}
+	_, err = b.store.Remember(ctx, memory.WriteRequest{Actor: alice, Place: publicThread, Scope: memory.ScopeChannel, Kind: memory.KindProcedure, Content: "Deploys go out on Thursdays after QA sign-off", WrittenBy: provenance.ByExplicit})
+	require.ErrorIs(t, err, memory.ErrReviewUnavailable, "an id that is no candidate is an invalid answer")
+	vis := b.visible(t, alice, publicThread)
+	require.False(t, vis["Deploys go out on Thursdays after QA sign-off"], "nothing stored")
+	require.True(t, vis["Deploys go out on Wednesdays after QA sign-off"], "control")
+}
+
+func actions(es []memory.Event) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Action)
+	}
+	return out
 }

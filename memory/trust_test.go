@@ -221,16 +221,16 @@ type blockingAdjudicator struct {
 	calls   atomic.Int32
 }
 
-func (a *blockingAdjudicator) Contradicted(ctx context.Context, _ string, _ []memory.Memory) ([]uuid.UUID, error) {
+func (a *blockingAdjudicator) Decide(ctx context.Context, _ string, _ memory.Kind, _ []memory.Memory) (memory.Decision, error) {
 	if a.calls.Add(1) == 1 {
 		close(a.entered)
 		select {
 		case <-a.release:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return memory.Decision{}, ctx.Err()
 		}
 	}
-	return nil, nil
+	return memory.Decision{Action: memory.ActionAdd}, nil
 }
 
 // Defect 6: Remember asked the model to adjudicate inside a transaction
@@ -244,7 +244,7 @@ func TestNoModelCallInsideTheWriteTransaction(t *testing.T) {
 	small, err := db2(t, d.URL)
 	require.NoError(t, err)
 	adj := &blockingAdjudicator{entered: make(chan struct{}), release: make(chan struct{})}
-	store := memory.New(small, memory.Options{Adjudicator: adj})
+	store := memory.New(small, memory.Options{Decider: adj})
 	alice := user("UA")
 	ctx := context.Background()
 	_, err = store.Remember(ctx, memory.WriteRequest{Actor: alice, Place: dmAlice, Content: "I prefer terse PR summaries", WrittenBy: provenance.ByExplicit})

@@ -74,7 +74,7 @@ func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, erro
 	if cfg.Provider != "" {
 		c.model = newModel(cfg, cfg.Model)
 		judge := memory.ModelJudge{Model: c.model}
-		opts.Reviewer, opts.Adjudicator = judge, judge
+		opts.Reviewer, opts.Decider = judge, judge
 	}
 	c.memory = memory.New(d, opts)
 	c.registry = tools.NewRegistry()

@@ -71,8 +71,8 @@ func Memory() fakellm.Script {
 		switch {
 		case strings.HasPrefix(req.System, memory.ReviewPromptMarker):
 			return review(req)
-		case strings.HasPrefix(req.System, memory.AdjudicatePromptMarker):
-			return fakellm.Reply{JSON: `{"replaces": []}`}
+		case strings.HasPrefix(req.System, memory.DecidePromptMarker):
+			return decide(req)
 		case strings.HasPrefix(req.System, learn.ExtractPromptMarker):
 			return extract(req)
 		}
@@ -204,4 +204,82 @@ func answer(req *fakellm.Request) fakellm.Reply {
 		b.WriteString("\n- " + m[1])
 	}
 	return fakellm.Reply{Text: b.String()}
+}
+
+// decide answers the update decision like a careful model would, for the
+// cases the evals script: the same words in another order or with filler
+// are a duplicate; "now"/"instead"/"no longer" supersede the closest
+// candidate; "also" updates it; anything else is added.
+func decide(req *fakellm.Request) fakellm.Reply {
+	text := req.Messages[len(req.Messages)-1].Text
+	newer, rest, _ := strings.Cut(text, "\nStored:\n")
+	if i := strings.Index(newer, "): "); i >= 0 {
+		newer = newer[i+3:]
+	}
+	type cand struct{ id, content string }
+	var cands []cand
+	for _, line := range strings.Split(rest, "\n") {
+		m := candRe.FindStringSubmatch(line)
+		if m != nil {
+			cands = append(cands, cand{m[1], m[2]})
+		}
+	}
+	answer := func(decision, target, merged string, supersedes []string) fakellm.Reply {
+		if supersedes == nil {
+			supersedes = []string{}
+		}
+		b, _ := json.Marshal(map[string]any{"decision": decision, "target": target, "merged": merged, "supersedes": supersedes})
+		return fakellm.Reply{JSON: string(b)}
+	}
+	best, bestScore := cand{}, 0.0
+	for _, c := range cands {
+		if s := overlap(newer, c.content); s > bestScore {
+			best, bestScore = c, s
+		}
+	}
+	low := strings.ToLower(newer)
+	switch {
+	case best.id == "" || bestScore < 0.5:
+		return answer("add", "", "", nil)
+	case strings.Contains(low, " now ") || strings.Contains(low, "instead") || strings.Contains(low, "no longer"):
+		return answer("supersede", "", "", []string{best.id})
+	case strings.HasPrefix(low, "also ") || strings.Contains(low, " also "):
+		return answer("update", best.id, best.content+", and "+strings.TrimSpace(strings.Replace(newer, "also ", "", 1)), nil)
+	case bestScore >= 0.7:
+		return answer("duplicate", best.id, "", nil)
+	}
+	return answer("add", "", "", nil)
+}
+
+var candRe = regexp.MustCompile(`^- id ([0-9a-f-]{36}) \([a-z]+\): (.+)$`)
+
+// overlap is the share of the shorter text's content words the other has.
+func overlap(a, b string) float64 {
+	wa, wb := words(a), words(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return 0
+	}
+	if len(wb) < len(wa) {
+		wa, wb = wb, wa
+	}
+	n := 0
+	for w := range wa {
+		if wb[w] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(wa))
+}
+
+var stop = map[string]bool{"the": true, "a": true, "an": true, "for": true, "of": true, "to": true, "in": true, "and": true, "i": true, "still": true, "want": true, "wants": true, "prefers": true, "prefer": true, "with": true, "is": true, "at": true, "on": true}
+
+func words(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
+		w = strings.TrimSuffix(w, "s")
+		if !stop[w] && w != "" {
+			out[w] = true
+		}
+	}
+	return out
 }
