@@ -208,7 +208,9 @@ func (a *Agent) complete(ctx context.Context, req llm.Request, th *Throttle) (*l
 		_ = th.Flush(ctx) // what came before the failure is shown, and the failure sentence follows it
 		return nil, err
 	}
-	if len(resp.ToolCalls) > 0 {
+	if len(resp.ToolCalls) > 0 || th.Shown() == 0 {
+		// A tool step's text is not the answer; an answer that came before
+		// anything was shown is posted whole, in one message, not streamed.
 		th.Discard()
 	} else if ferr := th.Flush(ctx); ferr != nil {
 		a.log.Warn().Err(ferr).Msg("answer stream stopped; the reply is posted whole")

@@ -207,6 +207,24 @@ func TestStreamedAnswerIsTheUnstreamedOne(t *testing.T) {
 	}
 }
 
+// An answer that is complete before the first append is due is not
+// streamed: the surface posts it whole.
+func TestShortAnswerIsNotStreamed(t *testing.T) {
+	t.Parallel()
+	srv := fakellm.New(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Text: "It is noon."}
+	})
+	a := agent.New(agent.Options{Model: llm.NewAnthropic("k", srv.URL, "m"), Registry: registry(t)})
+	s := &liveSurface{stream: &appends{}}
+	live := turn
+	live.Live = agent.LiveFor(context.Background(), s, agent.Post{})
+	out, err := a.Run(context.Background(), live)
+	require.NoError(t, err)
+	require.Equal(t, "It is noon.", out.Reply)
+	require.Empty(t, s.stream.all())
+	require.True(t, srv.Requests()[0].Stream, "it was asked for as a stream")
+}
+
 // A stream that fails midway fails the turn, after showing what came.
 func TestStreamFailingMidwayShowsWhatCameAndFails(t *testing.T) {
 	t.Parallel()
