@@ -15,8 +15,10 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
+	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/slackapp"
+	"github.com/mnemo-bot/mnemo/tools"
 )
 
 // longPreference is long enough that its confirmation streams in parts.
@@ -190,4 +192,33 @@ func TestStreamFailingMidwayEndsInTheSameMessage(t *testing.T) {
 	require.NotEmpty(t, strings.TrimSuffix(shown, "\n\n"+sentence))
 	require.Len(t, b.replies(ch, root, 1), 1, "one message in the thread")
 	require.Empty(t, b.slack.Calls("chat.startStream")[1:], "channels are not streamed with Slack's streaming methods")
+}
+
+// Text the model writes before calling tools may stream, since it is shown
+// as it comes; the message still ends as the final answer alone, replaced
+// with chat.update, with the feedback buttons.
+func TestStreamedPreambleIsReplacedByTheAnswer(t *testing.T) {
+	t.Parallel()
+	preamble := strings.Repeat("Let me look through the tool catalog for that first. ", 6)
+	const answer = "Here is the **answer**, after the tools."
+	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		if !strings.HasPrefix(req.System, "You are mnemo") {
+			return scripted.Memory()(n, req)
+		}
+		if len(req.Messages[len(req.Messages)-1].ToolResults) == 0 {
+			return fakellm.Reply{Text: preamble, ToolCalls: []llm.ToolCall{{ID: "c1", Name: tools.SearchToolsName, Input: json.RawMessage(`{"query":"anything"}`)}}}
+		}
+		return fakellm.Reply{Text: answer}
+	})
+	const dm = "D0ALICE"
+	thread := b.nextTS()
+	ts, _ := b.dm(alice, dm, "look something up", thread)
+	st := b.slack.WaitStream(dm, thread, 20*time.Second)
+	b.waitDone(dm, ts)
+	require.True(t, strings.HasPrefix(st.Text(), preamble[:agent.StreamChars]), "the preamble streamed: %q", st.Text())
+	require.Empty(t, st.Blocks, "the buttons go with the final text")
+	shown, blocks := b.slack.Shown(dm, st.TS)
+	require.Equal(t, slackapp.ToMrkdwn(answer), shown)
+	require.Contains(t, string(blocks), `"feedback_buttons"`)
+	require.Contains(t, string(blocks), slackapp.ToMrkdwn(answer))
 }
