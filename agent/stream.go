@@ -114,8 +114,8 @@ func StatusFor(name string, input json.RawMessage) string {
 }
 
 // Throttle passes an answer's text to a TextStream at a bounded rate: it
-// appends when StreamInterval has passed since the step began or since the
-// last append, or when StreamChars characters are waiting. Build it with
+// appends when StreamInterval has passed since the step's first text or
+// since the last append, or when StreamChars characters are waiting. Build it with
 // NewThrottle; it is safe for one writer at a time and Flush from another.
 type Throttle struct {
 	out TextStream
@@ -124,7 +124,8 @@ type Throttle struct {
 	mu      sync.Mutex
 	pending strings.Builder
 	last    time.Time
-	shown   int // characters appended so far
+	fresh   bool // no text yet in this step
+	shown   int  // characters appended so far
 	err     error
 }
 
@@ -133,16 +134,18 @@ func NewThrottle(out TextStream, now func() time.Time) *Throttle {
 	if now == nil {
 		now = time.Now
 	}
-	return &Throttle{out: out, now: now, last: now()}
+	return &Throttle{out: out, now: now, fresh: true}
 }
 
-// Begin starts a model step: the interval counts from here, so text a step
-// writes before calling tools is dropped by Discard before it is shown,
-// unless the step wrote for longer than the interval.
+// Begin starts a model step. The interval counts from the step's first
+// text, not from the request (the model's first token may take longer than
+// the interval), so text a step writes before calling tools is dropped by
+// Discard before it is shown, unless the model wrote it for longer than the
+// interval.
 func (t *Throttle) Begin() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.last = t.now()
+	t.fresh = true
 }
 
 // Write takes the next delta and appends what is waiting when it is time.
@@ -151,6 +154,9 @@ func (t *Throttle) Write(ctx context.Context, delta string) {
 	defer t.mu.Unlock()
 	if t.err != nil {
 		return
+	}
+	if t.fresh {
+		t.fresh, t.last = false, t.now()
 	}
 	t.pending.WriteString(delta)
 	if t.pending.Len() >= StreamChars || t.now().Sub(t.last) >= StreamInterval {

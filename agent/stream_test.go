@@ -90,6 +90,11 @@ func TestThrottleAppendsAtABoundedRate(t *testing.T) {
 			want:  []string{"a" + long, "b"},
 		},
 		{
+			name:  "a slow first token does not count against the interval",
+			steps: []step{{wait: 2 * agent.StreamInterval, write: "a"}, {wait: 100 * time.Millisecond, write: "b"}, {flush: true}},
+			want:  []string{"ab"},
+		},
+		{
 			name:  "a tool step's unsent text is dropped",
 			steps: []step{{write: "Let me look."}, {discard: true}, {write: "The answer."}, {flush: true}},
 			want:  []string{"The answer."},
