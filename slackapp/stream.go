@@ -2,8 +2,10 @@ package slackapp
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -49,7 +51,13 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 	case l.ts == "":
 		l.ts, err = l.a.post(ctx, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
 	default:
+		// Each update carries all the text so far, so one skipped for a
+		// rate limit loses nothing: the next, or the final one, shows it.
 		_, _, _, err = l.a.api.UpdateMessageContext(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String()), false))
+		var rl *slack.RateLimitedError
+		if errors.As(err, &rl) {
+			err = nil
+		}
 	}
 	return err
 }
@@ -95,7 +103,7 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 		l.stopped = true
 	}
 	if !l.streaming || !exact {
-		if _, _, _, err := l.a.api.UpdateMessageContext(ctx, key.Channel, l.ts, replyText(parts[0], len(parts) == 1)); err != nil {
+		if _, _, _, err := l.a.update(ctx, key.Channel, l.ts, replyText(parts[0], len(parts) == 1)); err != nil {
 			return nil, err
 		}
 	}
@@ -133,13 +141,32 @@ func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 		_, _, err = l.a.api.StopStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText("\n\n"+sentence))
 		l.stopped = err == nil
 	} else {
-		_, _, _, err = l.a.api.UpdateMessageContext(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String())+"\n\n"+sentence, false))
+		_, _, _, err = l.a.update(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String())+"\n\n"+sentence, false))
 	}
 	if err != nil {
 		l.a.log.Warn().Err(err).Msg("failure sentence not added to the streamed answer; posting it")
 		return false
 	}
 	return true
+}
+
+// update edits a message, waiting out Slack's rate limits a few times as
+// post does: the final update is the answer, and chat.update is the
+// method a streamed channel answer calls most.
+func (a *App) update(ctx context.Context, channel, ts string, opts ...slack.MsgOption) (string, string, string, error) {
+	for attempt := 0; ; attempt++ {
+		c, t, text, err := a.api.UpdateMessageContext(ctx, channel, ts, opts...)
+		var rl *slack.RateLimitedError
+		if !errors.As(err, &rl) || attempt == 3 {
+			return c, t, text, err
+		}
+		a.log.Warn().Dur("retry_after", rl.RetryAfter).Msg("rate limited by Slack; waiting")
+		select {
+		case <-ctx.Done():
+			return "", "", "", ctx.Err()
+		case <-time.After(rl.RetryAfter):
+		}
+	}
 }
 
 // botActor is mnemo as the author of its messages in the session log.

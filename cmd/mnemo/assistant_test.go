@@ -177,6 +177,7 @@ func TestStreamFailingMidwayEndsInTheSameMessage(t *testing.T) {
 	for _, m := range b.slack.Posted() {
 		require.False(t, m.Channel == dm && m.TS != st.TS && m.Text == sentence, "the sentence is not posted on its own")
 	}
+	require.NotEmpty(t, b.statuses(dm, thread), "the assistant thread had a status line")
 
 	const ch = "C0GENERAL"
 	root, _ := b.mention(alice, ch, "tell me a long story", "")
@@ -191,6 +192,7 @@ func TestStreamFailingMidwayEndsInTheSameMessage(t *testing.T) {
 	require.True(t, strings.HasSuffix(shown, "\n\n"+sentence), shown)
 	require.NotEmpty(t, strings.TrimSuffix(shown, "\n\n"+sentence))
 	require.Len(t, b.replies(ch, root, 1), 1, "one message in the thread")
+	require.Empty(t, b.statuses(ch, root), "a channel shows reactions, not a status line")
 	require.Empty(t, b.slack.Calls("chat.startStream")[1:], "channels are not streamed with Slack's streaming methods")
 }
 
