@@ -224,3 +224,30 @@ func TestStreamedPreambleIsReplacedByTheAnswer(t *testing.T) {
 	require.Contains(t, string(blocks), `"feedback_buttons"`)
 	require.Contains(t, string(blocks), slackapp.ToMrkdwn(answer))
 }
+
+// In a channel the answer is posted once and updated as it grows, ending as
+// the model's text with the feedback buttons, even when Slack rate-limits
+// an update.
+func TestChannelAnswerIsPostedOnceAndUpdated(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Another sentence of a long and careful answer. ", 14)
+	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		if strings.HasPrefix(req.System, "You are mnemo") {
+			return fakellm.Reply{Text: long}
+		}
+		return scripted.Memory()(n, req)
+	})
+	b.slack.RateLimit("chat.update", 1)
+	const ch = "C0GENERAL"
+	root, _ := b.mention(alice, ch, "explain at length", "")
+	b.waitDone(ch, root)
+	posts := b.replies(ch, root, 1)
+	require.Len(t, posts, 1, "one message, updated")
+	want := slackapp.ToMrkdwn(strings.TrimSpace(long))
+	shown, blocks := b.slack.Shown(ch, posts[0].TS)
+	require.Equal(t, want, shown)
+	require.Contains(t, string(blocks), `"feedback_buttons"`)
+	require.NotEqual(t, want, posts[0].Text, "the first post was the start of the answer")
+	require.True(t, strings.HasPrefix(want, posts[0].Text))
+	require.Empty(t, b.slack.Calls("chat.startStream"), "channels are updated, not streamed")
+}
