@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 	"github.com/mnemo-bot/mnemo/detect"
@@ -88,4 +89,17 @@ func messageFromRow(r dbsqlc.SessionMessage) threads.Message {
 		Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: r.TeamID, ID: r.ActorID},
 		Authority: provenance.Authority(r.Authority), Text: r.Text, TurnID: r.TurnID,
 	}
+}
+
+// RecentInChannel returns the channel's messages since since, outside the
+// thread key, the newest limit of them, oldest first: in a DM, the recent
+// conversation a new top-level message continues.
+func (s Sessions) RecentInChannel(ctx context.Context, key threads.Key, since time.Time, limit int) ([]threads.Message, error) {
+	rows, err := s.q.SessionMessageRecentInChannel(ctx, s.e, dbsqlc.SessionMessageRecentInChannelParams{
+		TeamID: key.Team, ChannelID: key.Channel, SourceKey: key.SourceKey(), Since: since, MaxMessages: int32(limit),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("session log recent: %w", mapErr(err))
+	}
+	return messagesFromRows(rows), nil
 }

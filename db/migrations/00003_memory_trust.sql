@@ -25,7 +25,11 @@ CREATE TABLE user_settings (
     PRIMARY KEY (team_id, user_id)
 );
 
+-- A DM's recent conversation, across its top-level threads.
+CREATE INDEX session_messages_channel_recent ON session_messages (team_id, channel_id, created_at);
+
 -- +goose Down
+DROP INDEX session_messages_channel_recent;
 DROP TABLE user_settings;
 DROP TABLE memory_events;
 ALTER TABLE memories DROP COLUMN sensitive;

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const sessionMessageAppend = `-- name: SessionMessageAppend :one
@@ -159,6 +160,66 @@ type SessionMessageListForTurnParams struct {
 // The thread's messages up to the last one of the turn, newest @max_messages, oldest first.
 func (q *Queries) SessionMessageListForTurn(ctx context.Context, db DBTX, arg SessionMessageListForTurnParams) ([]SessionMessage, error) {
 	rows, err := db.Query(ctx, sessionMessageListForTurn, arg.SourceKey, arg.TurnID, arg.MaxMessages)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SessionMessage
+	for rows.Next() {
+		var i SessionMessage
+		if err := rows.Scan(
+			&i.ID,
+			&i.SourceKey,
+			&i.TeamID,
+			&i.ChannelID,
+			&i.Ts,
+			&i.Role,
+			&i.ActorKind,
+			&i.ActorID,
+			&i.Authority,
+			&i.Text,
+			&i.TurnID,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionMessageRecentInChannel = `-- name: SessionMessageRecentInChannel :many
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM (
+    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM session_messages
+    WHERE team_id = $1 AND channel_id = $2 AND source_key <> $3
+      AND created_at >= $4
+    ORDER BY created_at DESC, id DESC
+    LIMIT $5
+) recent
+ORDER BY created_at, id
+`
+
+type SessionMessageRecentInChannelParams struct {
+	TeamID      string    `json:"teamId"`
+	ChannelID   string    `json:"channelId"`
+	SourceKey   string    `json:"sourceKey"`
+	Since       time.Time `json:"since"`
+	MaxMessages int32     `json:"maxMessages"`
+}
+
+// A channel's messages since @since outside one thread, newest @max_messages,
+// oldest first: the DM's recent conversation a top-level message continues.
+func (q *Queries) SessionMessageRecentInChannel(ctx context.Context, db DBTX, arg SessionMessageRecentInChannelParams) ([]SessionMessage, error) {
+	rows, err := db.Query(ctx, sessionMessageRecentInChannel,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.SourceKey,
+		arg.Since,
+		arg.MaxMessages,
+	)
 	if err != nil {
 		return nil, err
 	}
