@@ -26,12 +26,30 @@ func (r *Runner) history(ctx context.Context, p Post) ([]threads.Message, error)
 	if err != nil {
 		return nil, err
 	}
-	if p.Place.Visibility != provenance.DM || p.Key.Root != p.TS {
-		return own, nil
+	if p.Place.Visibility == provenance.DM && p.Key.Root == p.TS {
+		earlier, err := sessions.RecentInChannel(ctx, p.Key, r.now().Add(-DMContinuityWindow), DMContinuityMessages)
+		if err != nil {
+			return nil, err
+		}
+		own = append(earlier, own...)
 	}
-	earlier, err := sessions.RecentInChannel(ctx, p.Key, r.now().Add(-DMContinuityWindow), DMContinuityMessages)
-	if err != nil {
-		return nil, err
+	return ownToolTraces(own, p.Actor.ID), nil
+}
+
+// ownToolTraces keeps a reply's tool trace only for the person whose turn
+// it was: tool results may hold memories only they may see, and a thread is
+// shared.
+func ownToolTraces(history []threads.Message, actor string) []threads.Message {
+	asker := map[int64]string{}
+	for _, m := range history {
+		if m.TurnID != nil && m.Role == threads.RoleUser && m.Authority == provenance.Instruction {
+			asker[*m.TurnID] = m.Actor.ID
+		}
 	}
-	return append(earlier, own...), nil
+	for i, m := range history {
+		if m.Tools != "" && (m.TurnID == nil || asker[*m.TurnID] != actor) {
+			history[i].Tools = ""
+		}
+	}
+	return history
 }

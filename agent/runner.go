@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -152,8 +153,11 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (Result, error) {
 		return fail(err, FailureSentence(err), res.Outcome.UsedMemoryWrite)
 	}
 	posted, err := s.Reply(ctx, p.Key, res.Outcome.Reply)
-	for _, m := range posted {
+	for i, m := range posted {
 		m.TurnID = &turnID
+		if i == 0 {
+			m.Tools = strings.Join(res.Outcome.ToolTrace, "; ")
+		}
 		if _, lerr := sessions.Append(ctx, p.Key, m); lerr != nil {
 			log.Error().Err(lerr).Msg("posted reply not logged")
 		}

@@ -34,7 +34,7 @@ func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message
 	row, err := s.q.SessionMessageAppend(ctx, s.e, dbsqlc.SessionMessageAppendParams{
 		SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel, Ts: string(m.TS),
 		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, Authority: string(m.Authority),
-		Text: m.Text, TurnID: m.TurnID,
+		Text: m.Text, TurnID: m.TurnID, Tools: detect.Redact(m.Tools),
 	})
 	if err != nil {
 		return threads.Message{}, fmt.Errorf("session log append: %w", mapErr(err))
@@ -87,7 +87,7 @@ func messageFromRow(r dbsqlc.SessionMessage) threads.Message {
 	return threads.Message{
 		ID: r.ID, SourceKey: r.SourceKey, TS: threads.TS(r.Ts), Role: threads.Role(r.Role),
 		Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: r.TeamID, ID: r.ActorID},
-		Authority: provenance.Authority(r.Authority), Text: r.Text, TurnID: r.TurnID,
+		Authority: provenance.Authority(r.Authority), Text: r.Text, TurnID: r.TurnID, Tools: r.Tools,
 	}
 }
 

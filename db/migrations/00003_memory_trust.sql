@@ -28,7 +28,12 @@ CREATE TABLE user_settings (
 -- A DM's recent conversation, across its top-level threads.
 CREATE INDEX session_messages_channel_recent ON session_messages (team_id, channel_id, created_at);
 
+-- What a turn's tools did, compacted, kept with the bot's reply so a
+-- follow-up ("forget the second one") can refer to it.
+ALTER TABLE session_messages ADD COLUMN tools text NOT NULL DEFAULT '';
+
 -- +goose Down
+ALTER TABLE session_messages DROP COLUMN tools;
 DROP INDEX session_messages_channel_recent;
 DROP TABLE user_settings;
 DROP TABLE memory_events;

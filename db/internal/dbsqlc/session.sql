@@ -1,7 +1,7 @@
 -- name: SessionMessageAppend :one
 -- Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
-INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id)
-VALUES (@source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @authority, @text, sqlc.narg(turn_id))
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
+VALUES (@source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @authority, @text, sqlc.narg(turn_id), @tools)
 ON CONFLICT (source_key, ts) DO UPDATE SET source_key = EXCLUDED.source_key
 RETURNING *;
 
