@@ -52,7 +52,9 @@ func (s *Store) Tools() []tools.Tool {
   "properties": {
     "content": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "One canonical, self-contained sentence."},
     "kind": {"type": "string", "enum": ["preference", "procedure", "knowledge"]},
-    "scope": {"type": "string", "enum": ["personal", "conversation", "channel", "workspace"], "description": "Optional; chosen from the kind and the place when omitted."},
+    "scope": {"type": "string", "enum": ["personal", "conversation", "channel", "workspace"], "description": "Who may see it. Optional; chosen from the kind and the place when omitted. conversation: this thread only."},
+    "about": {"type": "string", "enum": ["speaker", "channel"], "description": "Optional: whom or what it is about when not the scope's default. speaker: the person asking (a thread-only instruction such as 'in this thread, answer me in French' is scope conversation, about speaker). channel: a channel (with about_channel)."},
+    "about_channel": {"type": "string", "pattern": "^[CG][A-Z0-9]+$", "description": "The channel id it is about, from a <#C…> mention; default this channel."},
     "expires": {"type": "string", "description": "ISO 8601 date or date-time, or \"never\"."}
   },
   "required": ["content"],
@@ -103,10 +105,12 @@ func (s *Store) Tools() []tools.Tool {
 
 func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json.RawMessage) (any, error) {
 	var args struct {
-		Content string `json:"content"`
-		Kind    string `json:"kind"`
-		Scope   string `json:"scope"`
-		Expires string `json:"expires"`
+		Content      string `json:"content"`
+		Kind         string `json:"kind"`
+		Scope        string `json:"scope"`
+		About        string `json:"about"`
+		AboutChannel string `json:"about_channel"`
+		Expires      string `json:"expires"`
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
@@ -121,7 +125,7 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 	}
 	out, err := s.Remember(ctx, WriteRequest{
 		Actor: inv.Actor, Place: inv.Place, MessageTS: inv.MessageTS, Kind: Kind(args.Kind), Scope: Scope(args.Scope),
-		Content: args.Content, ExpiresAt: exp, WrittenBy: by,
+		Content: args.Content, ExpiresAt: exp, WrittenBy: by, About: aboutOf(args.About), AboutChannel: args.AboutChannel,
 	})
 	if errors.Is(err, ErrReviewUnavailable) {
 		s.log.Warn().Err(err).Msg("memory review unavailable; nothing stored")
@@ -297,4 +301,15 @@ func ParseExpiry(s string, now time.Time) (*time.Time, error) {
 		}
 	}
 	return nil, fmt.Errorf("expiry %q is not an ISO 8601 date or date-time, nor \"never\"", s)
+}
+
+// aboutOf maps the remember tool's "about" to a subject type.
+func aboutOf(about string) SubjectType {
+	switch about {
+	case "speaker":
+		return SubjectUser
+	case "channel":
+		return SubjectChannel
+	}
+	return ""
 }

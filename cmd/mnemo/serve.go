@@ -232,7 +232,7 @@ func cmdMemories(ctx context.Context, args []string, getenv func(string) string,
 	for _, m := range ms {
 		out = append(out, memoryJSON{
 			ID: m.ID.String(), Content: m.Content, Kind: string(m.Kind), Scope: string(m.Scope),
-			SubjectType: m.SubjectType, SubjectID: m.SubjectID, SourceKey: m.SourceKey, Visibility: string(m.Visibility),
+			SubjectType: string(m.SubjectType), SubjectID: m.SubjectID, SourceKey: m.SourceKey, Visibility: string(m.Visibility),
 			ActorID: m.ActorID, WrittenBy: string(m.WrittenBy), CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt,
 			ArchivedAt: m.ArchivedAt, ArchivedReason: m.ArchivedReason,
 		})
