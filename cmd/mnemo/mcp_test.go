@@ -61,7 +61,7 @@ func TestMemoryMCPServerInProcess(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { c.Close() })
-	require.ElementsMatch(t, []string{"remember", "recall", "list", "forget"}, initMCP(t, c))
+	require.ElementsMatch(t, []string{"remember", "recall", "list_memories", "forget"}, initMCP(t, c))
 
 	out, isErr := mcpCall(t, c, "remember", map[string]any{"content": "I prefer dark mode in every editor"})
 	require.False(t, isErr, out)
@@ -90,8 +90,41 @@ func TestMemoryMCPServerInProcess(t *testing.T) {
 	out, isErr = mcpCall(t, c, "forget", map[string]any{"memory": id})
 	require.False(t, isErr, out)
 	require.Equal(t, true, out["result"].(map[string]any)["forgotten"])
-	out, _ = mcpCall(t, c, "list", map[string]any{})
+	out, _ = mcpCall(t, c, "list_memories", map[string]any{})
 	require.Empty(t, out["result"].(map[string]any)["memories"])
+}
+
+// A client may run read-only tools without asking and must confirm
+// destructive ones; the hints say which is which.
+func TestMemoryMCPToolsCarryAnnotations(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	srv, err := newMemoryMCPServer(memory.New(d.DB, memory.Options{}), func(context.Context) (tools.Invocation, bool) { return tools.Invocation{}, false })
+	require.NoError(t, err)
+	c, err := client.NewInProcessClient(srv)
+	require.NoError(t, err)
+	require.NoError(t, c.Start(context.Background()))
+	t.Cleanup(func() { c.Close() })
+	initMCP(t, c)
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	type hints struct{ readOnly, destructive bool }
+	got := map[string]hints{}
+	for _, tl := range list.Tools {
+		require.NotNil(t, tl.Annotations.ReadOnlyHint, tl.Name)
+		h := hints{readOnly: *tl.Annotations.ReadOnlyHint}
+		if !h.readOnly {
+			require.NotNil(t, tl.Annotations.DestructiveHint, "a writing tool says whether it destroys: %s", tl.Name)
+			h.destructive = *tl.Annotations.DestructiveHint
+		}
+		got[tl.Name] = h
+	}
+	require.Equal(t, map[string]hints{
+		"remember":      {readOnly: false, destructive: false},
+		"recall":        {readOnly: true},
+		"list_memories": {readOnly: true},
+		"forget":        {readOnly: false, destructive: true},
+	}, got)
 }
 
 func TestMemoryMCPServerOverStdio(t *testing.T) {
