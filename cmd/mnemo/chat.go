@@ -3,9 +3,9 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -14,15 +14,20 @@ import (
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
-func cmdChat(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+const chatUsage = `usage: mnemo chat [--user U] [--team T]
+
+Talks to mnemo in the terminal through the same agent, tools and memory store
+as the Slack bot, under a local identity; each session is its own thread.
+`
+
+func cmdChat(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer, _ <-chan os.Signal) error {
+	fs := newFlagSet("chat", chatUsage, stdout)
 	user := fs.String("user", "ULOCAL", "the local identity's user id")
 	team := fs.String("team", "TLOCAL", "the local identity's team id")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	if _, err := fs.parse(args, 0); err != nil {
+		return err
 	}
-	cfg, err := LoadConfig(getenv, Needs{Database: true, Model: true})
+	cfg, err := LoadConfig(getenv, commandNeeds["chat"])
 	if err != nil {
 		return err
 	}
@@ -38,11 +43,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	defer learner.Stop()
 
-	name := getenv("USER")
-	if name == "" {
-		name = "you"
-	}
-	actor := provenance.Actor{Kind: provenance.KindUser, Team: *team, ID: *user, Name: name}
+	actor := provenance.Actor{Kind: provenance.KindUser, Team: *team, ID: *user, Name: cfg.ChatName}
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx})
 	s := agent.NewLocalSession(runner, actor, nil)
 	fmt.Fprintf(stdout, "mnemo chat (thread %s). Type /exit or press Ctrl-D to leave.\n", s.SourceKey())

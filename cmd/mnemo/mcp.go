@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -45,17 +44,24 @@ func newMemoryMCPServer(store *memory.Store, identity tools.IdentityFunc) (*serv
 	return tools.NewMCPServer("mnemo", version, store.Tools(), identity)
 }
 
+const mcpUsage = `usage: mnemo mcp --user U… --team T…
+       mnemo mcp --http ADDR --tokens FILE
+
+Serves mnemo's memory tools (remember, recall, list_memories, forget) over MCP,
+on stdio for one identity, or over streamable HTTP where each bearer token maps
+to an identity. /healthz on the HTTP server needs no token.
+`
+
 func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("mcp", mcpUsage, stdout)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address instead of stdio")
 	user := fs.String("user", "", "stdio: the Slack user id the session acts for")
 	team := fs.String("team", "", "stdio: the Slack team id")
 	tokenFile := fs.String("tokens", "", `HTTP: JSON file mapping bearer tokens to identities: {"TOKEN": {"team": "T…", "user": "U…"}}`)
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	if _, err := fs.parse(args, 0); err != nil {
+		return err
 	}
-	cfg, err := LoadConfig(getenv, Needs{Database: true})
+	cfg, err := LoadConfig(getenv, commandNeeds["mcp"])
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,19 +11,25 @@ import (
 	"github.com/mnemo-bot/mnemo/tools"
 )
 
+const toolsUsage = `usage: mnemo tools list [--source S]
+
+Lists the MCP servers of MNEMO_MCP_CONFIG, connecting to each, with its tools
+or why it failed.
+`
+
 // cmdTools is `mnemo tools list [--source S]`: the MCP servers of
 // MNEMO_MCP_CONFIG, each connected, with its tools or why it failed.
 func cmdTools(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "list" {
-		return usageError{"usage: mnemo tools list [--source S]"}
+	_, rest, err := subcommand(newFlagSet("tools", toolsUsage, stdout), args, "", "list")
+	if err != nil {
+		return err
 	}
-	fs := flag.NewFlagSet("tools list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("tools list", toolsUsage, stdout)
 	source := fs.String("source", "", "only this source, e.g. mcp:github")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError{err.Error()}
+	if _, err := fs.parse(rest, 0); err != nil {
+		return err
 	}
-	cfg, err := LoadConfig(getenv, Needs{})
+	cfg, err := LoadConfig(getenv, commandNeeds["tools"])
 	if err != nil {
 		return err
 	}
