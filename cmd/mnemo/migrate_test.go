@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -30,12 +31,20 @@ func TestMigrateUpStatusAndDownTo(t *testing.T) {
 	env := map[string]string{"DATABASE_URL": d.URL}
 	files, err := fs.Glob(db.Migrations(), "*.sql")
 	require.NoError(t, err)
-	n := len(files) // numbered 1 to n
-	require.GreaterOrEqual(t, n, 3)
-	rolledBack := func(from, to int) string {
+	var versions []int // fs.Glob sorts, and the names are zero-padded
+	for _, f := range files {
+		v, err := strconv.Atoi(f[:strings.IndexByte(f, '_')])
+		require.NoError(t, err, f)
+		versions = append(versions, v)
+	}
+	n := len(versions)
+	require.Equal(t, []int{1, 2, 3}, versions[:3])
+	// rolledBack is what down-to prints: the applied versions above to,
+	// newest first.
+	rolledBack := func(to int) string {
 		var b strings.Builder
-		for v := from; v > to; v-- {
-			fmt.Fprintf(&b, "rolled back: %d\n", v)
+		for i := n - 1; i >= 0 && versions[i] > to; i-- {
+			fmt.Fprintf(&b, "rolled back: %d\n", versions[i])
 		}
 		return b.String()
 	}
@@ -51,7 +60,7 @@ func TestMigrateUpStatusAndDownTo(t *testing.T) {
 
 	code, out, errs = mnemoRun(t, env, "migrate", "down-to", "2")
 	require.Equal(t, 0, code, errs)
-	require.Equal(t, rolledBack(n, 2), out)
+	require.Equal(t, rolledBack(2), out)
 	require.False(t, tableExists(t, d, "memory_events"))
 	require.True(t, tableExists(t, d, "memories"))
 	_, out, _ = mnemoRun(t, env, "migrate", "status")
@@ -64,7 +73,7 @@ func TestMigrateUpStatusAndDownTo(t *testing.T) {
 
 	code, out, errs = mnemoRun(t, env, "migrate", "down-to", "0")
 	require.Equal(t, 0, code, errs)
-	require.Equal(t, rolledBack(2, 0), out)
+	require.Equal(t, "rolled back: 2\nrolled back: 1\n", out)
 	require.False(t, tableExists(t, d, "memories"))
 	require.True(t, tableExists(t, d, "river_job"), "River's migrations stay applied")
 
