@@ -42,7 +42,7 @@ func (s *Store) Register(reg *tools.Registry) error {
 func (s *Store) Tools() []tools.Tool {
 	return []tools.Tool{
 		{
-			Name: ToolRemember, Source: Source, Exposure: tools.Deferred, Writes: true,
+			Name: ToolRemember, Source: Source, Exposure: tools.Deferred, Writes: true, MCPName: "remember",
 			Description: "Remember something for the long term when someone asks you to (\"remember that…\", \"note that I prefer…\").\n\n" +
 				"Pass content as one canonical, self-contained sentence without \"I\" or \"the user\": \"Prefers terse PR summaries\", \"Deploys go out on Tuesdays after QA sign-off\". " +
 				"Preferences are stored for the person speaking; procedures and knowledge said in a channel are shared with that channel. " +
@@ -63,7 +63,7 @@ func (s *Store) Tools() []tools.Tool {
 			Handler: s.rememberTool,
 		},
 		{
-			Name: ToolRecall, Source: Source, Exposure: tools.Deferred,
+			Name: ToolRecall, Source: Source, Exposure: tools.Deferred, ReadOnly: true, MCPName: "recall",
 			Description: "Search long-term memory for what is relevant to a question. Returns id, content, kind, when it was observed, its expiry, and who said it, where and how.",
 			InputSchema: json.RawMessage(`{
   "type": "object",
@@ -77,7 +77,7 @@ func (s *Store) Tools() []tools.Tool {
 			Handler: s.recallTool,
 		},
 		{
-			Name: ToolList, Source: Source, Exposure: tools.Deferred,
+			Name: ToolList, Source: Source, Exposure: tools.Deferred, ReadOnly: true, MCPName: "list_memories",
 			Description: "List the memories visible here, most relevant to this place first: the person's own preferences, this thread's and this channel's memories.",
 			InputSchema: json.RawMessage(`{
   "type": "object",
@@ -87,7 +87,7 @@ func (s *Store) Tools() []tools.Tool {
 			Handler: s.listTool,
 		},
 		{
-			Name: ToolForget, Source: Source, Exposure: tools.Deferred, Writes: true,
+			Name: ToolForget, Source: Source, Exposure: tools.Deferred, Writes: true, Destructive: true, MCPName: "forget",
 			Description: "Forget a memory when someone asks you to. Pass the memory id (or its first characters) from recall or list, or words that match exactly one memory; if several match, the candidates come back to choose from. Memories are archived, not deleted.",
 			InputSchema: json.RawMessage(`{
   "type": "object",
