@@ -321,3 +321,23 @@ func TestChatShowsTheProvidersMessageAndAdvice(t *testing.T) {
 		})
 	}
 }
+
+// End to end through the real turn runner: a provider's 401 reaches the
+// terminal with the provider's own message and advice that fits it.
+func TestChatTurnShowsAProvider401(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	model := fakellm.New(t, func(int, *fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{Status: 401, ErrorMessage: "invalid x-api-key"}
+	})
+	env := map[string]string{
+		"DATABASE_URL": d.URL, "MNEMO_LLM_PROVIDER": "anthropic", "MNEMO_LLM_BASE_URL": model.URL,
+		"MNEMO_LLM_API_KEY": "sk-ant-wrong-0123456789abcdef", "MNEMO_MODEL": "claude-test", "USER": "dev",
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"chat"}, func(k string) string { return env[k] }, strings.NewReader("hello\n/exit\n"), &out, &errOut)
+	require.Equal(t, 0, code, errOut.String())
+	require.Contains(t, out.String(), "invalid x-api-key", "the provider's message")
+	require.Contains(t, out.String(), "check the API key")
+	require.NotContains(t, out.String(), "try again", "no retry advice for a refused key")
+}
