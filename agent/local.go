@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"io"
 	"sync"
 	"time"
@@ -20,7 +19,8 @@ type LocalSession struct {
 	key    threads.Key
 	place  provenance.Place
 	now    func() time.Time
-	out    io.Writer // answers streamed to (localstream.go)
+	out    io.Writer         // answers streamed to (localstream.go)
+	status func(text string) // the turn's steps shown to (localstream.go)
 
 	mu   sync.Mutex
 	last time.Time
@@ -60,12 +60,21 @@ func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
 	_, err := s.runner.Run(ctx, Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}, surface)
 	if err != nil {
 		if surface.notice != "" {
-			return "", errors.New(surface.notice)
+			return "", &Failure{Sentence: surface.notice, Err: err}
 		}
 		return "", err
 	}
 	return surface.reply, nil
 }
+
+// Failure is a failed turn: the sentence the person was told, and why.
+type Failure struct {
+	Sentence string
+	Err      error
+}
+
+func (f *Failure) Error() string { return f.Sentence }
+func (f *Failure) Unwrap() error { return f.Err }
 
 // localSurface is the terminal: no reactions, no backfill; the reply and any
 // notice are handed back to Say.

@@ -14,6 +14,18 @@ import (
 // the first Say.
 func (s *LocalSession) StreamTo(w io.Writer) { s.out = w }
 
+// OnStatus makes each turn report its steps (StatusRecalling,
+// StatusSearching, …) to f as they happen, for the chat's status line. f
+// must return at once. Call it before the first Say.
+func (s *LocalSession) OnStatus(f func(text string)) { s.status = f }
+
+// Status implements StatusReporter for the terminal.
+func (l *localSurface) Status(_ context.Context, _ Post, text string) {
+	if l.s.status != nil {
+		l.s.status(text)
+	}
+}
+
 // Stream implements StreamSurface for the terminal.
 func (l *localSurface) Stream(context.Context, Post) TextStream {
 	if l.s.out == nil {

@@ -43,10 +43,13 @@ func TestLocalSessionStreamsToTheTerminal(t *testing.T) {
 			s := agent.NewLocalSession(agent.NewRunner(d.DB, a, agent.RunnerOptions{}), provenance.Actor{Kind: provenance.KindUser, Team: "local", ID: "dev"}, nil)
 			w := &writes{}
 			s.StreamTo(w)
+			var status []string
+			s.OnStatus(func(text string) { status = append(status, text) })
 			reply, err := s.Say(context.Background(), "what time is it?")
 			require.NoError(t, err)
 			require.Equal(t, c.answer, reply)
 			require.Equal(t, c.answer+"\n", strings.Join(w.got, ""))
+			require.Equal(t, []string{agent.StatusThinking}, status, "the one step this turn took")
 			if c.streamed {
 				require.Greater(t, len(w.got), 2, "printed as it came")
 			} else {
