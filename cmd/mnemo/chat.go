@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/peterh/liner"
@@ -75,6 +77,10 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 	if isTerminal(stdout) {
 		ch.status = &statusLine{w: stdout, every: 100 * time.Millisecond}
 	}
+	// Answers print as the model writes them; the turn's steps name the
+	// status line ("recalling…", "saving a memory…").
+	s.StreamTo(&ch.stream)
+	s.OnStatus(ch.status.set)
 	return ch.run(ctx)
 }
 
@@ -85,6 +91,42 @@ type chat struct {
 	out        io.Writer
 	interrupts <-chan os.Signal // Ctrl-C; nil when nothing interrupts
 	status     *statusLine      // nil unless out is a terminal
+	stream     streamOut
+}
+
+// streamOut prints a turn's streamed answer: on its first text it clears
+// the status line and starts the "mnemo> " line.
+type streamOut struct {
+	mu      sync.Mutex
+	out     io.Writer
+	begin   func() // clears the status line; set for each turn
+	started bool
+}
+
+func (s *streamOut) reset(out io.Writer, begin func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out, s.begin, s.started = out, begin, false
+}
+
+func (s *streamOut) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out == nil {
+		return len(p), nil
+	}
+	if !s.started {
+		s.started = true
+		s.begin()
+		fmt.Fprint(s.out, "mnemo> ")
+	}
+	return s.out.Write(p)
+}
+
+func (s *streamOut) streamed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started
 }
 
 // errLeave is Ctrl-C at the prompt.
@@ -149,7 +191,8 @@ func (c *chat) turn(ctx context.Context, text string) {
 		reply, err := c.say(turnCtx, text)
 		done <- lineRead{reply, err}
 	}()
-	stopStatus := c.status.show("thinking")
+	stopStatus := sync.OnceFunc(c.status.show("thinking"))
+	c.stream.reset(c.out, stopStatus)
 	var r lineRead
 	select {
 	case r = <-done:
@@ -163,7 +206,13 @@ func (c *chat) turn(ctx context.Context, text string) {
 	case <-c.interrupts:
 	default:
 	}
+	streamed := c.stream.streamed()
+	c.stream.reset(nil, nil)
 	switch {
+	case r.err == nil && streamed:
+		// The stream printed the whole answer, ending its line.
+	case streamed:
+		fmt.Fprintf(c.out, "\nmnemo> (%s)\n", chatFailure(r.err))
 	case r.err == nil:
 		fmt.Fprintf(c.out, "mnemo> %s\n", r.line)
 	case turnCtx.Err() != nil:
@@ -251,15 +300,24 @@ func (p *plainInput) Close() error         { return nil }
 type statusLine struct {
 	w     io.Writer
 	every time.Duration
+	text  atomic.Value // string: what is happening now
 }
 
 // show draws text with a spinner and the seconds elapsed until the
 // returned func is called, which clears the line and returns once it is
 // clear. A nil statusLine shows nothing.
+// set renames what the status line shows, from the turn's steps.
+func (s *statusLine) set(text string) {
+	if s != nil {
+		s.text.Store(strings.TrimSuffix(strings.TrimPrefix(text, "is "), "…"))
+	}
+}
+
 func (s *statusLine) show(text string) (stop func()) {
 	if s == nil {
 		return func() {}
 	}
+	s.text.Store(text)
 	done, cleared := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(cleared)
@@ -268,7 +326,7 @@ func (s *statusLine) show(text string) (stop func()) {
 		defer t.Stop()
 		started := time.Now()
 		for i := 0; ; i++ {
-			fmt.Fprintf(s.w, "\r%c %s… %ds  (Ctrl-C stops it)\x1b[K", frames[i%len(frames)], text, int(time.Since(started).Seconds()))
+			fmt.Fprintf(s.w, "\r%c %s… %ds  (Ctrl-C stops it)\x1b[K", frames[i%len(frames)], s.text.Load(), int(time.Since(started).Seconds()))
 			select {
 			case <-done:
 				fmt.Fprint(s.w, "\r\x1b[K")
