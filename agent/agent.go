@@ -68,8 +68,11 @@ type Turn struct {
 
 // Outcome is what a turn produced.
 type Outcome struct {
-	Reply           string
-	ToolsRun        []string
+	Reply    string
+	ToolsRun []string
+	// ToolTrace is each tool call and its result, compacted, for the session
+	// log: a follow-up can refer to what this turn listed.
+	ToolTrace       []string
 	UsedMemoryWrite bool
 	Steps           int
 	Recalled        []memory.Memory
@@ -126,6 +129,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 			if res.Tool != "" {
 				out.ToolsRun = append(out.ToolsRun, res.Tool)
 			}
+			out.ToolTrace = append(out.ToolTrace, compactStep(c, res.Tool, res.Content))
 			if res.Writes && !res.IsError {
 				out.UsedMemoryWrite = true
 			}
@@ -148,6 +152,23 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 	return out, nil
 }
 
+// TraceChars bounds one tool step in the session log.
+const TraceChars = 400
+
+// compactStep renders one tool call and its result in a few hundred
+// characters.
+func compactStep(c llm.ToolCall, ran, result string) string {
+	name := c.Name
+	if ran != "" && ran != c.Name {
+		name = c.Name + "→" + ran
+	}
+	s := name + " " + string(c.Input) + " = " + result
+	if r := []rune(s); len(r) > TraceChars {
+		s = string(r[:TraceChars-1]) + "…"
+	}
+	return s
+}
+
 // Transcript turns the thread's log into model messages. People are named,
 // so the model can tell speakers apart; consecutive messages of one role
 // are joined, as the providers expect turns to alternate.
@@ -161,6 +182,9 @@ func Transcript(history []threads.Message) []llm.Message {
 		}
 		if m.Role == threads.RoleAssistant {
 			role = llm.RoleAssistant
+			if m.Tools != "" {
+				text = "(tools I used for this reply: " + m.Tools + ")\n" + text
+			}
 		} else {
 			text = speaker(m.Actor) + ": " + text
 		}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -58,12 +57,21 @@ func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
 	_, err := s.runner.Run(ctx, Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}, surface)
 	if err != nil {
 		if surface.notice != "" {
-			return "", errors.New(surface.notice)
+			return "", &Failure{Sentence: surface.notice, Err: err}
 		}
 		return "", err
 	}
 	return surface.reply, nil
 }
+
+// Failure is a failed turn: the sentence the person was told, and why.
+type Failure struct {
+	Sentence string
+	Err      error
+}
+
+func (f *Failure) Error() string { return f.Sentence }
+func (f *Failure) Unwrap() error { return f.Err }
 
 // localSurface is the terminal: no reactions, no backfill; the reply and any
 // notice are handed back to Say.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -62,6 +63,7 @@ type Runner struct {
 	log       zerolog.Logger
 	afterTurn TurnHook
 	slots     chan struct{}
+	now       func() time.Time
 }
 
 // RunnerOptions configures a Runner.
@@ -71,6 +73,7 @@ type RunnerOptions struct {
 	// MaxConcurrent bounds the turns run at once; further posts wait for a
 	// slot. Default 16.
 	MaxConcurrent int
+	Now           func() time.Time
 }
 
 // NewRunner returns a Runner.
@@ -79,7 +82,11 @@ func NewRunner(d *db.DB, a *Agent, o RunnerOptions) *Runner {
 	if n <= 0 {
 		n = 16
 	}
-	return &Runner{db: d, agent: a, log: o.Logger, afterTurn: o.AfterTurn, slots: make(chan struct{}, n)}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Runner{db: d, agent: a, log: o.Logger, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), now: now}
 }
 
 // ErrTurnClaimed is returned by Run when the post's turn was already
@@ -136,7 +143,7 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (Result, error) {
 	if n := len([]rune(p.Text)); n > MaxMessageChars {
 		return fail(fmt.Errorf("message of %d characters", n), fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, MaxMessageChars), false)
 	}
-	history, err := sessions.History(ctx, p.Key, threads.HistoryLimit)
+	history, err := r.history(ctx, p)
 	if err != nil {
 		return fail(err, "I couldn't read this thread's history from my database, so please try again in a minute.", false)
 	}
@@ -146,8 +153,11 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (Result, error) {
 		return fail(err, FailureSentence(err), res.Outcome.UsedMemoryWrite)
 	}
 	posted, err := s.Reply(ctx, p.Key, res.Outcome.Reply)
-	for _, m := range posted {
+	for i, m := range posted {
 		m.TurnID = &turnID
+		if i == 0 {
+			m.Tools = strings.Join(res.Outcome.ToolTrace, "; ")
+		}
 		if _, lerr := sessions.Append(ctx, p.Key, m); lerr != nil {
 			log.Error().Err(lerr).Msg("posted reply not logged")
 		}

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 	"github.com/mnemo-bot/mnemo/detect"
@@ -33,7 +34,7 @@ func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message
 	row, err := s.q.SessionMessageAppend(ctx, s.e, dbsqlc.SessionMessageAppendParams{
 		SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel, Ts: string(m.TS),
 		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, Authority: string(m.Authority),
-		Text: m.Text, TurnID: m.TurnID,
+		Text: m.Text, TurnID: m.TurnID, Tools: detect.Redact(m.Tools),
 	})
 	if err != nil {
 		return threads.Message{}, fmt.Errorf("session log append: %w", mapErr(err))
@@ -86,6 +87,19 @@ func messageFromRow(r dbsqlc.SessionMessage) threads.Message {
 	return threads.Message{
 		ID: r.ID, SourceKey: r.SourceKey, TS: threads.TS(r.Ts), Role: threads.Role(r.Role),
 		Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: r.TeamID, ID: r.ActorID},
-		Authority: provenance.Authority(r.Authority), Text: r.Text, TurnID: r.TurnID,
+		Authority: provenance.Authority(r.Authority), Text: r.Text, TurnID: r.TurnID, Tools: r.Tools,
 	}
+}
+
+// RecentInChannel returns the channel's messages since since, outside the
+// thread key, the newest limit of them, oldest first: in a DM, the recent
+// conversation a new top-level message continues.
+func (s Sessions) RecentInChannel(ctx context.Context, key threads.Key, since time.Time, limit int) ([]threads.Message, error) {
+	rows, err := s.q.SessionMessageRecentInChannel(ctx, s.e, dbsqlc.SessionMessageRecentInChannelParams{
+		TeamID: key.Team, ChannelID: key.Channel, SourceKey: key.SourceKey(), Since: since, MaxMessages: int32(limit),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("session log recent: %w", mapErr(err))
+	}
+	return messagesFromRows(rows), nil
 }

@@ -332,9 +332,6 @@ func envRead(t *testing.T) map[string]bool {
 var notReadByMnemo = []string{
 	"GOMEMLIMIT",        // the Go runtime's
 	"POSTGRES_PASSWORD", // compose's, for the postgres service
-	// MNEMO_HTTP_ADDR (health and metrics) is being added to cmd/mnemo on
-	// another branch; drop it from here once that lands.
-	"MNEMO_HTTP_ADDR",
 }
 
 // requireReadByMnemo fails on a variable name mnemo would silently ignore,

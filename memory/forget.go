@@ -39,6 +39,9 @@ func CanForget(v Viewer, m Memory) (bool, string) {
 		}
 		return false, "it is someone else's personal memory; only they or an admin can forget it"
 	case ScopeConversation:
+		if m.SubjectType == SubjectUser && m.SubjectID != actor.ID && !actor.IsAdmin {
+			return false, "it is someone else's instruction for this thread; only they or an admin can forget it"
+		}
 		if m.SourceKey == place.SourceKey || m.ChannelID == place.Channel || actor.IsAdmin {
 			return true, ""
 		}

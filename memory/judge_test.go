@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -162,4 +163,26 @@ func TestModelUpdateDecision(t *testing.T) {
 	bogus.Store(true)
 	_, err = store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer PR summaries in bullet points", WrittenBy: provenance.ByExplicit})
 	require.ErrorIs(t, err, memory.ErrReviewUnavailable)
+}
+
+// Time-bound knowledge: a memory that states its own end gets an expiry from
+// the review instead of being refused; a point-in-time figure is still
+// refused before the model is asked.
+func TestTimeBoundKnowledgeExpires(t *testing.T) {
+	t.Parallel()
+	friday := time.Now().AddDate(0, 0, 4).Format(time.DateOnly)
+	srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
+		return fakellm.Reply{JSON: `{"store": true, "reason": "holds until it ends", "canonical": "The deploy freeze lasts until Friday", "sensitive": "", "cues": ["deploy freeze", "can I deploy"], "expires": "` + friday + `"}`}
+	})
+	store := memory.New(testdb.New(t).DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}})
+	out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: publicThread, Scope: memory.ScopeChannel, Content: "the deploy freeze lasts until Friday", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	require.NotNil(t, out.Memory.ExpiresAt)
+	require.Equal(t, friday, out.Memory.ExpiresAt.Format(time.DateOnly))
+
+	out, err = store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: publicThread, Scope: memory.ScopeChannel, Content: "revenue was 1.2M yesterday", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Rejected, out.Status)
+	require.Len(t, srv.Requests(), 1, "the figure never reached the model")
 }

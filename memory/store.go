@@ -29,17 +29,30 @@ const (
 	ScopeWorkspace    Scope = "workspace"
 )
 
-// SubjectType pairs with Scope: personal memories are about a user, and so on.
-func (s Scope) SubjectType() string {
+// SubjectType says whom or what a memory is about, independent of who may
+// see it (its Scope): a thread-only personal instruction is scope
+// conversation, subject the user; knowledge about #deploys shared with the
+// workspace is scope workspace, subject that channel.
+type SubjectType string
+
+const (
+	SubjectUser         SubjectType = "user"
+	SubjectConversation SubjectType = "conversation"
+	SubjectChannel      SubjectType = "channel"
+	SubjectTeam         SubjectType = "team"
+)
+
+// DefaultSubject is what a memory of scope s is about unless said otherwise.
+func (s Scope) DefaultSubject() SubjectType {
 	switch s {
 	case ScopePersonal:
-		return "user"
+		return SubjectUser
 	case ScopeConversation:
-		return "conversation"
+		return SubjectConversation
 	case ScopeChannel:
-		return "channel"
+		return SubjectChannel
 	}
-	return "workspace"
+	return SubjectTeam
 }
 
 // Kind is what sort of thing a memory says.
@@ -72,7 +85,7 @@ type Memory struct {
 	ID             uuid.UUID
 	Team           string
 	Scope          Scope
-	SubjectType    string
+	SubjectType    SubjectType
 	SubjectID      string
 	Kind           Kind
 	Content        string
@@ -101,7 +114,7 @@ func (m Memory) ShortID() string { return m.ID.String()[:8] }
 
 func fromRow(r db.Memory) Memory {
 	return Memory{
-		ID: r.ID, Team: r.Team, Scope: Scope(r.Scope), SubjectType: r.SubjectType, SubjectID: r.SubjectID,
+		ID: r.ID, Team: r.Team, Scope: Scope(r.Scope), SubjectType: SubjectType(r.SubjectType), SubjectID: r.SubjectID,
 		Kind: Kind(r.Kind), Content: r.Content, SourceKey: r.SourceKey, ChannelID: r.ChannelID,
 		Visibility: provenance.Visibility(r.Visibility), ActorID: r.ActorID, ActorName: r.ActorName,
 		WrittenBy: provenance.WrittenBy(r.WrittenBy), MessageTS: r.MessageTS, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt,
@@ -201,9 +214,14 @@ type WriteRequest struct {
 	MessageTS string
 	Scope     Scope // empty: chosen from the kind and the place
 	Kind      Kind  // empty: inferred
-	Content   string
-	ExpiresAt *time.Time
-	WrittenBy provenance.WrittenBy
+	// About is what the memory is about when it is not the scope's default
+	// subject: the speaker (a thread-only instruction of scope
+	// conversation) or a channel (AboutChannel, a channel id).
+	About        SubjectType
+	AboutChannel string
+	Content      string
+	ExpiresAt    *time.Time
+	WrittenBy    provenance.WrittenBy
 }
 
 // Status says what Remember did.
@@ -330,6 +348,7 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 // scope and subject.
 type write struct {
 	team, subject string
+	subjectType   SubjectType
 	scope         Scope
 	kind          Kind
 	canonical     string
@@ -342,12 +361,14 @@ type write struct {
 
 func (w write) similarQuery() db.SimilarQuery {
 	return db.SimilarQuery{
-		Team: w.team, Scope: string(w.scope), SubjectType: w.scope.SubjectType(), SubjectID: w.subject,
+		Team: w.team, Scope: string(w.scope), SubjectType: string(w.subjectType), SubjectID: w.subject,
 		Normalized: w.norm, MinSimilarity: 0.3, Limit: 8,
 	}
 }
 
-func (w write) lockKey() string { return w.team + "/" + string(w.scope) + "/" + w.subject }
+func (w write) lockKey() string {
+	return w.team + "/" + string(w.scope) + "/" + string(w.subjectType) + "/" + w.subject
+}
 
 func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
 	observed := now
@@ -359,12 +380,12 @@ func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
 		expires = w.expires
 	}
 	return db.MemoryInsert{
-		Team: w.team, Scope: string(w.scope), SubjectType: w.scope.SubjectType(), SubjectID: w.subject,
+		Team: w.team, Scope: string(w.scope), SubjectType: string(w.subjectType), SubjectID: w.subject,
 		Kind: string(w.kind), Content: w.canonical, Normalized: w.norm, SourceKey: req.Place.SourceKey,
 		ChannelID: req.Place.Channel, Visibility: string(req.Place.Visibility), ActorID: req.Actor.ID,
 		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTS: req.MessageTS,
 		ObservedAt: observed, ExpiresAt: expires,
-		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subject, w.norm), Sensitive: w.sensitive,
+		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subjectType, w.subject, w.norm), Sensitive: w.sensitive,
 	}
 }
 
@@ -383,6 +404,10 @@ func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, e
 		kind = InferKind(canonical)
 	}
 	scope, note := s.scopeFor(req, kind)
+	subjectType, subject, err := subjectOf(req, scope, kind)
+	if err != nil {
+		return reject(err.Error())
+	}
 	// The detectors run first, so a secret or an id is named as what it is
 	// and never reaches the model.
 	found, why := detect.Sensitive(req.Content)
@@ -422,7 +447,7 @@ func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, e
 	}
 	out.Note = note
 	w := write{
-		team: req.Place.Team, subject: subjectID(scope, req.Actor, req.Place), scope: scope, kind: kind,
+		team: req.Place.Team, subject: subject, subjectType: subjectType, scope: scope, kind: kind,
 		canonical: canonical, norm: Normalize(canonical), note: note, sensitive: sensitive, cues: verdict.Cues,
 	}
 	if req.ExpiresAt == nil && verdict.Expires != "" {
@@ -463,8 +488,8 @@ func (s *Store) scopeFor(req WriteRequest, kind Kind) (Scope, string) {
 	switch {
 	case scope == "":
 		return DefaultScope(kind, req.Place, req.Content), ""
-	case kind == KindPreference && scope != ScopePersonal:
-		return ScopePersonal, ""
+	case kind == KindPreference && scope != ScopePersonal && scope != ScopeConversation:
+		return ScopePersonal, "" // a preference is someone's own, everywhere or in this thread
 	case scope == ScopeWorkspace && !req.Actor.IsAdmin:
 		return ScopeChannel, "stored for this channel only: only a workspace admin can write memories for the whole workspace"
 	}
@@ -567,6 +592,34 @@ func (s *Store) deterministicReview(req WriteRequest, canonical string) string {
 	return ""
 }
 
+// subjectOf settles whom or what a memory is about. A preference is always
+// about its speaker; a conversation memory may be too (a thread-only
+// instruction); a channel or workspace memory may be about another channel.
+func subjectOf(req WriteRequest, scope Scope, kind Kind) (SubjectType, string, error) {
+	about := req.About
+	if kind == KindPreference {
+		about = SubjectUser
+	}
+	switch {
+	case about == "" || about == scope.DefaultSubject():
+		return scope.DefaultSubject(), subjectID(scope, req.Actor, req.Place), nil
+	case about == SubjectUser && scope == ScopeConversation:
+		return SubjectUser, req.Actor.ID, nil
+	case about == SubjectChannel && (scope == ScopeWorkspace || scope == ScopeChannel):
+		ch := req.AboutChannel
+		if ch == "" {
+			ch = req.Place.Channel
+		}
+		if !channelID.MatchString(ch) {
+			return "", "", fmt.Errorf("the channel a memory is about must be a Slack channel id, not %q", ch)
+		}
+		return SubjectChannel, ch, nil
+	}
+	return "", "", fmt.Errorf("a %s memory can't be about %s", scope, about)
+}
+
+var channelID = regexp.MustCompile(`^[CG][A-Z0-9]{2,}$`)
+
 func subjectID(scope Scope, actor provenance.Actor, place provenance.Place) string {
 	switch scope {
 	case ScopePersonal:
@@ -579,7 +632,11 @@ func subjectID(scope Scope, actor provenance.Actor, place provenance.Place) stri
 	return place.Team
 }
 
-func idempotencyKey(team string, scope Scope, subject, norm string) string {
-	h := sha256.Sum256([]byte(team + "\x00" + string(scope) + "\x00" + subject + "\x00" + norm))
+func idempotencyKey(team string, scope Scope, subjectType SubjectType, subject, norm string) string {
+	key := team + "\x00" + string(scope) + "\x00" + subject + "\x00" + norm
+	if subjectType != scope.DefaultSubject() {
+		key += "\x00" + string(subjectType) // keys of rows written before subjects stay the same
+	}
+	h := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(h[:])
 }

@@ -42,7 +42,7 @@ func (s *Store) Register(reg *tools.Registry) error {
 func (s *Store) Tools() []tools.Tool {
 	return []tools.Tool{
 		{
-			Name: ToolRemember, Source: Source, Exposure: tools.Deferred, Writes: true,
+			Name: ToolRemember, Source: Source, Exposure: tools.Deferred, Writes: true, MCPName: "remember",
 			Description: "Remember something for the long term when someone asks you to (\"remember that…\", \"note that I prefer…\").\n\n" +
 				"Pass content as one canonical, self-contained sentence without \"I\" or \"the user\": \"Prefers terse PR summaries\", \"Deploys go out on Tuesdays after QA sign-off\". " +
 				"Preferences are stored for the person speaking; procedures and knowledge said in a channel are shared with that channel. " +
@@ -52,7 +52,9 @@ func (s *Store) Tools() []tools.Tool {
   "properties": {
     "content": {"type": "string", "minLength": 1, "maxLength": 2000, "description": "One canonical, self-contained sentence."},
     "kind": {"type": "string", "enum": ["preference", "procedure", "knowledge"]},
-    "scope": {"type": "string", "enum": ["personal", "conversation", "channel", "workspace"], "description": "Optional; chosen from the kind and the place when omitted."},
+    "scope": {"type": "string", "enum": ["personal", "conversation", "channel", "workspace"], "description": "Who may see it. Optional; chosen from the kind and the place when omitted. conversation: this thread only."},
+    "about": {"type": "string", "enum": ["speaker", "channel"], "description": "Optional: whom or what it is about when not the scope's default. speaker: the person asking (a thread-only instruction such as 'in this thread, answer me in French' is scope conversation, about speaker). channel: a channel (with about_channel)."},
+    "about_channel": {"type": "string", "pattern": "^[CG][A-Z0-9]+$", "description": "The channel id it is about, from a <#C…> mention; default this channel."},
     "expires": {"type": "string", "description": "ISO 8601 date or date-time, or \"never\"."}
   },
   "required": ["content"],
@@ -61,7 +63,7 @@ func (s *Store) Tools() []tools.Tool {
 			Handler: s.rememberTool,
 		},
 		{
-			Name: ToolRecall, Source: Source, Exposure: tools.Deferred,
+			Name: ToolRecall, Source: Source, Exposure: tools.Deferred, ReadOnly: true, MCPName: "recall",
 			Description: "Search long-term memory for what is relevant to a question. Returns id, content, kind, when it was observed, its expiry, and who said it, where and how.",
 			InputSchema: json.RawMessage(`{
   "type": "object",
@@ -75,7 +77,7 @@ func (s *Store) Tools() []tools.Tool {
 			Handler: s.recallTool,
 		},
 		{
-			Name: ToolList, Source: Source, Exposure: tools.Deferred,
+			Name: ToolList, Source: Source, Exposure: tools.Deferred, ReadOnly: true, MCPName: "list_memories",
 			Description: "List the memories visible here, most relevant to this place first: the person's own preferences, this thread's and this channel's memories.",
 			InputSchema: json.RawMessage(`{
   "type": "object",
@@ -85,7 +87,7 @@ func (s *Store) Tools() []tools.Tool {
 			Handler: s.listTool,
 		},
 		{
-			Name: ToolForget, Source: Source, Exposure: tools.Deferred, Writes: true,
+			Name: ToolForget, Source: Source, Exposure: tools.Deferred, Writes: true, Destructive: true, MCPName: "forget",
 			Description: "Forget a memory when someone asks you to. Pass the memory id (or its first characters) from recall or list, or words that match exactly one memory; if several match, the candidates come back to choose from. Memories are archived, not deleted.",
 			InputSchema: json.RawMessage(`{
   "type": "object",
@@ -103,10 +105,12 @@ func (s *Store) Tools() []tools.Tool {
 
 func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json.RawMessage) (any, error) {
 	var args struct {
-		Content string `json:"content"`
-		Kind    string `json:"kind"`
-		Scope   string `json:"scope"`
-		Expires string `json:"expires"`
+		Content      string `json:"content"`
+		Kind         string `json:"kind"`
+		Scope        string `json:"scope"`
+		About        string `json:"about"`
+		AboutChannel string `json:"about_channel"`
+		Expires      string `json:"expires"`
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
@@ -121,7 +125,7 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 	}
 	out, err := s.Remember(ctx, WriteRequest{
 		Actor: inv.Actor, Place: inv.Place, MessageTS: inv.MessageTS, Kind: Kind(args.Kind), Scope: Scope(args.Scope),
-		Content: args.Content, ExpiresAt: exp, WrittenBy: by,
+		Content: args.Content, ExpiresAt: exp, WrittenBy: by, About: aboutOf(args.About), AboutChannel: args.AboutChannel,
 	})
 	if errors.Is(err, ErrReviewUnavailable) {
 		s.log.Warn().Err(err).Msg("memory review unavailable; nothing stored")
@@ -297,4 +301,15 @@ func ParseExpiry(s string, now time.Time) (*time.Time, error) {
 		}
 	}
 	return nil, fmt.Errorf("expiry %q is not an ISO 8601 date or date-time, nor \"never\"", s)
+}
+
+// aboutOf maps the remember tool's "about" to a subject type.
+func aboutOf(about string) SubjectType {
+	switch about {
+	case "speaker":
+		return SubjectUser
+	case "channel":
+		return SubjectChannel
+	}
+	return ""
 }

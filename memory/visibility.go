@@ -45,7 +45,8 @@ const (
 //     Otherwise: said in public, anywhere; said in a DM, group DM or
 //     private channel, shown only where its subject alone sees it, and
 //     applied elsewhere only if it is a preference (marked private);
-//   - conversation: in its thread;
+//   - conversation: in its thread; one about a person (a thread-only
+//     instruction), only to them there;
 //   - channel: in its channel;
 //   - workspace: said in public and not sensitive, anywhere; otherwise only
 //     where it was said;
@@ -77,7 +78,8 @@ func Visible(v Viewer, m Memory, use Use) bool {
 		}
 		return use == Apply && m.Kind == KindPreference
 	case ScopeConversation:
-		return m.SourceKey == v.Place.SourceKey
+		// A thread-only instruction about a person is theirs alone.
+		return m.SourceKey == v.Place.SourceKey && (m.SubjectType != SubjectUser || m.SubjectID == v.Actor.ID)
 	case ScopeChannel:
 		return here
 	case ScopeWorkspace:

@@ -41,9 +41,13 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 					for _, kind := range []Kind{KindPreference, KindKnowledge} {
 						n++
 						subject := subjectID(scope, provenance.Actor{ID: u}, p)
+						subjectType := scope.DefaultSubject()
+						if scope == ScopeConversation && kind == KindPreference {
+							subjectType, subject = SubjectUser, u // a thread-only instruction
+						}
 						content := fmt.Sprintf("memory %d about the release train", n)
 						_, err := d.DB.Memories().Insert(ctx, db.MemoryInsert{
-							Team: p.Team, Scope: string(scope), SubjectType: scope.SubjectType(), SubjectID: subject, Kind: string(kind),
+							Team: p.Team, Scope: string(scope), SubjectType: string(subjectType), SubjectID: subject, Kind: string(kind),
 							Content: content, Normalized: Normalize(content), SourceKey: p.SourceKey, ChannelID: p.Channel,
 							Visibility: string(p.Visibility), ActorID: u, WrittenBy: "explicit", ObservedAt: time.Now(),
 							IdempotencyKey: fmt.Sprint(n), Sensitive: sensitive,

@@ -20,6 +20,8 @@ type Message struct {
 	Authority provenance.Authority
 	Text      string
 	TurnID    *int64
+	// Tools is what the turn's tools did, compacted, on the bot's reply.
+	Tools string
 }
 
 // HistoryLimit is how many earlier messages of a thread a turn carries.

@@ -3,11 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/db"
 )
 
 // Config is mnemo's configuration, parsed once from the environment.
@@ -25,11 +31,98 @@ type Config struct {
 	SlashCommand string
 	MCPConfig    string
 	JudgeModel   string
+
+	// HTTPAddr is where serve answers /healthz, /readyz and /metrics.
+	HTTPAddr string
+	// MaxTurns bounds the turns serve runs at once.
+	MaxTurns int
+	// ShutdownTimeout is how long in-flight turns may run after SIGTERM.
+	ShutdownTimeout time.Duration
+	// EmbeddingModel, when set, embeds memories and queries for recall,
+	// through EmbeddingBaseURL (MNEMO_LLM_BASE_URL unless set apart).
+	EmbeddingModel   string
+	EmbeddingBaseURL string
+	// LogFile is where chat logs ("-" for stderr; empty: chat decides).
+	LogFile string
+	// ChatName is the person's name in chat.
+	ChatName string
+}
+
+// Variable is one environment variable mnemo reads. Variables is the one
+// list of them: LoadConfig reads only these and takes their defaults from
+// it, `mnemo help env` and `mnemo serve --help` print it, and tests hold
+// LoadConfig and the README's configuration table to it.
+type Variable struct {
+	Name    string
+	Meaning string
+	// Default is the value used when the variable is unset; DefaultNote
+	// says in words what happens instead when there is no literal default.
+	Default, DefaultNote string
+	// Required lists the commands that refuse to start without it.
+	Required []string
+}
+
+// DefaultText is the default as help shows it, or "" for none.
+func (v Variable) DefaultText() string {
+	if v.Default != "" {
+		return v.Default
+	}
+	return v.DefaultNote
+}
+
+// Variables is every environment variable mnemo reads, in the order help
+// shows them.
+var Variables = []Variable{
+	{Name: "DATABASE_URL", Meaning: "PostgreSQL connection string, " + db.URLForm + "; the make targets set it to the local cluster",
+		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval"}},
+	{Name: "SLACK_BOT_TOKEN", Meaning: "the Slack app's bot token, xoxb-…", Required: []string{"serve"}},
+	{Name: "SLACK_APP_TOKEN", Meaning: "the app-level token for Socket Mode, xapp-…", Required: []string{"serve"}},
+	{Name: "SLACK_API_URL", Meaning: "Slack's Web API base URL; tests and proxies point it elsewhere", Default: "https://slack.com/api/"},
+	{Name: "MNEMO_LLM_PROVIDER", Meaning: "the model provider: anthropic, or openai for any OpenAI-compatible server", Required: []string{"serve", "chat"}},
+	{Name: "MNEMO_MODEL", Meaning: "the model name", Required: []string{"serve", "chat"}},
+	{Name: "MNEMO_LLM_API_KEY", Meaning: "the provider's API key", DefaultNote: "ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider", Required: []string{"serve", "chat"}},
+	{Name: "ANTHROPIC_API_KEY", Meaning: "the key when the provider is anthropic and MNEMO_LLM_API_KEY is unset"},
+	{Name: "OPENAI_API_KEY", Meaning: "the key when the provider is openai and MNEMO_LLM_API_KEY is unset"},
+	{Name: "MNEMO_LLM_BASE_URL", Meaning: "the provider's base URL: an OpenAI-compatible server (Ollama, vLLM, OpenRouter), a proxy or a test server", DefaultNote: "the provider's own"},
+	{Name: "MNEMO_JUDGE_MODEL", Meaning: "the model that grades replies in mnemo eval --live", DefaultNote: "MNEMO_MODEL"},
+	{Name: "MNEMO_EMBEDDING_MODEL", Meaning: "an embedding model for recall, through the OpenAI-compatible /v1/embeddings endpoint", DefaultNote: "none: recall is lexical only"},
+	{Name: "MNEMO_EMBEDDING_BASE_URL", Meaning: "the embeddings endpoint's base URL", DefaultNote: "MNEMO_LLM_BASE_URL"},
+	{Name: "MNEMO_ADMINS", Meaning: "comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners"},
+	{Name: "MNEMO_SLASH_COMMAND", Meaning: "the slash command's name", Default: "/mnemo"},
+	{Name: "MNEMO_MCP_CONFIG", Meaning: `an MCP client configuration file ({"mcpServers": …} or {"servers": …}) whose servers become tool sources`},
+	{Name: "MNEMO_HTTP_ADDR", Meaning: "where serve answers /healthz, /readyz and /metrics", Default: "127.0.0.1:9464"},
+	{Name: "MNEMO_MAX_TURNS", Meaning: "how many turns serve runs at once; a thread's turns run one at a time", Default: "16"},
+	{Name: "MNEMO_SHUTDOWN_TIMEOUT", Meaning: "how long serve lets in-flight turns run after SIGTERM before cancelling them", Default: "20s"},
+	{Name: "MNEMO_LOG_LEVEL", Meaning: "debug, info, warn or error; message text is logged only at debug", Default: "info"},
+	{Name: "MNEMO_LOG_FILE", Meaning: "the file mnemo chat logs to; - for stderr", DefaultNote: "mnemo/chat.log in the user cache directory when chatting in a terminal, else stderr"},
+	{Name: "USER", Meaning: "your name in mnemo chat", Default: "you"},
+}
+
+// variable returns name's entry in Variables.
+func variable(name string) (Variable, bool) {
+	i := slices.IndexFunc(Variables, func(v Variable) bool { return v.Name == name })
+	if i < 0 {
+		return Variable{}, false
+	}
+	return Variables[i], true
 }
 
 // Needs says which parts of the configuration a command requires.
 type Needs struct {
 	Database, Slack, Model bool
+}
+
+// commandNeeds is what each command requires of the configuration; the
+// Required column of Variables says the same, and a test holds them
+// together.
+var commandNeeds = map[string]Needs{
+	"serve":    {Database: true, Slack: true, Model: true},
+	"chat":     {Database: true, Model: true},
+	"migrate":  {Database: true},
+	"mcp":      {Database: true},
+	"memories": {Database: true},
+	"eval":     {Database: true},
+	"tools":    {},
 }
 
 // ConfigError lists every missing or malformed variable at once.
@@ -39,46 +132,78 @@ func (e *ConfigError) Error() string {
 	return "configuration:\n  - " + strings.Join(e.Problems, "\n  - ")
 }
 
+// environment reads the variables of Variables, and only those.
+type environment struct{ lookup func(string) string }
+
+// getenv returns name's value, or its default when unset. A name missing
+// from Variables is a bug that TestEveryVariableIsDocumented catches.
+func (e environment) getenv(name string) string {
+	v, ok := variable(name)
+	if !ok {
+		panic("config: " + name + " is read but not in Variables")
+	}
+	if val := e.lookup(name); val != "" {
+		return val
+	}
+	return v.Default
+}
+
+// missing is the problem of a required variable that is not set.
+func missing(name string) string {
+	v, _ := variable(name)
+	return fmt.Sprintf("%s is not set: %s", name, v.Meaning)
+}
+
 // LoadConfig reads the environment. getenv is os.Getenv outside tests.
 func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
+	e := environment{getenv}
 	c := Config{
-		DatabaseURL:  getenv("DATABASE_URL"),
-		SlackBot:     getenv("SLACK_BOT_TOKEN"),
-		SlackApp:     getenv("SLACK_APP_TOKEN"),
-		SlackAPIURL:  getenv("SLACK_API_URL"),
-		Provider:     strings.ToLower(getenv("MNEMO_LLM_PROVIDER")),
-		LLMBaseURL:   getenv("MNEMO_LLM_BASE_URL"),
-		LLMKey:       getenv("MNEMO_LLM_API_KEY"),
-		Model:        getenv("MNEMO_MODEL"),
-		SlashCommand: getenv("MNEMO_SLASH_COMMAND"),
-		MCPConfig:    getenv("MNEMO_MCP_CONFIG"),
-		JudgeModel:   getenv("MNEMO_JUDGE_MODEL"),
-		LogLevel:     zerolog.InfoLevel,
+		DatabaseURL:      e.getenv("DATABASE_URL"),
+		SlackBot:         e.getenv("SLACK_BOT_TOKEN"),
+		SlackApp:         e.getenv("SLACK_APP_TOKEN"),
+		SlackAPIURL:      e.getenv("SLACK_API_URL"),
+		Provider:         strings.ToLower(e.getenv("MNEMO_LLM_PROVIDER")),
+		LLMBaseURL:       e.getenv("MNEMO_LLM_BASE_URL"),
+		LLMKey:           e.getenv("MNEMO_LLM_API_KEY"),
+		Model:            e.getenv("MNEMO_MODEL"),
+		SlashCommand:     e.getenv("MNEMO_SLASH_COMMAND"),
+		MCPConfig:        e.getenv("MNEMO_MCP_CONFIG"),
+		JudgeModel:       e.getenv("MNEMO_JUDGE_MODEL"),
+		HTTPAddr:         e.getenv("MNEMO_HTTP_ADDR"),
+		EmbeddingModel:   e.getenv("MNEMO_EMBEDDING_MODEL"),
+		EmbeddingBaseURL: e.getenv("MNEMO_EMBEDDING_BASE_URL"),
+		LogFile:          e.getenv("MNEMO_LOG_FILE"),
+		ChatName:         e.getenv("USER"),
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	isURL := func(s string) bool {
+		u, err := url.Parse(s)
+		return err == nil && u.Scheme != "" && u.Host != ""
+	}
 
-	if c.SlackAPIURL == "" {
-		c.SlackAPIURL = "https://slack.com/api/"
-	} else if u, err := url.Parse(c.SlackAPIURL); err != nil || u.Scheme == "" || u.Host == "" {
+	if c.DatabaseURL == "" {
+		if needs.Database {
+			bad("%s", missing("DATABASE_URL"))
+		}
+	} else if err := db.CheckURL(c.DatabaseURL); err != nil {
+		bad("DATABASE_URL is not a PostgreSQL connection string (%v); expected the form %s", err, db.URLForm)
+	}
+	if !isURL(c.SlackAPIURL) {
 		bad("SLACK_API_URL is not a URL")
 	} else if !strings.HasSuffix(c.SlackAPIURL, "/") {
 		c.SlackAPIURL += "/"
 	}
-	if c.SlashCommand == "" {
-		c.SlashCommand = "/mnemo"
-	} else if !strings.HasPrefix(c.SlashCommand, "/") {
+	if !strings.HasPrefix(c.SlashCommand, "/") {
 		c.SlashCommand = "/" + c.SlashCommand
 	}
-	if lvl := getenv("MNEMO_LOG_LEVEL"); lvl != "" {
-		l, err := zerolog.ParseLevel(strings.ToLower(lvl))
-		if err != nil || l > zerolog.ErrorLevel || l < zerolog.DebugLevel {
-			bad("MNEMO_LOG_LEVEL must be debug, info, warn or error, not %q", lvl)
-		} else {
-			c.LogLevel = l
-		}
+	lvl := e.getenv("MNEMO_LOG_LEVEL")
+	if l, err := zerolog.ParseLevel(strings.ToLower(lvl)); err != nil || l > zerolog.ErrorLevel || l < zerolog.DebugLevel {
+		bad("MNEMO_LOG_LEVEL must be debug, info, warn or error, not %q", lvl)
+	} else {
+		c.LogLevel = l
 	}
-	for _, a := range strings.Split(getenv("MNEMO_ADMINS"), ",") {
+	for _, a := range strings.Split(e.getenv("MNEMO_ADMINS"), ",") {
 		if a = strings.TrimSpace(a); a == "" {
 			continue
 		}
@@ -88,50 +213,68 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		}
 		c.Admins = append(c.Admins, a)
 	}
-	if needs.Database && c.DatabaseURL == "" {
-		bad("DATABASE_URL is not set (make run starts a local PostgreSQL and sets it)")
+	if host, port, err := net.SplitHostPort(c.HTTPAddr); err != nil || port == "" || strings.ContainsAny(host, "/ ") {
+		bad("MNEMO_HTTP_ADDR must be host:port, like 127.0.0.1:9464, not %q", c.HTTPAddr)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		bad("MNEMO_HTTP_ADDR has port %q, which is not a port number", port)
+	}
+	if n, err := strconv.Atoi(e.getenv("MNEMO_MAX_TURNS")); err != nil || n < 1 {
+		bad("MNEMO_MAX_TURNS must be a whole number of at least 1, not %q", e.getenv("MNEMO_MAX_TURNS"))
+	} else {
+		c.MaxTurns = n
+	}
+	if d, err := time.ParseDuration(e.getenv("MNEMO_SHUTDOWN_TIMEOUT")); err != nil || d <= 0 {
+		bad("MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s or 1m, not %q", e.getenv("MNEMO_SHUTDOWN_TIMEOUT"))
+	} else {
+		c.ShutdownTimeout = d
 	}
 	if needs.Slack {
 		switch {
 		case c.SlackBot == "":
-			bad("SLACK_BOT_TOKEN is not set: the bot token, xoxb-…")
+			bad("%s", missing("SLACK_BOT_TOKEN"))
 		case !strings.HasPrefix(c.SlackBot, "xoxb-"):
 			bad("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
 		}
 		switch {
 		case c.SlackApp == "":
-			bad("SLACK_APP_TOKEN is not set: the app-level token for Socket Mode, xapp-…")
+			bad("%s", missing("SLACK_APP_TOKEN"))
 		case !strings.HasPrefix(c.SlackApp, "xapp-"):
 			bad("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
+		}
+	}
+	if c.LLMKey == "" {
+		switch c.Provider {
+		case "anthropic":
+			c.LLMKey = e.getenv("ANTHROPIC_API_KEY")
+		case "openai":
+			c.LLMKey = e.getenv("OPENAI_API_KEY")
 		}
 	}
 	if needs.Model {
 		switch c.Provider {
 		case "anthropic", "openai":
 		case "":
-			bad("MNEMO_LLM_PROVIDER is not set: anthropic or openai")
+			bad("%s", missing("MNEMO_LLM_PROVIDER"))
 		default:
 			bad("MNEMO_LLM_PROVIDER must be anthropic or openai, not %q", c.Provider)
 		}
-		if c.LLMKey == "" {
-			switch c.Provider {
-			case "anthropic":
-				c.LLMKey = getenv("ANTHROPIC_API_KEY")
-			case "openai":
-				c.LLMKey = getenv("OPENAI_API_KEY")
-			}
-		}
 		if c.LLMKey == "" && c.Provider != "" {
-			bad("MNEMO_LLM_API_KEY is not set (nor %s_API_KEY)", strings.ToUpper(c.Provider))
+			bad("MNEMO_LLM_API_KEY is not set (nor %s_API_KEY): the provider's API key", strings.ToUpper(c.Provider))
 		}
 		if c.Model == "" {
-			bad("MNEMO_MODEL is not set: the model name")
+			bad("%s", missing("MNEMO_MODEL"))
 		}
-		if c.LLMBaseURL != "" {
-			if u, err := url.Parse(c.LLMBaseURL); err != nil || u.Scheme == "" || u.Host == "" {
-				bad("MNEMO_LLM_BASE_URL is not a URL")
-			}
-		}
+	}
+	if c.LLMBaseURL != "" && !isURL(c.LLMBaseURL) {
+		bad("MNEMO_LLM_BASE_URL is not a URL")
+	}
+	if c.EmbeddingBaseURL == "" {
+		c.EmbeddingBaseURL = c.LLMBaseURL
+	} else if !isURL(c.EmbeddingBaseURL) {
+		bad("MNEMO_EMBEDDING_BASE_URL is not a URL")
+	}
+	if c.JudgeModel == "" {
+		c.JudgeModel = c.Model
 	}
 	if c.MCPConfig != "" {
 		if _, err := os.Stat(c.MCPConfig); err != nil {

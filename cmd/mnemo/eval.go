@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // cmdEval runs the evals, which live in their own binary, mnemo-eval, so
@@ -21,8 +22,20 @@ func cmdEval(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	tool := filepath.Join(filepath.Dir(self), "mnemo-eval")
 	if _, err := os.Stat(tool); err != nil {
-		if tool, err = exec.LookPath("mnemo-eval"); err != nil {
-			return fmt.Errorf("eval: the mnemo-eval binary is not next to mnemo nor on PATH; `make build` builds both, or `go install ./cmd/mnemo-eval`")
+		tool, err = exec.LookPath("mnemo-eval")
+		if err != nil && asksForHelp(args) {
+			fmt.Fprint(stdout, evalUsage)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("eval: %s", evalMissing)
+		}
+	}
+	// mnemo-eval prints the full usage itself; the configuration is
+	// checked only for a run.
+	if !asksForHelp(args) {
+		if _, err := LoadConfig(getenv, commandNeeds["eval"]); err != nil {
+			return err
 		}
 	}
 	cmd := exec.CommandContext(ctx, tool, append([]string{"--mnemo", self}, args...)...)
@@ -37,6 +50,30 @@ func cmdEval(ctx context.Context, args []string, getenv func(string) string, std
 		return exitCode(exit.ExitCode())
 	}
 	return err
+}
+
+const evalMissing = "the mnemo-eval binary is not next to mnemo nor on PATH; `make build` builds both, or `go install ./cmd/mnemo-eval`"
+
+const evalUsage = `usage: mnemo eval [--live] [--run PATTERN] [--dir DIR]
+
+Runs the memory workflow evals against this mnemo binary, through mnemo-eval.
+Its full help needs mnemo-eval: ` + evalMissing + `.
+`
+
+// asksForHelp reports whether mnemo-eval would read args as asking for
+// help: -h, -help or --help among its flags, not as a flag's value.
+func asksForHelp(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		switch a := strings.TrimLeft(args[i], "-"); {
+		case !strings.HasPrefix(args[i], "-") || args[i] == "--":
+			return false
+		case a == "h" || a == "help":
+			return true
+		case a == "run" || a == "dir" || a == "mnemo":
+			i++ // their value follows
+		}
+	}
+	return false
 }
 
 // exitCode is a subprocess's failure, already reported by the subprocess.

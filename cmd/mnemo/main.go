@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,83 +19,123 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+func main() { os.Exit(mainProcess()) }
+
+// mainProcess runs mnemo as this process: its arguments, environment,
+// streams and signals. SIGTERM cancels the command. Ctrl-C (SIGINT) does
+// too, except in chat, where it stops the turn that is running.
+func mainProcess() int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+	p := process{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, interrupts: interrupts}
+	return p.run(ctx, os.Args[1:])
 }
 
-const usage = `usage: mnemo <command> [flags]
-
-commands:
-  serve                    run the Slack bot (Socket Mode); migrates first
-  migrate                  apply database migrations
-  chat                     chat with mnemo in the terminal, no Slack needed
-  mcp [--http ADDR]        serve mnemo's memory tools over MCP
-  tools list [--source S]  list the MCP servers' tools, or why a server failed
-  memories list --json     print memories as JSON [--user U] [--source-key K] [--all]
-  eval [--live] [--run P]  run the memory workflow evals
-  version                  print the version
-`
-
 // run is main without the process: tests call it with their own
-// environment and streams.
+// environment and streams; nothing interrupts it but ctx.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return process{getenv: getenv, stdin: stdin, stdout: stdout, stderr: stderr}.run(ctx, args)
+}
+
+// process is what a command may use of the process it runs in.
+type process struct {
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// interrupts delivers Ctrl-C; nil when nothing interrupts.
+	interrupts <-chan os.Signal
+}
+
+func (p process) run(ctx context.Context, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(p.stderr, usage)
 		return 2
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd != "chat" && p.interrupts != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-p.interrupts:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	var err error
 	switch cmd {
-	case "version", "--version":
-		fmt.Fprintln(stdout, "mnemo", version)
+	case "--version":
+		fmt.Fprintln(p.stdout, "mnemo", version)
 		return 0
+	case "version":
+		if _, err = newFlagSet("version", "usage: mnemo version\n\nPrints the version.\n", p.stdout).parse(rest, 0); err == nil {
+			fmt.Fprintln(p.stdout, "mnemo", version)
+		}
 	case "serve":
-		err = cmdServe(ctx, rest, getenv, stderr)
+		// serve has no flags of its own: its arguments are checked here.
+		if _, err = newFlagSet("serve", serveHelp(), p.stdout).parse(rest, 0); err == nil {
+			err = cmdServe(ctx, nil, p.getenv, p.stderr)
+		}
 	case "migrate":
-		err = cmdMigrate(ctx, rest, getenv, stdout, stderr)
+		err = cmdMigrate(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "memories":
-		err = cmdMemories(ctx, rest, getenv, stdout, stderr)
+		err = cmdMemories(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "chat":
-		err = cmdChat(ctx, rest, getenv, stdin, stdout, stderr)
+		err = cmdChat(ctx, rest, p.getenv, p.stdin, p.stdout, p.stderr, p.interrupts)
 	case "mcp":
-		err = cmdMCP(ctx, rest, getenv, stdin, stdout, stderr)
+		err = cmdMCP(ctx, rest, p.getenv, p.stdin, p.stdout, p.stderr)
 	case "eval":
-		err = cmdEval(ctx, rest, getenv, stdout, stderr)
+		err = cmdEval(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "tools":
-		err = cmdTools(ctx, rest, getenv, stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
+		err = cmdTools(ctx, rest, p.getenv, p.stdout, p.stderr)
+	case "help", "-h", "-help", "--help":
+		return p.help(ctx, cmd, rest)
 	default:
-		fmt.Fprintf(stderr, "mnemo: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(p.stderr, "mnemo: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
-	if err == nil {
-		return 0
-	}
-	var ce *ConfigError
+	var ae argsError
 	var ue usageError
 	var ec exitCode
 	switch {
+	case err == nil, errors.Is(err, errHelpShown):
+		return 0
 	case errors.As(err, &ec):
 		return int(ec)
-	case errors.As(err, &ce):
-		fmt.Fprintf(stderr, "mnemo %s: %v\n", cmd, err)
-	case errors.As(err, &ue), errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(stderr, "mnemo %s: %v\n", cmd, err)
+	case errors.As(err, &ae):
+		fmt.Fprintf(p.stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for usage.\n", ae.command, err, ae.command)
+		return 2
+	case errors.As(err, &ue):
+		fmt.Fprintf(p.stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for usage.\n", cmd, err, cmd)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "mnemo %s: %v\n", cmd, err)
+		fmt.Fprintf(p.stderr, "mnemo %s: %v\n", cmd, err)
 	}
 	return 1
 }
 
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
+// help is `mnemo help [env | COMMAND…]`: the usage, the environment
+// variables, or a command's own help.
+func (p process) help(ctx context.Context, cmd string, rest []string) int {
+	switch {
+	case cmd != "help" || len(rest) == 0 || rest[0] == "-h" || rest[0] == "-help" || rest[0] == "--help":
+		fmt.Fprint(p.stdout, usage)
+		return 0
+	case rest[0] == "env":
+		if len(rest) > 1 {
+			fmt.Fprintf(p.stderr, "mnemo help: unexpected argument %q\n", rest[1])
+			return 2
+		}
+		writeEnvHelp(p.stdout)
+		return 0
+	}
+	return p.run(ctx, append(append([]string(nil), rest...), "-h"))
+}
 
 // newLogger writes JSON, or console format on a terminal, with secrets
 // scrubbed from every line.

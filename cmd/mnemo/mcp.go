@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -45,17 +48,46 @@ func newMemoryMCPServer(store *memory.Store, identity tools.IdentityFunc) (*serv
 	return tools.NewMCPServer("mnemo", version, store.Tools(), identity)
 }
 
+const mcpUsage = `usage: mnemo mcp --user U… --team T…
+       mnemo mcp --http ADDR --tokens FILE
+
+Serves mnemo's memory tools (remember, recall, list_memories, forget) over MCP,
+on stdio for one identity, or over streamable HTTP where each bearer token maps
+to an identity. /healthz on the HTTP server needs no token.
+`
+
 func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("mcp", mcpUsage, stdout)
 	httpAddr := fs.String("http", "", "serve streamable HTTP on this address instead of stdio")
-	user := fs.String("user", "", "stdio: the Slack user id the session acts for")
+	user := fs.String("user", "", "stdio: the Slack user id every call acts for")
 	team := fs.String("team", "", "stdio: the Slack team id")
 	tokenFile := fs.String("tokens", "", `HTTP: JSON file mapping bearer tokens to identities: {"TOKEN": {"team": "T…", "user": "U…"}}`)
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	if _, err := fs.parse(args, 0); err != nil {
+		return err
 	}
-	cfg, err := LoadConfig(getenv, Needs{Database: true})
+	// The command line is checked before the database is touched.
+	var tokens map[string]tools.Invocation
+	started := time.Now()
+	if *httpAddr == "" {
+		if *tokenFile != "" {
+			return argsError{"--tokens is for --http; over stdio the identity is --user and --team", "mcp"}
+		}
+		if err := (mcpIdentity{Team: *team, User: *user}).check(); err != nil {
+			return argsError{"mcp over stdio needs --user U… and --team T…, the identity every call acts for: " + err.Error(), "mcp"}
+		}
+	} else {
+		if *user != "" || *team != "" {
+			return argsError{"--user and --team are for stdio; over HTTP each token in --tokens names its identity", "mcp"}
+		}
+		if *tokenFile == "" {
+			return argsError{"mcp over HTTP needs --tokens FILE mapping bearer tokens to identities", "mcp"}
+		}
+		var err error
+		if tokens, err = loadTokens(*tokenFile, started); err != nil {
+			return err
+		}
+	}
+	cfg, err := LoadConfig(getenv, commandNeeds["mcp"])
 	if err != nil {
 		return err
 	}
@@ -67,10 +99,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	defer c.Close()
 
 	if *httpAddr == "" {
-		if *user == "" || *team == "" {
-			return usageError{"mcp over stdio needs --user U… and --team T…: the identity every call acts for"}
-		}
-		inv := mcpIdentity{Team: *team, User: *user}.invocation(time.Now())
+		inv := mcpIdentity{Team: *team, User: *user}.invocation(started)
 		srv, err := newMemoryMCPServer(c.memory, func(context.Context) (tools.Invocation, bool) { return inv, true })
 		if err != nil {
 			return err
@@ -79,25 +108,6 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return server.NewStdioServer(srv).Listen(ctx, stdin, stdout)
 	}
 
-	if *tokenFile == "" {
-		return usageError{"mcp over HTTP needs --tokens FILE mapping bearer tokens to identities"}
-	}
-	b, err := os.ReadFile(*tokenFile)
-	if err != nil {
-		return err
-	}
-	var ids map[string]mcpIdentity
-	if err := json.Unmarshal(b, &ids); err != nil {
-		return fmt.Errorf("tokens file: %w", err)
-	}
-	tokens := map[string]tools.Invocation{}
-	started := time.Now()
-	for tok, id := range ids {
-		if tok == "" || id.User == "" || id.Team == "" {
-			return fmt.Errorf("tokens file: every entry needs a token, a team and a user")
-		}
-		tokens[tok] = id.invocation(started)
-	}
 	srv, err := newMemoryMCPServer(c.memory, tools.IdentityFromContext)
 	if err != nil {
 		return err
@@ -118,4 +128,60 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	return nil
+}
+
+var teamID = regexp.MustCompile(`^[TE][A-Z0-9]+$`)
+
+// check says what is wrong with an identity, if anything.
+func (id mcpIdentity) check() error {
+	var bad []string
+	switch {
+	case id.User == "":
+		bad = append(bad, "the user is not set")
+	case !validUserID(id.User):
+		bad = append(bad, fmt.Sprintf("user %q is not a Slack user id (U… or W…)", id.User))
+	}
+	switch {
+	case id.Team == "":
+		bad = append(bad, "the team is not set")
+	case !teamID.MatchString(id.Team):
+		bad = append(bad, fmt.Sprintf("team %q is not a Slack team id (T…)", id.Team))
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// loadTokens reads the HTTP server's tokens file: bearer token → identity.
+// Its problems never quote a token.
+func loadTokens(path string, started time.Time) (map[string]tools.Invocation, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokens file: %w", err)
+	}
+	var ids map[string]mcpIdentity
+	if err := json.Unmarshal(b, &ids); err != nil {
+		return nil, fmt.Errorf("tokens file %s: %w", path, err)
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf(`tokens file %s maps no token: expected {"TOKEN": {"team": "T…", "user": "U…"}}`, path)
+	}
+	tokens := map[string]tools.Invocation{}
+	var bad []string
+	for _, tok := range slices.Sorted(maps.Keys(ids)) {
+		id := ids[tok]
+		switch err := id.check(); {
+		case tok == "":
+			bad = append(bad, "an entry has an empty token")
+		case err != nil:
+			bad = append(bad, fmt.Sprintf("the entry for user %q: %v", id.User, err))
+		default:
+			tokens[tok] = id.invocation(started)
+		}
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("tokens file %s: %s", path, strings.Join(bad, "; "))
+	}
+	return tokens, nil
 }

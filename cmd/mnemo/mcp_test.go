@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func TestMemoryMCPServerInProcess(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { c.Close() })
-	require.ElementsMatch(t, []string{"remember", "recall", "list", "forget"}, initMCP(t, c))
+	require.ElementsMatch(t, []string{"remember", "recall", "list_memories", "forget"}, initMCP(t, c))
 
 	out, isErr := mcpCall(t, c, "remember", map[string]any{"content": "I prefer dark mode in every editor"})
 	require.False(t, isErr, out)
@@ -90,8 +91,41 @@ func TestMemoryMCPServerInProcess(t *testing.T) {
 	out, isErr = mcpCall(t, c, "forget", map[string]any{"memory": id})
 	require.False(t, isErr, out)
 	require.Equal(t, true, out["result"].(map[string]any)["forgotten"])
-	out, _ = mcpCall(t, c, "list", map[string]any{})
+	out, _ = mcpCall(t, c, "list_memories", map[string]any{})
 	require.Empty(t, out["result"].(map[string]any)["memories"])
+}
+
+// A client may run read-only tools without asking and must confirm
+// destructive ones; the hints say which is which.
+func TestMemoryMCPToolsCarryAnnotations(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	srv, err := newMemoryMCPServer(memory.New(d.DB, memory.Options{}), func(context.Context) (tools.Invocation, bool) { return tools.Invocation{}, false })
+	require.NoError(t, err)
+	c, err := client.NewInProcessClient(srv)
+	require.NoError(t, err)
+	require.NoError(t, c.Start(context.Background()))
+	t.Cleanup(func() { c.Close() })
+	initMCP(t, c)
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	type hints struct{ readOnly, destructive bool }
+	got := map[string]hints{}
+	for _, tl := range list.Tools {
+		require.NotNil(t, tl.Annotations.ReadOnlyHint, tl.Name)
+		h := hints{readOnly: *tl.Annotations.ReadOnlyHint}
+		if !h.readOnly {
+			require.NotNil(t, tl.Annotations.DestructiveHint, "a writing tool says whether it destroys: %s", tl.Name)
+			h.destructive = *tl.Annotations.DestructiveHint
+		}
+		got[tl.Name] = h
+	}
+	require.Equal(t, map[string]hints{
+		"remember":      {readOnly: false, destructive: false},
+		"recall":        {readOnly: true},
+		"list_memories": {readOnly: true},
+		"forget":        {readOnly: false, destructive: true},
+	}, got)
 }
 
 func TestMemoryMCPServerOverStdio(t *testing.T) {
@@ -139,4 +173,58 @@ func TestMemoryMCPServerOverHTTPNeedsAToken(t *testing.T) {
 	ms, err := store.ListAll(context.Background(), memory.Filter{SubjectUser: "U0CAROL"})
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
+}
+
+// The identity and the tokens file are checked before the database is
+// touched: with a database nobody listens on, a bad command line still
+// gets its own error, and a good one reaches the database and fails there.
+func TestMCPChecksItsCommandLineBeforeTheDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	noUser := write("no-user.json", `{"tok-secret-1": {"team": "T0TEAM"}}`)
+	notJSON := write("not-json.json", `tok-secret-2: U0BOB`)
+	empty := write("empty.json", `{}`)
+	good := write("good.json", `{"tok-secret-3": {"team": "T0TEAM", "user": "U0BOB"}}`)
+	env := map[string]string{"DATABASE_URL": closedPortURL(t)}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"stdio without identity", []string{"mcp"}, 2, "mcp over stdio needs --user U… and --team T…, the identity every call acts for: the user is not set; the team is not set"},
+		{"stdio without team", []string{"mcp", "--user", "U0BOB"}, 2, "the team is not set"},
+		{"stdio with a name for a user", []string{"mcp", "--user", "bob", "--team", "T0TEAM"}, 2, `user "bob" is not a Slack user id (U… or W…)`},
+		{"stdio with tokens", []string{"mcp", "--user", "U0BOB", "--team", "T0TEAM", "--tokens", good}, 2, "--tokens is for --http"},
+		{"http without tokens", []string{"mcp", "--http", "127.0.0.1:0"}, 2, "mcp over HTTP needs --tokens FILE"},
+		{"http with a user", []string{"mcp", "--http", "127.0.0.1:0", "--user", "U0BOB", "--tokens", good}, 2, "--user and --team are for stdio"},
+		{"missing tokens file", []string{"mcp", "--http", "127.0.0.1:0", "--tokens", filepath.Join(dir, "nope.json")}, 1, "tokens file: open "},
+		{"tokens file not JSON", []string{"mcp", "--http", "127.0.0.1:0", "--tokens", notJSON}, 1, "tokens file " + notJSON + ": invalid character"},
+		{"tokens file without tokens", []string{"mcp", "--http", "127.0.0.1:0", "--tokens", empty}, 1, "maps no token"},
+		{"token without user", []string{"mcp", "--http", "127.0.0.1:0", "--tokens", noUser}, 1, `the entry for user "": the user is not set`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errs := mnemoRun(t, env, c.args...)
+			require.Equal(t, c.code, code, errs)
+			require.Contains(t, errs, c.want)
+			require.NotContains(t, errs, "connect", "the database was not touched")
+			require.NotContains(t, errs, "tok-secret", "tokens are never echoed")
+		})
+	}
+	// Positive control: past a good command line, the same database fails.
+	for _, args := range [][]string{
+		{"mcp", "--user", "U0BOB", "--team", "T0TEAM"},
+		{"mcp", "--http", "127.0.0.1:0", "--tokens", good},
+	} {
+		code, _, errs := mnemoRun(t, env, args...)
+		require.Equal(t, 1, code)
+		require.Contains(t, errs, "connect")
+		require.NotContains(t, errs, "tok-secret")
+	}
 }

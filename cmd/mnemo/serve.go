@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	stdlog "log"
+	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -77,19 +77,14 @@ func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, erro
 		opts.Reviewer, opts.Decider = judge, judge
 	}
 	c.memory = memory.New(d, opts)
-	c.registry = tools.NewRegistry()
-	if err := c.memory.Register(c.registry); err != nil {
+	// The same registry `mnemo tools list` shows.
+	reg, closeTools, err := newRegistry(c.memory, cfg.MCPConfig, os.LookupEnv, log)
+	if err != nil {
 		c.Close()
 		return nil, err
 	}
-	if cfg.MCPConfig != "" {
-		closeMCP, err := tools.AddMCPServers(c.registry, cfg.MCPConfig, log)
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		c.closers = append(c.closers, closeMCP)
-	}
+	c.registry = reg
+	c.closers = append(c.closers, closeTools)
 	if c.model != nil {
 		c.agent = agent.New(agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log})
 	}
@@ -160,84 +155,4 @@ func sweep(ctx context.Context, c *core, log zerolog.Logger, every time.Duration
 			log.Warn().Int64("turns", n).Msg("turns left running by a stopped process marked failed")
 		}
 	}
-}
-
-func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := LoadConfig(getenv, Needs{Database: true})
-	if err != nil {
-		return err
-	}
-	d, err := db.Open(ctx, cfg.DatabaseURL, 0)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	n, err := d.Migrate(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "migrations applied: %d\n", n)
-	return nil
-}
-
-// memoryJSON is one memory as `mnemo memories list --json` prints it.
-type memoryJSON struct {
-	ID             string     `json:"id"`
-	Content        string     `json:"content"`
-	Kind           string     `json:"kind"`
-	Scope          string     `json:"scope"`
-	SubjectType    string     `json:"subjectType"`
-	SubjectID      string     `json:"subjectId"`
-	SourceKey      string     `json:"sourceKey"`
-	Visibility     string     `json:"visibility"`
-	ActorID        string     `json:"actorId"`
-	WrittenBy      string     `json:"writtenBy"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	ExpiresAt      *time.Time `json:"expiresAt"`
-	ArchivedAt     *time.Time `json:"archivedAt"`
-	ArchivedReason string     `json:"archivedReason,omitempty"`
-}
-
-func cmdMemories(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "list" {
-		return usageError{"usage: mnemo memories list --json [--user U] [--source-key K] [--all]"}
-	}
-	fs := flag.NewFlagSet("memories list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON")
-	user := fs.String("user", "", "only personal memories of this Slack user id")
-	sourceKey := fs.String("source-key", "", "only memories from this thread (slack:<team>:<channel>:<root_ts>)")
-	all := fs.Bool("all", false, "include archived memories")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError{err.Error()}
-	}
-	if !*asJSON {
-		return usageError{"memories list prints JSON only: pass --json"}
-	}
-	cfg, err := LoadConfig(getenv, Needs{Database: true})
-	if err != nil {
-		return err
-	}
-	d, err := openDB(ctx, cfg.DatabaseURL, zerolog.Nop())
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	store := memory.New(d, memory.Options{})
-	ms, err := store.ListAll(ctx, memory.Filter{SubjectUser: *user, SourceKey: *sourceKey, IncludeArchived: *all, Limit: 10000})
-	if err != nil {
-		return err
-	}
-	out := make([]memoryJSON, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, memoryJSON{
-			ID: m.ID.String(), Content: m.Content, Kind: string(m.Kind), Scope: string(m.Scope),
-			SubjectType: m.SubjectType, SubjectID: m.SubjectID, SourceKey: m.SourceKey, Visibility: string(m.Visibility),
-			ActorID: m.ActorID, WrittenBy: string(m.WrittenBy), CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt,
-			ArchivedAt: m.ArchivedAt, ArchivedReason: m.ArchivedReason,
-		})
-	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

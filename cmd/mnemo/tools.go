@@ -2,55 +2,83 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/tools"
 )
 
-// cmdTools is `mnemo tools list [--source S]`: the MCP servers of
-// MNEMO_MCP_CONFIG, each connected, with its tools or why it failed.
+const toolsUsage = `usage: mnemo tools list [--source S]
+
+Lists the tool catalog as serve and chat build it: the memory tools and, with
+MNEMO_MCP_CONFIG, each MCP server's tools. It connects to every MCP server and
+says which failed and why; it needs no database, model or Slack.
+`
+
+// cmdTools is `mnemo tools list [--source S]`.
 func cmdTools(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "list" {
-		return usageError{"usage: mnemo tools list [--source S]"}
-	}
-	fs := flag.NewFlagSet("tools list", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	source := fs.String("source", "", "only this source, e.g. mcp:github")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError{err.Error()}
-	}
-	cfg, err := LoadConfig(getenv, Needs{})
+	_, rest, err := subcommand(newFlagSet("tools", toolsUsage, stdout), args, "", "list")
 	if err != nil {
 		return err
 	}
-	if cfg.MCPConfig == "" {
-		fmt.Fprintln(stdout, "No MCP servers: MNEMO_MCP_CONFIG is not set.")
-		return nil
+	fs := newFlagSet("tools list", toolsUsage, stdout)
+	source := fs.String("source", "", "only this source, e.g. memory or mcp:github")
+	if _, err := fs.parse(rest, 0); err != nil {
+		return err
+	}
+	cfg, err := LoadConfig(getenv, commandNeeds["tools"])
+	if err != nil {
+		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	b, err := os.ReadFile(cfg.MCPConfig)
-	if err != nil {
-		return fmt.Errorf("mcp config: %w", err)
-	}
 	// getenv can't tell unset from empty, so ${VAR} set to "" reads as
 	// unset here.
-	mcpCfg, err := tools.ParseMCPConfig(b, func(k string) (string, bool) { v := getenv(k); return v, v != "" })
-	if err != nil {
-		return fmt.Errorf("mcp config %s: %w", cfg.MCPConfig, err)
-	}
-	reg := tools.NewRegistry()
-	closeAll, err := tools.AddMCPConfig(reg, mcpCfg, log)
+	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
+	// The memory tools need a store to run, not to be listed: no database
+	// is opened.
+	reg, closeAll, err := newRegistry(memory.New(nil, memory.Options{}), cfg.MCPConfig, lookup, log)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	fmt.Fprintf(stdout, "MCP servers of %s (mnemo's own memory tools are served by mnemo serve and mnemo mcp, not listed here)\n\n", cfg.MCPConfig)
+	if cfg.MCPConfig == "" {
+		fmt.Fprint(stdout, "MNEMO_MCP_CONFIG is not set: no MCP servers, only mnemo's own tools.\n\n")
+	}
 	return listTools(ctx, reg, *source, stdout)
+}
+
+// newRegistry builds the one tool registry as serve and chat use it: the
+// memory tools and, when mcpConfig names a file, each of its MCP servers as
+// a source mcp:NAME, with ${VAR} read through lookupEnv. It connects to
+// nothing: MCP servers connect on first use, and the returned func closes
+// them.
+func newRegistry(store *memory.Store, mcpConfig string, lookupEnv func(string) (string, bool), log zerolog.Logger) (*tools.Registry, func(), error) {
+	reg := tools.NewRegistry()
+	if err := store.Register(reg); err != nil {
+		return nil, nil, err
+	}
+	if mcpConfig == "" {
+		return reg, func() {}, nil
+	}
+	b, err := os.ReadFile(mcpConfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcp config: %w", err)
+	}
+	parsed, err := tools.ParseMCPConfig(b, lookupEnv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mcp config %s: %w", mcpConfig, err)
+	}
+	closeAll, err := tools.AddMCPConfig(reg, parsed, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return reg, closeAll, nil
 }
 
 // listTools prints every source of reg (or only source) with its tools, or

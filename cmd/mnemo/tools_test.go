@@ -43,6 +43,10 @@ func TestToolsListConnectsToEveryServer(t *testing.T) {
 
 	code, out, errs := mnemo("tools", "list")
 	require.Equal(t, 1, code, "a failed server makes the listing fail, after it is printed\n%s\n%s", out, errs)
+	require.Contains(t, out, "memory — long-term memory: remember, recall, list and forget\n", "mnemo's own tools, as serve builds the catalog")
+	for _, name := range []string{"memory__remember", "memory__recall", "memory__list", "memory__forget"} {
+		require.Contains(t, out, "  "+name+" ")
+	}
 	require.Contains(t, out, "mcp:mnemo — tools of the MCP server mnemo\n")
 	for _, name := range []string{"mcp__mnemo__remember", "mcp__mnemo__recall", "mcp__mnemo__forget"} {
 		require.Contains(t, out, "  "+name+" ", "the working server's tools are listed")
@@ -51,7 +55,7 @@ func TestToolsListConnectsToEveryServer(t *testing.T) {
 	require.Contains(t, out, "no-such-mcp-server", "with the reason it failed")
 	require.NotContains(t, out, "paused")
 	require.Contains(t, errs, `"server":"paused"`, "the disabled server is logged")
-	require.Contains(t, errs, "1 of 2 sources unavailable")
+	require.Contains(t, errs, "1 of 3 sources unavailable")
 
 	code, out, errs = mnemo("tools", "list", "--source", "mcp:mnemo")
 	require.Equal(t, 0, code, errs)
@@ -60,7 +64,7 @@ func TestToolsListConnectsToEveryServer(t *testing.T) {
 
 	code, _, errs = mnemo("tools", "list", "--source", "mcp:nemo")
 	require.Equal(t, 1, code)
-	require.Contains(t, errs, `unknown source "mcp:nemo"; sources: mcp:broken, mcp:mnemo`)
+	require.Contains(t, errs, `unknown source "mcp:nemo"; sources: mcp:broken, mcp:mnemo, memory`)
 }
 
 func TestToolsListConfigProblems(t *testing.T) {

@@ -74,7 +74,8 @@ WHERE m.team_id = @team_id
                  OR (m.sensitive <> '' AND @private_viewer::boolean AND NOT @apply::boolean)
                  OR (m.sensitive = '' AND (m.visibility = 'public' OR @private_viewer::boolean
                                            OR (@apply::boolean AND m.kind = 'preference')))))
-     OR (m.scope = 'conversation' AND m.source_key = @source_key::text)
+     OR (m.scope = 'conversation' AND m.source_key = @source_key::text
+         AND (m.subject_type <> 'user' OR m.subject_id = @actor_id::text))
      OR (m.scope = 'channel' AND m.channel_id = @channel_id::text)
      OR (m.scope = 'workspace' AND (m.channel_id = @channel_id::text OR (m.sensitive = '' AND m.visibility = 'public')))
   )

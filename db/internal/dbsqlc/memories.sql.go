@@ -683,7 +683,8 @@ WHERE m.team_id = $5
                  OR (m.sensitive <> '' AND $7::boolean AND NOT $8::boolean)
                  OR (m.sensitive = '' AND (m.visibility = 'public' OR $7::boolean
                                            OR ($8::boolean AND m.kind = 'preference')))))
-     OR (m.scope = 'conversation' AND m.source_key = $3::text)
+     OR (m.scope = 'conversation' AND m.source_key = $3::text
+         AND (m.subject_type <> 'user' OR m.subject_id = $6::text))
      OR (m.scope = 'channel' AND m.channel_id = $4::text)
      OR (m.scope = 'workspace' AND (m.channel_id = $4::text OR (m.sensitive = '' AND m.visibility = 'public')))
   )

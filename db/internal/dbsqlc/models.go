@@ -87,6 +87,7 @@ type SessionMessage struct {
 	Text      string    `json:"text"`
 	TurnID    *int64    `json:"turnId"`
 	CreatedAt time.Time `json:"createdAt"`
+	Tools     string    `json:"tools"`
 }
 
 type Turn struct {

@@ -1,7 +1,7 @@
 -- name: SessionMessageAppend :one
 -- Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
-INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id)
-VALUES (@source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @authority, @text, sqlc.narg(turn_id))
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
+VALUES (@source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @authority, @text, sqlc.narg(turn_id), @tools)
 ON CONFLICT (source_key, ts) DO UPDATE SET source_key = EXCLUDED.source_key
 RETURNING *;
 
@@ -33,3 +33,15 @@ ORDER BY id;
 -- The last message of the thread that belongs to an earlier turn, or 0.
 SELECT coalesce(max(s.id), 0)::bigint FROM session_messages s
 WHERE s.source_key = @source_key AND s.turn_id IS NOT NULL AND s.turn_id < @turn_id;
+
+-- name: SessionMessageRecentInChannel :many
+-- A channel's messages since @since outside one thread, newest @max_messages,
+-- oldest first: the DM's recent conversation a top-level message continues.
+SELECT * FROM (
+    SELECT * FROM session_messages
+    WHERE team_id = @team_id AND channel_id = @channel_id AND source_key <> @source_key
+      AND created_at >= @since
+    ORDER BY created_at DESC, id DESC
+    LIMIT @max_messages
+) recent
+ORDER BY created_at, id;

@@ -7,13 +7,14 @@ package dbsqlc
 
 import (
 	"context"
+	"time"
 )
 
 const sessionMessageAppend = `-- name: SessionMessageAppend :one
-INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (source_key, ts) DO UPDATE SET source_key = EXCLUDED.source_key
-RETURNING id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at
+RETURNING id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools
 `
 
 type SessionMessageAppendParams struct {
@@ -27,6 +28,7 @@ type SessionMessageAppendParams struct {
 	Authority string `json:"authority"`
 	Text      string `json:"text"`
 	TurnID    *int64 `json:"turnId"`
+	Tools     string `json:"tools"`
 }
 
 // Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
@@ -42,6 +44,7 @@ func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg Session
 		arg.Authority,
 		arg.Text,
 		arg.TurnID,
+		arg.Tools,
 	)
 	var i SessionMessage
 	err := row.Scan(
@@ -57,6 +60,7 @@ func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg Session
 		&i.Text,
 		&i.TurnID,
 		&i.CreatedAt,
+		&i.Tools,
 	)
 	return i, err
 }
@@ -91,8 +95,8 @@ func (q *Queries) SessionMessageLastIDBeforeTurn(ctx context.Context, db DBTX, a
 }
 
 const sessionMessageListByThread = `-- name: SessionMessageListByThread :many
-SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM (
-    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM session_messages
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM (
+    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM session_messages
     WHERE source_key = $1
     ORDER BY ts DESC, id DESC
     LIMIT $2
@@ -128,6 +132,7 @@ func (q *Queries) SessionMessageListByThread(ctx context.Context, db DBTX, arg S
 			&i.Text,
 			&i.TurnID,
 			&i.CreatedAt,
+			&i.Tools,
 		); err != nil {
 			return nil, err
 		}
@@ -140,8 +145,8 @@ func (q *Queries) SessionMessageListByThread(ctx context.Context, db DBTX, arg S
 }
 
 const sessionMessageListForTurn = `-- name: SessionMessageListForTurn :many
-SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at FROM (
-    SELECT s.id, s.source_key, s.team_id, s.channel_id, s.ts, s.role, s.actor_kind, s.actor_id, s.authority, s.text, s.turn_id, s.created_at FROM session_messages s
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM (
+    SELECT s.id, s.source_key, s.team_id, s.channel_id, s.ts, s.role, s.actor_kind, s.actor_id, s.authority, s.text, s.turn_id, s.created_at, s.tools FROM session_messages s
     WHERE s.source_key = $1
       AND s.id <= (SELECT max(x.id) FROM session_messages x WHERE x.turn_id = $2)
     ORDER BY s.id DESC
@@ -179,6 +184,68 @@ func (q *Queries) SessionMessageListForTurn(ctx context.Context, db DBTX, arg Se
 			&i.Text,
 			&i.TurnID,
 			&i.CreatedAt,
+			&i.Tools,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const sessionMessageRecentInChannel = `-- name: SessionMessageRecentInChannel :many
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM (
+    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM session_messages
+    WHERE team_id = $1 AND channel_id = $2 AND source_key <> $3
+      AND created_at >= $4
+    ORDER BY created_at DESC, id DESC
+    LIMIT $5
+) recent
+ORDER BY created_at, id
+`
+
+type SessionMessageRecentInChannelParams struct {
+	TeamID      string    `json:"teamId"`
+	ChannelID   string    `json:"channelId"`
+	SourceKey   string    `json:"sourceKey"`
+	Since       time.Time `json:"since"`
+	MaxMessages int32     `json:"maxMessages"`
+}
+
+// A channel's messages since @since outside one thread, newest @max_messages,
+// oldest first: the DM's recent conversation a top-level message continues.
+func (q *Queries) SessionMessageRecentInChannel(ctx context.Context, db DBTX, arg SessionMessageRecentInChannelParams) ([]SessionMessage, error) {
+	rows, err := db.Query(ctx, sessionMessageRecentInChannel,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.SourceKey,
+		arg.Since,
+		arg.MaxMessages,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []SessionMessage
+	for rows.Next() {
+		var i SessionMessage
+		if err := rows.Scan(
+			&i.ID,
+			&i.SourceKey,
+			&i.TeamID,
+			&i.ChannelID,
+			&i.Ts,
+			&i.Role,
+			&i.ActorKind,
+			&i.ActorID,
+			&i.Authority,
+			&i.Text,
+			&i.TurnID,
+			&i.CreatedAt,
+			&i.Tools,
 		); err != nil {
 			return nil, err
 		}

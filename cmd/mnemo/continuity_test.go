@@ -1,0 +1,79 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/scripted"
+)
+
+// In a DM, a top-level message continues the DM's recent conversation: "yes
+// please do" reaches the model with the offer it answers. A thread in a DM
+// is its own conversation, and channels keep per-thread context.
+func TestDMTopLevelMessageContinuesTheConversation(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const dm, ch = "D0ALICE", "C0CONT"
+	first, _ := b.dm(alice, dm, "can you draft the release announcement for version nine?", "")
+	b.replies(dm, first, 1)
+	b.waitDone(dm, first)
+
+	second, _ := b.dm(alice, dm, "yes please do", "")
+	b.replies(dm, second, 1)
+	b.waitDone(dm, second)
+	got := lastTurnTranscript(t, b, "yes please do")
+	require.Contains(t, got, "draft the release announcement for version nine", "the earlier top-level exchange")
+	require.Contains(t, got, "[assistant]", "with the bot's reply in it")
+
+	// A reply in a DM thread is its own conversation.
+	inThread, _ := b.dm(alice, dm, "make it shorter please", first)
+	b.replies(dm, first, 2)
+	b.waitDone(dm, inThread)
+	require.NotContains(t, lastTurnTranscript(t, b, "make it shorter please"), "yes please do")
+
+	// Channels: a new top-level mention does not see the previous thread.
+	c1, _ := b.mention(alice, ch, "what is the deploy day for the payments team?", "")
+	b.replies(ch, c1, 1)
+	b.waitDone(ch, c1)
+	c2, _ := b.mention(alice, ch, "and for search?", "")
+	b.replies(ch, c2, 1)
+	b.waitDone(ch, c2)
+	require.NotContains(t, lastTurnTranscript(t, b, "and for search?"), "payments team")
+}
+
+func lastTurnTranscript(t *testing.T, b *bot, marker string) string {
+	t.Helper()
+	reqs := b.turnRequests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if tr := reqs[i].Transcript(); strings.Contains(tr, marker) {
+			return tr
+		}
+	}
+	t.Fatalf("no turn request carried %q", marker)
+	return ""
+}
+
+// A turn's tool calls and results are kept with its reply, so a follow-up
+// can refer to what the previous turn listed, but only for the person whose
+// turn it was.
+func TestToolResultsCarryOverToTheAskersNextTurn(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0CARRY"
+	r1, _ := b.mention(alice, ch, "remember that deploys go out on Tuesdays after QA sign-off", "")
+	b.replies(ch, r1, 1)
+	b.waitDone(ch, r1)
+	r2, _ := b.mention(alice, ch, "thanks, and the second one?", r1)
+	b.replies(ch, r1, 2)
+	b.waitDone(ch, r2)
+	got := lastTurnTranscript(t, b, "and the second one?")
+	require.Contains(t, got, "tools I used for this reply: searchTools")
+	require.Contains(t, got, "memory__remember")
+
+	r3, _ := b.mention(bob, ch, "what did mnemo just do?", r1)
+	b.replies(ch, r1, 3)
+	b.waitDone(ch, r3)
+	require.NotContains(t, lastTurnTranscript(t, b, "what did mnemo just do?"), "tools I used", "not for someone else's turn")
+}
