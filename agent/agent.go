@@ -64,6 +64,9 @@ type Turn struct {
 	// History is the thread so far, oldest first, ending with the message
 	// being answered.
 	History []threads.Message
+	// Live shows the turn while it runs (status line, streamed answer); nil
+	// shows nothing.
+	Live *Live
 }
 
 // Outcome is what a turn produced.
@@ -95,6 +98,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		query = t.History[n-1].Text
 	}
 	if a.recall != nil {
+		t.Live.Status(ctx, StatusRecalling)
 		ms, err := a.recall.ForPrompt(ctx, memory.ViewerAt(t.Inv.Actor, t.Inv.Place), query)
 		if err != nil {
 			return out, fmt.Errorf("agent: recall: %w", err)
@@ -108,9 +112,11 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		Tools:     toolset.Specs,
 		MaxTokens: 2048,
 	}
+	th := t.Live.throttle(a.now)
 	for out.Steps < a.maxSteps {
 		out.Steps++
-		resp, err := a.model.Complete(ctx, req)
+		t.Live.Status(ctx, StatusThinking)
+		resp, err := a.complete(ctx, req, th)
 		if err != nil {
 			return out, fmt.Errorf("agent: model: %w", err)
 		}
@@ -124,6 +130,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
 		var results []llm.ToolResult
 		for _, c := range resp.ToolCalls {
+			t.Live.Status(ctx, StatusFor(c.Name, c.Input))
 			res := a.registry.Call(ctx, t.Inv, c.Name, c.Input)
 			a.log.Debug().Str("tool", c.Name).Str("ran", res.Tool).Bool("error", res.IsError).Msg("tool call")
 			if res.Tool != "" {
@@ -141,7 +148,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 	req.Tools = nil
 	last := &req.Messages[len(req.Messages)-1] // the tool results, a user message
 	last.Text = "(Step limit reached: answer now with what you have, without tools.)"
-	resp, err := a.model.Complete(ctx, req)
+	resp, err := a.complete(ctx, req, th)
 	if err != nil {
 		return out, fmt.Errorf("agent: model: %w", err)
 	}

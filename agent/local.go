@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 
@@ -18,6 +19,8 @@ type LocalSession struct {
 	key    threads.Key
 	place  provenance.Place
 	now    func() time.Time
+	out    io.Writer         // answers streamed to (localstream.go)
+	status func(text string) // the turn's steps shown to (localstream.go)
 
 	mu   sync.Mutex
 	last time.Time
@@ -79,6 +82,7 @@ type localSurface struct {
 	s      *LocalSession
 	reply  string
 	notice string
+	live   *localStream
 }
 
 func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS) ([]threads.Message, error) {
@@ -89,8 +93,12 @@ func (l *localSurface) Progress(context.Context, Post, Phase) {}
 
 func (l *localSurface) Reply(_ context.Context, key threads.Key, text string) ([]threads.Message, error) {
 	l.reply = text
+	l.showFinal(text)
 	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: "mnemo", Name: "mnemo"}
 	return []threads.Message{{TS: l.s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: text}}, nil
 }
 
-func (l *localSurface) Notify(_ context.Context, _ threads.Key, sentence string) { l.notice = sentence }
+func (l *localSurface) Notify(_ context.Context, _ threads.Key, sentence string) {
+	l.endStream()
+	l.notice = sentence
+}

@@ -148,7 +148,7 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (Result, error) {
 		return fail(err, "I couldn't read this thread's history from my database, so please try again in a minute.", false)
 	}
 	inv := tools.Invocation{Actor: p.Actor, Place: p.Place, MessageTS: string(p.TS), TurnID: turnID, WrittenBy: provenance.ByExplicit}
-	res.Outcome, err = r.agent.Run(ctx, Turn{Inv: inv, History: history})
+	res.Outcome, err = r.agent.Run(ctx, Turn{Inv: inv, History: history, Live: LiveFor(ctx, s, p)})
 	if err != nil {
 		return fail(err, FailureSentence(err), res.Outcome.UsedMemoryWrite)
 	}

@@ -46,6 +46,8 @@ type App struct {
 	chanTypes sync.Map // channel → channel_type, from conversations.info
 	homeQueue chan homeRequest
 	wg        sync.WaitGroup
+
+	feedbackHook func(db.Verdict) // feedback.go
 }
 
 // New returns an App.
@@ -86,6 +88,8 @@ func (a *App) Run(ctx context.Context) error {
 	h.HandleEvents(slackevents.AppMention, on(a.onAppMention))
 	h.HandleEvents(slackevents.Message, on(a.onMessage))
 	h.HandleEvents(slackevents.AppHomeOpened, on(a.onAppHomeOpened))
+	h.HandleEvents(slackevents.AssistantThreadStarted, on(a.onAssistantThreadStarted))
+	h.HandleEvents(slackevents.AssistantThreadContextChanged, on(a.onAssistantContextChanged))
 	h.HandleSlashCommand(a.command, on(a.onSlashCommand))
 	h.Handle(socketmode.EventTypeInteractive, on(a.onInteractive))
 	h.Handle(socketmode.EventTypeErrorBadMessage, on(a.onBadMessage))

@@ -240,8 +240,8 @@ func (a *App) cmdStats(ctx context.Context, c invocation) reply {
 	if err != nil {
 		return textReply("Couldn't read stats: %v.", err)
 	}
-	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)",
-		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns)
+	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)%s",
+		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns, a.feedbackStats(ctx, c.cmd.TeamID))
 }
 
 func firstUser(args []string) string {

@@ -130,12 +130,16 @@ const (
 
 // surface is a turn's Slack side: reactions, thread replies and backfill
 // from conversations.replies.
-type surface struct{ a *App }
+type surface struct {
+	a    *App
+	live *liveReply // the streamed answer (stream.go)
+}
 
 func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase) {
 	switch phase {
 	case agent.Working:
 		s.a.react(ctx, true, p, reactionWorking)
+		s.a.titleThread(ctx, p)
 	case agent.Done:
 		s.a.react(ctx, false, p, reactionWorking)
 		s.a.react(ctx, true, p, reactionDone)
@@ -146,6 +150,9 @@ func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase)
 }
 
 func (s *surface) Notify(ctx context.Context, key threads.Key, sentence string) {
+	if s.live.fail(ctx, sentence) {
+		return
+	}
 	if _, err := s.a.post(ctx, key.Channel, slack.MsgOptionText(sentence, false), slack.MsgOptionTS(string(key.Root))); err != nil {
 		s.a.log.Error().Err(err).Msg("failure message not posted")
 	}
@@ -153,10 +160,14 @@ func (s *surface) Notify(ctx context.Context, key threads.Key, sentence string) 
 
 // Reply posts the answer in the thread, split under Slack's limits.
 func (s *surface) Reply(ctx context.Context, key threads.Key, text string) ([]threads.Message, error) {
+	if s.live.started() {
+		return s.live.finish(ctx, text)
+	}
 	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID, Name: "mnemo"}
 	var posted []threads.Message
-	for _, part := range SplitMessage(ToMrkdwn(text), MaxPostChars) {
-		raw, err := s.a.post(ctx, key.Channel, slack.MsgOptionText(part, false), slack.MsgOptionTS(string(key.Root)))
+	parts := SplitMessage(ToMrkdwn(text), MaxPostChars)
+	for i, part := range parts {
+		raw, err := s.a.post(ctx, key.Channel, replyText(part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)))
 		if err != nil {
 			return posted, err
 		}

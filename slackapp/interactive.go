@@ -71,6 +71,9 @@ func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
 			}
 			a.audit(ctx, actor, "purge", act.Value, fmt.Sprintf("%d memories archived", n))
 			r = reply{text: fmt.Sprintf("Archived %d personal memories of <@%s>.", n, act.Value), replace: true}
+		case ActionFeedback:
+			a.onFeedback(ctx, team, actor, cb, act)
+			return
 		case ActionPurgeCancel:
 			r = reply{text: "Purge cancelled; nothing was archived.", replace: true}
 		default:

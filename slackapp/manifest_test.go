@@ -21,6 +21,13 @@ func TestManifest(t *testing.T) {
 			SlashCommands []struct {
 				Command string `yaml:"command"`
 			} `yaml:"slash_commands"`
+			Assistant struct {
+				Description string `yaml:"assistant_description"`
+				Prompts     []struct {
+					Title   string `yaml:"title"`
+					Message string `yaml:"message"`
+				} `yaml:"suggested_prompts"`
+			} `yaml:"assistant_view"`
 		} `yaml:"features"`
 		OAuth struct {
 			Scopes struct {
@@ -46,7 +53,16 @@ func TestManifest(t *testing.T) {
 	require.Equal(t, "/mnemo", m.Features.SlashCommands[0].Command)
 	// Group DMs (mpim) are handled as private places, so their events and
 	// scopes are asked for too.
-	require.ElementsMatch(t, []string{"app_mention", "app_home_opened", "message.channels", "message.groups", "message.im", "message.mpim"}, m.Settings.Events.Bot)
+	require.ElementsMatch(t, []string{"app_mention", "app_home_opened", "assistant_thread_started", "assistant_thread_context_changed", "message.channels", "message.groups", "message.im", "message.mpim"}, m.Settings.Events.Bot)
+	// The assistant container: described, with prompts Slack shows before
+	// the app sets its own (at most four).
+	require.NotEmpty(t, m.Features.Assistant.Description)
+	require.NotEmpty(t, m.Features.Assistant.Prompts)
+	require.LessOrEqual(t, len(m.Features.Assistant.Prompts), 4)
+	for _, p := range m.Features.Assistant.Prompts {
+		require.NotEmpty(t, p.Title)
+		require.NotEmpty(t, p.Message)
+	}
 
 	// Only the scopes the bot uses: each one is justified by a call it makes.
 	needed := map[string]string{
@@ -54,6 +70,7 @@ func TestManifest(t *testing.T) {
 		"im:history": "message.im", "channels:read": "conversations.info", "groups:read": "conversations.info",
 		"im:read": "conversations.info", "im:write": "conversations.open", "mpim:history": "message.mpim", "mpim:read": "conversations.info", "chat:write": "chat.postMessage",
 		"reactions:write": "reactions.add", "users:read": "users.info", "commands": "/mnemo", "files:write": "files.uploadV2",
+		"assistant:write": "assistant.threads.setStatus",
 	}
 	require.Len(t, m.OAuth.Scopes.Bot, len(needed))
 	for _, s := range m.OAuth.Scopes.Bot {

@@ -100,6 +100,7 @@ type Server struct {
 	failNext  map[string]string
 	holding   bool
 	limited   map[string]int
+	streams   []*Stream // assistant.go
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -340,7 +341,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		s.cond.Broadcast()
 		writeJSON(w, map[string]any{"ok": true, "files": done})
 	default:
-		writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
+		if !s.assistantAPI(w, method, f) {
+			writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
+		}
 	}
 }
 

@@ -104,6 +104,13 @@ type Turn struct {
 	Visibility      string     `json:"visibility"`
 }
 
+type TurnFeedback struct {
+	TurnID int64     `json:"turnId"`
+	UserID string    `json:"userId"`
+	Value  string    `json:"value"`
+	At     time.Time `json:"at"`
+}
+
 type TurnLearning struct {
 	TurnID    int64     `json:"turnId"`
 	Stored    int32     `json:"stored"`

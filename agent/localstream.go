@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"context"
+	"io"
+	"strings"
+)
+
+// StreamTo makes Say write each answer to w as the model generates it, and
+// end it with a newline; Say still returns the whole reply, which the caller
+// then need not print. An answer that came at once is written whole, and
+// one whose streamed start was not the answer (text the model wrote before
+// calling tools) is followed by the answer on a new line. Call it before
+// the first Say.
+func (s *LocalSession) StreamTo(w io.Writer) { s.out = w }
+
+// OnStatus makes each turn report its steps (StatusRecalling,
+// StatusSearching, …) to f as they happen, for the chat's status line. f
+// must return at once. Call it before the first Say.
+func (s *LocalSession) OnStatus(f func(text string)) { s.status = f }
+
+// Status implements StatusReporter for the terminal.
+func (l *localSurface) Status(_ context.Context, _ Post, text string) {
+	if l.s.status != nil {
+		l.s.status(text)
+	}
+}
+
+// Stream implements StreamSurface for the terminal.
+func (l *localSurface) Stream(context.Context, Post) TextStream {
+	if l.s.out == nil {
+		return nil
+	}
+	l.live = &localStream{w: l.s.out}
+	return l.live
+}
+
+// localStream writes an answer's text to the terminal as it comes.
+type localStream struct {
+	w     io.Writer
+	shown strings.Builder
+}
+
+func (ls *localStream) Append(_ context.Context, text string) error {
+	ls.shown.WriteString(text)
+	_, err := io.WriteString(ls.w, text)
+	return err
+}
+
+// showFinal completes the streamed answer with the final text. The
+// terminal's write errors are not the turn's: the reply is returned anyway.
+func (l *localSurface) showFinal(text string) {
+	if l.s.out == nil {
+		return
+	}
+	switch {
+	case l.live == nil || l.live.shown.Len() == 0:
+		_, _ = io.WriteString(l.s.out, text+"\n")
+	case l.live.shown.String() != text:
+		_, _ = io.WriteString(l.s.out, "\n"+text+"\n")
+	default:
+		_, _ = io.WriteString(l.s.out, "\n")
+	}
+}
+
+// endStream ends a streamed answer's line when the turn fails after it
+// began, so the failure is printed on a line of its own.
+func (l *localSurface) endStream() {
+	if l.live != nil && l.live.shown.Len() > 0 {
+		_, _ = io.WriteString(l.live.w, "\n")
+	}
+}

@@ -1,0 +1,60 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/llm"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// writes records each write to the terminal.
+type writes struct{ got []string }
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.got = append(w.got, string(p))
+	return len(p), nil
+}
+
+// mnemo chat's session prints an answer as it is generated, and the whole
+// of what it prints is the reply Say returns, on its own line.
+func TestLocalSessionStreamsToTheTerminal(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		answer   string
+		streamed bool
+	}{
+		{name: "long answer in parts", answer: longAnswer, streamed: true},
+		{name: "short answer at once", answer: "It is noon."},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			d := testdb.New(t)
+			srv := fakellm.New(t, func(int, *fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: c.answer} })
+			a := agent.New(agent.Options{Model: llm.NewOpenAI("k", srv.URL+"/v1", "m"), Registry: registry(t)})
+			s := agent.NewLocalSession(agent.NewRunner(d.DB, a, agent.RunnerOptions{}), provenance.Actor{Kind: provenance.KindUser, Team: "local", ID: "dev"}, nil)
+			w := &writes{}
+			s.StreamTo(w)
+			var status []string
+			s.OnStatus(func(text string) { status = append(status, text) })
+			reply, err := s.Say(context.Background(), "what time is it?")
+			require.NoError(t, err)
+			require.Equal(t, c.answer, reply)
+			require.Equal(t, c.answer+"\n", strings.Join(w.got, ""))
+			require.Equal(t, []string{agent.StatusThinking}, status, "the one step this turn took")
+			if c.streamed {
+				require.Greater(t, len(w.got), 2, "printed as it came")
+			} else {
+				require.Len(t, w.got, 1)
+			}
+		})
+	}
+}

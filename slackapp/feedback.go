@@ -1,0 +1,86 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// ActionFeedback is the action id of the 👍/👎 buttons under each reply.
+const ActionFeedback = "mnemo_feedback"
+
+// sectionChars is Slack's limit on a section block's text.
+const sectionChars = 3000
+
+// feedbackBlock is the 👍/👎 buttons under a reply.
+func feedbackBlock() slack.Block {
+	up := slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, "👍", true, false), string(db.Positive)).WithAccessibilityLabel("Good answer")
+	down := slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, "👎", true, false), string(db.Negative)).WithAccessibilityLabel("Bad answer")
+	return slack.NewContextActionsBlock("mnemo_feedback", slack.NewFeedbackButtonsBlockElement(ActionFeedback, up, down))
+}
+
+// replyText is a reply part as a message: its text, and for the last part
+// of an answer, the same text in sections followed by the feedback buttons
+// (with blocks, the text is only the notification's).
+func replyText(part string, last bool) slack.MsgOption {
+	text := slack.MsgOptionText(part, false)
+	if !last {
+		return text
+	}
+	var blocks []slack.Block
+	for _, chunk := range SplitMessage(part, sectionChars) {
+		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, chunk, false, false), nil, nil))
+	}
+	return slack.MsgOptionCompose(text, slack.MsgOptionBlocks(append(blocks, feedbackBlock())...))
+}
+
+// OnFeedback registers f to be told of every verdict stored, for metrics.
+// Call it before Run.
+func (a *App) OnFeedback(f func(db.Verdict)) { a.feedbackHook = f }
+
+// onFeedback stores a press of a reply's feedback buttons with the reply's
+// turn, replacing the person's earlier verdict on it.
+func (a *App) onFeedback(ctx context.Context, team string, actor provenance.Actor, cb slack.InteractionCallback, act *slack.BlockAction) {
+	v := db.Verdict(act.Value)
+	channel, ts := cb.Channel.ID, cb.Container.MessageTs
+	if channel == "" {
+		channel = cb.Container.ChannelID
+	}
+	if ts == "" {
+		ts = cb.Message.Timestamp
+	}
+	log := a.log.With().Str("channel", channel).Str("ts", ts).Logger()
+	turnID, err := a.db.Feedback().TurnOfReply(ctx, team, channel, ts)
+	if errors.Is(err, db.ErrNotFound) {
+		log.Warn().Msg("feedback on a message no turn posted ignored")
+		return
+	}
+	if err != nil {
+		log.Error().Err(err).Msg("feedback not stored")
+		return
+	}
+	if err := a.db.Feedback().Record(ctx, db.TurnFeedback{TurnID: turnID, UserID: actor.ID, Value: v, At: time.Now()}); err != nil {
+		log.Error().Err(err).Msg("feedback not stored")
+		return
+	}
+	log.Info().Int64("turn", turnID).Str("verdict", string(v)).Msg("feedback stored")
+	if a.feedbackHook != nil {
+		a.feedbackHook(v)
+	}
+}
+
+// feedbackStats is the feedback line of `/mnemo stats`.
+func (a *App) feedbackStats(ctx context.Context, team string) string {
+	c, err := a.db.Feedback().Counts(ctx, team)
+	if err != nil {
+		a.log.Error().Err(err).Msg("feedback counts")
+		return "\n• feedback: unavailable"
+	}
+	return fmt.Sprintf("\n• feedback: %d 👍, %d 👎", c.Positive, c.Negative)
+}
