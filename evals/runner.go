@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/tools"
 )
 
 // StartFunc starts the bot (the real `mnemo serve` wiring) with env, writing
@@ -82,16 +84,21 @@ type scenarioRun struct {
 	o       Options
 	run     *tb.Run
 	slack   *fakeslack.Server
+	model   *fakellm.Server // the scripted model; nil live
 	db      *testdb.DB
 	checks  db.Checks
 	logs    *tb.Buffer
 	wait    time.Duration
-	replies map[string]int // channel → replies expected so far
-	last    string         // the bot's last reply
+	replies map[string]int    // channel → replies expected so far
+	last    string            // the bot's last reply
+	answers map[string]string // event id → the bot's reply to it
+	// scopes and subjectTypes are what an any-scope assertion checks.
+	scopes, subjectTypes []string
 }
 
 func runOne(ctx context.Context, s Scenario, o Options) Result {
-	r := &scenarioRun{s: s, o: o, run: &tb.Run{}, logs: &tb.Buffer{}, wait: 10 * time.Second, replies: map[string]int{}}
+	r := &scenarioRun{s: s, o: o, run: &tb.Run{}, logs: &tb.Buffer{}, wait: 10 * time.Second, replies: map[string]int{}, answers: map[string]string{},
+		scopes: knownScopes, subjectTypes: knownSubjectTypes}
 	if o.Live {
 		r.wait = 3 * time.Minute
 	}
@@ -104,6 +111,8 @@ func runOne(ctx context.Context, s Scenario, o Options) Result {
 	}
 	res.Reasons = append(res.Reasons, r.checkAssertions(ctx)...)
 	res.Reasons = append(res.Reasons, r.checkTools()...)
+	res.Reasons = append(res.Reasons, r.checkDiscovery()...)
+	res.Reasons = append(res.Reasons, r.checkLearning()...)
 	score, why := r.grade(ctx)
 	res.Score = score
 	if score < 0.75 {
@@ -127,15 +136,24 @@ func (r *scenarioRun) drive(ctx context.Context) {
 	}
 	if r.o.Live {
 		env["MNEMO_LLM_PROVIDER"], env["MNEMO_LLM_BASE_URL"], env["MNEMO_LLM_API_KEY"], env["MNEMO_MODEL"] = r.o.Model.Provider, r.o.Model.BaseURL, r.o.Model.APIKey, r.o.Model.Model
+		// Live, the order of tool calls comes from the bot's debug log.
+		env["MNEMO_LOG_LEVEL"] = "debug"
 	} else {
-		model := fakellm.New(r.run, scripted.Memory())
-		env["MNEMO_LLM_PROVIDER"], env["MNEMO_LLM_BASE_URL"], env["MNEMO_LLM_API_KEY"], env["MNEMO_MODEL"] = "anthropic", model.URL, "sk-ant-eval", "scripted"
+		r.model = fakellm.New(r.run, scripted.Memory())
+		env["MNEMO_LLM_PROVIDER"], env["MNEMO_LLM_BASE_URL"], env["MNEMO_LLM_API_KEY"], env["MNEMO_MODEL"] = "anthropic", r.model.URL, "sk-ant-eval", "scripted"
 	}
 	stop := r.o.Start(ctx, env, r.logs)
 	r.run.Cleanup(stop)
 	r.slack.WaitConnected(r.wait)
 
-	store := memory.New(r.db.DB, memory.Options{})
+	// Seeds are reviewed as the bot reviews a write (canonical text,
+	// retrieval cues), always by the scripted model, so a fixture is the
+	// same in every mode.
+	seedModel := r.model
+	if seedModel == nil {
+		seedModel = fakellm.New(r.run, scripted.Memory())
+	}
+	store := memory.New(r.db.DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("sk-ant-eval", seedModel.URL, "scripted")}})
 	for _, sd := range r.s.Seed {
 		vis := provenance.VisibilityOf("", sd.Channel)
 		out, err := store.Remember(ctx, memory.WriteRequest{
@@ -222,6 +240,7 @@ func (r *scenarioRun) waitAnswered(e Event) {
 		return m.Channel == e.Channel && !m.Ephemeral && !m.Response
 	})
 	r.last = got[len(got)-1].Text
+	r.answers[e.ID] = r.last
 	r.slack.WaitReaction("remove", "eyes", e.TS, r.wait)
 }
 
@@ -290,23 +309,20 @@ func (r *scenarioRun) checkAssertions(ctx context.Context) []string {
 			out = append(out, fmt.Sprintf("assertion %d is vacuous: %s holds %d of the thread's %d messages and %d memories (want ≥ %d)", i, key, msgs, len(tss), mems, seeds))
 			continue
 		}
-		subject := a.Subject
-		switch {
-		case a.SubjectType == "user":
-			subject = UserID(a.Subject)
-		case a.SubjectType == "channel" && subject == "":
-			subject = channel
-		}
-		rows, err := r.checks.MemoriesInThread(ctx, db.ThreadQuery{SourceKey: key, Scope: a.Scope, SubjectType: a.SubjectType, SubjectID: subject, Archived: a.Archived})
+		rows, covered, err := r.memories(ctx, key, channel, a)
 		if err != nil {
 			out = append(out, fmt.Sprintf("assertion %d: %v", i, err))
+			continue
+		}
+		if covered >= 0 && covered != mems {
+			out = append(out, fmt.Sprintf("assertion %d: %s holds %d memories, but only %d have a scope and subject type the check knows (%v × %v); teach evals the new values", i, key, mems, covered, r.scopes, r.subjectTypes))
 			continue
 		}
 		n := 0
 		var contents []string
 		re := regexp.MustCompile(a.Content)
 		for _, m := range rows {
-			contents = append(contents, m.Content)
+			contents = append(contents, m.Scope+"/"+m.SubjectType+": "+m.Content)
 			if re.MatchString(m.Content) {
 				n++
 			}
@@ -316,7 +332,97 @@ func (r *scenarioRun) checkAssertions(ctx context.Context) []string {
 			if a.Archived {
 				state = "archived"
 			}
-			out = append(out, fmt.Sprintf("assertion %d: want %d %s %s/%s memories of %s matching %q in %s, found %d %q", i, a.Count, state, a.Scope, a.SubjectType, a.Subject, a.Content, a.Thread, n, contents))
+			out = append(out, fmt.Sprintf("assertion %d: want %d %s %s memories matching %q in thread %s (%s), found %d of %q", i, a.Count, state, a.what(), a.Content, a.Thread, key, n, contents))
+		}
+	}
+	return out
+}
+
+// knownScopes and knownSubjectTypes are every value a memory's scope and subject type
+// may take. A "nothing stored" assertion that names no scope checks each
+// pair, and counts the thread's rows in every state against the thread's
+// total, so a value missing here fails the assertion instead of hiding a
+// memory.
+var (
+	knownScopes       = []string{string(memory.ScopePersonal), string(memory.ScopeConversation), string(memory.ScopeChannel), string(memory.ScopeWorkspace)}
+	knownSubjectTypes = []string{"user", "conversation", "channel", "workspace", "team"}
+)
+
+// memories returns the thread's memories the assertion selects. For an
+// assertion over every scope, covered is how many of the thread's memories
+// (active or archived) have a known scope and subject type; otherwise -1.
+func (r *scenarioRun) memories(ctx context.Context, key, channel string, a Assertion) (rows []db.Memory, covered int64, err error) {
+	scopes, types := []string{a.Scope}, []string{a.SubjectType}
+	if a.Scope == "" {
+		scopes = r.scopes
+	}
+	if a.SubjectType == "" {
+		types = r.subjectTypes
+	}
+	covered = -1
+	if a.Scope == "" {
+		covered = 0
+	}
+	for _, scope := range scopes {
+		for _, typ := range types {
+			subject := a.Subject
+			switch {
+			case typ == "user":
+				subject = UserID(a.Subject)
+			case typ == "channel" && subject == "" && a.SubjectType != "":
+				subject = channel
+			}
+			q := db.ThreadQuery{SourceKey: key, Scope: scope, SubjectType: typ, SubjectID: subject, Archived: a.Archived}
+			got, err := r.checks.MemoriesInThread(ctx, q)
+			if err != nil {
+				return nil, 0, err
+			}
+			rows = append(rows, got...)
+			if covered >= 0 {
+				q.Archived = !q.Archived
+				other, err := r.checks.MemoriesInThread(ctx, q)
+				if err != nil {
+					return nil, 0, err
+				}
+				covered += int64(len(got) + len(other))
+			}
+		}
+	}
+	return rows, covered, nil
+}
+
+// what names the memories an assertion selects, for its failure.
+func (a Assertion) what() string {
+	switch {
+	case a.Scope == "":
+		return "any-scope"
+	case a.SubjectType == "":
+		return a.Scope + "/any-subject-type"
+	case a.Subject != "":
+		return a.Scope + "/" + a.SubjectType + " (" + a.Subject + ")"
+	}
+	return a.Scope + "/" + a.SubjectType
+}
+
+// logLine is what the checks read from one line of the bot's JSON log.
+type logLine struct {
+	Message string   `json:"message"`
+	Tools   []string `json:"tools"`  // turn answered
+	Tool    string   `json:"tool"`   // tool call (debug)
+	Ran     string   `json:"ran"`    // tool call (debug)
+	Stored  bool     `json:"stored"` // passive learning decision
+	Reason  string   `json:"reason"` // passive learning decision
+}
+
+// logLines returns the bot's log lines, in order.
+func (r *scenarioRun) logLines() []logLine {
+	var out []logLine
+	sc := bufio.NewScanner(strings.NewReader(r.logs.String()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var l logLine
+		if json.Unmarshal(sc.Bytes(), &l) == nil {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -326,15 +432,9 @@ func (r *scenarioRun) checkAssertions(ctx context.Context) []string {
 // each turn.
 func (r *scenarioRun) checkTools() []string {
 	ran := map[string]bool{}
-	sc := bufio.NewScanner(strings.NewReader(r.logs.String()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Message string   `json:"message"`
-			Tools   []string `json:"tools"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Message == "turn answered" {
-			for _, t := range line.Tools {
+	for _, l := range r.logLines() {
+		if l.Message == "turn answered" {
+			for _, t := range l.Tools {
 				ran[t] = true
 			}
 		}
@@ -348,10 +448,146 @@ func (r *scenarioRun) checkTools() []string {
 	return out
 }
 
+// checkDiscovery checks that every memory write the model made went
+// through the catalog: a searchTools call with the scenario's source (or
+// one whose result listed the tool) came before the executeTool call that
+// ran it. The scripted run reads the model's requests, which carry every
+// call with its arguments and result; live, the bot's debug log gives the
+// order of the turn's tool calls, without arguments.
+func (r *scenarioRun) checkDiscovery() []string {
+	source := r.s.Discovery()
+	if source == "" {
+		return nil
+	}
+	if r.model == nil {
+		return discoveryFromLog(r.logLines())
+	}
+	writes := Writes(r.model.Requests(), source)
+	if len(writes) == 0 {
+		return []string{fmt.Sprintf("discovery: the model never ran a memory write tool (%v) through %s", MemoryWriteTools, tools.ExecuteToolName)}
+	}
+	var out []string
+	for _, w := range writes {
+		if !w.Discovered {
+			out = append(out, fmt.Sprintf("discovery: %s ran %s without a %s call with source %q (or one listing it) before it", tools.ExecuteToolName, w.Tool, tools.SearchToolsName, source))
+		}
+	}
+	return out
+}
+
+// Write is one executeTool call of a memory write tool, and whether the
+// model had found the tool through searchTools first.
+type Write struct {
+	CallID, Tool string
+	Discovered   bool
+}
+
+// Writes finds, in a model's requests, every executeTool call of a memory
+// write tool, in order, and whether a searchTools call before it (in the
+// same request's history) had source as its source or listed the tool in
+// its result.
+func Writes(reqs []*fakellm.Request, source string) []Write {
+	var out []Write
+	seen := map[string]bool{}
+	for _, req := range reqs {
+		results := map[string]string{}
+		for _, m := range req.Messages {
+			for _, tr := range m.ToolResults {
+				results[tr.CallID] = tr.Content
+			}
+		}
+		searched, listed := false, map[string]bool{}
+		for _, m := range req.Messages {
+			for _, c := range m.ToolCalls {
+				switch c.Name {
+				case tools.SearchToolsName:
+					var in struct {
+						Source string `json:"source"`
+					}
+					_ = json.Unmarshal(c.Input, &in)
+					searched = searched || in.Source == source
+					var res struct {
+						Tools []struct {
+							ToolName string `json:"tool_name"`
+						} `json:"tools"`
+					}
+					_ = json.Unmarshal([]byte(results[c.ID]), &res)
+					for _, t := range res.Tools {
+						listed[t.ToolName] = true
+					}
+				case tools.ExecuteToolName:
+					var in struct {
+						ToolName string `json:"tool_name"`
+					}
+					_ = json.Unmarshal(c.Input, &in)
+					if !slices.Contains(MemoryWriteTools, in.ToolName) || seen[c.ID] {
+						continue
+					}
+					seen[c.ID] = true
+					out = append(out, Write{CallID: c.ID, Tool: in.ToolName, Discovered: searched || listed[in.ToolName]})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// discoveryFromLog checks, live, that within each turn a searchTools call
+// came before every memory write.
+func discoveryFromLog(lines []logLine) []string {
+	var out []string
+	searched, wrote := false, false
+	for _, l := range lines {
+		switch {
+		case l.Message == "turn answered":
+			searched = false
+		case l.Message == "tool call" && l.Tool == tools.SearchToolsName:
+			searched = true
+		case l.Message == "tool call" && slices.Contains(MemoryWriteTools, l.Ran):
+			wrote = true
+			if !searched {
+				out = append(out, fmt.Sprintf("discovery: %s ran before any %s call in its turn", l.Ran, tools.SearchToolsName))
+			}
+		}
+	}
+	if !wrote {
+		out = append(out, fmt.Sprintf("discovery: the bot's log shows no memory write tool (%v) run", MemoryWriteTools))
+	}
+	return out
+}
+
+// checkLearning checks that the passive learning decisions the scenario
+// expects were made, from the bot's log of each decision.
+func (r *scenarioRun) checkLearning() []string {
+	var decided []string
+	var seen []logLine
+	for _, l := range r.logLines() {
+		if l.Message == "passive learning decision" {
+			seen = append(seen, l)
+			decided = append(decided, fmt.Sprintf("stored=%t %s", l.Stored, l.Reason))
+		}
+	}
+	var out []string
+	for i, want := range r.s.ExpectLearning {
+		re := regexp.MustCompile(want.Reason)
+		if !slices.ContainsFunc(seen, func(l logLine) bool { return l.Stored == want.Stored && re.MatchString(l.Reason) }) {
+			out = append(out, fmt.Sprintf("expect_learning %d: no passive learning decision with stored=%t and a reason matching %q; decisions: %q", i, want.Stored, want.Reason, decided))
+		}
+	}
+	return out
+}
+
 // grade scores the last reply against the rubric: by its patterns in the
 // scripted run, by a judge model live.
 func (r *scenarioRun) grade(ctx context.Context) (float64, string) {
 	if !r.o.Live {
+		for _, e := range r.s.Events {
+			for _, p := range e.ReplyMustMatch {
+				if !regexp.MustCompile(p).MatchString(r.answers[e.ID]) {
+					return 0, fmt.Sprintf("reply to %s %q does not match %q", e.ID, r.answers[e.ID], p)
+				}
+			}
+		}
 		for _, p := range r.s.Rubric.MustMatch {
 			if !regexp.MustCompile(p).MatchString(r.last) {
 				return 0, fmt.Sprintf("reply %q does not match %q", r.last, p)

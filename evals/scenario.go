@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
@@ -26,14 +28,76 @@ func Builtin() fs.FS {
 
 // Scenario is one eval case.
 type Scenario struct {
-	Name        string      `yaml:"name"`
-	Description string      `yaml:"description"`
-	Seed        []Seed      `yaml:"seed"`
-	Events      []Event     `yaml:"events"`
-	ExpectTools []string    `yaml:"expect_tools"`
-	Assert      []Assertion `yaml:"assert"`
-	Rubric      Rubric      `yaml:"rubric"`
-	File        string      `yaml:"-"`
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	Seed        []Seed   `yaml:"seed"`
+	Events      []Event  `yaml:"events"`
+	ExpectTools []string `yaml:"expect_tools"`
+	// ExpectDiscovery is the catalog source the model must have searched
+	// (searchTools with that source, or a search whose result listed the
+	// tool) before it ran a memory write tool through executeTool. It
+	// defaults to "memory" when ExpectTools names a memory write tool;
+	// "none" turns the check off.
+	ExpectDiscovery string `yaml:"expect_discovery"`
+	// ExpectLearning are passive learning decisions that must have been
+	// made: the positive control of a "nothing learned" assertion.
+	ExpectLearning []Learning  `yaml:"expect_learning"`
+	Assert         []Assertion `yaml:"assert"`
+	Rubric         Rubric      `yaml:"rubric"`
+	File           string      `yaml:"-"`
+}
+
+// Learning is one passive learning decision the bot logs: whether it
+// stored (or found already stored) a proposal, and why not.
+type Learning struct {
+	Stored bool   `yaml:"stored"`
+	Reason string `yaml:"reason"` // a regular expression the decision's reason must match
+}
+
+// MemoryWriteTools are the tools that change memory; a scenario expecting
+// one checks, by default, that the model found it through the catalog.
+var MemoryWriteTools = []string{memory.ToolRemember, memory.ToolForget}
+
+// Discovery is the source the model must have searched before a memory
+// write, or "" when the scenario does not check it.
+func (s *Scenario) Discovery() string {
+	switch s.ExpectDiscovery {
+	case "none":
+		return ""
+	case "":
+		for _, t := range s.ExpectTools {
+			if slices.Contains(MemoryWriteTools, t) {
+				return memory.Source
+			}
+		}
+		return ""
+	}
+	return s.ExpectDiscovery
+}
+
+// ThreadDependent reports whether the scenario depends on messages being
+// keyed by their thread: an event replies in a thread, or an assertion
+// names a thread of more than one message. Each such scenario must fail
+// against the per-message-key mutant (make eval-mutation).
+func (s *Scenario) ThreadDependent() bool {
+	for _, e := range s.Events {
+		if e.ThreadTS != "" {
+			return true
+		}
+	}
+	for _, a := range s.Assert {
+		channel, root, _ := s.threadOf(a.Thread)
+		n := 0
+		for _, e := range s.Events {
+			if e.Channel == channel && e.root() == root {
+				n++
+			}
+		}
+		if n > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // Seed is a memory stored before the events.
@@ -63,10 +127,16 @@ type Event struct {
 	// Answered says whether the bot is expected to reply (default true for
 	// mentions and DMs).
 	Answered *bool `yaml:"answered"`
+	// ReplyMustMatch are patterns the bot's reply to this event must match,
+	// in the scripted run (live, the judge grades the last reply only).
+	ReplyMustMatch []string `yaml:"reply_must_match"`
 }
 
 // Assertion checks memories of one thread (the thread of the event or seed
-// named by Thread), one scope and one subject type.
+// named by Thread), one scope and one subject type. A "nothing stored"
+// assertion (Count 0, not Archived) may leave out the subject type, or the
+// scope too: it then holds for every subject type, or every scope, of the
+// thread.
 type Assertion struct {
 	Thread      string `yaml:"thread"`
 	Scope       string `yaml:"scope"`
@@ -199,6 +269,14 @@ func validate(s *Scenario) []string {
 		if e.User == "" || e.Text == "" {
 			bad("%s: user and text are required", where)
 		}
+		for _, pat := range e.ReplyMustMatch {
+			if _, err := regexp.Compile(pat); err != nil {
+				bad("%s: reply_must_match %q: %v", where, pat, err)
+			}
+		}
+		if len(e.ReplyMustMatch) > 0 && !e.answered() {
+			bad("%s: reply_must_match on an event the bot is not expected to answer", where)
+		}
 		if i > 0 && e.TS <= s.Events[i-1].TS {
 			bad("%s: ts %s is not after the previous event's", where, e.TS)
 		}
@@ -208,13 +286,31 @@ func validate(s *Scenario) []string {
 		if !ids[a.Thread] {
 			bad("%s: thread %q names no event or seed", where, a.Thread)
 		}
-		if a.Scope == "" || a.SubjectType == "" {
-			bad("%s: scope and subject_type are required", where)
+		switch {
+		case a.Count < 0:
+			bad("%s: count %d is negative", where, a.Count)
+		case a.Count == 0 && !a.Archived:
+			if a.Scope == "" && a.SubjectType != "" {
+				bad("%s: subject_type %q without a scope", where, a.SubjectType)
+			}
+			if a.Subject != "" && a.SubjectType == "" {
+				bad("%s: subject %q without a subject_type", where, a.Subject)
+			}
+		case a.Scope == "" || a.SubjectType == "":
+			bad("%s: scope and subject_type are required unless it expects nothing stored", where)
 		}
 		if a.Content != "" {
 			if _, err := regexp.Compile(a.Content); err != nil {
 				bad("%s: content: %v", where, err)
 			}
+		}
+	}
+	if d := s.ExpectDiscovery; d != "" && d != "none" && !slices.ContainsFunc(s.ExpectTools, func(t string) bool { return slices.Contains(MemoryWriteTools, t) }) {
+		bad("expect_discovery %q, but expect_tools names no memory write tool %v", d, MemoryWriteTools)
+	}
+	for i, l := range s.ExpectLearning {
+		if _, err := regexp.Compile(l.Reason); err != nil {
+			bad("expect_learning %d: reason: %v", i, err)
 		}
 	}
 	for _, pat := range append(append([]string{}, s.Rubric.MustMatch...), s.Rubric.MustNotMatch...) {

@@ -30,7 +30,7 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: mnemo eval [--live] [--run PATTERN] [--dir DIR] [--mnemo PATH]
+const usage = `usage: mnemo eval [--live] [--run PATTERN] [--dir DIR] [--mnemo PATH] [--mutant]
 
 Runs the memory workflow evals against the real mnemo binary.
   --live        run against the configured provider (MNEMO_LLM_PROVIDER, MNEMO_MODEL,
@@ -38,6 +38,8 @@ Runs the memory workflow evals against the real mnemo binary.
   --run P       only scenarios whose name matches the regular expression P
   --dir DIR     load scenarios from DIR instead of the built-in suite
   --mnemo PATH  the mnemo binary to test (default: mnemo next to this binary, then PATH)
+  --mutant      the binary keys every message as its own thread on purpose (make
+                eval-mutation): succeed only if every thread-dependent scenario fails
 DATABASE_URL names the PostgreSQL server each scenario gets a fresh database on.
 `
 
@@ -48,6 +50,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	pattern := fs.String("run", "", "")
 	dir := fs.String("dir", "", "")
 	bin := fs.String("mnemo", "", "")
+	mutant := fs.Bool("mutant", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -60,14 +63,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "mnemo eval: unexpected argument %q\n\n%s", fs.Arg(0), usage)
 		return 2
 	}
-	if err := eval(ctx, *live, *pattern, *dir, *bin, getenv, stdout); err != nil {
+	if err := eval(ctx, *live, *mutant, *pattern, *dir, *bin, getenv, stdout); err != nil {
 		fmt.Fprintf(stderr, "mnemo eval: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func eval(ctx context.Context, live bool, pattern, dir, bin string, getenv func(string) string, stdout io.Writer) error {
+func eval(ctx context.Context, live, mutant bool, pattern, dir, bin string, getenv func(string) string, stdout io.Writer) error {
 	if getenv("DATABASE_URL") == "" {
 		return fmt.Errorf("DATABASE_URL is not set: the evals create a database per scenario on that server")
 	}
@@ -99,6 +102,9 @@ func eval(ctx context.Context, live bool, pattern, dir, bin string, getenv func(
 		}
 	}
 	results := evals.Run(ctx, scenarios, o)
+	if mutant {
+		return mutationVerdict(scenarios, results, stdout)
+	}
 	failed := 0
 	for _, r := range results {
 		if !r.Pass {
@@ -111,6 +117,38 @@ func eval(ctx context.Context, live bool, pattern, dir, bin string, getenv func(
 	case failed > 0:
 		return fmt.Errorf("%d of %d scenarios failed", failed, len(results))
 	}
+	return nil
+}
+
+// mutationVerdict is the mutation check: against a binary that keys every
+// message as its own thread, every thread-dependent scenario must fail. One
+// that passes has assertions that don't depend on the thread key.
+func mutationVerdict(scenarios []evals.Scenario, results []evals.Result, stdout io.Writer) error {
+	dependent := map[string]bool{}
+	for _, s := range scenarios {
+		dependent[s.Name] = s.ThreadDependent()
+	}
+	var caught, passed []string
+	for _, r := range results {
+		switch {
+		case !dependent[r.Name]:
+		case r.Pass:
+			passed = append(passed, r.Name)
+		default:
+			why := "failed"
+			if len(r.Reasons) > 0 {
+				why = r.Reasons[0]
+			}
+			caught = append(caught, fmt.Sprintf("  - %s: %s", r.Name, why))
+		}
+	}
+	switch {
+	case len(passed) > 0:
+		return fmt.Errorf("mutation check: %d thread-dependent scenarios passed against per-message thread keys, so their assertions don't depend on the thread: %s", len(passed), strings.Join(passed, ", "))
+	case len(caught) == 0:
+		return fmt.Errorf("mutation check: no thread-dependent scenario ran, so the check proves nothing")
+	}
+	fmt.Fprintf(stdout, "mutation check: all %d thread-dependent scenarios failed against per-message thread keys, as required:\n%s\n", len(caught), strings.Join(caught, "\n"))
 	return nil
 }
 

@@ -106,3 +106,41 @@ func TestEvalLiveUsesTheProviderAndTheJudge(t *testing.T) {
 	}
 	require.Positive(t, bot, "the bot ran on the configured provider")
 }
+
+// Against the real binary, which keys threads correctly, --mutant fails and
+// names the thread-dependent scenario that passed; a scenario that is not
+// thread-dependent is not held to it.
+func TestMutantModeNamesThreadDependentScenariosThatPass(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": os.Getenv("DATABASE_URL")}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"--mutant", "--mnemo", mnemoBin, "--run", "^(explicit-first-person-preference|auto-recall-in-new-thread)$"}, func(k string) string { return env[k] }, &out, &errOut)
+	require.Equal(t, 1, code, out.String())
+	require.Contains(t, out.String(), "eval: 2 passed, 0 failed")
+	require.Contains(t, errOut.String(), "1 thread-dependent scenarios passed against per-message thread keys")
+	require.Contains(t, errOut.String(), "explicit-first-person-preference")
+	require.NotContains(t, errOut.String(), "auto-recall-in-new-thread")
+}
+
+func TestMutationVerdict(t *testing.T) {
+	t.Parallel()
+	ss, err := evals.Load(evals.Builtin())
+	require.NoError(t, err)
+	var dependent, independent string
+	for _, s := range ss {
+		if s.ThreadDependent() && dependent == "" {
+			dependent = s.Name
+		}
+		if !s.ThreadDependent() && independent == "" {
+			independent = s.Name
+		}
+	}
+	var out bytes.Buffer
+	err = mutationVerdict(ss, []evals.Result{{Name: dependent, Reasons: []string{"assertion 0 is vacuous"}}, {Name: independent, Pass: true}}, &out)
+	require.NoError(t, err)
+	require.Contains(t, out.String(), "all 1 thread-dependent scenarios failed")
+	require.Contains(t, out.String(), dependent+": assertion 0 is vacuous")
+
+	err = mutationVerdict(ss, []evals.Result{{Name: independent}}, &out)
+	require.ErrorContains(t, err, "no thread-dependent scenario ran")
+}

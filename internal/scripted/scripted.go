@@ -1,7 +1,3 @@
-// Package scripted is a model for tests that knows nothing of mnemo's tool
-// names: it reads them from the tool list and the tool results, the way a
-// real model must. It remembers when asked to remember, forgets when asked
-// to forget, and otherwise answers with what its prompt held.
 package scripted
 
 import (
@@ -15,55 +11,6 @@ import (
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 )
-
-var (
-	rememberRe = regexp.MustCompile(`(?is)\bremember(?: that)?\s+(.+)$`)
-	rememberAt = regexp.MustCompile(`(?is)^(.+?)[,.;]?\s*(?:please\s+)?remember (?:that|this)[.!]?$`)
-	fillerRe   = regexp.MustCompile(`(?i)^(honestly|tbh|fwiw|ngl|btw|so|well|ok|okay)[,:]?\s+`)
-	forgetRe   = regexp.MustCompile(`(?is)\bforget(?: that| about)?\s+(.+)$`)
-	sourcesRe  = regexp.MustCompile(`Available sources:(.*)`)
-	memoryLine = regexp.MustCompile(`(?m)^> \[[^\]]*\] (.+)$`)
-	lineRe     = regexp.MustCompile(`(?m)^\[(\d+)\] ([^,]+), (\w+): (.*)$`)
-	preferRe   = regexp.MustCompile(`(?i)\bI (?:really )?prefer ([^.!?]+)`)
-	sentenceRe = regexp.MustCompile(`[^.!?]+[.!?]?`)
-	procRe     = regexp.MustCompile(`(?i)\b(always|every|before|after|must|go out|goes out)\b`)
-)
-
-// extract proposes, naively, a preference for every "I prefer …" and a
-// procedure for every statement of routine, citing the line it came from.
-// It does not check who said what: that is the router's job.
-func extract(req *fakellm.Request) fakellm.Reply {
-	var out []map[string]any
-	for _, m := range lineRe.FindAllStringSubmatch(req.Messages[len(req.Messages)-1].Text, -1) {
-		if strings.HasPrefix(m[2], "mnemo") || len(out) == learn.MaxProposals {
-			continue
-		}
-		idx := 0
-		fmt.Sscan(m[1], &idx)
-		text := strings.TrimSpace(strings.ReplaceAll(m[4], "@mnemo", ""))
-		switch {
-		case preferRe.MatchString(text):
-			out = append(out, map[string]any{"kind": "preference", "content": "Prefers " + strings.TrimSpace(preferRe.FindStringSubmatch(text)[1]), "evidence": []int{idx}})
-		default:
-			for _, sentence := range sentenceRe.FindAllString(text, -1) {
-				sentence = strings.TrimSpace(sentence)
-				if procRe.MatchString(sentence) && !strings.HasSuffix(sentence, "?") {
-					sentence = strings.TrimRight(strings.TrimPrefix(sentence, "FYI: "), ".!")
-					out = append(out, map[string]any{"kind": "procedure", "content": strings.ToUpper(sentence[:1]) + sentence[1:], "evidence": []int{idx}})
-					break
-				}
-			}
-		}
-	}
-	if out == nil {
-		out = []map[string]any{}
-	}
-	for _, m := range out {
-		m["expires"] = ""
-	}
-	b, _ := json.Marshal(map[string]any{"memories": out})
-	return fakellm.Reply{JSON: string(b)}
-}
 
 // Memory is the Script: it drives the catalog from what it is shown.
 func Memory() fakellm.Script {
@@ -80,11 +27,252 @@ func Memory() fakellm.Script {
 	}
 }
 
-func review(req *fakellm.Request) fakellm.Reply {
-	text := req.Messages[len(req.Messages)-1].Text
-	content := text[strings.Index(text, "Memory: ")+len("Memory: "):]
-	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": "", "cues": []string{}, "expires": ""})
-	return fakellm.Reply{JSON: string(b)}
+var (
+	rememberRe = regexp.MustCompile(`(?is)\bremember(?: that)?\s+(.+)$`)
+	rememberAt = regexp.MustCompile(`(?is)^(.+?)[,.;]?\s*(?:please\s+)?remember (?:that|this)[.!]?$`)
+	fillerRe   = regexp.MustCompile(`(?i)^(honestly|tbh|fwiw|ngl|btw|so|well|ok|okay)[,:]?\s+`)
+	forgetRe   = regexp.MustCompile(`(?is)\bforget(?: that| about)?\s+(.+)$`)
+	listRe     = regexp.MustCompile(`(?i)\b(list (?:my|your|the) memories|what do you remember about me)\b`)
+	recallRe   = regexp.MustCompile(`(?is)\b(?:search (?:your )?memor(?:y|ies) for|what do you remember about)\s+(.+?)\??$`)
+	affirmRe   = regexp.MustCompile(`(?i)^(yes|yep|yeah|sure|ok|okay|please do|go ahead)\b[^?]{0,30}$`)
+	helpRe     = regexp.MustCompile(`(?i)\bcan you help(?: me)? with (.+?)\??$`)
+	offerRe    = regexp.MustCompile(`Want me to (.+?)\?`)
+	referRe    = regexp.MustCompile(`(?i)^the (?:(first|second|third|fourth|fifth|last) one|one (?:about|on|with) (.+))$`)
+	listedRe   = regexp.MustCompile(`(?m)^(\d+)\. \[id ([0-9a-f]{4,36})\] (.+)$`)
+	sourcesRe  = regexp.MustCompile(`Available sources:(.*)`)
+	memoryLine = regexp.MustCompile(`(?m)^> \[[^\]]*\] (.+)$`)
+)
+
+// intent is what the scripted model was asked to do with memory, and the
+// description prefix of the deferred tool that does it.
+type intent struct {
+	verb string // the tool's description starts with it
+	args map[string]any
+	// reply says what was done, from the tool's result.
+	reply func(result json.RawMessage) string
+	// refuse is the answer when the request can't be turned into a call.
+	refuse string
+}
+
+// intentOf reads the last human message, and the conversation for what it
+// refers to ("forget the second one").
+func intentOf(req *fakellm.Request) *intent {
+	human := lastHuman(req)
+	if m := forgetRe.FindStringSubmatch(human); m != nil {
+		ref := strings.TrimRight(strings.TrimSpace(m[1]), ".!")
+		in := &intent{verb: "Forget", reply: stored}
+		if o := referRe.FindStringSubmatch(ref); o != nil {
+			// "the second one", "the one about dark mode": a memory of the
+			// last list it gave, which it names by the id that list showed.
+			id := listed(req, strings.ToLower(o[1]), o[2])
+			if id == "" {
+				in.refuse = "Which one? I have no list of memories here to choose from."
+			}
+			ref = id
+		}
+		in.args = map[string]any{"memory": ref}
+		return in
+	}
+	if listRe.MatchString(human) {
+		return &intent{verb: "List", args: map[string]any{}, reply: list}
+	}
+	if m := recallRe.FindStringSubmatch(human); m != nil {
+		return &intent{verb: "Search", args: map[string]any{"query": keywords(m[1])}, reply: best}
+	}
+	m := rememberAt.FindStringSubmatch(human)
+	if m == nil {
+		m = rememberRe.FindStringSubmatch(human)
+	}
+	if m != nil {
+		// Like a model would, it drops conversational filler; the review
+		// states it without "I".
+		return &intent{verb: "Remember", args: map[string]any{"content": fillerRe.ReplaceAllString(strings.TrimSpace(m[1]), "")}, reply: stored}
+	}
+	return nil
+}
+
+var questionWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`how long many much when where what who whom which why is are was were do does did
+		the a an of to in on for at by with about my our your their it its be been can could should would`) {
+		questionWords[w] = true
+	}
+}
+
+// keywords is the search query a model writes for a question: its content
+// words ("when the staging database is refreshed" → "staging database
+// refreshed").
+func keywords(question string) string {
+	var out []string
+	for _, w := range strings.Fields(strings.TrimRight(question, "?!. ")) {
+		if !questionWords[strings.ToLower(w)] {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// listed finds, in the last numbered list of memories the bot gave, the id
+// of the one an ordinal points at, or else of the one that shares the most
+// words with about.
+func listed(req *fakellm.Request, ordinal, about string) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		items := listedRe.FindAllStringSubmatch(m.Text, -1)
+		if len(items) == 0 {
+			continue
+		}
+		if ordinal != "" {
+			n := map[string]int{"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": len(items)}[ordinal]
+			if n <= len(items) {
+				return items[n-1][2]
+			}
+			return ""
+		}
+		id, score := "", 0.0
+		for _, it := range items {
+			if s := overlap(about, it[3]); s > score {
+				id, score = it[2], s
+			}
+		}
+		return id
+	}
+	return ""
+}
+
+func turn(req *fakellm.Request) fakellm.Reply {
+	search, execute, sources := catalog(req)
+	last := req.Messages[len(req.Messages)-1]
+	in := intentOf(req)
+	if len(last.ToolResults) == 0 {
+		switch {
+		case in != nil && in.refuse != "":
+			return fakellm.Reply{Text: in.refuse}
+		case in == nil || search == "":
+			return converse(req)
+		}
+		args := map[string]any{}
+		if len(sources) > 0 {
+			args["source"] = sources[0] // the source whose summary speaks of memory
+		}
+		b, _ := json.Marshal(args)
+		return fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: search, Input: b}}}
+	}
+	res := last.ToolResults[0].Content
+	var found struct {
+		Tools []struct {
+			ToolName    string `json:"tool_name"`
+			Description string `json:"description"`
+		} `json:"tools"`
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal([]byte(res), &found)
+	if in == nil {
+		return fakellm.Reply{Text: "The tool said: " + res}
+	}
+	if len(found.Tools) > 0 && execute != "" {
+		for _, t := range found.Tools {
+			if strings.HasPrefix(t.Description, in.verb) {
+				b, _ := json.Marshal(map[string]any{"tool_name": t.ToolName, "arguments": in.args})
+				return fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: execute, Input: b}}}
+			}
+		}
+		return fakellm.Reply{Text: "I could not find a tool to " + strings.ToLower(in.verb) + " with."}
+	}
+	if found.Result == nil {
+		return fakellm.Reply{Text: "The tool said: " + res}
+	}
+	return fakellm.Reply{Text: in.reply(found.Result)}
+}
+
+// stored answers a remember or forget from its result.
+func stored(result json.RawMessage) string {
+	var r struct {
+		Stored     *bool    `json:"stored"`
+		Forgotten  *bool    `json:"forgotten"`
+		Content    string   `json:"content"`
+		Reason     string   `json:"reason"`
+		Superseded []string `json:"superseded"`
+	}
+	_ = json.Unmarshal(result, &r)
+	switch {
+	case r.Stored != nil && *r.Stored && len(r.Superseded) > 0:
+		return "Got it, I'll remember: " + r.Content + " (it replaces: " + strings.Join(r.Superseded, "; ") + ")"
+	case r.Stored != nil && *r.Stored:
+		return "Got it, I'll remember: " + r.Content
+	case r.Forgotten != nil && *r.Forgotten:
+		return "Done, I've forgotten that."
+	case r.Reason != "":
+		return "I didn't do that: " + r.Reason
+	}
+	return "The tool said: " + string(result)
+}
+
+type views struct {
+	Memories []struct {
+		ID      string `json:"id"`
+		Content string `json:"content"`
+	} `json:"memories"`
+}
+
+// list numbers every memory with its id, so a follow-up can name one.
+func list(result json.RawMessage) string {
+	var v views
+	_ = json.Unmarshal(result, &v)
+	if len(v.Memories) == 0 {
+		return "I don't remember anything here."
+	}
+	var b strings.Builder
+	b.WriteString("Here is what I remember:")
+	for i, m := range v.Memories {
+		fmt.Fprintf(&b, "\n%d. [id %s] %s", i+1, m.ID, m.Content)
+	}
+	return b.String()
+}
+
+// best answers from the search's best-ranked memory, as a model that trusts
+// the ranking would.
+func best(result json.RawMessage) string {
+	var v views
+	_ = json.Unmarshal(result, &v)
+	if len(v.Memories) == 0 {
+		return "I found nothing about that in memory."
+	}
+	return fmt.Sprintf("From memory: %s (id %s)", v.Memories[0].Content, v.Memories[0].ID)
+}
+
+// converse answers without tools: it follows up on its own offer when told
+// yes, offers to help when asked for help, and otherwise answers with the
+// memories its prompt carried, so tests can see recall in the reply too.
+func converse(req *fakellm.Request) fakellm.Reply {
+	human := lastHuman(req)
+	if affirmRe.MatchString(human) {
+		for i := len(req.Messages) - 2; i >= 0; i-- {
+			if m := req.Messages[i]; m.Role == llm.RoleAssistant {
+				if o := offerRe.FindStringSubmatch(m.Text); o != nil {
+					return fakellm.Reply{Text: "On it: I'll " + o[1] + "."}
+				}
+			}
+		}
+		return fakellm.Reply{Text: "Sorry, I'm not sure what you'd like me to go ahead with."}
+	}
+	if m := helpRe.FindStringSubmatch(human); m != nil {
+		return fakellm.Reply{Text: "Happy to. Want me to take care of " + strings.TrimSpace(m[1]) + " now?"}
+	}
+	ms := memoryLine.FindAllStringSubmatch(req.System, -1)
+	if len(ms) == 0 {
+		return fakellm.Reply{Text: "Hello! I don't have anything relevant remembered."}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "From memory (%d):", len(ms))
+	for _, m := range ms {
+		b.WriteString("\n- " + m[1])
+	}
+	return fakellm.Reply{Text: b.String()}
 }
 
 // lastHuman is the text of the last user message that is not tool results.
@@ -125,161 +313,4 @@ func catalog(req *fakellm.Request) (search, execute string, sources []string) {
 		}
 	}
 	return
-}
-
-func turn(req *fakellm.Request) fakellm.Reply {
-	search, execute, sources := catalog(req)
-	last := req.Messages[len(req.Messages)-1]
-	human := lastHuman(req)
-	wantRemember := rememberAt.FindStringSubmatch(human)
-	if wantRemember == nil {
-		wantRemember = rememberRe.FindStringSubmatch(human)
-	}
-	wantForget := forgetRe.FindStringSubmatch(human)
-	if len(last.ToolResults) == 0 {
-		if (wantRemember == nil && wantForget == nil) || search == "" {
-			return answer(req)
-		}
-		args := map[string]any{}
-		if len(sources) > 0 {
-			args["source"] = sources[0] // the source whose summary speaks of memory
-		}
-		in, _ := json.Marshal(args)
-		return fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: search, Input: in}}}
-	}
-	res := last.ToolResults[0].Content
-	var found struct {
-		Tools []struct {
-			ToolName    string `json:"tool_name"`
-			Description string `json:"description"`
-		} `json:"tools"`
-		Result json.RawMessage `json:"result"`
-		OK     bool            `json:"ok"`
-	}
-	_ = json.Unmarshal([]byte(res), &found)
-	if len(found.Tools) > 0 && execute != "" {
-		verb, args := "Remember", map[string]any{}
-		if wantForget != nil {
-			verb, args = "Forget", map[string]any{"memory": strings.TrimSpace(wantForget[1])}
-		} else {
-			// Like a model would, it drops conversational filler.
-			args["content"] = fillerRe.ReplaceAllString(strings.TrimSpace(wantRemember[1]), "")
-		}
-		for _, t := range found.Tools {
-			if strings.HasPrefix(t.Description, verb) {
-				in, _ := json.Marshal(map[string]any{"tool_name": t.ToolName, "arguments": args})
-				return fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: execute, Input: in}}}
-			}
-		}
-		return fakellm.Reply{Text: "I could not find a tool to " + strings.ToLower(verb) + " with."}
-	}
-	var r struct {
-		Stored    *bool  `json:"stored"`
-		Forgotten *bool  `json:"forgotten"`
-		Content   string `json:"content"`
-		Reason    string `json:"reason"`
-	}
-	_ = json.Unmarshal(found.Result, &r)
-	switch {
-	case r.Stored != nil && *r.Stored:
-		return fakellm.Reply{Text: "Got it, I'll remember: " + r.Content}
-	case r.Forgotten != nil && *r.Forgotten:
-		return fakellm.Reply{Text: "Done, I've forgotten that."}
-	case r.Reason != "":
-		return fakellm.Reply{Text: "I didn't do that: " + r.Reason}
-	}
-	return fakellm.Reply{Text: "The tool said: " + res}
-}
-
-// answer replies with the memories its prompt carried, so tests can see
-// recall in the reply too.
-func answer(req *fakellm.Request) fakellm.Reply {
-	ms := memoryLine.FindAllStringSubmatch(req.System, -1)
-	if len(ms) == 0 {
-		return fakellm.Reply{Text: "Hello! I don't have anything relevant remembered."}
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "From memory (%d):", len(ms))
-	for _, m := range ms {
-		b.WriteString("\n- " + m[1])
-	}
-	return fakellm.Reply{Text: b.String()}
-}
-
-// decide answers the update decision like a careful model would, for the
-// cases the evals script: the same words in another order or with filler
-// are a duplicate; "now"/"instead"/"no longer" supersede the closest
-// candidate; "also" updates it; anything else is added.
-func decide(req *fakellm.Request) fakellm.Reply {
-	text := req.Messages[len(req.Messages)-1].Text
-	newer, rest, _ := strings.Cut(text, "\nStored:\n")
-	if i := strings.Index(newer, "): "); i >= 0 {
-		newer = newer[i+3:]
-	}
-	type cand struct{ id, content string }
-	var cands []cand
-	for _, line := range strings.Split(rest, "\n") {
-		m := candRe.FindStringSubmatch(line)
-		if m != nil {
-			cands = append(cands, cand{m[1], m[2]})
-		}
-	}
-	answer := func(decision, target, merged string, supersedes []string) fakellm.Reply {
-		if supersedes == nil {
-			supersedes = []string{}
-		}
-		b, _ := json.Marshal(map[string]any{"decision": decision, "target": target, "merged": merged, "supersedes": supersedes})
-		return fakellm.Reply{JSON: string(b)}
-	}
-	best, bestScore := cand{}, 0.0
-	for _, c := range cands {
-		if s := overlap(newer, c.content); s > bestScore {
-			best, bestScore = c, s
-		}
-	}
-	low := strings.ToLower(newer)
-	switch {
-	case best.id == "" || bestScore < 0.5:
-		return answer("add", "", "", nil)
-	case strings.Contains(low, " now ") || strings.Contains(low, "instead") || strings.Contains(low, "no longer"):
-		return answer("supersede", "", "", []string{best.id})
-	case strings.HasPrefix(low, "also ") || strings.Contains(low, " also "):
-		return answer("update", best.id, best.content+", and "+strings.TrimSpace(strings.Replace(newer, "also ", "", 1)), nil)
-	case bestScore >= 0.7:
-		return answer("duplicate", best.id, "", nil)
-	}
-	return answer("add", "", "", nil)
-}
-
-var candRe = regexp.MustCompile(`^- id ([0-9a-f-]{36}) \([a-z]+\): (.+)$`)
-
-// overlap is the share of the shorter text's content words the other has.
-func overlap(a, b string) float64 {
-	wa, wb := words(a), words(b)
-	if len(wa) == 0 || len(wb) == 0 {
-		return 0
-	}
-	if len(wb) < len(wa) {
-		wa, wb = wb, wa
-	}
-	n := 0
-	for w := range wa {
-		if wb[w] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(wa))
-}
-
-var stop = map[string]bool{"the": true, "a": true, "an": true, "for": true, "of": true, "to": true, "in": true, "and": true, "i": true, "still": true, "want": true, "wants": true, "prefers": true, "prefer": true, "with": true, "is": true, "at": true, "on": true}
-
-func words(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
-		w = strings.TrimSuffix(w, "s")
-		if !stop[w] && w != "" {
-			out[w] = true
-		}
-	}
-	return out
 }
