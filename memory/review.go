@@ -24,7 +24,7 @@ func IsVolatile(text string) bool {
 
 var (
 	thirdPartyPref = regexp.MustCompile(`^(<@[A-Z0-9]+>|[A-Z][a-z]+( [A-Z][a-z]+)?|[Hh]e|[Ss]he|[Tt]hey|[Mm]y (wife|husband|partner|boss|manager|colleague|friend|mom|mother|dad|father|son|daughter|kid|teammate|coworker)|[Oo]ur (boss|manager|ceo|cto))('s)? (prefers?|likes?|loves?|hates?|dislikes?|wants?|needs?|is allergic|favou?rite|always|never|lives|was born)\b`)
-	notNames       = map[string]bool{"Prefers": true, "Likes": true, "Loves": true, "Hates": true, "Dislikes": true, "Wants": true, "Needs": true, "Always": true, "Never": true, "The": true, "This": true, "That": true, "Our": true, "We": true, "Team": true, "Everyone": true, "Nobody": true, "It": true, "Is": true, "Uses": true, "Deploys": true, "Releases": true, "Use": true, "Ask": true, "When": true, "To": true}
+	notNames       = map[string]bool{"Prefers": true, "Likes": true, "Loves": true, "Hates": true, "Dislikes": true, "Wants": true, "Needs": true, "Always": true, "Never": true, "The": true, "This": true, "That": true, "Our": true, "We": true, "Team": true, "Everyone": true, "Nobody": true, "It": true, "Is": true, "Uses": true, "Deploys": true, "Releases": true, "Use": true, "Ask": true, "When": true, "To": true, "Also": true, "Still": true, "Now": true}
 	vagueStart     = regexp.MustCompile(`(?i)^(this|that|it|these|those|the thing|the above|what (i|we) said|same as before|as discussed|the usual)\b`)
 )
 
