@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -130,6 +131,7 @@ type Store struct {
 	now         func() time.Time
 	reviewer    Reviewer
 	adjudicator Adjudicator
+	embedder    llm.Embedder
 	onChange    atomic.Pointer[func(team, subject string)]
 }
 
@@ -152,6 +154,9 @@ type Options struct {
 	Now         func() time.Time
 	Reviewer    Reviewer    // optional
 	Adjudicator Adjudicator // optional; without one nothing is superseded
+	// Embedder is optional; with one, recall reranks its candidates by
+	// meaning (see Store.Search).
+	Embedder llm.Embedder
 }
 
 // New returns a store on d.
@@ -160,7 +165,7 @@ func New(d *db.DB, opts Options) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, adjudicator: opts.Adjudicator}
+	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, adjudicator: opts.Adjudicator, embedder: opts.Embedder}
 }
 
 // WriteRequest asks to store one memory. Actor and Place come from the live
