@@ -215,17 +215,24 @@ type Similar struct {
 // The candidates are bounded (the subject's memories with every word, and
 // its newest with any word), so the cost does not grow with the subject.
 func (s Memories) FindSimilar(ctx context.Context, f SimilarQuery) ([]Similar, error) {
-	rows, err := s.q.MemoryFindSimilar(ctx, s.e, dbsqlc.MemoryFindSimilarParams{
-		TeamID: f.Team, Scope: f.Scope, SubjectType: f.SubjectType, SubjectID: f.SubjectID,
-		Normalized: f.Normalized, AnyWords: anyWords(queryWords(f.Normalized)),
-		MinSimilarity: f.MinSimilarity, MaxCandidates: int32(f.Limit),
+	var out []Similar
+	err := s.read(ctx, similarSettings, func(e executor) error {
+		rows, err := s.q.MemoryFindSimilar(ctx, e, dbsqlc.MemoryFindSimilarParams{
+			TeamID: f.Team, Scope: f.Scope, SubjectType: f.SubjectType, SubjectID: f.SubjectID,
+			Normalized: f.Normalized, AnyWords: anyWords(queryWords(f.Normalized)),
+			MinSimilarity: f.MinSimilarity, MaxCandidates: int32(f.Limit),
+		})
+		if err != nil {
+			return err
+		}
+		out = make([]Similar, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, Similar{Memory: memoryFromView(r.MemoryRow), Sim: r.Sim})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("similar memories: %w", mapErr(err))
-	}
-	out := make([]Similar, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, Similar{Memory: memoryFromView(r.MemoryRow), Sim: r.Sim})
 	}
 	return out, nil
 }
@@ -265,6 +272,9 @@ type SearchQuery struct {
 	// RequireMatch drops memories that match no word of the query. Without
 	// it, this thread's own memories are returned even when they don't.
 	RequireMatch bool
+	// AboutActor is set when the question is about the asker ("what time
+	// is it for me?"): their own memories rank first among the matches.
+	AboutActor bool
 	// Reserve is how many of the actor's own preferences are returned
 	// whatever the query (most relevant first), flagged Reserved, on top of
 	// Limit.
@@ -355,17 +365,24 @@ type Scored struct {
 // same on any pool they are given and nothing else is affected.
 const recallSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan"
 
+// similarSettings are MemoryFindSimilar's: its best plan depends on the
+// subject and the words (a channel's GIN entries, or a person's few rows),
+// so it is planned for each call; after five executions the default would
+// switch to a generic plan that reads a large subject whole (a third of a
+// second at a million memories).
+const similarSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan"
+
 type beginner interface {
 	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
 }
 
-// read runs fn in a read-only transaction with recallSettings; on a pool
-// that costs no round trip more than BEGIN and COMMIT. Inside a caller's
+// read runs fn in a read-only transaction with settings; on a pool that
+// costs no round trip more than BEGIN and COMMIT. Inside a caller's
 // transaction the settings last until it ends.
-func (s Memories) read(ctx context.Context, fn func(e executor) error) error {
+func (s Memories) read(ctx context.Context, settings string, fn func(e executor) error) error {
 	switch e := s.e.(type) {
 	case beginner:
-		tx, err := e.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN READ ONLY; " + recallSettings})
+		tx, err := e.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN READ ONLY; " + settings})
 		if err != nil {
 			return mapErr(err)
 		}
@@ -375,7 +392,7 @@ func (s Memories) read(ctx context.Context, fn func(e executor) error) error {
 		}
 		return mapErr(tx.Commit(ctx))
 	case pgx.Tx:
-		if _, err := e.Exec(ctx, recallSettings); err != nil {
+		if _, err := e.Exec(ctx, settings); err != nil {
 			return mapErr(err)
 		}
 	}
@@ -397,7 +414,7 @@ func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
 		pool = DefaultPool
 	}
 	var out []Scored
-	err := s.read(ctx, func(e executor) error {
+	err := s.read(ctx, recallSettings, func(e executor) error {
 		if f.Fuzzy {
 			fixed, err := s.fixWords(ctx, e, f.Team, words)
 			if err != nil {
@@ -412,7 +429,7 @@ func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
 		rows, err := s.q.MemorySearch(ctx, e, dbsqlc.MemorySearchParams{
 			TeamID: f.Team, ActorID: f.Actor, ChannelID: f.Channel, SourceKey: f.SourceKey,
 			PrivateViewer: f.PrivateViewer, Apply: f.Apply, Words: strings.Join(words, " "), Common: common,
-			ThreadAny: !f.RequireMatch, Reserve: int32(max(f.Reserve, 0)), Pool: int32(pool), Scan: ScanNewest,
+			ThreadAny: !f.RequireMatch, AboutActor: f.AboutActor, Reserve: int32(max(f.Reserve, 0)), Pool: int32(pool), Scan: ScanNewest,
 			RowLimit: int32(f.Limit + max(f.Reserve, 0)),
 		})
 		if err != nil {
@@ -435,7 +452,7 @@ func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
 // reads its newest f.Limit from an index.
 func (s Memories) Recent(ctx context.Context, f SearchQuery) ([]Scored, error) {
 	var out []Scored
-	err := s.read(ctx, func(e executor) error {
+	err := s.read(ctx, recallSettings, func(e executor) error {
 		rows, err := s.q.MemoryRecent(ctx, e, dbsqlc.MemoryRecentParams{
 			TeamID: f.Team, ActorID: f.Actor, ChannelID: f.Channel, SourceKey: f.SourceKey,
 			PrivateViewer: f.PrivateViewer, Apply: f.Apply, MaxResults: int32(f.Limit),

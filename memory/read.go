@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,7 @@ func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, lim
 		RequireMatch: requireMatch, Reserve: reserve, Limit: min(max(limit, 1), MaxListLimit),
 	}
 	q.Fuzzy = len(strings.Fields(q.Query)) <= FuzzyQueryWords
+	q.AboutActor = firstPersonQuery.MatchString(q.Query)
 	var (
 		out []found
 		err error
@@ -83,6 +85,10 @@ func (s *Store) lexical(ctx context.Context, q db.SearchQuery) ([]found, error) 
 	}
 	return out, nil
 }
+
+// firstPersonQuery is a question about the asker ("what time is it for
+// me?", "which editor do I use?"): their own memories are what it is about.
+var firstPersonQuery = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|me|my|mine|myself)\b`)
 
 func hasWords(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0

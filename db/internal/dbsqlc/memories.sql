@@ -101,7 +101,8 @@ RETURNING *;
 --
 -- Only those candidates are ranked: text match (ts_rank: content A, cues
 -- B), closeness of scope (this thread > the asker's own > this channel >
--- the workspace) and recency. With thread_any, this thread's memories are
+-- the workspace; the asker's own that match first when about_actor, a
+-- question about themselves) and recency. With thread_any, this thread's memories are
 -- candidates without a match. Up to reserve of the asker's own
 -- preferences are kept whatever their rank (reserved), the most relevant
 -- first, then the newest.
@@ -190,7 +191,8 @@ WITH lex AS (
     ORDER BY c.id
 ), ranked AS (
     SELECT s.id, s.matched, s.kind,
-           (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000))::float8 AS score,
+           (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000)
+            + CASE WHEN @about_actor::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END)::float8 AS score,
            row_number() OVER (PARTITION BY s.kind = 'preference' ORDER BY s.matched DESC, s.rank DESC, s.created_at DESC) AS pref_rank
     FROM scored s
 ), top AS (

@@ -1003,7 +1003,8 @@ WITH lex AS (
     ORDER BY c.id
 ), ranked AS (
     SELECT s.id, s.matched, s.kind,
-           (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000))::float8 AS score,
+           (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000)
+            + CASE WHEN $13::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END)::float8 AS score,
            row_number() OVER (PARTITION BY s.kind = 'preference' ORDER BY s.matched DESC, s.rank DESC, s.created_at DESC) AS pref_rank
     FROM scored s
 ), top AS (
@@ -1011,7 +1012,7 @@ WITH lex AS (
     FROM ranked r
     WHERE r.matched OR $11::boolean OR (r.kind = 'preference' AND r.pref_rank <= $10::int)
     ORDER BY reserved DESC, r.score DESC
-    LIMIT $13::int
+    LIMIT $14::int
 )
 SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, top.score, top.matched, top.reserved
 FROM top JOIN memory_rows r ON r.id = top.id
@@ -1031,6 +1032,7 @@ type MemorySearchParams struct {
 	Reserve       int32    `json:"reserve"`
 	ThreadAny     bool     `json:"threadAny"`
 	Scan          int32    `json:"scan"`
+	AboutActor    bool     `json:"aboutActor"`
 	RowLimit      int32    `json:"rowLimit"`
 }
 
@@ -1065,7 +1067,8 @@ type MemorySearchRow struct {
 //
 // Only those candidates are ranked: text match (ts_rank: content A, cues
 // B), closeness of scope (this thread > the asker's own > this channel >
-// the workspace) and recency. With thread_any, this thread's memories are
+// the workspace; the asker's own that match first when about_actor, a
+// question about themselves) and recency. With thread_any, this thread's memories are
 // candidates without a match. Up to reserve of the asker's own
 // preferences are kept whatever their rank (reserved), the most relevant
 // first, then the newest.
@@ -1083,6 +1086,7 @@ func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchPar
 		arg.Reserve,
 		arg.ThreadAny,
 		arg.Scan,
+		arg.AboutActor,
 		arg.RowLimit,
 	)
 	if err != nil {
