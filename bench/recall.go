@@ -178,6 +178,35 @@ func ILIKEBaseline(ctx context.Context, conn *pgx.Conn, q corpus.Query, text str
 	return n, rows.Err()
 }
 
+// VisibleRows counts, for each query, the memories the asker may see
+// there (the baseline's WHERE clause without the terms): what a recall
+// that scored every visible row would score.
+func VisibleRows(ctx context.Context, pool *pgxpool.Pool, qs []corpus.Query) (p50, p95 int, err error) {
+	var counts []int
+	for _, q := range qs {
+		v := memory.ViewerAt(q.Actor, q.Place)
+		var n int
+		err := pool.QueryRow(ctx, `
+			SELECT count(*) FROM memories m
+			WHERE m.team_id = $1 AND m.archived_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > now())
+			  AND ((m.scope = 'personal' AND m.subject_id = $2
+			        AND (m.channel_id = $3 OR (m.sensitive = '' AND (m.visibility = 'public' OR $5 OR m.kind = 'preference'))))
+			    OR (m.scope = 'conversation' AND m.source_key = $4)
+			    OR (m.scope = 'channel' AND m.channel_id = $3)
+			    OR (m.scope = 'workspace' AND (m.channel_id = $3 OR (m.sensitive = '' AND m.visibility = 'public'))))`,
+			q.Place.Team, q.Actor.ID, q.Place.Channel, q.Place.SourceKey, v.Private).Scan(&n)
+		if err != nil {
+			return 0, 0, err
+		}
+		counts = append(counts, n)
+	}
+	if len(counts) == 0 {
+		return 0, 0, nil
+	}
+	slices.Sort(counts)
+	return counts[len(counts)/2], counts[(len(counts)*95+99)/100-1], nil
+}
+
 // baselineTerms are the query's words of three letters or more, without
 // the commonest English words, as ILIKE patterns.
 func baselineTerms(text string) []string {

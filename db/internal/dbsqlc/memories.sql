@@ -151,7 +151,7 @@ WITH lex AS (
          SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness
          FROM memories m
          WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
+           AND (m.expires_at IS NULL OR m.expires_at > now())
            AND (SELECT numnode(q.common_q) FROM q) > 0
            AND m.created_at > '-infinity'
          ORDER BY m.created_at DESC LIMIT @scan::int
@@ -170,7 +170,7 @@ WITH lex AS (
          SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness
          FROM memories m
          WHERE m.team_id = @team_id AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
-       AND m.channel_id <> @channel_id::text AND (m.expires_at IS NULL OR m.expires_at > now())
+           AND m.channel_id <> @channel_id::text AND (m.expires_at IS NULL OR m.expires_at > now())
            AND (SELECT numnode(q.common_q) FROM q) > 0
            AND m.created_at > '-infinity'
          ORDER BY m.created_at DESC LIMIT @scan::int
