@@ -39,6 +39,9 @@ type RecallResult struct {
 	Auto, Tool   Latency
 	AutoBaseline Latency
 	ToolBaseline Latency
+	// List is memory__list (Search with no query); its baseline is the
+	// same visible rows, newest first, read with the scope filters as one OR.
+	List, ListBaseline Latency
 	// Queries that returned nothing, ours and the baseline's.
 	AutoEmpty, ToolEmpty, AutoBaseEmpty, ToolBEm int
 }
@@ -91,7 +94,16 @@ func MeasureRecall(ctx context.Context, store *memory.Store, pool *pgxpool.Pool,
 			res.ToolEmpty++
 		}
 	}
-	res.Auto, res.Tool = latencyOf(auto), latencyOf(tool)
+	var list []time.Duration
+	for _, q := range qs {
+		v := memory.ViewerAt(q.Actor, q.Place)
+		start := time.Now()
+		if _, err := store.Search(ctx, v, "", 20, false); err != nil {
+			return res, fmt.Errorf("list: %w", err)
+		}
+		list = append(list, time.Since(start))
+	}
+	res.Auto, res.Tool, res.List = latencyOf(auto), latencyOf(tool), latencyOf(list)
 
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -140,7 +152,11 @@ func MeasureRecall(ctx context.Context, store *memory.Store, pool *pgxpool.Pool,
 	if err != nil {
 		return res, fmt.Errorf("baseline: %w", err)
 	}
-	res.AutoBaseline, res.ToolBaseline = latencyOf(ab), latencyOf(tb)
+	lb, err := base(func(corpus.Query) string { return "" }, 20, false, new(int))
+	if err != nil {
+		return res, fmt.Errorf("baseline: %w", err)
+	}
+	res.AutoBaseline, res.ToolBaseline, res.ListBaseline = latencyOf(ab), latencyOf(tb), latencyOf(lb)
 	return res, nil
 }
 
@@ -151,7 +167,7 @@ func MeasureRecall(ctx context.Context, store *memory.Store, pool *pgxpool.Pool,
 func ILIKEBaseline(ctx context.Context, conn *pgx.Conn, q corpus.Query, text string, limit int, apply bool) (int, error) {
 	terms := baselineTerms(text)
 	if len(terms) == 0 {
-		return 0, nil
+		terms = []string{"%"} // no query: every visible row, newest first
 	}
 	v := memory.ViewerAt(q.Actor, q.Place)
 	rows, err := conn.Query(ctx, `
