@@ -270,7 +270,8 @@ type SearchQuery struct {
 	// nearest ones it has (typos), before searching.
 	Fuzzy bool
 	// RequireMatch drops memories that match no word of the query. Without
-	// it, this thread's own memories are returned even when they don't.
+	// it, this thread's own memories and this channel's newest are returned
+	// even when they don't, ranked below the matches.
 	RequireMatch bool
 	// AboutActor is set when the question is about the asker ("what time
 	// is it for me?"): their own memories rank first among the matches.

@@ -85,8 +85,8 @@ func (s *Store) rerank(ctx context.Context, q db.SearchQuery) ([]found, error) {
 }
 
 // cut keeps what the caller asked for: the reserved preferences, and up to
-// q.Limit others that match (or, without RequireMatch, are of this
-// thread), best first.
+// q.Limit others that match (or, without RequireMatch, are of this thread
+// or channel), best first.
 func cut(cands []found, q db.SearchQuery) []found {
 	var out []found
 	n := 0
@@ -94,7 +94,7 @@ func cut(cands []found, q db.SearchQuery) []found {
 		switch {
 		case c.reserved:
 			out = append(out, c)
-		case n < q.Limit && (c.matched || (!q.RequireMatch && c.SourceKey == q.SourceKey)):
+		case n < q.Limit && (c.matched || (!q.RequireMatch && c.ChannelID == q.Channel && c.Scope != ScopePersonal)):
 			out = append(out, c)
 			n++
 		}

@@ -20,8 +20,9 @@ import (
 // text match (content or retrieval cues), closeness of scope and recency,
 // and by meaning too when the store has an Embedder. With an empty query it
 // lists the closest and newest. requireMatch drops memories that match
-// nothing of the query; without it, this thread's own memories are kept
-// even when they don't.
+// nothing of the query; without it, this thread's own memories and this
+// channel's newest are kept even when they don't, ranked below the
+// matches.
 func (s *Store) Search(ctx context.Context, v Viewer, query string, limit int, requireMatch bool) ([]Memory, error) {
 	fs, err := s.search(ctx, v, Show, query, limit, requireMatch, 0)
 	if err != nil {

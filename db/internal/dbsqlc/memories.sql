@@ -102,10 +102,11 @@ RETURNING *;
 -- Only those candidates are ranked: text match (ts_rank: content A, cues
 -- B), closeness of scope (this thread > the asker's own > this channel >
 -- the workspace; the asker's own that match first when about_actor, a
--- question about themselves) and recency. With thread_any, this thread's memories are
--- candidates without a match. Up to reserve of the asker's own
--- preferences are kept whatever their rank (reserved), the most relevant
--- first, then the newest.
+-- question about themselves) and recency. With thread_any (auto-recall),
+-- this thread's memories are candidates without a match, and this
+-- channel's newest fill the slots the matches leave (ranked below them). Up to
+-- reserve of the asker's own preferences are kept whatever their rank
+-- (reserved), the most relevant first, then the newest.
 WITH lex AS (
     SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', @words::text))) AS l
 ), q AS (
@@ -114,7 +115,7 @@ WITH lex AS (
            coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l <> ALL(@common::text[])), '')::tsquery AS rare_q
     FROM lex
 ), cand AS (
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.3 END AS closeness
+    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -126,7 +127,7 @@ WITH lex AS (
        AND m.created_at > '-infinity'
      ORDER BY m.created_at DESC LIMIT @pool::int)
     UNION ALL
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.3 END AS closeness
+    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -139,7 +140,7 @@ WITH lex AS (
        AND m.created_at > '-infinity'
      ORDER BY m.created_at DESC LIMIT @reserve::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'conversation' AND m.source_key = @source_key::text AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -147,8 +148,16 @@ WITH lex AS (
        AND m.created_at > '-infinity'
      ORDER BY m.created_at DESC LIMIT @pool::int)
     UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness, true AS fill
+     FROM memories m
+     WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND @thread_any::boolean
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT @row_limit::int)
+    UNION ALL
     (SELECT x.* FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness
+         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
          FROM memories m
          WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
            AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -159,7 +168,7 @@ WITH lex AS (
      WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
      LIMIT @pool::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -167,7 +176,7 @@ WITH lex AS (
      LIMIT @pool::int)
     UNION ALL
     (SELECT x.* FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness
+         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
          FROM memories m
          WHERE m.team_id = @team_id AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
            AND m.channel_id <> @channel_id::text AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -178,21 +187,22 @@ WITH lex AS (
      WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
      LIMIT @pool::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
        AND m.channel_id <> @channel_id::text AND (m.expires_at IS NULL OR m.expires_at > now())
        AND m.search @@ (SELECT q.rare_q FROM q)
      LIMIT @pool::int)
 ), scored AS (
-    SELECT DISTINCT ON (c.id) c.id, c.created_at, c.kind, c.closeness,
+    SELECT DISTINCT ON (c.id) c.id, c.created_at, c.kind, c.closeness, c.fill,
            c.search @@ q.any_q AS matched, ts_rank(c.search, q.any_q) AS rank
     FROM cand c, q
-    ORDER BY c.id
+    ORDER BY c.id, c.fill
 ), ranked AS (
     SELECT s.id, s.matched, s.kind,
            (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000)
-            + CASE WHEN @about_actor::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END)::float8 AS score,
+            + CASE WHEN @about_actor::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END
+            - CASE WHEN s.fill AND NOT s.matched THEN 1 ELSE 0 END)::float8 AS score,
            row_number() OVER (PARTITION BY s.kind = 'preference' ORDER BY s.matched DESC, s.rank DESC, s.created_at DESC) AS pref_rank
     FROM scored s
 ), top AS (

@@ -926,7 +926,7 @@ WITH lex AS (
            coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l <> ALL($2::text[])), '')::tsquery AS rare_q
     FROM lex
 ), cand AS (
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness
+    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = $4 AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -938,7 +938,7 @@ WITH lex AS (
        AND m.created_at > '-infinity'
      ORDER BY m.created_at DESC LIMIT $9::int)
     UNION ALL
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness
+    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = $4 AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -951,7 +951,7 @@ WITH lex AS (
        AND m.created_at > '-infinity'
      ORDER BY m.created_at DESC LIMIT $10::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = $4 AND m.scope = 'conversation' AND m.source_key = $3::text AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
@@ -959,52 +959,61 @@ WITH lex AS (
        AND m.created_at > '-infinity'
      ORDER BY m.created_at DESC LIMIT $9::int)
     UNION ALL
-    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, true AS fill
+     FROM memories m
+     WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND $11::boolean
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $12::int)
+    UNION ALL
+    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness, x.fill FROM (
+         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
          FROM memories m
          WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
            AND (m.expires_at IS NULL OR m.expires_at > now())
            AND (SELECT numnode(q.common_q) FROM q) > 0
            AND m.created_at > '-infinity'
-         ORDER BY m.created_at DESC LIMIT $12::int
+         ORDER BY m.created_at DESC LIMIT $13::int
      ) x
      WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
      LIMIT $9::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
        AND m.search @@ (SELECT q.rare_q FROM q)
      LIMIT $9::int)
     UNION ALL
-    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness
+    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness, x.fill FROM (
+         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
          FROM memories m
          WHERE m.team_id = $4 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
            AND m.channel_id <> $6::text AND (m.expires_at IS NULL OR m.expires_at > now())
            AND (SELECT numnode(q.common_q) FROM q) > 0
            AND m.created_at > '-infinity'
-         ORDER BY m.created_at DESC LIMIT $12::int
+         ORDER BY m.created_at DESC LIMIT $13::int
      ) x
      WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
      LIMIT $9::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
      FROM memories m
      WHERE m.team_id = $4 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
        AND m.channel_id <> $6::text AND (m.expires_at IS NULL OR m.expires_at > now())
        AND m.search @@ (SELECT q.rare_q FROM q)
      LIMIT $9::int)
 ), scored AS (
-    SELECT DISTINCT ON (c.id) c.id, c.created_at, c.kind, c.closeness,
+    SELECT DISTINCT ON (c.id) c.id, c.created_at, c.kind, c.closeness, c.fill,
            c.search @@ q.any_q AS matched, ts_rank(c.search, q.any_q) AS rank
     FROM cand c, q
-    ORDER BY c.id
+    ORDER BY c.id, c.fill
 ), ranked AS (
     SELECT s.id, s.matched, s.kind,
            (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000)
-            + CASE WHEN $13::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END)::float8 AS score,
+            + CASE WHEN $14::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END
+            - CASE WHEN s.fill AND NOT s.matched THEN 1 ELSE 0 END)::float8 AS score,
            row_number() OVER (PARTITION BY s.kind = 'preference' ORDER BY s.matched DESC, s.rank DESC, s.created_at DESC) AS pref_rank
     FROM scored s
 ), top AS (
@@ -1012,7 +1021,7 @@ WITH lex AS (
     FROM ranked r
     WHERE r.matched OR $11::boolean OR (r.kind = 'preference' AND r.pref_rank <= $10::int)
     ORDER BY reserved DESC, r.score DESC
-    LIMIT $14::int
+    LIMIT $12::int
 )
 SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, top.score, top.matched, top.reserved
 FROM top JOIN memory_rows r ON r.id = top.id
@@ -1031,9 +1040,9 @@ type MemorySearchParams struct {
 	Pool          int32    `json:"pool"`
 	Reserve       int32    `json:"reserve"`
 	ThreadAny     bool     `json:"threadAny"`
+	RowLimit      int32    `json:"rowLimit"`
 	Scan          int32    `json:"scan"`
 	AboutActor    bool     `json:"aboutActor"`
-	RowLimit      int32    `json:"rowLimit"`
 }
 
 type MemorySearchRow struct {
@@ -1068,10 +1077,11 @@ type MemorySearchRow struct {
 // Only those candidates are ranked: text match (ts_rank: content A, cues
 // B), closeness of scope (this thread > the asker's own > this channel >
 // the workspace; the asker's own that match first when about_actor, a
-// question about themselves) and recency. With thread_any, this thread's memories are
-// candidates without a match. Up to reserve of the asker's own
-// preferences are kept whatever their rank (reserved), the most relevant
-// first, then the newest.
+// question about themselves) and recency. With thread_any (auto-recall),
+// this thread's memories are candidates without a match, and this
+// channel's newest fill the slots the matches leave (ranked below them). Up to
+// reserve of the asker's own preferences are kept whatever their rank
+// (reserved), the most relevant first, then the newest.
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
 		arg.Words,
@@ -1085,9 +1095,9 @@ func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchPar
 		arg.Pool,
 		arg.Reserve,
 		arg.ThreadAny,
+		arg.RowLimit,
 		arg.Scan,
 		arg.AboutActor,
-		arg.RowLimit,
 	)
 	if err != nil {
 		return nil, err
