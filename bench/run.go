@@ -203,12 +203,12 @@ func addGoBench(t *Table, g GoBench) {
 	if v, ok := g.Get("BenchmarkRecallForPrompt", "ns/op"); ok {
 		base, _ := g.Get("BenchmarkRecallListBaseline", "ns/op")
 		t.Add(Row{Metric: "auto-recall, 2,000 memories (BenchmarkRecallForPrompt)", Target: "—", Measured: ms(time.Duration(v)),
-			Baseline: ms(time.Duration(base)) + " newest-first list", Ratio: fmt.Sprintf("%.1f× the list", v/base)})
+			Baseline: ms(time.Duration(base)) + " newest-first list (ListAll)", Ratio: faster(time.Duration(base), time.Duration(v))})
 	}
 	if v, ok := g.Get("BenchmarkParseTS", "ns/op"); ok {
 		base, _ := g.Get("BenchmarkParseTSRegexpBaseline", "ns/op")
 		t.Add(Row{Metric: "threads: parse a Slack ts (BenchmarkParseTS)", Target: "—", Measured: fmt.Sprintf("%.0f ns", v),
-			Baseline: fmt.Sprintf("%.0f ns regexp", base), Ratio: fmt.Sprintf("%.1f× faster", base/v)})
+			Baseline: fmt.Sprintf("%.0f ns regexp", base), Ratio: faster(time.Duration(base), time.Duration(v))})
 	}
 }
 

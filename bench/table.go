@@ -85,6 +85,9 @@ func faster(baseline, measured time.Duration) string {
 		return "—"
 	}
 	r := float64(baseline) / float64(measured)
+	if r < 1 {
+		return fmt.Sprintf("%.1f× slower", 1/r)
+	}
 	if r < 10 {
 		return fmt.Sprintf("%.1f× faster", r)
 	}
