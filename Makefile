@@ -53,9 +53,13 @@ eval-mutation: $(DB_DEP)
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTS$$' -fuzztime 30s ./threads/
 
-## bench: benchmarks with memory figures
+## bench: seed the corpora (up to a million memories), run the Go benchmarks and the bench
+## command, print one table and write it to bench/RESULTS.md (about ten minutes; not part of test)
 bench: $(DB_DEP)
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p bench/out
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 20m ./memory/ ./tools/ ./threads/ > bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
+	@cat bench/out/gobench.txt
+	$(GO) run ./cmd/mnemo-bench --gobench bench/out/gobench.txt --out bench/RESULTS.md
 
 ## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:54329)
 db:

@@ -4,9 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 )
@@ -41,6 +47,7 @@ type Memory struct {
 	ArchivedBy     string
 	SupersededBy   *uuid.UUID
 	Sensitive      string // the sensitive category the review found, or ""
+	Cues           string // retrieval cues, comma-separated (see MemoryInsert.Cues)
 }
 
 func memoryFromRow(r dbsqlc.Memory) Memory {
@@ -49,7 +56,7 @@ func memoryFromRow(r dbsqlc.Memory) Memory {
 		Kind: r.Kind, Content: r.Content, Normalized: r.Normalized, SourceKey: r.SourceKey, ChannelID: r.ChannelID,
 		Visibility: r.Visibility, ActorID: r.ActorID, ActorName: r.ActorName, WrittenBy: r.WrittenBy,
 		MessageTS: r.MessageTs, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
-		ArchivedAt: r.ArchivedAt, SupersededBy: r.SupersededBy, Sensitive: r.Sensitive,
+		ArchivedAt: r.ArchivedAt, SupersededBy: r.SupersededBy, Sensitive: r.Sensitive, Cues: r.Cues,
 	}
 	if r.ArchivedReason != nil {
 		m.ArchivedReason = *r.ArchivedReason
@@ -58,6 +65,18 @@ func memoryFromRow(r dbsqlc.Memory) Memory {
 		m.ArchivedBy = *r.ArchivedBy
 	}
 	return m
+}
+
+// memoryFromView converts a row of memory_rows, the view reads return.
+func memoryFromView(r dbsqlc.MemoryRow) Memory {
+	return memoryFromRow(dbsqlc.Memory{
+		ID: r.ID, TeamID: r.TeamID, Scope: r.Scope, SubjectType: r.SubjectType, SubjectID: r.SubjectID,
+		Kind: r.Kind, Content: r.Content, Normalized: r.Normalized, SourceKey: r.SourceKey, ChannelID: r.ChannelID,
+		Visibility: r.Visibility, ActorID: r.ActorID, ActorName: r.ActorName, WrittenBy: r.WrittenBy,
+		MessageTs: r.MessageTs, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
+		ArchivedAt: r.ArchivedAt, ArchivedReason: r.ArchivedReason, ArchivedBy: r.ArchivedBy,
+		SupersededBy: r.SupersededBy, IdempotencyKey: r.IdempotencyKey, Sensitive: r.Sensitive, Cues: r.Cues,
+	})
 }
 
 func memoriesFromRows(rows []dbsqlc.Memory) []Memory {
@@ -83,6 +102,53 @@ type MemoryInsert struct {
 	ExpiresAt                                                       *time.Time
 	IdempotencyKey                                                  string
 	Sensitive                                                       string
+	// Cues are the review's retrieval cues: the words and short questions
+	// a person would use when this memory is relevant ("timezone", "what
+	// time is it"). They are searched with the content, weighted below it.
+	Cues []string
+	// Embedding is the embedding of the content and cues (EmbeddingText),
+	// or nil: recall computes a missing one when it first needs it.
+	Embedding []float32
+}
+
+// Limits on cues: a few short phrases, so they expand the text index
+// without drowning the content.
+const (
+	MaxCues      = 16
+	MaxCuesChars = 300
+)
+
+// JoinCues is how cues are stored: trimmed, without repeats, at most
+// MaxCues of them and MaxCuesChars in all, comma-separated.
+func JoinCues(cues []string) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	n := 0
+	for _, c := range cues {
+		c = strings.Join(strings.Fields(strings.ReplaceAll(c, ",", " ")), " ")
+		key := strings.ToLower(c)
+		if c == "" || seen[key] || n == MaxCues {
+			continue
+		}
+		if utf8.RuneCountInString(b.String())+len(", ")+utf8.RuneCountInString(c) > MaxCuesChars {
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c)
+		seen[key] = true
+		n++
+	}
+	return b.String()
+}
+
+// EmbeddingText is the text a memory's embedding is computed from.
+func EmbeddingText(content, cues string) string {
+	if cues == "" {
+		return content
+	}
+	return content + "\n" + cues
 }
 
 // Insert stores a memory, or returns ErrExists when an identical active one
@@ -90,10 +156,10 @@ type MemoryInsert struct {
 func (s Memories) Insert(ctx context.Context, m MemoryInsert) (Memory, error) {
 	row, err := s.q.MemoryInsert(ctx, s.e, dbsqlc.MemoryInsertParams{
 		TeamID: m.Team, Scope: m.Scope, SubjectType: m.SubjectType, SubjectID: m.SubjectID,
-		Kind: m.Kind, Content: m.Content, Normalized: m.Normalized, SourceKey: m.SourceKey,
+		Kind: m.Kind, Content: m.Content, Normalized: m.Normalized, Cues: JoinCues(m.Cues), SourceKey: m.SourceKey,
 		ChannelID: m.ChannelID, Visibility: m.Visibility, ActorID: m.ActorID, ActorName: m.ActorName,
 		WrittenBy: m.WrittenBy, MessageTs: m.MessageTS, ObservedAt: m.ObservedAt, ExpiresAt: m.ExpiresAt,
-		IdempotencyKey: m.IdempotencyKey, Sensitive: m.Sensitive,
+		IdempotencyKey: m.IdempotencyKey, Sensitive: m.Sensitive, Embedding: m.Embedding,
 	})
 	if err = mapErr(err); errors.Is(err, ErrNotFound) {
 		return Memory{}, ErrExists
@@ -101,7 +167,7 @@ func (s Memories) Insert(ctx context.Context, m MemoryInsert) (Memory, error) {
 	if err != nil {
 		return Memory{}, fmt.Errorf("insert memory: %w", err)
 	}
-	return memoryFromRow(row), nil
+	return memoryFromRow(dbsqlc.Memory(row)), nil
 }
 
 // LockSubject serializes writers of one subject until the transaction ends.
@@ -146,17 +212,27 @@ type Similar struct {
 
 // FindSimilar returns active memories of one subject that are the same once
 // normalized, or lexically close: candidates for dedup and supersession.
+// The candidates are bounded (the subject's memories with every word, and
+// its newest with any word), so the cost does not grow with the subject.
 func (s Memories) FindSimilar(ctx context.Context, f SimilarQuery) ([]Similar, error) {
-	rows, err := s.q.MemoryFindSimilar(ctx, s.e, dbsqlc.MemoryFindSimilarParams{
-		TeamID: f.Team, Scope: f.Scope, SubjectType: f.SubjectType, SubjectID: f.SubjectID,
-		Normalized: f.Normalized, MinSimilarity: f.MinSimilarity, MaxCandidates: int32(f.Limit),
+	var out []Similar
+	err := s.read(ctx, similarSettings, func(e executor) error {
+		rows, err := s.q.MemoryFindSimilar(ctx, e, dbsqlc.MemoryFindSimilarParams{
+			TeamID: f.Team, Scope: f.Scope, SubjectType: f.SubjectType, SubjectID: f.SubjectID,
+			Normalized: f.Normalized, AnyWords: anyWords(queryWords(f.Normalized)),
+			MinSimilarity: f.MinSimilarity, MaxCandidates: int32(f.Limit),
+		})
+		if err != nil {
+			return err
+		}
+		out = make([]Similar, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, Similar{Memory: memoryFromView(r.MemoryRow), Sim: r.Sim})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("similar memories: %w", mapErr(err))
-	}
-	out := make([]Similar, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, Similar{Memory: memoryFromRow(r.Memory), Sim: r.Sim})
 	}
 	return out, nil
 }
@@ -187,33 +263,298 @@ func (s Memories) Restore(ctx context.Context, id uuid.UUID) (Memory, error) {
 type SearchQuery struct {
 	Team, Channel, SourceKey, Actor string
 	PrivateViewer, Apply            bool
-	Query                           string
-	Fuzzy, RequireMatch             bool
-	Limit                           int
+	// Query is what was asked, in the asker's words. Without a word to
+	// search for, Search lists the closest and newest memories.
+	Query string
+	// Fuzzy corrects the query's words the workspace has never used to the
+	// nearest ones it has (typos), before searching.
+	Fuzzy bool
+	// RequireMatch drops memories that match no word of the query. Without
+	// it, this thread's own memories and this channel's newest are returned
+	// even when they don't, ranked below the matches.
+	RequireMatch bool
+	// AboutActor is set when the question is about the asker ("what time
+	// is it for me?"): their own memories rank first among the matches.
+	AboutActor bool
+	// Reserve is how many of the actor's own preferences are returned
+	// whatever the query (most relevant first), flagged Reserved, on top of
+	// Limit.
+	Reserve int
+	// Pool is how many candidates each branch of the visibility filter
+	// contributes before ranking; 0 means DefaultPool.
+	Pool  int
+	Limit int
+}
+
+// DefaultPool bounds the candidates of each branch of the visibility
+// filter (see MemorySearch).
+const DefaultPool = 64
+
+// CommonWord is the share of memories from which a word is common: looked
+// for among a large branch's newest ScanNewest memories rather than in a
+// GIN index. Near it the two cost about the same in the largest branches
+// (some thousands of index entries read, against a few hundred rows
+// fetched).
+const CommonWord = 0.01
+
+// ScanNewest bounds the newest memories of a large branch searched for a
+// common word. A common word occurs in one memory in a hundred, so the
+// newest few thousand hold the pool wanted; a branch where it is in fact
+// rare costs this many index entries (about a millisecond), not the branch.
+const ScanNewest = 4000
+
+// commonTTL is how long the common lexemes are reused. They come from the
+// planner's statistics, which change when autovacuum analyzes the table.
+const commonTTL = 5 * time.Minute
+
+type lexemes struct {
+	mu    sync.Mutex
+	at    time.Time
+	words []string
+}
+
+// common caches the common lexemes per pool: reading them costs about as
+// much as a search.
+var common sync.Map // executor → *lexemes
+
+// commonLexemes returns the lexemes in more than CommonWord of memories.
+func (s Memories) commonLexemes(ctx context.Context, e executor) ([]string, error) {
+	read := func() ([]string, error) {
+		words, err := s.q.MemoryCommonLexemes(ctx, e, CommonWord)
+		if err != nil {
+			return nil, err
+		}
+		return words, nil
+	}
+	if _, inTx := s.e.(pgx.Tx); inTx {
+		return read()
+	}
+	v, _ := common.LoadOrStore(s.e, &lexemes{})
+	c := v.(*lexemes)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.words != nil && time.Since(c.at) < commonTTL {
+		return c.words, nil
+	}
+	words, err := read()
+	if err != nil {
+		return nil, err
+	}
+	if words == nil {
+		words = []string{}
+	}
+	c.words, c.at = words, time.Now()
+	return c.words, nil
 }
 
 // Scored is a memory with its rank.
 type Scored struct {
 	Memory
-	Score float64
+	Score    float64
+	Matched  bool // matches a word of the query
+	Reserved bool // one of the actor's own preferences, kept whatever its rank
 }
 
-// Search ranks the memories visible to the actor in one place by text match,
-// closeness of scope and recency.
+// recallSettings are set for the recall queries' transaction. JIT
+// compilation pays off on long analytical queries; on these, which read a
+// bounded number of index pages, it only adds its compile time (60-76 ms at
+// a million rows under the default jit=on). The recall queries are written
+// so that one plan suits every query (see MemorySearch), and planning one
+// costs several milliseconds, so they are planned once per connection: the
+// default would plan the first five executions anew, then guess. Set per
+// transaction rather than on the pool, so the recall queries behave the
+// same on any pool they are given and nothing else is affected.
+const recallSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_generic_plan"
+
+// similarSettings are MemoryFindSimilar's: its best plan depends on the
+// subject and the words (a channel's GIN entries, or a person's few rows),
+// so it is planned for each call; after five executions the default would
+// switch to a generic plan that reads a large subject whole (a third of a
+// second at a million memories).
+const similarSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan"
+
+type beginner interface {
+	BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error)
+}
+
+// read runs fn in a read-only transaction with settings; on a pool that
+// costs no round trip more than BEGIN and COMMIT. Inside a caller's
+// transaction the settings last until it ends.
+func (s Memories) read(ctx context.Context, settings string, fn func(e executor) error) error {
+	switch e := s.e.(type) {
+	case beginner:
+		tx, err := e.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN READ ONLY; " + settings})
+		if err != nil {
+			return mapErr(err)
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return mapErr(tx.Commit(ctx))
+	case pgx.Tx:
+		if _, err := e.Exec(ctx, settings); err != nil {
+			return mapErr(err)
+		}
+	}
+	return fn(s.e)
+}
+
+// Search ranks the memories visible to the actor in one place by text match
+// (content or cues), closeness of scope and recency. Its cost grows with
+// the matches it reads, not with the memories visible: each branch of the
+// visibility filter contributes at most 2×Pool candidates, read from an
+// index.
 func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
-	rows, err := s.q.MemorySearch(ctx, s.e, dbsqlc.MemorySearchParams{
-		Query: f.Query, SourceKey: f.SourceKey, ChannelID: f.Channel, TeamID: f.Team, ActorID: f.Actor,
-		RequireMatch: f.RequireMatch, MaxResults: int32(f.Limit), Fuzzy: f.Fuzzy,
-		PrivateViewer: f.PrivateViewer, Apply: f.Apply,
+	words := queryWords(f.Query)
+	if len(words) == 0 {
+		return s.Recent(ctx, f)
+	}
+	pool := f.Pool
+	if pool <= 0 {
+		pool = DefaultPool
+	}
+	var out []Scored
+	err := s.read(ctx, recallSettings, func(e executor) error {
+		if f.Fuzzy {
+			fixed, err := s.fixWords(ctx, e, f.Team, words)
+			if err != nil {
+				return err
+			}
+			words = fixed
+		}
+		common, err := s.commonLexemes(ctx, e)
+		if err != nil {
+			return err
+		}
+		rows, err := s.q.MemorySearch(ctx, e, dbsqlc.MemorySearchParams{
+			TeamID: f.Team, ActorID: f.Actor, ChannelID: f.Channel, SourceKey: f.SourceKey,
+			PrivateViewer: f.PrivateViewer, Apply: f.Apply, Words: strings.Join(words, " "), Common: common,
+			ThreadAny: !f.RequireMatch, AboutActor: f.AboutActor, Reserve: int32(max(f.Reserve, 0)), Pool: int32(pool), Scan: ScanNewest,
+			RowLimit: int32(f.Limit + max(f.Reserve, 0)),
+		})
+		if err != nil {
+			return err
+		}
+		out = make([]Scored, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, Scored{Memory: memoryFromView(r.MemoryRow), Score: r.Score, Matched: r.Matched, Reserved: r.Reserved})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("search memories: %w", mapErr(err))
 	}
-	out := make([]Scored, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, Scored{Memory: memoryFromRow(r.Memory), Score: r.Score})
+	return out, nil
+}
+
+// Recent returns the memories visible to the actor in one place, closest
+// and newest first, ignoring f.Query: each branch of the visibility filter
+// reads its newest f.Limit from an index.
+func (s Memories) Recent(ctx context.Context, f SearchQuery) ([]Scored, error) {
+	var out []Scored
+	err := s.read(ctx, recallSettings, func(e executor) error {
+		rows, err := s.q.MemoryRecent(ctx, e, dbsqlc.MemoryRecentParams{
+			TeamID: f.Team, ActorID: f.Actor, ChannelID: f.Channel, SourceKey: f.SourceKey,
+			PrivateViewer: f.PrivateViewer, Apply: f.Apply, MaxResults: int32(f.Limit),
+		})
+		if err != nil {
+			return err
+		}
+		out = make([]Scored, 0, len(rows))
+		for _, r := range rows {
+			out = append(out, Scored{Memory: memoryFromView(r.MemoryRow), Score: r.Score})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recent memories: %w", mapErr(err))
 	}
 	return out, nil
+}
+
+// fixWords adds, for each word the team's memories have never used, the
+// nearest words they have used.
+func (s Memories) fixWords(ctx context.Context, e executor, team string, words []string) ([]string, error) {
+	var ask []string
+	for _, w := range words {
+		if utf8.RuneCountInString(w) >= 3 {
+			ask = append(ask, w)
+		}
+	}
+	if len(ask) == 0 {
+		return words, nil
+	}
+	rows, err := s.q.MemoryWordFixes(ctx, e, dbsqlc.MemoryWordFixesParams{TeamID: team, Words: ask})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if !slices.Contains(words, r.Fix) {
+			words = append(words, r.Fix)
+		}
+	}
+	return words, nil
+}
+
+// MaxQueryWords bounds the words a query is searched with: a long message
+// is searched with its first ones.
+const MaxQueryWords = 24
+
+// queryWords splits text into its distinct lowercased words (letters and
+// digits), at most MaxQueryWords. Everything else is dropped, so the words
+// can be joined into a websearch_to_tsquery query without operators.
+func queryWords(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if w == "or" || slices.Contains(out, w) {
+			continue
+		}
+		out = append(out, w)
+		if len(out) == MaxQueryWords {
+			break
+		}
+	}
+	return out
+}
+
+// anyWords is a websearch_to_tsquery query matching any of words.
+func anyWords(words []string) string { return strings.Join(words, " or ") }
+
+// Embeddings returns the stored embeddings of ids; a memory without one is
+// missing from the map.
+func (s Memories) Embeddings(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID][]float32, error) {
+	rows, err := s.q.MemoryEmbeddings(ctx, s.e, ids)
+	if err != nil {
+		return nil, fmt.Errorf("memory embeddings: %w", mapErr(err))
+	}
+	out := make(map[uuid.UUID][]float32, len(rows))
+	for _, r := range rows {
+		if len(r.Embedding) > 0 {
+			out[r.ID] = r.Embedding
+		}
+	}
+	return out, nil
+}
+
+// SetEmbeddings stores memories' embeddings, in one round trip.
+func (s Memories) SetEmbeddings(ctx context.Context, vecs map[uuid.UUID][]float32) error {
+	args := make([]dbsqlc.MemorySetEmbeddingParams, 0, len(vecs))
+	for id, v := range vecs {
+		args = append(args, dbsqlc.MemorySetEmbeddingParams{ID: id, Embedding: v})
+	}
+	var first error
+	s.q.MemorySetEmbedding(ctx, s.e, args).Exec(func(_ int, err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	})
+	if first != nil {
+		return fmt.Errorf("set embeddings: %w", mapErr(first))
+	}
+	return nil
 }
 
 // ListQuery selects memories for operators and admin views; empty fields

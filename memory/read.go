@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 
@@ -13,37 +16,88 @@ import (
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// Search returns the memories v may see, best first. With an empty query it
-// ranks everything visible by closeness and recency. requireMatch drops
-// memories that do not match the query's text.
+// Search returns the memories v may see that match query, best first: by
+// text match (content or retrieval cues), closeness of scope and recency,
+// and by meaning too when the store has an Embedder. With an empty query it
+// lists the closest and newest. requireMatch drops memories that match
+// nothing of the query; without it, this thread's own memories and this
+// channel's newest are kept even when they don't, ranked below the
+// matches.
 func (s *Store) Search(ctx context.Context, v Viewer, query string, limit int, requireMatch bool) ([]Memory, error) {
-	return s.search(ctx, v, Show, query, limit, requireMatch)
+	fs, err := s.search(ctx, v, Show, query, limit, requireMatch, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Memory, len(fs))
+	for i, f := range fs {
+		out[i] = f.Memory
+	}
+	return out, nil
 }
 
-func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, limit int, requireMatch bool) ([]Memory, error) {
-	limit = min(max(limit, 1), MaxListLimit)
-	query = strings.TrimSpace(query)
-	rows, err := s.db.Memories().Search(ctx, db.SearchQuery{
-		Query: query, SourceKey: v.Place.SourceKey, Channel: v.Place.Channel,
+// found is a memory a search returned.
+type found struct {
+	Memory
+	cues     string
+	matched  bool // matches the query's words, or (with embeddings) its meaning
+	reserved bool // one of the asker's own preferences, kept whatever its rank
+}
+
+func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, limit int, requireMatch bool, reserve int) ([]found, error) {
+	q := db.SearchQuery{
+		Query: strings.TrimSpace(query), SourceKey: v.Place.SourceKey, Channel: v.Place.Channel,
 		Team: v.Place.Team, Actor: v.Actor.ID, PrivateViewer: v.Private, Apply: use == Apply,
-		RequireMatch: requireMatch, Limit: limit, Fuzzy: len(strings.Fields(query)) <= FuzzyQueryWords,
-	})
+		RequireMatch: requireMatch, Reserve: reserve, Limit: min(max(limit, 1), MaxListLimit),
+	}
+	q.Fuzzy = len(strings.Fields(q.Query)) <= FuzzyQueryWords
+	q.AboutActor = firstPersonQuery.MatchString(q.Query)
+	var (
+		out []found
+		err error
+	)
+	if s.embedder != nil && hasWords(q.Query) {
+		out, err = s.rerank(ctx, q)
+	} else {
+		out, err = s.lexical(ctx, q)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("memory search: %w", err)
 	}
-	out := make([]Memory, 0, len(rows))
+	// The query mirrors the rule; the rule has the last word.
+	kept := out[:0]
+	for _, f := range out {
+		if Visible(v, f.Memory, use) {
+			kept = append(kept, f)
+		}
+	}
+	return kept, nil
+}
+
+func (s *Store) lexical(ctx context.Context, q db.SearchQuery) ([]found, error) {
+	rows, err := s.db.Memories().Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]found, 0, len(rows))
 	for _, r := range rows {
 		m := fromRow(r.Memory)
 		m.Score = r.Score
-		out = append(out, m)
+		out = append(out, found{Memory: m, cues: r.Cues, matched: r.Matched, reserved: r.Reserved})
 	}
-	// The query mirrors the rule; the rule has the last word.
-	return visibleOnly(v, out, use), nil
+	return out, nil
 }
 
-// FuzzyQueryWords is the longest query (in words) that trigram similarity
-// also matches: short queries are where typos matter, and long ones would pay
-// for a similarity computation on every visible memory.
+// firstPersonQuery is a question about the asker ("what time is it for
+// me?", "which editor do I use?"): their own memories are what it is about.
+var firstPersonQuery = regexp.MustCompile(`(?i)\b(i|i'm|i've|i'd|me|my|mine|myself)\b`)
+
+func hasWords(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+// FuzzyQueryWords is the longest query (in words) whose unknown words are
+// corrected to the workspace's nearest ones: short queries are where a typo
+// loses everything, and a long one has other words that match.
 const FuzzyQueryWords = 4
 
 // Prompt budget for recall before a turn.
@@ -51,30 +105,48 @@ const (
 	PromptMemories   = 8
 	PromptEachChars  = 600
 	PromptTotalChars = 4000
+	// PromptReserved is how many of the asker's own preferences recall
+	// keeps before every turn, the most relevant first, however many
+	// channel memories match better.
+	PromptReserved = 3
 )
 
-// ForPrompt picks the memories that go into a turn's prompt: the most
-// relevant ones v may have applied, within the prompt budget.
+// ForPrompt picks the memories that go into a turn's prompt: up to
+// PromptReserved of the asker's own preferences, then the most relevant
+// memories v may have applied, within the prompt budget, best first.
 func (s *Store) ForPrompt(ctx context.Context, v Viewer, query string) ([]Memory, error) {
-	ms, err := s.search(ctx, v, Apply, query, PromptMemories*2, false)
+	fs, err := s.search(ctx, v, Apply, query, PromptMemories*2, false, PromptReserved)
 	if err != nil {
 		return nil, err
 	}
 	var out []Memory
 	total := 0
-	for _, m := range ms {
+	take := func(m Memory) {
 		if len(out) == PromptMemories {
-			break
+			return
 		}
 		if r := []rune(m.Content); len(r) > PromptEachChars {
 			m.Content = string(r[:PromptEachChars-1]) + "…"
 		}
 		if total+len(m.Content) > PromptTotalChars {
-			continue
+			return
 		}
 		total += len(m.Content)
 		out = append(out, m)
 	}
+	reserved := 0
+	for _, f := range fs {
+		if f.reserved && reserved < PromptReserved {
+			take(f.Memory)
+			reserved++
+		}
+	}
+	for _, f := range fs {
+		if !f.reserved {
+			take(f.Memory)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out, nil
 }
 

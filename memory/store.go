@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/detect"
+	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -173,6 +174,7 @@ type Store struct {
 	now      func() time.Time
 	reviewer Reviewer
 	decider  Decider
+	embedder llm.Embedder
 	onChange atomic.Pointer[func(team, subject string)]
 }
 
@@ -195,6 +197,9 @@ type Options struct {
 	Now      func() time.Time
 	Reviewer Reviewer // optional
 	Decider  Decider  // optional; without one every non-duplicate is added
+	// Embedder is optional; with one, recall reranks its candidates by
+	// meaning (see Store.Search).
+	Embedder llm.Embedder
 }
 
 // New returns a store on d.
@@ -203,7 +208,7 @@ func New(d *db.DB, opts Options) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, decider: opts.Decider}
+	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, decider: opts.Decider, embedder: opts.Embedder}
 }
 
 // WriteRequest asks to store one memory. Actor and Place come from the live
@@ -386,6 +391,7 @@ func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
 		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTS: req.MessageTS,
 		ObservedAt: observed, ExpiresAt: expires,
 		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subjectType, w.subject, w.norm), Sensitive: w.sensitive,
+		Cues: w.cues,
 	}
 }
 

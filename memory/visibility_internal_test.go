@@ -85,6 +85,21 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 					sort.Strings(got)
 					sort.Strings(want)
 					require.Equal(t, want, got, "viewer %s in %s (private %v, use %v)", u, p.SourceKey, private, use)
+
+					// The text search's branches mirror the rule too: every
+					// memory matches the query, so it returns the same set.
+					rows, err = d.DB.Memories().Search(ctx, db.SearchQuery{
+						Team: p.Team, Channel: p.Channel, SourceKey: p.SourceKey, Actor: u,
+						PrivateViewer: private, Apply: use == Apply, Query: "release train", RequireMatch: true,
+						Limit: 10000, Pool: 10000,
+					})
+					require.NoError(t, err)
+					got = got[:0]
+					for _, r := range rows {
+						got = append(got, r.Content)
+					}
+					sort.Strings(got)
+					require.Equal(t, want, got, "text search: viewer %s in %s (private %v, use %v)", u, p.SourceKey, private, use)
 					checked++
 					seen += len(want)
 				}

@@ -40,17 +40,21 @@ var layers = map[string][]string{
 	"internal/tb":        {},
 	"internal/archtest":  {},
 	"deploy":             {},
+	"bench/corpus":       {"memory", "provenance"},
+	"bench":              {"bench/corpus", "db", "internal/fakellm", "internal/tb", "llm", "memory", "provenance", "tools"},
+	"cmd/mnemo-bench":    {"bench"},
 }
 
 // surfaces are what memory, the store and its rules, must never reach.
 var surfaces = []string{"slackapp", "agent", "learn", "evals", "cmd/"}
 
 // testOnly may never be linked into the mnemo binary.
-var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals"}
+var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals", module + "/bench", module + "/bench/corpus"}
 
-// driverUsers may import pgx: the stores, River's queue, and the test
-// databases.
-var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "learn": true, "internal/testdb": true}
+// driverUsers may import pgx: the stores, River's queue, the test
+// databases, and the benchmarks, which load corpora with COPY and make
+// their own databases.
+var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
 
 type pkg struct {
 	ImportPath string

@@ -10,7 +10,7 @@ import (
 )
 
 const evalMemoriesInThread = `-- name: EvalMemoriesInThread :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
 WHERE source_key = $1 AND scope = $2 AND subject_type = $3
   AND ($4::text = '' OR subject_id = $4::text)
   AND (archived_at IS NOT NULL) = $5::boolean
@@ -65,8 +65,10 @@ func (q *Queries) EvalMemoriesInThread(ctx context.Context, db DBTX, arg EvalMem
 			&i.ArchivedBy,
 			&i.SupersededBy,
 			&i.IdempotencyKey,
-			&i.Search,
 			&i.Sensitive,
+			&i.Cues,
+			&i.Embedding,
+			&i.Search,
 		); err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ UPDATE memories
 SET archived_at = now(), archived_reason = $1::text, archived_by = $2::text,
     superseded_by = $3
 WHERE id = $4 AND archived_at IS NULL
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
 `
 
 type MemoryArchiveParams struct {
@@ -59,8 +59,10 @@ func (q *Queries) MemoryArchive(ctx context.Context, db DBTX, arg MemoryArchiveP
 		&i.ArchivedBy,
 		&i.SupersededBy,
 		&i.IdempotencyKey,
-		&i.Search,
 		&i.Sensitive,
+		&i.Cues,
+		&i.Embedding,
+		&i.Search,
 	)
 	return i, err
 }
@@ -120,6 +122,31 @@ func (q *Queries) MemoryArchivePersonal(ctx context.Context, db DBTX, arg Memory
 	return result.RowsAffected(), nil
 }
 
+const memoryCommonLexemes = `-- name: MemoryCommonLexemes :many
+SELECT l::text FROM memory_common_lexemes($1::real) AS l
+`
+
+// The lexemes in more than min_freq of memories (see MemorySearch).
+func (q *Queries) MemoryCommonLexemes(ctx context.Context, db DBTX, minFreq float32) ([]string, error) {
+	rows, err := db.Query(ctx, memoryCommonLexemes, minFreq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			return nil, err
+		}
+		items = append(items, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const memoryCountPersonal = `-- name: MemoryCountPersonal :one
 SELECT count(*) FROM memories
 WHERE team_id = $1 AND scope = 'personal' AND subject_id = $2 AND archived_at IS NULL
@@ -136,6 +163,36 @@ func (q *Queries) MemoryCountPersonal(ctx context.Context, db DBTX, arg MemoryCo
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const memoryEmbeddings = `-- name: MemoryEmbeddings :many
+SELECT id, embedding FROM memories WHERE id = ANY($1::uuid[])
+`
+
+type MemoryEmbeddingsRow struct {
+	ID        uuid.UUID `json:"id"`
+	Embedding []float32 `json:"embedding"`
+}
+
+// The stored embeddings of some memories (null when not computed yet).
+func (q *Queries) MemoryEmbeddings(ctx context.Context, db DBTX, ids []uuid.UUID) ([]MemoryEmbeddingsRow, error) {
+	rows, err := db.Query(ctx, memoryEmbeddings, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MemoryEmbeddingsRow
+	for rows.Next() {
+		var i MemoryEmbeddingsRow
+		if err := rows.Scan(&i.ID, &i.Embedding); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const memoryEventInsert = `-- name: MemoryEventInsert :exec
@@ -202,44 +259,63 @@ func (q *Queries) MemoryEventsByMemory(ctx context.Context, db DBTX, memoryID uu
 }
 
 const memoryFindSimilar = `-- name: MemoryFindSimilar :many
-SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, m.sensitive, similarity(m.normalized, $1::text)::float8 AS sim
-FROM memories m
-WHERE m.team_id = $2 AND m.scope = $3 AND m.subject_type = $4
-  AND m.subject_id = $5 AND m.archived_at IS NULL
-  AND (m.expires_at IS NULL OR m.expires_at > now())
-  AND (m.normalized = $1::text
-       OR similarity(m.normalized, $1::text) > $6::float8
-       OR m.search @@ plainto_tsquery('english', $1::text))
-ORDER BY (m.normalized = $1::text) DESC, sim DESC
-LIMIT $7
+WITH cand AS (
+    SELECT DISTINCT ON (id) id, all_words FROM (
+    (SELECT m.id, true AS all_words FROM memories m
+     WHERE m.team_id = $5 AND m.scope = $6 AND m.subject_id = $7 AND m.archived_at IS NULL
+       AND m.search @@ plainto_tsquery('english', $1::text)
+     LIMIT 32)
+    UNION ALL
+    (SELECT m.id, false FROM memories m
+     WHERE m.team_id = $5 AND m.scope = $6 AND m.subject_id = $7 AND m.archived_at IS NULL
+       AND m.search @@ websearch_to_tsquery('english', $8::text)
+     ORDER BY m.created_at DESC
+     LIMIT 32)
+    ) c
+    ORDER BY id, all_words DESC
+)
+SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, similarity(r.normalized, $1::text)::float8 AS sim
+FROM cand JOIN memory_rows r ON r.id = cand.id
+WHERE r.subject_type = $2
+  AND (r.expires_at IS NULL OR r.expires_at > now())
+  AND (cand.all_words OR r.normalized = $1::text
+       OR similarity(r.normalized, $1::text) > $3::float8)
+ORDER BY (r.normalized = $1::text) DESC, sim DESC, r.created_at DESC
+LIMIT $4
 `
 
 type MemoryFindSimilarParams struct {
 	Normalized    string  `json:"normalized"`
-	TeamID        string  `json:"teamId"`
-	Scope         string  `json:"scope"`
 	SubjectType   string  `json:"subjectType"`
-	SubjectID     string  `json:"subjectId"`
 	MinSimilarity float64 `json:"minSimilarity"`
 	MaxCandidates int32   `json:"maxCandidates"`
+	TeamID        string  `json:"teamId"`
+	Scope         string  `json:"scope"`
+	SubjectID     string  `json:"subjectId"`
+	AnyWords      string  `json:"anyWords"`
 }
 
 type MemoryFindSimilarRow struct {
-	Memory Memory  `json:"memory"`
-	Sim    float64 `json:"sim"`
+	MemoryRow MemoryRow `json:"memoryRow"`
+	Sim       float64   `json:"sim"`
 }
 
-// Active memories of one scope and subject whose content is the same once
-// normalized, or lexically close: candidates for dedup and supersession.
+// Active memories of one scope and subject that say the same once
+// normalized, or are lexically close: candidates for dedup and
+// supersession. Candidates are the subject's memories with every word of
+// the new one, and its newest memories with any of them, at most 32 of
+// each, so similarity() is computed on a bounded set, never on every
+// memory of a large subject.
 func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFindSimilarParams) ([]MemoryFindSimilarRow, error) {
 	rows, err := db.Query(ctx, memoryFindSimilar,
 		arg.Normalized,
-		arg.TeamID,
-		arg.Scope,
 		arg.SubjectType,
-		arg.SubjectID,
 		arg.MinSimilarity,
 		arg.MaxCandidates,
+		arg.TeamID,
+		arg.Scope,
+		arg.SubjectID,
+		arg.AnyWords,
 	)
 	if err != nil {
 		return nil, err
@@ -249,31 +325,31 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 	for rows.Next() {
 		var i MemoryFindSimilarRow
 		if err := rows.Scan(
-			&i.Memory.ID,
-			&i.Memory.TeamID,
-			&i.Memory.Scope,
-			&i.Memory.SubjectType,
-			&i.Memory.SubjectID,
-			&i.Memory.Kind,
-			&i.Memory.Content,
-			&i.Memory.Normalized,
-			&i.Memory.SourceKey,
-			&i.Memory.ChannelID,
-			&i.Memory.Visibility,
-			&i.Memory.ActorID,
-			&i.Memory.ActorName,
-			&i.Memory.WrittenBy,
-			&i.Memory.MessageTs,
-			&i.Memory.ObservedAt,
-			&i.Memory.CreatedAt,
-			&i.Memory.ExpiresAt,
-			&i.Memory.ArchivedAt,
-			&i.Memory.ArchivedReason,
-			&i.Memory.ArchivedBy,
-			&i.Memory.SupersededBy,
-			&i.Memory.IdempotencyKey,
-			&i.Memory.Search,
-			&i.Memory.Sensitive,
+			&i.MemoryRow.ID,
+			&i.MemoryRow.TeamID,
+			&i.MemoryRow.Scope,
+			&i.MemoryRow.SubjectType,
+			&i.MemoryRow.SubjectID,
+			&i.MemoryRow.Kind,
+			&i.MemoryRow.Content,
+			&i.MemoryRow.Normalized,
+			&i.MemoryRow.Cues,
+			&i.MemoryRow.SourceKey,
+			&i.MemoryRow.ChannelID,
+			&i.MemoryRow.Visibility,
+			&i.MemoryRow.ActorID,
+			&i.MemoryRow.ActorName,
+			&i.MemoryRow.WrittenBy,
+			&i.MemoryRow.MessageTs,
+			&i.MemoryRow.ObservedAt,
+			&i.MemoryRow.CreatedAt,
+			&i.MemoryRow.ExpiresAt,
+			&i.MemoryRow.ArchivedAt,
+			&i.MemoryRow.ArchivedReason,
+			&i.MemoryRow.ArchivedBy,
+			&i.MemoryRow.SupersededBy,
+			&i.MemoryRow.IdempotencyKey,
+			&i.MemoryRow.Sensitive,
 			&i.Sim,
 		); err != nil {
 			return nil, err
@@ -287,7 +363,7 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 }
 
 const memoryGetByID = `-- name: MemoryGetByID :one
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories WHERE id = $1
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories WHERE id = $1
 `
 
 func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Memory, error) {
@@ -317,24 +393,35 @@ func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 		&i.ArchivedBy,
 		&i.SupersededBy,
 		&i.IdempotencyKey,
-		&i.Search,
 		&i.Sensitive,
+		&i.Cues,
+		&i.Embedding,
+		&i.Search,
 	)
 	return i, err
 }
 
 const memoryInsert = `-- name: MemoryInsert :one
-INSERT INTO memories (
-    team_id, scope, subject_type, subject_id, kind, content, normalized,
-    source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-    observed_at, expires_at, idempotency_key, sensitive
-) VALUES (
-    $1, $2, $3, $4, $5, $6, $7,
-    $8, $9, $10, $11, $12, $13, $14,
-    $15, $16, $17, $18
+WITH ins AS (
+    INSERT INTO memories (
+        team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
+        source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
+        observed_at, expires_at, idempotency_key, sensitive, embedding
+    ) VALUES (
+        $1, $2, $3, $4, $5, $6, $7, $8,
+        $9, $10, $11, $12, $13, $14, $15,
+        $16, $17, $18, $19, $20::real[]
+    )
+    ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
+    RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
+), words AS (
+    INSERT INTO memory_words (team_id, word)
+    SELECT DISTINCT ins.team_id, w
+    FROM ins, regexp_split_to_table(lower(ins.content || ' ' || ins.cues), '[^[:alnum:]]+') AS w
+    WHERE length(w) BETWEEN 3 AND 40 AND w ~ '[[:alpha:]]'
+    ON CONFLICT DO NOTHING
 )
-ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM ins
 `
 
 type MemoryInsertParams struct {
@@ -345,6 +432,7 @@ type MemoryInsertParams struct {
 	Kind           string     `json:"kind"`
 	Content        string     `json:"content"`
 	Normalized     string     `json:"normalized"`
+	Cues           string     `json:"cues"`
 	SourceKey      string     `json:"sourceKey"`
 	ChannelID      string     `json:"channelId"`
 	Visibility     string     `json:"visibility"`
@@ -356,9 +444,43 @@ type MemoryInsertParams struct {
 	ExpiresAt      *time.Time `json:"expiresAt"`
 	IdempotencyKey string     `json:"idempotencyKey"`
 	Sensitive      string     `json:"sensitive"`
+	Embedding      []float32  `json:"embedding"`
 }
 
-func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertParams) (Memory, error) {
+type MemoryInsertRow struct {
+	ID             uuid.UUID   `json:"id"`
+	TeamID         string      `json:"teamId"`
+	Scope          string      `json:"scope"`
+	SubjectType    string      `json:"subjectType"`
+	SubjectID      string      `json:"subjectId"`
+	Kind           string      `json:"kind"`
+	Content        string      `json:"content"`
+	Normalized     string      `json:"normalized"`
+	SourceKey      string      `json:"sourceKey"`
+	ChannelID      string      `json:"channelId"`
+	Visibility     string      `json:"visibility"`
+	ActorID        string      `json:"actorId"`
+	ActorName      string      `json:"actorName"`
+	WrittenBy      string      `json:"writtenBy"`
+	MessageTs      string      `json:"messageTs"`
+	ObservedAt     time.Time   `json:"observedAt"`
+	CreatedAt      time.Time   `json:"createdAt"`
+	ExpiresAt      *time.Time  `json:"expiresAt"`
+	ArchivedAt     *time.Time  `json:"archivedAt"`
+	ArchivedReason *string     `json:"archivedReason"`
+	ArchivedBy     *string     `json:"archivedBy"`
+	SupersededBy   *uuid.UUID  `json:"supersededBy"`
+	IdempotencyKey string      `json:"idempotencyKey"`
+	Sensitive      string      `json:"sensitive"`
+	Cues           string      `json:"cues"`
+	Embedding      []float32   `json:"embedding"`
+	Search         interface{} `json:"search"`
+}
+
+// Stores a memory and, in the same statement, its words for the typo
+// correction of short queries (MemoryWordFixes): visible to the next search
+// at once, like the row.
+func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertParams) (MemoryInsertRow, error) {
 	row := db.QueryRow(ctx, memoryInsert,
 		arg.TeamID,
 		arg.Scope,
@@ -367,6 +489,7 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		arg.Kind,
 		arg.Content,
 		arg.Normalized,
+		arg.Cues,
 		arg.SourceKey,
 		arg.ChannelID,
 		arg.Visibility,
@@ -378,8 +501,9 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		arg.ExpiresAt,
 		arg.IdempotencyKey,
 		arg.Sensitive,
+		arg.Embedding,
 	)
-	var i Memory
+	var i MemoryInsertRow
 	err := row.Scan(
 		&i.ID,
 		&i.TeamID,
@@ -404,14 +528,16 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		&i.ArchivedBy,
 		&i.SupersededBy,
 		&i.IdempotencyKey,
-		&i.Search,
 		&i.Sensitive,
+		&i.Cues,
+		&i.Embedding,
+		&i.Search,
 	)
 	return i, err
 }
 
 const memoryListByIDPrefix = `-- name: MemoryListByIDPrefix :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
 WHERE team_id = $1 AND id::text LIKE $2::text || '%'
 ORDER BY created_at DESC
 LIMIT 10
@@ -455,8 +581,10 @@ func (q *Queries) MemoryListByIDPrefix(ctx context.Context, db DBTX, arg MemoryL
 			&i.ArchivedBy,
 			&i.SupersededBy,
 			&i.IdempotencyKey,
-			&i.Search,
 			&i.Sensitive,
+			&i.Cues,
+			&i.Embedding,
+			&i.Search,
 		); err != nil {
 			return nil, err
 		}
@@ -469,7 +597,7 @@ func (q *Queries) MemoryListByIDPrefix(ctx context.Context, db DBTX, arg MemoryL
 }
 
 const memoryListBySubject = `-- name: MemoryListBySubject :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
 WHERE team_id = $1
   AND ((NOT $2::boolean AND scope = 'personal' AND subject_id = $3)
        OR ($2::boolean AND scope <> 'personal' AND actor_id = $3))
@@ -529,8 +657,10 @@ func (q *Queries) MemoryListBySubject(ctx context.Context, db DBTX, arg MemoryLi
 			&i.ArchivedBy,
 			&i.SupersededBy,
 			&i.IdempotencyKey,
-			&i.Search,
 			&i.Sensitive,
+			&i.Cues,
+			&i.Embedding,
+			&i.Search,
 		); err != nil {
 			return nil, err
 		}
@@ -543,7 +673,7 @@ func (q *Queries) MemoryListBySubject(ctx context.Context, db DBTX, arg MemoryLi
 }
 
 const memoryListForAdmin = `-- name: MemoryListForAdmin :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
 WHERE ($1::text IS NULL OR team_id = $1)
   AND ($2::text IS NULL OR (scope = 'personal' AND subject_id = $2))
   AND ($3::text IS NULL OR channel_id = $3)
@@ -609,8 +739,132 @@ func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryLis
 			&i.ArchivedBy,
 			&i.SupersededBy,
 			&i.IdempotencyKey,
-			&i.Search,
 			&i.Sensitive,
+			&i.Cues,
+			&i.Embedding,
+			&i.Search,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const memoryRecent = `-- name: MemoryRecent :many
+WITH cand AS (
+    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $1::text THEN 0.4 ELSE 0.3 END AS closeness
+     FROM memories m
+     WHERE m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $3::text AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND (m.channel_id = $4::text
+            OR (m.sensitive <> '' AND $5::boolean AND NOT $6::boolean)
+            OR (m.sensitive = '' AND (m.visibility = 'public' OR $5::boolean
+                                      OR ($6::boolean AND m.kind = 'preference'))))
+       AND true
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $7::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness
+     FROM memories m
+     WHERE m.team_id = $2 AND m.scope = 'conversation' AND m.source_key = $1::text AND m.archived_at IS NULL
+       AND (m.subject_type <> 'user' OR m.subject_id = $3::text)
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND true
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $7::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $1::text THEN 0.4 ELSE 0.2 END AS closeness
+     FROM memories m
+     WHERE m.team_id = $2 AND m.channel_id = $4::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND true
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $7::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $1::text THEN 0.4 ELSE 0.1 END AS closeness
+     FROM memories m
+     WHERE m.team_id = $2 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
+       AND m.channel_id <> $4::text AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND true
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $7::int)
+), top AS (
+    SELECT c.id, (c.closeness + 0.2 / (1 + date_part('epoch', now() - c.created_at) / 2592000))::float8 AS score
+    FROM cand c
+    ORDER BY score DESC, c.created_at DESC
+    LIMIT $7
+)
+SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, top.score
+FROM top JOIN memory_rows r ON r.id = top.id
+ORDER BY top.score DESC, r.created_at DESC
+`
+
+type MemoryRecentParams struct {
+	SourceKey     string `json:"sourceKey"`
+	TeamID        string `json:"teamId"`
+	ActorID       string `json:"actorId"`
+	ChannelID     string `json:"channelId"`
+	PrivateViewer bool   `json:"privateViewer"`
+	Apply         bool   `json:"apply"`
+	MaxResults    int32  `json:"maxResults"`
+}
+
+type MemoryRecentRow struct {
+	MemoryRow MemoryRow `json:"memoryRow"`
+	Score     float64   `json:"score"`
+}
+
+// Memories actor_id may see in one place, closest and newest first: the
+// same branches as MemorySearch, each read newest first from its index and
+// cut at max_results, then ranked by closeness of scope and recency.
+func (q *Queries) MemoryRecent(ctx context.Context, db DBTX, arg MemoryRecentParams) ([]MemoryRecentRow, error) {
+	rows, err := db.Query(ctx, memoryRecent,
+		arg.SourceKey,
+		arg.TeamID,
+		arg.ActorID,
+		arg.ChannelID,
+		arg.PrivateViewer,
+		arg.Apply,
+		arg.MaxResults,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MemoryRecentRow
+	for rows.Next() {
+		var i MemoryRecentRow
+		if err := rows.Scan(
+			&i.MemoryRow.ID,
+			&i.MemoryRow.TeamID,
+			&i.MemoryRow.Scope,
+			&i.MemoryRow.SubjectType,
+			&i.MemoryRow.SubjectID,
+			&i.MemoryRow.Kind,
+			&i.MemoryRow.Content,
+			&i.MemoryRow.Normalized,
+			&i.MemoryRow.Cues,
+			&i.MemoryRow.SourceKey,
+			&i.MemoryRow.ChannelID,
+			&i.MemoryRow.Visibility,
+			&i.MemoryRow.ActorID,
+			&i.MemoryRow.ActorName,
+			&i.MemoryRow.WrittenBy,
+			&i.MemoryRow.MessageTs,
+			&i.MemoryRow.ObservedAt,
+			&i.MemoryRow.CreatedAt,
+			&i.MemoryRow.ExpiresAt,
+			&i.MemoryRow.ArchivedAt,
+			&i.MemoryRow.ArchivedReason,
+			&i.MemoryRow.ArchivedBy,
+			&i.MemoryRow.SupersededBy,
+			&i.MemoryRow.IdempotencyKey,
+			&i.MemoryRow.Sensitive,
+			&i.Score,
 		); err != nil {
 			return nil, err
 		}
@@ -626,7 +880,7 @@ const memoryRestore = `-- name: MemoryRestore :one
 UPDATE memories
 SET archived_at = NULL, archived_reason = NULL, archived_by = NULL, superseded_by = NULL
 WHERE id = $1 AND archived_at IS NOT NULL
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, search, sensitive
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
 `
 
 func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Memory, error) {
@@ -656,81 +910,196 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 		&i.ArchivedBy,
 		&i.SupersededBy,
 		&i.IdempotencyKey,
-		&i.Search,
 		&i.Sensitive,
+		&i.Cues,
+		&i.Embedding,
+		&i.Search,
 	)
 	return i, err
 }
 
 const memorySearch = `-- name: MemorySearch :many
-SELECT m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.kind, m.content, m.normalized, m.source_key, m.channel_id, m.visibility, m.actor_id, m.actor_name, m.written_by, m.message_ts, m.observed_at, m.created_at, m.expires_at, m.archived_at, m.archived_reason, m.archived_by, m.superseded_by, m.idempotency_key, m.search, m.sensitive, (
-    CASE WHEN $1::text = '' THEN 0
-         ELSE ts_rank(m.search, websearch_to_tsquery('english', $1::text)) * 2
-              + CASE WHEN $2::boolean THEN word_similarity($1::text, m.content) ELSE 0 END END
-    + CASE WHEN m.source_key = $3::text THEN 0.4
-           WHEN m.channel_id = $4::text AND m.scope <> 'personal' THEN 0.3
-           WHEN m.scope = 'personal' THEN 0.2
-           ELSE 0.1 END
-    + 0.2 / (1 + extract(epoch FROM now() - m.observed_at) / 2592000)
-)::float8 AS score
-FROM memories m
-WHERE m.team_id = $5
-  AND m.archived_at IS NULL
-  AND (m.expires_at IS NULL OR m.expires_at > now())
-  AND (
-        (m.scope = 'personal' AND m.subject_id = $6::text
-            AND (m.channel_id = $4::text
-                 OR (m.sensitive <> '' AND $7::boolean AND NOT $8::boolean)
-                 OR (m.sensitive = '' AND (m.visibility = 'public' OR $7::boolean
-                                           OR ($8::boolean AND m.kind = 'preference')))))
-     OR (m.scope = 'conversation' AND m.source_key = $3::text
-         AND (m.subject_type <> 'user' OR m.subject_id = $6::text))
-     OR (m.scope = 'channel' AND m.channel_id = $4::text)
-     OR (m.scope = 'workspace' AND (m.channel_id = $4::text OR (m.sensitive = '' AND m.visibility = 'public')))
-  )
-  AND (NOT $9::boolean OR $1::text = ''
-       OR m.search @@ websearch_to_tsquery('english', $1::text)
-       OR ($2::boolean AND word_similarity($1::text, m.content) > 0.3))
-ORDER BY score DESC, m.created_at DESC
-LIMIT $10
+WITH lex AS (
+    SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $1::text))) AS l
+), q AS (
+    SELECT coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery AS any_q,
+           coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l = ANY($2::text[])), '')::tsquery AS common_q,
+           coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l <> ALL($2::text[])), '')::tsquery AS rare_q
+    FROM lex
+), cand AS (
+    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
+     FROM memories m
+     WHERE m.team_id = $4 AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND (m.channel_id = $6::text
+            OR (m.sensitive <> '' AND $7::boolean AND NOT $8::boolean)
+            OR (m.sensitive = '' AND (m.visibility = 'public' OR $7::boolean
+                                      OR ($8::boolean AND m.kind = 'preference'))))
+       AND ts_match_vq(m.search, (SELECT q.any_q FROM q))
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $9::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
+     FROM memories m
+     WHERE m.team_id = $4 AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND (m.channel_id = $6::text
+            OR (m.sensitive <> '' AND $7::boolean AND NOT $8::boolean)
+            OR (m.sensitive = '' AND (m.visibility = 'public' OR $7::boolean
+                                      OR ($8::boolean AND m.kind = 'preference'))))
+       AND m.kind = 'preference'
+       AND $10::int > 0
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $10::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness, false AS fill
+     FROM memories m
+     WHERE m.team_id = $4 AND m.scope = 'conversation' AND m.source_key = $3::text AND m.archived_at IS NULL
+       AND (m.subject_type <> 'user' OR m.subject_id = $5::text)
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND ($11::boolean OR ts_match_vq(m.search, (SELECT q.any_q FROM q)))
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $9::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, true AS fill
+     FROM memories m
+     WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND $11::boolean
+       AND m.created_at > '-infinity'
+     ORDER BY m.created_at DESC LIMIT $12::int)
+    UNION ALL
+    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness, x.fill FROM (
+         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
+         FROM memories m
+         WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
+           AND (m.expires_at IS NULL OR m.expires_at > now())
+           AND (SELECT numnode(q.common_q) FROM q) > 0
+           AND m.created_at > '-infinity'
+         ORDER BY m.created_at DESC LIMIT $13::int
+     ) x
+     WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
+     LIMIT $9::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
+     FROM memories m
+     WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
+       AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND m.search @@ (SELECT q.rare_q FROM q)
+     LIMIT $9::int)
+    UNION ALL
+    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness, x.fill FROM (
+         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
+         FROM memories m
+         WHERE m.team_id = $4 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
+           AND m.channel_id <> $6::text AND (m.expires_at IS NULL OR m.expires_at > now())
+           AND (SELECT numnode(q.common_q) FROM q) > 0
+           AND m.created_at > '-infinity'
+         ORDER BY m.created_at DESC LIMIT $13::int
+     ) x
+     WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
+     LIMIT $9::int)
+    UNION ALL
+    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
+     FROM memories m
+     WHERE m.team_id = $4 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
+       AND m.channel_id <> $6::text AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND m.search @@ (SELECT q.rare_q FROM q)
+     LIMIT $9::int)
+), scored AS (
+    SELECT DISTINCT ON (c.id) c.id, c.created_at, c.kind, c.closeness, c.fill,
+           c.search @@ q.any_q AS matched, ts_rank(c.search, q.any_q) AS rank
+    FROM cand c, q
+    ORDER BY c.id, c.fill
+), ranked AS (
+    SELECT s.id, s.matched, s.kind,
+           (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000)
+            + CASE WHEN $14::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END
+            - CASE WHEN s.fill AND NOT s.matched THEN 1 ELSE 0 END)::float8 AS score,
+           row_number() OVER (PARTITION BY s.kind = 'preference' ORDER BY s.matched DESC, s.rank DESC, s.created_at DESC) AS pref_rank
+    FROM scored s
+), top AS (
+    SELECT r.id, r.score, r.matched::boolean AS matched, (r.kind = 'preference' AND r.pref_rank <= $10::int)::boolean AS reserved
+    FROM ranked r
+    WHERE r.matched OR $11::boolean OR (r.kind = 'preference' AND r.pref_rank <= $10::int)
+    ORDER BY reserved DESC, r.score DESC
+    LIMIT $12::int
+)
+SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, top.score, top.matched, top.reserved
+FROM top JOIN memory_rows r ON r.id = top.id
+ORDER BY top.reserved DESC, top.score DESC, r.created_at DESC
 `
 
 type MemorySearchParams struct {
-	Query         string `json:"query"`
-	Fuzzy         bool   `json:"fuzzy"`
-	SourceKey     string `json:"sourceKey"`
-	ChannelID     string `json:"channelId"`
-	TeamID        string `json:"teamId"`
-	ActorID       string `json:"actorId"`
-	PrivateViewer bool   `json:"privateViewer"`
-	Apply         bool   `json:"apply"`
-	RequireMatch  bool   `json:"requireMatch"`
-	MaxResults    int32  `json:"maxResults"`
+	Words         string   `json:"words"`
+	Common        []string `json:"common"`
+	SourceKey     string   `json:"sourceKey"`
+	TeamID        string   `json:"teamId"`
+	ActorID       string   `json:"actorId"`
+	ChannelID     string   `json:"channelId"`
+	PrivateViewer bool     `json:"privateViewer"`
+	Apply         bool     `json:"apply"`
+	Pool          int32    `json:"pool"`
+	Reserve       int32    `json:"reserve"`
+	ThreadAny     bool     `json:"threadAny"`
+	RowLimit      int32    `json:"rowLimit"`
+	Scan          int32    `json:"scan"`
+	AboutActor    bool     `json:"aboutActor"`
 }
 
 type MemorySearchRow struct {
-	Memory Memory  `json:"memory"`
-	Score  float64 `json:"score"`
+	MemoryRow MemoryRow `json:"memoryRow"`
+	Score     float64   `json:"score"`
+	Matched   bool      `json:"matched"`
+	Reserved  bool      `json:"reserved"`
 }
 
-// Memories @actor_id may see in one place, ranked by text match, closeness
-// of scope and recency. The WHERE clause mirrors memory.Visible, the one
-// visibility rule (memory's tests check that the two agree); @private_viewer
-// is set when only the actor will see the answer, @apply when the memories
-// shape the bot's answer rather than being shown. Full-text search always
-// counts; trigram word similarity only for short queries (@fuzzy).
+// Memories the actor may see in one place that match a query, best first.
+//
+// The WHERE clauses mirror memory.Visible, the one visibility rule, as one
+// branch per scope (memory's tests check that the two agree): the asker's
+// personal memories, this thread's, this channel's (channel and workspace
+// scope), and public workspace memories said elsewhere. private_viewer is
+// set when only the actor will see the answer, apply when the memories
+// shape the bot's answer rather than being shown.
+//
+// Cost grows with the matches read, not with the rows visible. The query's
+// words (in words) are split into common lexemes (common, from the
+// planner's statistics: see db.Memories.Search) and rare ones. In the large
+// branches (this channel, the public workspace) a common lexeme is looked
+// for among the branch's newest scan memories, read from a B-tree that
+// carries the text vector (no table access), keeping the newest pool that
+// match; a rare one is looked up in a GIN index, up to pool matches. The
+// small branches (the asker's own memories, this thread's) are read newest
+// first from their B-trees. ts_match_vq is the @@ operator called as a
+// function, which no index can take: where it is used, the B-tree read is
+// meant. Every plan suits every query, so the statement is planned once
+// per connection (see db.recallSettings).
+//
+// Only those candidates are ranked: text match (ts_rank: content A, cues
+// B), closeness of scope (this thread > the asker's own > this channel >
+// the workspace; the asker's own that match first when about_actor, a
+// question about themselves) and recency. With thread_any (auto-recall),
+// this thread's memories are candidates without a match, and this
+// channel's newest fill the slots the matches leave (ranked below them). Up to
+// reserve of the asker's own preferences are kept whatever their rank
+// (reserved), the most relevant first, then the newest.
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
-		arg.Query,
-		arg.Fuzzy,
+		arg.Words,
+		arg.Common,
 		arg.SourceKey,
-		arg.ChannelID,
 		arg.TeamID,
 		arg.ActorID,
+		arg.ChannelID,
 		arg.PrivateViewer,
 		arg.Apply,
-		arg.RequireMatch,
-		arg.MaxResults,
+		arg.Pool,
+		arg.Reserve,
+		arg.ThreadAny,
+		arg.RowLimit,
+		arg.Scan,
+		arg.AboutActor,
 	)
 	if err != nil {
 		return nil, err
@@ -740,32 +1109,34 @@ func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchPar
 	for rows.Next() {
 		var i MemorySearchRow
 		if err := rows.Scan(
-			&i.Memory.ID,
-			&i.Memory.TeamID,
-			&i.Memory.Scope,
-			&i.Memory.SubjectType,
-			&i.Memory.SubjectID,
-			&i.Memory.Kind,
-			&i.Memory.Content,
-			&i.Memory.Normalized,
-			&i.Memory.SourceKey,
-			&i.Memory.ChannelID,
-			&i.Memory.Visibility,
-			&i.Memory.ActorID,
-			&i.Memory.ActorName,
-			&i.Memory.WrittenBy,
-			&i.Memory.MessageTs,
-			&i.Memory.ObservedAt,
-			&i.Memory.CreatedAt,
-			&i.Memory.ExpiresAt,
-			&i.Memory.ArchivedAt,
-			&i.Memory.ArchivedReason,
-			&i.Memory.ArchivedBy,
-			&i.Memory.SupersededBy,
-			&i.Memory.IdempotencyKey,
-			&i.Memory.Search,
-			&i.Memory.Sensitive,
+			&i.MemoryRow.ID,
+			&i.MemoryRow.TeamID,
+			&i.MemoryRow.Scope,
+			&i.MemoryRow.SubjectType,
+			&i.MemoryRow.SubjectID,
+			&i.MemoryRow.Kind,
+			&i.MemoryRow.Content,
+			&i.MemoryRow.Normalized,
+			&i.MemoryRow.Cues,
+			&i.MemoryRow.SourceKey,
+			&i.MemoryRow.ChannelID,
+			&i.MemoryRow.Visibility,
+			&i.MemoryRow.ActorID,
+			&i.MemoryRow.ActorName,
+			&i.MemoryRow.WrittenBy,
+			&i.MemoryRow.MessageTs,
+			&i.MemoryRow.ObservedAt,
+			&i.MemoryRow.CreatedAt,
+			&i.MemoryRow.ExpiresAt,
+			&i.MemoryRow.ArchivedAt,
+			&i.MemoryRow.ArchivedReason,
+			&i.MemoryRow.ArchivedBy,
+			&i.MemoryRow.SupersededBy,
+			&i.MemoryRow.IdempotencyKey,
+			&i.MemoryRow.Sensitive,
 			&i.Score,
+			&i.Matched,
+			&i.Reserved,
 		); err != nil {
 			return nil, err
 		}
@@ -786,4 +1157,49 @@ SELECT pg_advisory_xact_lock(hashtext($1::text))
 func (q *Queries) MemorySubjectLock(ctx context.Context, db DBTX, lockKey string) error {
 	_, err := db.Exec(ctx, memorySubjectLock, lockKey)
 	return err
+}
+
+const memoryWordFixes = `-- name: MemoryWordFixes :many
+SELECT q.word::text AS typo, f.word AS fix
+FROM unnest($1::text[]) AS q(word)
+CROSS JOIN LATERAL (
+    SELECT d.word FROM memory_words d
+    WHERE d.team_id = $2 AND d.word % q.word
+    ORDER BY similarity(d.word, q.word) DESC, d.word
+    LIMIT 2
+) f
+WHERE NOT EXISTS (SELECT 1 FROM memory_words k WHERE k.team_id = $2 AND k.word = q.word)
+`
+
+type MemoryWordFixesParams struct {
+	Words  []string `json:"words"`
+	TeamID string   `json:"teamId"`
+}
+
+type MemoryWordFixesRow struct {
+	Typo string `json:"typo"`
+	Fix  string `json:"fix"`
+}
+
+// For each of words the workspace has never used, the nearest words it has
+// used (pg_trgm similarity, through the trigram index): the typo
+// correction of short queries.
+func (q *Queries) MemoryWordFixes(ctx context.Context, db DBTX, arg MemoryWordFixesParams) ([]MemoryWordFixesRow, error) {
+	rows, err := db.Query(ctx, memoryWordFixes, arg.Words, arg.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MemoryWordFixesRow
+	for rows.Next() {
+		var i MemoryWordFixesRow
+		if err := rows.Scan(&i.Typo, &i.Fix); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -58,8 +58,10 @@ type Memory struct {
 	ArchivedBy     *string     `json:"archivedBy"`
 	SupersededBy   *uuid.UUID  `json:"supersededBy"`
 	IdempotencyKey string      `json:"idempotencyKey"`
-	Search         interface{} `json:"search"`
 	Sensitive      string      `json:"sensitive"`
+	Cues           string      `json:"cues"`
+	Embedding      []float32   `json:"embedding"`
+	Search         interface{} `json:"search"`
 }
 
 type MemoryEvent struct {
@@ -72,6 +74,39 @@ type MemoryEvent struct {
 	Reason    string     `json:"reason"`
 	RelatedID *uuid.UUID `json:"relatedId"`
 	CreatedAt time.Time  `json:"createdAt"`
+}
+
+type MemoryRow struct {
+	ID             uuid.UUID  `json:"id"`
+	TeamID         string     `json:"teamId"`
+	Scope          string     `json:"scope"`
+	SubjectType    string     `json:"subjectType"`
+	SubjectID      string     `json:"subjectId"`
+	Kind           string     `json:"kind"`
+	Content        string     `json:"content"`
+	Normalized     string     `json:"normalized"`
+	Cues           string     `json:"cues"`
+	SourceKey      string     `json:"sourceKey"`
+	ChannelID      string     `json:"channelId"`
+	Visibility     string     `json:"visibility"`
+	ActorID        string     `json:"actorId"`
+	ActorName      string     `json:"actorName"`
+	WrittenBy      string     `json:"writtenBy"`
+	MessageTs      string     `json:"messageTs"`
+	ObservedAt     time.Time  `json:"observedAt"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	ExpiresAt      *time.Time `json:"expiresAt"`
+	ArchivedAt     *time.Time `json:"archivedAt"`
+	ArchivedReason *string    `json:"archivedReason"`
+	ArchivedBy     *string    `json:"archivedBy"`
+	SupersededBy   *uuid.UUID `json:"supersededBy"`
+	IdempotencyKey string     `json:"idempotencyKey"`
+	Sensitive      string     `json:"sensitive"`
+}
+
+type MemoryWord struct {
+	TeamID string `json:"teamId"`
+	Word   string `json:"word"`
 }
 
 type SessionMessage struct {

@@ -1,0 +1,101 @@
+// Command mnemo-bench is the bench command of `make bench`: it seeds the
+// corpora, measures recall, remember, prompt overhead and retrieval beside
+// their baselines, reads the Go benchmarks' output, prints one table and
+// writes it, with the machine's description, to bench/RESULTS.md. It is its
+// own binary so the fakes it uses are never linked into mnemo.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/mnemo-bot/mnemo/bench"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--out FILE]
+
+Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
+mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
+to --out.
+  --sizes      corpus sizes for recall (default 10000,100000,1000000)
+  --queries    recall queries per size (default 500)
+  --remember   remembers at the largest size, one at a time and as many concurrently (default 300)
+  --writers    concurrent writers for remember's throughput (default 4)
+  --gobench    output of go test -bench to include (searchTools, memory, threads)
+  --retrieval  the labelled corpus (default bench/testdata/retrieval.json)
+  --out        where to write the results (default bench/RESULTS.md)
+`
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mnemo-bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	sizes := fs.String("sizes", "10000,100000,1000000", "")
+	queries := fs.Int("queries", 500, "")
+	remember := fs.Int("remember", 300, "")
+	writers := fs.Int("writers", 4, "")
+	gobench := fs.String("gobench", "", "")
+	retrieval := fs.String("retrieval", "bench/testdata/retrieval.json", "")
+	out := fs.String("out", "bench/RESULTS.md", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n\n%s", err, usage)
+		return 2
+	}
+	server := getenv("DATABASE_URL")
+	if server == "" {
+		fmt.Fprintf(stderr, "mnemo-bench: DATABASE_URL is not set\n\n%s", usage)
+		return 2
+	}
+	cfg := bench.Config{Server: server, Queries: *queries, Remember: *remember, Writers: *writers,
+		GoBench: *gobench, Retrieval: *retrieval, Log: stderr}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(stderr, "mnemo-bench: bad size %q\n", s)
+			return 2
+		}
+		cfg.Sizes = append(cfg.Sizes, n)
+	}
+	report, err := bench.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, report.Table.Markdown())
+	for _, m := range report.Table.Misses() {
+		fmt.Fprintf(stdout, "missed: %s\n", m)
+	}
+	if err := os.WriteFile(*out, []byte(report.Markdown(commit())), 0o644); err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", *out)
+	return 0
+}
+
+func commit() string {
+	out, err := exec.Command("git", "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,207 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/bench/corpus"
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// statement is a query the store ran, as the driver sent it, with the
+// settings of its transaction.
+type statement struct {
+	name, sql, settings string
+	args                []any
+}
+
+// recorder is a pgx tracer that keeps the memory queries a store runs.
+type recorder struct {
+	mu       sync.Mutex
+	settings map[*pgx.Conn]string
+	got      []statement
+}
+
+var queryName = regexp.MustCompile(`^-- name: (\w+)`)
+
+func (r *recorder) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case strings.HasPrefix(d.SQL, "BEGIN"):
+		r.settings[c] = d.SQL
+	case d.SQL == "commit" || d.SQL == "rollback":
+		delete(r.settings, c)
+	default:
+		if m := queryName.FindStringSubmatch(d.SQL); m != nil && strings.HasPrefix(m[1], "Memory") {
+			r.got = append(r.got, statement{name: m[1], sql: d.SQL, settings: r.settings[c], args: d.Args})
+		}
+	}
+	return ctx
+}
+
+func (r *recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// Recall must cost what it matches, not what is stored: at 100,000
+// memories, no plan of the recall queries (auto-recall, the recall tool,
+// the listing, remember's candidates) reads the memories table whole, and
+// none is compiled by JIT. Each statement is explained as it ran: prepared
+// on the server and executed with its arguments, in a transaction with its
+// settings, so the plan is the one production uses.
+func TestRecallPlansReadNoTableWhole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	spec := corpus.Spec{Rows: 100_000, Seed: 7, Now: time.Now()}
+	require.NoError(t, corpus.Load(ctx, d.Pool, spec))
+
+	rec := &recorder{settings: map[*pgx.Conn]string{}}
+	cfg, err := pgxpool.ParseConfig(d.URL)
+	require.NoError(t, err)
+	cfg.ConnConfig.Tracer = rec
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	store := memory.New(db.New(pool), memory.Options{})
+
+	qs := spec.Queries(40)
+	for i, q := range qs {
+		v := memory.ViewerAt(q.Actor, q.Place)
+		_, err := store.ForPrompt(ctx, v, q.Message)
+		require.NoError(t, err)
+		_, err = store.Search(ctx, v, q.Tool, 10, true)
+		require.NoError(t, err)
+		if i%10 == 0 {
+			_, err = store.Search(ctx, v, "", 20, false)
+			require.NoError(t, err)
+			_, err = store.Search(ctx, v, "stagng databse", 10, true)
+			require.NoError(t, err)
+			out, err := store.Remember(ctx, memory.WriteRequest{
+				Actor: q.Actor, Place: q.Place, Scope: memory.ScopeChannel, Kind: memory.KindProcedure,
+				Content:   fmt.Sprintf("Deploys of the payments service go out on Tuesdays after QA sign-off, batch %d", i),
+				WrittenBy: provenance.ByExplicit,
+			})
+			require.NoError(t, err)
+			require.Equal(t, memory.Stored, out.Status, out.Reason)
+		}
+	}
+
+	// Control: the check below does see a whole-table read.
+	control := explain(t, d.Pool, statement{name: "control", sql: "SELECT count(*) FROM memories WHERE content ILIKE $1", args: []any{"%deploy%"}})
+	require.NotEmpty(t, tableReads(t, control))
+
+	seen := map[string]int{}
+	for _, s := range rec.got {
+		if s.name == "MemoryInsert" || s.name == "MemoryEventInsert" || s.name == "MemorySubjectLock" || s.name == "MemoryGetByID" {
+			continue
+		}
+		plan := explain(t, d.Pool, s)
+		seen[s.name]++
+		require.NotContains(t, plan, "JIT", "%s is JIT-compiled", s.name)
+		require.Empty(t, tableReads(t, plan), "%s reads the memories table whole:\n%s", s.name, plan)
+		if s.name == "MemoryFindSimilar" {
+			walk(root(t, plan), func(n map[string]any) {
+				if n["CTE Name"] == "cand" {
+					require.LessOrEqual(t, n["Actual Rows"], float64(64), "similarity() runs on a bounded set")
+				}
+			})
+		}
+	}
+	for _, name := range []string{"MemorySearch", "MemoryRecent", "MemoryWordFixes", "MemoryFindSimilar"} {
+		require.Positive(t, seen[name], "%s was explained", name)
+	}
+}
+
+// explain runs EXPLAIN (ANALYZE, BUFFERS) on s as the store ran it.
+func explain(t *testing.T, pool *pgxpool.Pool, s statement) string {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if s.settings != "" {
+		_, err := tx.Exec(ctx, strings.TrimPrefix(strings.TrimPrefix(s.settings, "BEGIN READ ONLY;"), "BEGIN;"))
+		require.NoError(t, err)
+	}
+	// A prepared statement outlives the transaction.
+	_, err = tx.Exec(ctx, "PREPARE recall_stmt AS "+s.sql)
+	require.NoError(t, err, s.name)
+	defer tx.Exec(ctx, "DEALLOCATE recall_stmt") //nolint:errcheck
+	lits := make([]string, len(s.args))
+	for i, a := range s.args {
+		lits[i] = literal(t, a)
+	}
+	var plan string
+	err = tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE recall_stmt("+strings.Join(lits, ", ")+")").Scan(&plan)
+	require.NoError(t, err, s.name)
+	return plan
+}
+
+func literal(t *testing.T, a any) string {
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	switch v := a.(type) {
+	case string:
+		return quote(v)
+	case bool, int, int32, int64, float32, float64:
+		return fmt.Sprint(v)
+	case uuid.UUID:
+		return quote(v.String())
+	case []string:
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = quote(s)
+		}
+		return "ARRAY[" + strings.Join(q, ", ") + "]::text[]"
+	case []uuid.UUID:
+		q := make([]string, len(v))
+		for i, id := range v {
+			q[i] = quote(id.String())
+		}
+		return "ARRAY[" + strings.Join(q, ", ") + "]::uuid[]"
+	}
+	t.Fatalf("no literal for %T", a)
+	return ""
+}
+
+func root(t *testing.T, plan string) map[string]any {
+	var out []struct {
+		Plan map[string]any `json:"Plan"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(plan), &out))
+	return out[0].Plan
+}
+
+// tableReads lists the plan's sequential scans of memories.
+func tableReads(t *testing.T, plan string) []string {
+	var out []string
+	walk(root(t, plan), func(n map[string]any) {
+		if n["Node Type"] == "Seq Scan" && n["Relation Name"] == "memories" {
+			out = append(out, fmt.Sprint(n["Alias"]))
+		}
+	})
+	return out
+}
+
+func walk(n map[string]any, f func(map[string]any)) {
+	f(n)
+	kids, _ := n["Plans"].([]any)
+	for _, k := range kids {
+		if m, ok := k.(map[string]any); ok {
+			walk(m, f)
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/llm"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// put writes a memory the way the write path does once the review's cues
+// are wired in, aged by age.
+func (b *testBundle) put(t *testing.T, actor provenance.Actor, place provenance.Place, scope memory.Scope, kind memory.Kind, content string, cues []string, age time.Duration) memory.Memory {
+	t.Helper()
+	ctx := context.Background()
+	subject := map[memory.Scope]string{
+		memory.ScopePersonal: actor.ID, memory.ScopeConversation: place.SourceKey,
+		memory.ScopeChannel: place.Channel, memory.ScopeWorkspace: place.Team,
+	}[scope]
+	row, err := b.db.DB.Memories().Insert(ctx, db.MemoryInsert{
+		Team: place.Team, Scope: string(scope), SubjectType: string(scope.DefaultSubject()), SubjectID: subject, Kind: string(kind),
+		Content: content, Normalized: memory.Normalize(content), Cues: cues, SourceKey: place.SourceKey,
+		ChannelID: place.Channel, Visibility: string(place.Visibility), ActorID: actor.ID, ActorName: actor.Name,
+		WrittenBy: "explicit", ObservedAt: time.Now().Add(-age), IdempotencyKey: uuid.NewString(),
+	})
+	require.NoError(t, err)
+	_, err = b.db.Pool.Exec(ctx, "UPDATE memories SET created_at = now() - $2::interval WHERE id = $1", row.ID, fmt.Sprintf("%d seconds", int(age.Seconds())))
+	require.NoError(t, err)
+	m, err := b.store.Get(ctx, row.ID)
+	require.NoError(t, err)
+	return m
+}
+
+func contents(ms []memory.Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Content
+	}
+	return out
+}
+
+// timeNotes are channel notes that all contain "time", as in the issue.
+func timeNotes(n int) []string {
+	subjects := []string{"payments", "search", "billing", "checkout", "auth", "mobile app", "web app", "ledger", "reporting", "inventory"}
+	forms := []string{
+		"Build time for %s dropped to %d minutes after caching",
+		"Response time alerts for %s fire above %d ms",
+		"The %s team demo is at lunch time every %d weeks",
+		"On-call handover for %s happens at %d:00 local time",
+		"Standup time for the %s team moved to %d:30",
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf(forms[i%len(forms)], subjects[(i/len(forms))%len(subjects)], 10+i)
+	}
+	return out
+}
+
+// The issue's buried personal memory: Alice said where she lives three
+// months ago; the channel she asks in has 50 newer notes that contain
+// "time". Her memory, found through its cues, comes first.
+func TestBuriedTimezoneRanksThePersonalMemoryFirst(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := user("UA"), user("UB")
+	tz := b.put(t, alice, publicThread, memory.ScopePersonal, memory.KindKnowledge, "Located in San Francisco and uses Pacific Time",
+		[]string{"timezone", "time zone", "what time is it", "local time", "PT", "Pacific", "where based"}, 90*24*time.Hour)
+	for i, note := range timeNotes(50) {
+		b.put(t, bob, otherPublic, memory.ScopeChannel, memory.KindKnowledge, note, []string{"schedule", "performance"}, time.Duration(i)*time.Hour)
+	}
+	ask := provenance.Place{Team: team, Channel: otherPublic.Channel, SourceKey: "slack:T1:C2:1800000900.000100", Visibility: provenance.Public}
+
+	got, err := b.store.ForPrompt(context.Background(), memory.ViewerAt(alice, ask), "what time is it for me?")
+	require.NoError(t, err)
+	require.Len(t, got, memory.PromptMemories, "the channel notes compete for the prompt")
+	require.Equal(t, tz.Content, got[0].Content, "auto-recall: %q", contents(got))
+
+	found, err := b.store.Search(context.Background(), memory.ViewerAt(alice, ask), "what time is it for me?", 5, true)
+	require.NoError(t, err)
+	require.Equal(t, tz.Content, found[0].Content, "recall tool: %q", contents(found))
+
+	// Control: for Bob, who has no such memory, the prompt is all channel notes.
+	other, err := b.store.ForPrompt(context.Background(), memory.ViewerAt(bob, ask), "what time is it for me?")
+	require.NoError(t, err)
+	require.Len(t, other, memory.PromptMemories)
+	require.NotContains(t, contents(other), tz.Content)
+}
+
+// Up to three of the asker's own preferences reach the prompt however many
+// channel memories match the question better; the one that matches comes
+// first among them.
+func TestReservedPreferencesSurviveChannelNoise(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := user("UA"), user("UB")
+	prefs := []string{"Prefers replies in French", "Prefers dates written as ISO 8601", "Likes answers as short bullet points"}
+	for i, p := range prefs {
+		b.put(t, alice, dmAlice, memory.ScopePersonal, memory.KindPreference, p, nil, time.Duration(i+1)*time.Hour)
+	}
+	deployPref := b.put(t, alice, dmAlice, memory.ScopePersonal, memory.KindPreference, "Wants deploy summaries to list the risks first", nil, 30*24*time.Hour)
+	for i := range 20 {
+		b.put(t, bob, publicThread, memory.ScopeChannel, memory.KindProcedure,
+			fmt.Sprintf("Deploys of the payments service number %d go out after QA sign-off", i), []string{"deploy", "release"}, time.Duration(i)*time.Minute)
+	}
+	ask := publicThread2
+
+	got, err := b.store.ForPrompt(context.Background(), memory.ViewerAt(alice, ask), "how do we deploy the payments service?")
+	require.NoError(t, err)
+	require.Len(t, got, memory.PromptMemories)
+	var personal []string
+	for _, m := range got {
+		if m.Scope == memory.ScopePersonal {
+			personal = append(personal, m.Content)
+		}
+	}
+	require.Len(t, personal, memory.PromptReserved, "%q", contents(got))
+	require.Equal(t, deployPref.Content, personal[0], "the preference that matches is the most relevant")
+
+	// Control: Bob has no preferences; his prompt is channel procedures.
+	other, err := b.store.ForPrompt(context.Background(), memory.ViewerAt(bob, ask), "how do we deploy the payments service?")
+	require.NoError(t, err)
+	require.Len(t, other, memory.PromptMemories)
+	for _, m := range other {
+		require.Equal(t, memory.ScopeChannel, m.Scope)
+	}
+}
+
+// A question that shares no word with a memory's content finds it through
+// the cues the review wrote.
+func TestRecallMatchesCues(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob := user("UA"), user("UB")
+	b.put(t, alice, publicThread, memory.ScopePersonal, memory.KindPreference, "Prefers Neovim for writing code",
+		[]string{"editor", "text editor", "IDE", "which editor", "coding setup"}, time.Hour)
+	b.put(t, bob, publicThread, memory.ScopePersonal, memory.KindPreference, "Prefers Emacs for writing code", nil, time.Hour)
+
+	got, err := b.store.Search(context.Background(), memory.ViewerAt(alice, publicThread), "what editor do I use?", 5, true)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Prefers Neovim for writing code"}, contents(got))
+
+	// Bob's memory has no cues: the same question misses it, while its own
+	// words find it.
+	got, err = b.store.Search(context.Background(), memory.ViewerAt(bob, publicThread), "what editor do I use?", 5, true)
+	require.NoError(t, err)
+	require.Empty(t, got)
+	got, err = b.store.Search(context.Background(), memory.ViewerAt(bob, publicThread), "emacs", 5, true)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Prefers Emacs for writing code"}, contents(got))
+}
+
+// A short query whose every word is misspelled is corrected to the words
+// the workspace uses.
+func TestRecallCorrectsTypos(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	b.remember(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The staging database is refreshed nightly")
+	b.remember(t, alice, publicThread, memory.ScopeChannel, memory.KindProcedure, "Deploys go out on Tuesdays after QA sign-off")
+
+	got, err := b.store.Search(context.Background(), memory.ViewerAt(alice, publicThread), "stagng databse", 5, true)
+	require.NoError(t, err)
+	require.Equal(t, []string{"The staging database is refreshed nightly"}, contents(got))
+
+	got, err = b.store.Search(context.Background(), memory.ViewerAt(alice, publicThread), "qxzv wplk", 5, true)
+	require.NoError(t, err)
+	require.Empty(t, got, "words near none of the workspace's match nothing")
+}
+
+func embedder(t *testing.T, url string) llm.Embedder {
+	return llm.NewEmbedder("test-key", url+"/v1", "text-embedding-3-small", llm.WithRetryPolicy(llm.RetryPolicy{MaxAttempts: 1}))
+}
+
+// With an embedder, a paraphrase that shares no word and no cue with a
+// memory finds it; the memory's vector is computed once and stored.
+func TestEmbeddingsFindParaphrases(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	neovim := b.put(t, alice, publicThread, memory.ScopePersonal, memory.KindPreference, "Prefers Neovim for writing code", nil, time.Hour)
+	b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The staging database is refreshed nightly", nil, time.Hour)
+	v := memory.ViewerAt(alice, publicThread)
+
+	// Control: by text alone the paraphrase finds nothing.
+	got, err := b.store.Search(context.Background(), v, "which IDE do I like", 5, true)
+	require.NoError(t, err)
+	require.Empty(t, got)
+
+	model := fakellm.New(t, nil)
+	withEmbeddings := memory.New(b.db.DB, memory.Options{Embedder: embedder(t, model.URL)})
+	got, err = withEmbeddings.Search(context.Background(), v, "which IDE do I like", 5, true)
+	require.NoError(t, err)
+	require.Equal(t, []string{neovim.Content}, contents(got))
+
+	stored, err := b.db.DB.Memories().Embeddings(context.Background(), []uuid.UUID{neovim.ID})
+	require.NoError(t, err)
+	require.Len(t, stored[neovim.ID], fakellm.Dim)
+	reqs := model.EmbedRequests()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "which IDE do I like", reqs[0].Input[0])
+	require.Len(t, reqs[0].Input, 3, "the query and both memories, in one request")
+
+	_, err = withEmbeddings.Search(context.Background(), v, "what editor do I prefer", 5, true)
+	require.NoError(t, err)
+	reqs = model.EmbedRequests()
+	require.Len(t, reqs, 2)
+	require.Equal(t, []string{"what editor do I prefer"}, reqs[1].Input, "stored vectors are not computed again")
+}
+
+// A failing embeddings endpoint leaves recall as it is without one.
+func TestEmbeddingFailureFallsBackToText(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The staging database is refreshed nightly", nil, time.Hour)
+	var calls atomic.Int32
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "overloaded", "type": "server_error"}})
+	}))
+	t.Cleanup(down.Close)
+	s := memory.New(b.db.DB, memory.Options{Embedder: embedder(t, down.URL)})
+	got, err := s.Search(context.Background(), memory.ViewerAt(alice, publicThread), "when is the staging database refreshed", 5, true)
+	require.NoError(t, err)
+	require.Equal(t, []string{"The staging database is refreshed nightly"}, contents(got))
+	require.EqualValues(t, 1, calls.Load(), "the embedder was asked, and failed")
+}
