@@ -55,22 +55,21 @@ func (s *LocalSession) tick() threads.TS {
 // text is the sentence a person should read.
 func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
 	surface := &localSurface{s: s}
-	_, err := s.runner.Run(ctx, Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}, surface)
-	if err != nil {
-		if surface.notice != "" {
-			return "", errors.New(surface.notice)
-		}
+	res, err := s.runner.Run(ctx, Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}, surface)
+	switch {
+	case err != nil:
 		return "", err
+	case res.Failure != "":
+		return "", errors.New(res.Failure)
 	}
 	return surface.reply, nil
 }
 
-// localSurface is the terminal: no reactions, no backfill; the reply and any
-// notice are handed back to Say.
+// localSurface is the terminal: no reactions, no backfill; the reply is
+// handed back to Say, and a notice comes back as Run's Result.Failure.
 type localSurface struct {
-	s      *LocalSession
-	reply  string
-	notice string
+	s     *LocalSession
+	reply string
 }
 
 func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS) ([]threads.Message, error) {
@@ -79,10 +78,10 @@ func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS) ([]thr
 
 func (l *localSurface) Progress(context.Context, Post, Phase) {}
 
-func (l *localSurface) Reply(_ context.Context, key threads.Key, text string) ([]threads.Message, error) {
-	l.reply = text
-	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: "mnemo", Name: "mnemo"}
-	return []threads.Message{{TS: l.s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: text}}, nil
+func (l *localSurface) Reply(_ context.Context, d Delivery) ([]threads.Message, error) {
+	l.reply = d.Text
+	bot := provenance.Actor{Kind: provenance.KindBot, Team: d.Post.Key.Team, ID: "mnemo", Name: "mnemo"}
+	return []threads.Message{{TS: l.s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: d.Text}}, nil
 }
 
-func (l *localSurface) Notify(_ context.Context, _ threads.Key, sentence string) { l.notice = sentence }
+func (l *localSurface) Notify(context.Context, Delivery) error { return nil }

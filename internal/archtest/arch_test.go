@@ -28,7 +28,9 @@ var layers = map[string][]string{
 	"memory":             {"db", "llm", "provenance", "threads", "tools"},
 	"learn":              {"db", "llm", "memory", "provenance", "threads"},
 	"agent":              {"db", "llm", "memory", "provenance", "threads", "tools"},
-	"slackapp":           {"agent", "db", "memory", "provenance", "threads", "tools"},
+	"inbox":              {"db", "threads"},
+	"ops":                {"llm"},
+	"slackapp":           {"agent", "db", "inbox", "memory", "provenance", "threads", "tools"},
 	"cmd/mnemo":          {"*"},
 	"cmd/mnemo-eval":     {"evals"},
 	"evals":              {"*"},
@@ -47,9 +49,9 @@ var surfaces = []string{"slackapp", "agent", "learn", "evals", "cmd/"}
 // testOnly may never be linked into the mnemo binary.
 var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals"}
 
-// driverUsers may import pgx: the stores, River's queue, and the test
-// databases.
-var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "learn": true, "internal/testdb": true}
+// driverUsers may import pgx: the stores, River's queues (the inbox and
+// learning), and the test databases.
+var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "inbox": true, "learn": true, "internal/testdb": true}
 
 type pkg struct {
 	ImportPath string
