@@ -52,6 +52,7 @@ eval-mutation: $(DB_DEP)
 ## fuzz: fuzz targets, 30s each
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTS$$' -fuzztime 30s ./threads/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEnvelope$$' -fuzztime 30s ./slackapp/
 
 ## bench: benchmarks with memory figures
 bench: $(DB_DEP)
