@@ -262,18 +262,22 @@ func (a *App) sweepAbandoned(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		posts, err := a.runner.Abandoned(ctx, a.now().Add(-a.stale), 20)
-		if err != nil {
-			a.log.Warn().Err(err).Msg("abandoned turn sweep failed")
+		a.sweepOnce(ctx)
+	}
+}
+
+func (a *App) sweepOnce(ctx context.Context) {
+	posts, err := a.runner.Abandoned(ctx, a.now().Add(-a.stale), 20)
+	if err != nil {
+		a.log.Warn().Err(err).Msg("abandoned turn sweep failed")
+		return
+	}
+	for _, p := range posts {
+		if err := a.runner.GiveUp(ctx, p, &surface{a: a}, giveUpSentence); err != nil {
+			a.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn: the thread could not be told")
 			continue
 		}
-		for _, p := range posts {
-			if err := a.runner.GiveUp(ctx, p, &surface{a: a}, giveUpSentence); err != nil {
-				a.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn: the thread could not be told")
-				continue
-			}
-			a.log.Warn().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn failed; the thread was told")
-		}
+		a.log.Warn().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn failed; the thread was told")
 	}
 }
 

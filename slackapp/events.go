@@ -169,6 +169,14 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 // bot is part of, and is otherwise logged as context or ignored. A post
 // that needs a turn is recorded and logged now, even if its thread is busy.
 func (a *App) Accept(ctx context.Context, ip inbox.Post) (bool, error) {
+	// A post waiting for its thread is accepted again each time its job
+	// wakes; once its turn is recorded, a read says enough (Run accepts it
+	// again, in full, before the turn).
+	if t, err := a.db.Turns().Find(ctx, ip.Team, ip.Channel, ip.TS); err == nil {
+		return t.Status == db.TurnRunning, nil
+	} else if !errors.Is(err, db.ErrNotFound) {
+		return false, err
+	}
 	p, err := a.resolve(ctx, ip)
 	if err != nil {
 		return false, err
@@ -189,15 +197,8 @@ func (a *App) Accept(ctx context.Context, ip inbox.Post) (bool, error) {
 
 // addressed decides whether a message in a thread is for the bot (see
 // AddressesBot); chatter in a thread the bot is part of is logged as
-// context. A post already accepted was addressed.
+// context.
 func (a *App) addressed(ctx context.Context, log zerolog.Logger, p slackPost) (bool, error) {
-	_, err := a.db.Turns().Find(ctx, p.Place.Team, p.Place.Channel, string(p.TS))
-	switch {
-	case err == nil:
-		return true, nil
-	case !errors.Is(err, db.ErrNotFound):
-		return false, err
-	}
 	history, err := a.db.Sessions().History(ctx, p.Key, 10)
 	if err != nil {
 		return false, err
