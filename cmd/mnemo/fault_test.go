@@ -577,7 +577,8 @@ func newCluster(t *testing.T) *pgCluster {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	c := &pgCluster{bindir: bindir, dir: dir, port: freePort(t)}
 	if os.Getuid() == 0 { // initdb and postgres refuse to run as root
-		require.NoError(t, exec.Command("chown", "postgres", dir).Run())
+		out, err := exec.Command("chown", "postgres", dir).CombinedOutput()
+		require.NoError(t, err, "as root the cluster runs as the postgres user, which scripts/db.sh creates: %s", out)
 	}
 	c.run(t, "initdb", "-D", dir, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync")
 	c.start(t)
