@@ -118,7 +118,6 @@ type replica struct {
 // connection.
 func (f *faultBed) start(name string, extraEnv ...string) *replica {
 	f.t.Helper()
-	before := f.slack.Connections()
 	cmd := exec.Command(mnemoBinary(f.t), "serve")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	env := map[string]string{}
@@ -152,7 +151,10 @@ func (f *faultBed) start(name string, extraEnv ...string) *replica {
 	}
 	require.NoError(f.t, json.Unmarshal([]byte(r.serving()), &line))
 	r.httpAddr = line.HTTP
-	f.slack.WaitConnections(before+1, 30*time.Second)
+	// Its own word, not a count of the fake's connections: a killed
+	// replica's connection may not have been dropped yet.
+	require.Eventually(f.t, func() bool { return logLine(r.logs.String(), `"socket mode connected"`) != "" }, 30*time.Second, 20*time.Millisecond, "%s never connected", name)
+	f.slack.WaitConnected(30 * time.Second)
 	return r
 }
 
@@ -534,7 +536,7 @@ func TestFaultTwoReplicasAnswerEachPostOnce(t *testing.T) {
 	f := newFaultBed(t, scripted.Memory())
 	f.start("a")
 	f.start("b")
-	require.Equal(t, 2, f.slack.Connections())
+	f.slack.WaitConnections(2, 30*time.Second)
 	both := fakeslack.EventOptions{To: fakeslack.All}
 	const ch, dm = "C0TWO", "D0ALICE"
 	var posts []struct{ channel, ts string }
