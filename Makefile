@@ -52,6 +52,7 @@ eval-mutation: $(DB_DEP)
 ## fuzz: fuzz targets, 30s each
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseTS$$' -fuzztime 30s ./threads/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEnvelope$$' -fuzztime 30s ./slackapp/
 
 ## bench: seed the corpora (up to a million memories), run the Go benchmarks and the bench
 ## command, print one table and write it to bench/RESULTS.md (about ten minutes; not part of test)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,12 +22,45 @@ type Recaller interface {
 	ForPrompt(ctx context.Context, v memory.Viewer, query string) ([]memory.Memory, error)
 }
 
+// Observer is told what turns do, for metrics. Every method must return at
+// once.
+type Observer interface {
+	// TurnFinished: a Runner.Run call ended with outcome (Outcome*) after d.
+	TurnFinished(outcome string, d time.Duration)
+	// ToolCalled: the model's tool call ran tool (the name it asked for when
+	// nothing ran) with outcome "ok" or "error".
+	ToolCalled(tool, outcome string, d time.Duration)
+	// MemoryWritten: a memory tool tried to write, through path (explicit,
+	// passive, admin, mcp), with outcome stored, duplicate, rejected,
+	// forgotten, refused or error.
+	MemoryWritten(path, outcome string)
+	// Recalled: the turn's recall took d; err is its failure, if any.
+	Recalled(d time.Duration, err error)
+}
+
+// Turn outcomes, as Observer.TurnFinished reports them.
+const (
+	OutcomeAnswered    = "answered"    // the reply is posted
+	OutcomeFailed      = "failed"      // the person was told, in one sentence, why there is no reply
+	OutcomeRetry       = "retry"       // not finished; the inbox runs it again later
+	OutcomeInterrupted = "interrupted" // stopped by shutdown; the inbox runs it again
+	OutcomeDuplicate   = "duplicate"   // the post's turn had already finished
+)
+
+type nopObserver struct{}
+
+func (nopObserver) TurnFinished(string, time.Duration)       {}
+func (nopObserver) ToolCalled(string, string, time.Duration) {}
+func (nopObserver) MemoryWritten(string, string)             {}
+func (nopObserver) Recalled(time.Duration, error)            {}
+
 // Agent runs turns. Build it with New.
 type Agent struct {
 	model       llm.Model
 	registry    *tools.Registry
 	recall      Recaller
 	log         zerolog.Logger
+	obs         Observer
 	maxSteps    int
 	turnTimeout time.Duration
 	now         func() time.Time
@@ -38,6 +72,7 @@ type Options struct {
 	Registry    *tools.Registry
 	Recall      Recaller // optional
 	Logger      zerolog.Logger
+	Observer    Observer      // optional
 	MaxSteps    int           // default 8
 	TurnTimeout time.Duration // default 2 minutes
 	Now         func() time.Time
@@ -45,7 +80,10 @@ type Options struct {
 
 // New returns an Agent.
 func New(o Options) *Agent {
-	a := &Agent{model: o.Model, registry: o.Registry, recall: o.Recall, log: o.Logger, maxSteps: o.MaxSteps, turnTimeout: o.TurnTimeout, now: o.Now}
+	a := &Agent{model: o.Model, registry: o.Registry, recall: o.Recall, log: o.Logger, obs: o.Observer, maxSteps: o.MaxSteps, turnTimeout: o.TurnTimeout, now: o.Now}
+	if a.obs == nil {
+		a.obs = nopObserver{}
+	}
 	if a.maxSteps <= 0 {
 		a.maxSteps = 8
 	}
@@ -71,7 +109,9 @@ type Turn struct {
 
 // Outcome is what a turn produced.
 type Outcome struct {
-	Reply    string
+	Reply string
+	// Err is why the turn failed, when the person was told it did.
+	Err      error
 	ToolsRun []string
 	// ToolTrace is each tool call and its result, compacted, for the session
 	// log: a follow-up can refer to what this turn listed.
@@ -79,7 +119,20 @@ type Outcome struct {
 	UsedMemoryWrite bool
 	Steps           int
 	Recalled        []memory.Memory
+	// Remembered and Forgotten are the contents memory tools stored and
+	// archived during the turn, so that a turn that fails afterwards can say
+	// what it did.
+	Remembered []string
+	Forgotten  []string
 }
+
+// ModelError is a failed model call, as Run returns it: the person is told
+// why at once (the model provider's error, classified by llm, is inside),
+// unlike a failure of mnemo's own storage, which is retried.
+type ModelError struct{ Err error }
+
+func (e *ModelError) Error() string { return "agent: model: " + e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
 
 // MaxMessageChars is the longest message a turn takes; longer ones are
 // refused when they arrive and cut when they come back as history.
@@ -99,9 +152,16 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 	}
 	if a.recall != nil {
 		t.Live.Status(ctx, StatusRecalling)
+		start := a.now()
 		ms, err := a.recall.ForPrompt(ctx, memory.ViewerAt(t.Inv.Actor, t.Inv.Place), query)
+		a.obs.Recalled(a.now().Sub(start), err)
 		if err != nil {
-			return out, fmt.Errorf("agent: recall: %w", err)
+			// The turn goes on without memories rather than failing: the
+			// failure is logged and counted.
+			if ctx.Err() != nil {
+				return out, fmt.Errorf("agent: recall: %w", err)
+			}
+			a.log.Error().Err(err).Msg("recall failed; answering without memories")
 		}
 		out.Recalled = ms
 	}
@@ -118,7 +178,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		t.Live.Status(ctx, StatusThinking)
 		resp, err := a.complete(ctx, req, th)
 		if err != nil {
-			return out, fmt.Errorf("agent: model: %w", err)
+			return out, &ModelError{Err: err}
 		}
 		if len(resp.ToolCalls) == 0 {
 			out.Reply = strings.TrimSpace(resp.Text)
@@ -131,15 +191,8 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		var results []llm.ToolResult
 		for _, c := range resp.ToolCalls {
 			t.Live.Status(ctx, StatusFor(c.Name, c.Input))
-			res := a.registry.Call(ctx, t.Inv, c.Name, c.Input)
-			a.log.Debug().Str("tool", c.Name).Str("ran", res.Tool).Bool("error", res.IsError).Msg("tool call")
-			if res.Tool != "" {
-				out.ToolsRun = append(out.ToolsRun, res.Tool)
-			}
+			res := a.callTool(ctx, t.Inv, c, &out)
 			out.ToolTrace = append(out.ToolTrace, compactStep(c, res.Tool, res.Content))
-			if res.Writes && !res.IsError {
-				out.UsedMemoryWrite = true
-			}
 			results = append(results, llm.ToolResult{CallID: c.ID, Content: res.Content, IsError: res.IsError})
 		}
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, ToolResults: results})
@@ -150,7 +203,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 	last.Text = "(Step limit reached: answer now with what you have, without tools.)"
 	resp, err := a.complete(ctx, req, th)
 	if err != nil {
-		return out, fmt.Errorf("agent: model: %w", err)
+		return out, &ModelError{Err: err}
 	}
 	out.Reply = strings.TrimSpace(resp.Text)
 	if out.Reply == "" {
@@ -174,6 +227,75 @@ func compactStep(c llm.ToolCall, ran, result string) string {
 		s = string(r[:TraceChars-1]) + "…"
 	}
 	return s
+}
+
+// callTool runs one tool call and notes in out what it ran and wrote.
+func (a *Agent) callTool(ctx context.Context, inv tools.Invocation, c llm.ToolCall, out *Outcome) tools.Result {
+	start := a.now()
+	res := a.registry.Call(ctx, inv, c.Name, c.Input)
+	a.log.Debug().Str("tool", c.Name).Str("ran", res.Tool).Bool("error", res.IsError).Msg("tool call")
+	// Metrics are labelled with tools that exist, never with whatever name
+	// the model made up.
+	name, outcome := res.Tool, "ok"
+	switch {
+	case name != "":
+	case c.Name == tools.SearchToolsName || c.Name == tools.ExecuteToolName:
+		name = c.Name
+	default:
+		name = "unknown"
+	}
+	if res.IsError {
+		outcome = "error"
+	}
+	a.obs.ToolCalled(name, outcome, a.now().Sub(start))
+	if res.Tool != "" {
+		out.ToolsRun = append(out.ToolsRun, res.Tool)
+	}
+	if res.Writes && !res.IsError {
+		out.UsedMemoryWrite = true
+	}
+	if res.Tool == memory.ToolRemember || res.Tool == memory.ToolForget {
+		path := string(inv.WrittenBy)
+		if path == "" {
+			path = string(provenance.ByExplicit)
+		}
+		a.obs.MemoryWritten(path, memoryWrite(res, out))
+	}
+	return res
+}
+
+// memoryWrite reads a memory tool's result: what it stored or archived goes
+// into out, and it returns the write's outcome.
+func memoryWrite(res tools.Result, out *Outcome) string {
+	if res.IsError {
+		return "error"
+	}
+	var r struct {
+		Result struct {
+			Status    string `json:"status"`
+			Content   string `json:"content"`
+			Forgotten *bool  `json:"forgotten"`
+			Memory    struct {
+				Content string `json:"content"`
+			} `json:"memory"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(res.Content), &r); err != nil {
+		return "error"
+	}
+	switch {
+	case r.Result.Forgotten != nil && *r.Result.Forgotten:
+		out.Forgotten = append(out.Forgotten, r.Result.Memory.Content)
+		return "forgotten"
+	case r.Result.Forgotten != nil:
+		return "refused"
+	case r.Result.Status == string(memory.Stored):
+		out.Remembered = append(out.Remembered, r.Result.Content)
+	}
+	if r.Result.Status == "" {
+		return "error"
+	}
+	return r.Result.Status
 }
 
 // Transcript turns the thread's log into model messages. People are named,

@@ -57,12 +57,23 @@ func (s *LocalSession) tick() threads.TS {
 // text is the sentence a person should read.
 func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
 	surface := &localSurface{s: s}
-	_, err := s.runner.Run(ctx, Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}, surface)
-	if err != nil {
-		if surface.notice != "" {
-			return "", &Failure{Sentence: surface.notice, Err: err}
+	post := Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}
+	res, err := s.runner.Run(ctx, post, surface)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		// The terminal has no inbox to run the turn again: stopped (Ctrl-C)
+		// is failed, recorded as such.
+		stopped, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		s.runner.log.Error().Err(err).Str("source_key", s.key.SourceKey()).Str("why", "stopped").Msg("turn failed")
+		if gerr := s.runner.GiveUp(stopped, post, surface, "(stopped)"); gerr != nil {
+			s.runner.log.Error().Err(gerr).Msg("stopped turn not recorded")
 		}
 		return "", err
+	case err != nil:
+		return "", err
+	case res.Failure != "":
+		return "", &Failure{Sentence: res.Failure, Err: res.Outcome.Err}
 	}
 	return surface.reply, nil
 }
@@ -79,10 +90,9 @@ func (f *Failure) Unwrap() error { return f.Err }
 // localSurface is the terminal: no reactions, no backfill; the reply and any
 // notice are handed back to Say.
 type localSurface struct {
-	s      *LocalSession
-	reply  string
-	notice string
-	live   *localStream
+	s     *LocalSession
+	reply string
+	live  *localStream
 }
 
 func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS) ([]threads.Message, error) {
@@ -91,14 +101,14 @@ func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS) ([]thr
 
 func (l *localSurface) Progress(context.Context, Post, Phase) {}
 
-func (l *localSurface) Reply(_ context.Context, key threads.Key, text string) ([]threads.Message, error) {
-	l.reply = text
-	l.showFinal(text)
-	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: "mnemo", Name: "mnemo"}
-	return []threads.Message{{TS: l.s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: text}}, nil
+func (l *localSurface) Reply(_ context.Context, d Delivery) ([]threads.Message, error) {
+	l.reply = d.Text
+	l.showFinal(d.Text)
+	bot := provenance.Actor{Kind: provenance.KindBot, Team: d.Post.Key.Team, ID: "mnemo", Name: "mnemo"}
+	return []threads.Message{{TS: l.s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: d.Text}}, nil
 }
 
-func (l *localSurface) Notify(_ context.Context, _ threads.Key, sentence string) {
+func (l *localSurface) Notify(context.Context, Delivery) error {
 	l.endStream()
-	l.notice = sentence
+	return nil
 }

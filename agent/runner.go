@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
@@ -34,33 +36,50 @@ const (
 	Failed
 )
 
+// Delivery is what a turn posts in its thread for a post: its answer, or a
+// notice. Resume is set when an earlier attempt may have posted some of it
+// before it stopped: the surface must look before it posts, so that nothing
+// is posted twice.
+type Delivery struct {
+	Post   Post
+	Text   string
+	Resume bool
+}
+
 // Surface is what differs between front ends (Slack, the terminal chat) in a
-// turn's life. The Runner owns everything else.
+// turn's life. The Runner owns everything else. A turn may be run more than
+// once (after a crash, a shutdown, a failure to post), so every method may
+// be called again for the same post.
 type Surface interface {
 	// Backfill returns a thread's earlier messages, for a thread whose log is
 	// empty although the post is a reply. It may return none.
 	Backfill(ctx context.Context, key threads.Key, current threads.TS) ([]threads.Message, error)
 	// Progress shows the turn's phase on the post.
 	Progress(ctx context.Context, p Post, phase Phase)
-	// Reply posts the answer in the thread and returns what it posted, as the
-	// bot's messages to log, even when it fails partway.
-	Reply(ctx context.Context, key threads.Key, text string) ([]threads.Message, error)
-	// Notify tells the person, in the thread, one sentence that is not part of
-	// the conversation (what went wrong).
-	Notify(ctx context.Context, key threads.Key, sentence string)
+	// Reply posts d.Text in the thread as the answer to d.Post and returns
+	// the messages the answer is made of, to log as the bot's, including any
+	// an earlier attempt posted. An error means the answer is not all
+	// posted; the Runner tries again later.
+	Reply(ctx context.Context, d Delivery) ([]threads.Message, error)
+	// Notify posts d.Text in the thread: one sentence that is not part of the
+	// conversation (why there is no answer). An error means it is not posted.
+	Notify(ctx context.Context, d Delivery) error
 }
 
 // TurnHook runs in the transaction that records a turn as delivered
 // (passive learning enqueues its job there). It must not call the network.
 type TurnHook func(ctx context.Context, tx *db.Tx, turnID int64) error
 
-// Runner owns a turn's life for every front end: claim, backfill, log,
-// recall and the model loop (Agent.Run), reply, finish, and the hand-off to
-// learning. Build it with NewRunner.
+// Runner owns a turn's life for every front end: accept (record the turn,
+// backfill, log the post), recall and the model loop (Agent.Run), keep what
+// it will say, post it, record it as posted, and hand the turn to learning.
+// Every step can be repeated: a turn interrupted anywhere is finished by
+// running it again, and posts its reply once. Build it with NewRunner.
 type Runner struct {
 	db        *db.DB
 	agent     *Agent
 	log       zerolog.Logger
+	obs       Observer
 	afterTurn TurnHook
 	slots     chan struct{}
 	now       func() time.Time
@@ -70,6 +89,7 @@ type Runner struct {
 type RunnerOptions struct {
 	Logger    zerolog.Logger
 	AfterTurn TurnHook // optional
+	Observer  Observer // optional
 	// MaxConcurrent bounds the turns run at once; further posts wait for a
 	// slot. Default 16.
 	MaxConcurrent int
@@ -82,16 +102,30 @@ func NewRunner(d *db.DB, a *Agent, o RunnerOptions) *Runner {
 	if n <= 0 {
 		n = 16
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
+	r := &Runner{db: d, agent: a, log: o.Logger, obs: o.Observer, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), now: o.Now}
+	if r.obs == nil {
+		r.obs = nopObserver{}
 	}
-	return &Runner{db: d, agent: a, log: o.Logger, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), now: now}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	return r
 }
 
-// ErrTurnClaimed is returned by Run when the post's turn was already
-// claimed: the same post delivered twice, or taken by another replica.
-var ErrTurnClaimed = db.ErrTurnClaimed
+// ErrTurnFinished is returned by Run when the post's turn had already
+// finished: the post was answered (or its failure told) by an earlier run.
+var ErrTurnFinished = db.ErrTurnFinished
+
+// ErrUndeliverable is returned (wrapped) by a Surface's Reply or Notify
+// when posting in the thread can never work (the bot was removed from the
+// channel, the channel was archived). The turn then ends, failed, without
+// a reply, instead of being tried again and again.
+var ErrUndeliverable = errors.New("the thread can't be posted in")
+
+// ErrInterrupted is returned by Run when its context ended before the turn
+// finished (a shutdown). Nothing was told to the person; running the turn
+// again finishes it.
+var ErrInterrupted = errors.New("turn interrupted")
 
 // Result is what Run did.
 type Result struct {
@@ -101,74 +135,274 @@ type Result struct {
 	Failure string
 }
 
-// Run answers one post once. It returns ErrTurnClaimed when another delivery
-// already took the post, and otherwise an error only when the turn failed,
-// after telling the person why.
-func (r *Runner) Run(ctx context.Context, p Post, s Surface) (Result, error) {
+// Accept records the turn of a post and logs the post in its thread (after
+// backfilling a thread seen for the first time), once however often it is
+// called; the call that records the turn shows the post as being worked on.
+// A front end accepts a post as soon as it arrives, so the thread's log has
+// it even while the thread is busy with an earlier turn.
+func (r *Runner) Accept(ctx context.Context, p Post, s Surface) (db.Turn, error) {
+	t, created, err := r.db.Turns().Open(ctx, db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID})
+	if err != nil || t.Status != db.TurnRunning {
+		return t, err
+	}
+	if p.Key.Root != p.TS {
+		if err := r.backfill(ctx, p, s); err != nil {
+			r.log.Warn().Err(err).Str("source_key", p.Key.SourceKey()).Msg("thread backfill failed; continuing with what is logged")
+		}
+	}
+	if _, err := r.db.Sessions().Append(ctx, p.Key, threads.Message{TS: p.TS, Role: threads.RoleUser, Actor: p.Actor, Authority: provenance.Instruction, Text: StoredText(p.Text), TurnID: &t.ID}); err != nil {
+		return t, fmt.Errorf("log post: %w", err)
+	}
+	if created {
+		s.Progress(ctx, p, Working)
+	}
+	return t, nil
+}
+
+// Run answers one post. It may be called again for the same post, after an
+// error or a crash: a turn that finished is not run again (ErrTurnFinished),
+// an answer already decided is posted without asking the model again, and
+// parts of it already posted are not posted twice.
+//
+// Run returns nil when the turn finished: answered, or failed and the person
+// told why in one sentence (Result.Failure). It returns an error when the
+// turn did not finish and must be run again later: ErrInterrupted when ctx
+// ended, otherwise a failure of storage or of the surface.
+func (r *Runner) Run(ctx context.Context, p Post, s Surface) (res Result, err error) {
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
-		return Result{}, ctx.Err()
+		return Result{}, r.unfinished(ctx, ctx.Err())
 	}
 	defer func() { <-r.slots }()
+	start := r.now()
+	defer func() { r.obs.TurnFinished(outcomeOf(res, err), r.now().Sub(start)) }()
 
+	p.Text = Sanitize(p.Text)
 	log := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Logger()
-	turnID, err := r.db.Turns().Claim(ctx, db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID})
+	t, err := r.Accept(ctx, p, s)
 	if err != nil {
-		return Result{}, err
+		return res, r.unfinished(ctx, err)
 	}
-	res := Result{TurnID: turnID}
-	fail := func(err error, sentence string, usedWrite bool) (Result, error) {
-		log.Error().Err(err).Int("steps", res.Outcome.Steps).Msg("turn failed")
-		s.Progress(ctx, p, Failed)
-		if sentence != "" {
-			s.Notify(ctx, p.Key, sentence)
+	res.TurnID = t.ID
+	if t.Status != db.TurnRunning {
+		return res, ErrTurnFinished
+	}
+	if t, err = r.db.Turns().Attempt(ctx, t.ID); err != nil {
+		return res, r.unfinished(ctx, err)
+	}
+	resume := t.Pending != nil
+	if !resume {
+		var pending db.Pending
+		pending, res.Outcome, err = r.decide(ctx, p, s, t.ID)
+		if err != nil {
+			log.Warn().Err(err).Int("attempt", t.Attempts).Msg("turn not finished; it will be run again")
+			return res, r.unfinished(ctx, err)
 		}
-		res.Failure = sentence
-		r.finish(ctx, log, turnID, db.TurnFailed, usedWrite)
-		return res, err
-	}
-
-	sessions := r.db.Sessions()
-	if p.Key.Root != p.TS {
-		if err := r.backfill(ctx, p, s); err != nil {
-			log.Warn().Err(err).Msg("thread backfill failed; continuing with what is logged")
+		if err := r.db.Turns().Decide(ctx, t.ID, pending, res.Outcome.UsedMemoryWrite); err != nil {
+			return res, r.unfinished(ctx, err)
 		}
+		t.Pending, t.UsedMemoryWrite = &pending, t.UsedMemoryWrite || res.Outcome.UsedMemoryWrite
 	}
-	if _, err := sessions.Append(ctx, p.Key, threads.Message{TS: p.TS, Role: threads.RoleUser, Actor: p.Actor, Authority: provenance.Instruction, Text: p.Text, TurnID: &turnID}); err != nil {
-		return fail(err, "I couldn't record your message in my database, so please try again in a minute.", false)
-	}
-	s.Progress(ctx, p, Working)
+	return r.deliver(ctx, log, p, s, t, resume, res)
+}
 
-	if n := len([]rune(p.Text)); n > MaxMessageChars {
-		return fail(fmt.Errorf("message of %d characters", n), fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, MaxMessageChars), false)
+// decide runs the model for a post and returns what to post: the answer, or
+// a notice when the answer can't be had (too long a message, a model
+// error). An error means nothing was decided and the turn must run again.
+func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64) (db.Pending, Outcome, error) {
+	if n := utf8.RuneCountInString(p.Text); n > MaxMessageChars {
+		return db.Pending{Kind: db.PendingNotice, Text: fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, MaxMessageChars)}, Outcome{}, nil
 	}
 	history, err := r.history(ctx, p)
 	if err != nil {
-		return fail(err, "I couldn't read this thread's history from my database, so please try again in a minute.", false)
+		return db.Pending{}, Outcome{}, err
 	}
 	inv := tools.Invocation{Actor: p.Actor, Place: p.Place, MessageTS: string(p.TS), TurnID: turnID, WrittenBy: provenance.ByExplicit}
-	res.Outcome, err = r.agent.Run(ctx, Turn{Inv: inv, History: history, Live: LiveFor(ctx, s, p)})
-	if err != nil {
-		return fail(err, FailureSentence(err), res.Outcome.UsedMemoryWrite)
+	out, err := r.agent.Run(ctx, Turn{Inv: inv, History: lastIs(history, p), Live: LiveFor(ctx, s, p)})
+	switch {
+	case err == nil:
+		return db.Pending{Kind: db.PendingAnswer, Text: out.Reply}, out, nil
+	case ctx.Err() != nil:
+		return db.Pending{}, out, err
+	case errors.Is(err, ErrNoReply), errors.As(err, new(*ModelError)):
+		r.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Int("steps", out.Steps).Strs("tools", out.ToolsRun).Msg("turn failed")
+		out.Err = err
+		return db.Pending{Kind: db.PendingNotice, Text: FailureSentence(err, out)}, out, nil
 	}
-	posted, err := s.Reply(ctx, p.Key, res.Outcome.Reply)
-	for i, m := range posted {
-		m.TurnID = &turnID
-		if i == 0 {
-			m.Tools = strings.Join(res.Outcome.ToolTrace, "; ")
+	return db.Pending{}, out, err
+}
+
+// lastIs returns the thread's history ending with the post being answered.
+// A post that waited for an earlier turn of its thread is older than that
+// turn's reply, but it is what the model must answer now.
+func lastIs(history []threads.Message, p Post) []threads.Message {
+	out := make([]threads.Message, 0, len(history)+1)
+	var post *threads.Message
+	for i := range history {
+		if history[i].TS == p.TS && history[i].Role == threads.RoleUser {
+			post = &history[i]
+			continue
 		}
-		if _, lerr := sessions.Append(ctx, p.Key, m); lerr != nil {
-			log.Error().Err(lerr).Msg("posted reply not logged")
+		out = append(out, history[i])
+	}
+	if post == nil {
+		post = &threads.Message{TS: p.TS, Role: threads.RoleUser, Actor: p.Actor, Authority: provenance.Instruction, Text: StoredText(p.Text)}
+	}
+	return append(out, *post)
+}
+
+// deliver posts what the turn decided and records it as posted, with the
+// turn's outcome, in one transaction.
+func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surface, t db.Turn, resume bool, res Result) (Result, error) {
+	d := Delivery{Post: p, Text: t.Pending.Text, Resume: resume}
+	status := db.TurnDone
+	var posted []threads.Message
+	var err error
+	if t.Pending.Kind == db.PendingNotice {
+		status, res.Failure = db.TurnFailed, d.Text
+		err = s.Notify(ctx, d)
+	} else {
+		posted, err = s.Reply(ctx, d)
+		if len(posted) > 0 && len(res.Outcome.ToolTrace) > 0 {
+			// What the turn's tools did rides with the reply, for the
+			// asker's next turn (a resumed run no longer knows it).
+			posted[0].Tools = strings.Join(res.Outcome.ToolTrace, "; ")
 		}
 	}
-	if err != nil {
-		return fail(fmt.Errorf("reply: %w", err), "", res.Outcome.UsedMemoryWrite)
+	switch {
+	case errors.Is(err, ErrUndeliverable):
+		log.Error().Err(err).Int("posted", len(posted)).Msg("the thread can't be posted in; the turn ends without a reply")
+		status, res.Failure = db.TurnFailed, err.Error()
+	case err != nil:
+		log.Warn().Err(err).Int("posted", len(posted)).Str("kind", string(t.Pending.Kind)).Msg("not posted; it will be posted again")
+		return res, r.unfinished(ctx, fmt.Errorf("post %s: %w", t.Pending.Kind, err))
 	}
-	s.Progress(ctx, p, Done)
-	log.Info().Int("steps", res.Outcome.Steps).Strs("tools", res.Outcome.ToolsRun).Int("recalled", len(res.Outcome.Recalled)).Msg("turn answered")
-	r.finish(ctx, log, turnID, db.TurnDone, res.Outcome.UsedMemoryWrite)
+	if err := r.record(ctx, p, t, status, posted); err != nil {
+		if errors.Is(err, db.ErrTurnFinished) {
+			return res, ErrTurnFinished
+		}
+		log.Error().Err(err).Msg("posted, but not recorded; the next run finds what was posted")
+		return res, r.unfinished(ctx, err)
+	}
+	// Done or Failed is shown once it is recorded, so what the post shows
+	// is never ahead of what the thread's log holds.
+	if status == db.TurnDone {
+		s.Progress(ctx, p, Done)
+	} else {
+		s.Progress(ctx, p, Failed)
+	}
+	if status == db.TurnDone {
+		log.Info().Int("steps", res.Outcome.Steps).Strs("tools", res.Outcome.ToolsRun).Int("recalled", len(res.Outcome.Recalled)).Bool("resumed", resume).Msg("turn answered")
+	} else {
+		log.Info().Bool("resumed", resume).Msg("turn failed; the person was told why")
+	}
 	return res, nil
+}
+
+// record logs the posted messages and finishes the turn in one transaction
+// and, for a delivered turn, runs the after-turn hook in it too, so the
+// learning job exists exactly when the turn is done.
+func (r *Runner) record(ctx context.Context, p Post, t db.Turn, status db.TurnStatus, posted []threads.Message) error {
+	// What was posted must be recorded even when the run is being stopped.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	replyTS := ""
+	if len(posted) > 0 {
+		replyTS = string(posted[0].TS)
+	}
+	return r.db.InTx(ctx, func(tx *db.Tx) error {
+		for _, m := range posted {
+			m.TurnID = &t.ID
+			m.Text = Sanitize(m.Text)
+			if _, err := tx.Sessions().Append(ctx, p.Key, m); err != nil {
+				return err
+			}
+		}
+		if err := tx.Turns().Finish(ctx, t.ID, status, t.UsedMemoryWrite, replyTS); err != nil {
+			return err
+		}
+		if status == db.TurnDone && r.afterTurn != nil {
+			return r.afterTurn(ctx, tx, t.ID)
+		}
+		return nil
+	})
+}
+
+const recordTimeout = 10 * time.Second
+
+// GiveUp ends a post's turn as failed and tells the person sentence, unless
+// the turn already finished; a notice the turn already decided is posted
+// instead. The inbox calls it when a post's last attempt failed. An error
+// means the person was not told; GiveUp may be called again.
+func (r *Runner) GiveUp(ctx context.Context, p Post, s Surface, sentence string) error {
+	t, _, err := r.db.Turns().Open(ctx, db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID})
+	if err != nil {
+		return err
+	}
+	if t.Status != db.TurnRunning {
+		return nil
+	}
+	if t.Pending == nil || t.Pending.Kind != db.PendingNotice {
+		pending := db.Pending{Kind: db.PendingNotice, Text: sentence}
+		if err := r.db.Turns().Decide(ctx, t.ID, pending, false); err != nil {
+			if errors.Is(err, db.ErrTurnFinished) {
+				return nil
+			}
+			return err
+		}
+		t.Pending = &pending
+	}
+	log := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Logger()
+	_, err = r.deliver(ctx, log, p, s, t, true, Result{TurnID: t.ID})
+	if errors.Is(err, ErrTurnFinished) {
+		return nil
+	}
+	return err
+}
+
+// Abandoned returns up to limit posts whose turns are still running though
+// nothing touched them since before: their inbox jobs are gone, so nothing
+// will finish them but GiveUp. Each is handed to one caller.
+func (r *Runner) Abandoned(ctx context.Context, before time.Time, limit int) ([]Post, error) {
+	turns, err := r.db.Turns().ClaimAbandoned(ctx, before, limit)
+	if err != nil {
+		return nil, err
+	}
+	var out []Post
+	for _, t := range turns {
+		key, err := threads.ParseSourceKey(t.Place.SourceKey)
+		if err != nil {
+			r.log.Error().Err(err).Int64("turn", t.ID).Msg("abandoned turn has a bad source key")
+			continue
+		}
+		place := t.Place
+		place.ThreadTS = string(key.Root)
+		out = append(out, Post{Key: key, TS: threads.TS(t.MessageTS), Place: place, Actor: provenance.Actor{Kind: provenance.KindUser, Team: t.Place.Team, ID: t.ActorID}})
+	}
+	return out, nil
+}
+
+// unfinished is the error Run returns for a turn that must run again.
+func (r *Runner) unfinished(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrInterrupted, err)
+	}
+	return err
+}
+
+func outcomeOf(res Result, err error) string {
+	switch {
+	case errors.Is(err, ErrTurnFinished):
+		return OutcomeDuplicate
+	case errors.Is(err, ErrInterrupted):
+		return OutcomeInterrupted
+	case err != nil:
+		return OutcomeRetry
+	case res.Failure != "":
+		return OutcomeFailed
+	}
+	return OutcomeAnswered
 }
 
 // backfill logs a thread's earlier messages the first time the bot sees a
@@ -183,6 +417,7 @@ func (r *Runner) backfill(ctx context.Context, p Post, s Surface) error {
 		return err
 	}
 	for _, m := range msgs {
+		m.Text = Sanitize(m.Text)
 		if _, err := r.db.Sessions().Append(ctx, p.Key, m); err != nil {
 			return err
 		}
@@ -190,38 +425,91 @@ func (r *Runner) backfill(ctx context.Context, p Post, s Surface) error {
 	return nil
 }
 
-// finish records the turn's outcome and, for a delivered turn, runs the
-// after-turn hook in the same transaction, so the learning job exists
-// exactly when the turn is done.
-func (r *Runner) finish(ctx context.Context, log zerolog.Logger, turnID int64, status db.TurnStatus, usedWrite bool) {
-	// A turn cancelled midway is still recorded as finished.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-	defer cancel()
-	err := r.db.InTx(ctx, func(tx *db.Tx) error {
-		if err := tx.Turns().Finish(ctx, turnID, status, usedWrite); err != nil {
-			return err
-		}
-		if status == db.TurnDone && r.afterTurn != nil {
-			return r.afterTurn(ctx, tx, turnID)
-		}
-		return nil
-	})
-	if err != nil {
-		log.Error().Err(err).Int64("turn", turnID).Msg("turn finish")
+// Sanitize makes text storable: PostgreSQL refuses NUL bytes and invalid
+// UTF-8 in text and JSON, so both are removed.
+func Sanitize(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
 	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, ""), "\x00", "")
 }
 
-const finishTimeout = 10 * time.Second
+// StoredText is a post's text as the thread's log keeps it: sanitised, and,
+// past MaxMessageChars, cut there with a marker that says how long it was.
+func StoredText(s string) string {
+	s = Sanitize(s)
+	n := utf8.RuneCountInString(s)
+	if n <= MaxMessageChars {
+		return s
+	}
+	return string([]rune(s)[:MaxMessageChars]) + fmt.Sprintf("… [truncated: the message was %d characters; the first %d are kept]", n, MaxMessageChars)
+}
 
-// FailureSentence says in one sentence what went wrong and whether to retry.
-func FailureSentence(err error) string {
+// FailureSentence says in one sentence what went wrong and whether asking
+// again can help, and what the turn stored before it failed.
+func FailureSentence(err error, out Outcome) string {
+	s := failureReason(err)
+	var did []string
+	if len(out.Remembered) > 0 {
+		did = append(did, "I did remember "+quoteList(out.Remembered))
+	}
+	if len(out.Forgotten) > 0 {
+		did = append(did, "I did forget "+quoteList(out.Forgotten))
+	}
+	if len(did) > 0 {
+		s += "; before that, " + strings.Join(did, " and ")
+	}
+	return s + "."
+}
+
+func failureReason(err error) string {
+	var le *llm.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return "Sorry, I ran out of time working on this; please try again, perhaps with a narrower question."
+		return "Sorry, I ran out of time working on this; please try again, perhaps with a narrower question"
 	case errors.Is(err, context.Canceled):
-		return "Sorry, I stopped working on this before I had an answer; please ask again."
+		return "Sorry, I stopped working on this before I had an answer; please ask again"
 	case errors.Is(err, ErrNoReply):
-		return "Sorry, the model gave me an empty answer; please try again."
+		return "Sorry, the model gave me an empty answer; please try again"
+	case errors.As(err, &le):
+		return modelReason(le)
+	case errors.As(err, new(*ModelError)):
+		return "Sorry, that failed because of a problem on my side (my request to the model was invalid), which an admin can find in mnemo's logs; asking again is unlikely to help"
 	}
-	return "Sorry, I couldn't reach the language model to answer this; please try again in a minute."
+	return "Sorry, something went wrong on my side while answering this; please ask again"
+}
+
+func modelReason(e *llm.Error) string {
+	wait := ""
+	if e.RetryAfter > 0 {
+		wait = llm.HumanDuration(e.RetryAfter)
+	}
+	switch e.Class {
+	case llm.ClassRateLimited, llm.ClassOverloaded, llm.ClassServer:
+		if wait != "" {
+			return "Sorry, the model provider is busy and asked me to wait " + wait + ", so please ask again after that"
+		}
+		switch e.Class {
+		case llm.ClassRateLimited:
+			return "Sorry, the model provider is rate limiting me; please try again in a minute"
+		case llm.ClassOverloaded:
+			return "Sorry, the model provider is overloaded; please try again in a few minutes"
+		}
+		return fmt.Sprintf("Sorry, the model provider had an error (HTTP %d); please try again in a few minutes", e.Status)
+	case llm.ClassAuth:
+		return "Sorry, the model provider refused my API key, so I can't answer until an admin fixes mnemo's configuration"
+	case llm.ClassBadRequest:
+		return "Sorry, that failed because of a problem on my side (the model provider rejected my request), which an admin can find in mnemo's logs; asking again is unlikely to help"
+	case llm.ClassMalformed:
+		return "Sorry, that failed because of a problem on my side (I couldn't read the model provider's answer), which an admin can find in mnemo's logs"
+	}
+	return "Sorry, I couldn't reach the language model to answer this; please try again in a minute"
+}
+
+func quoteList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = "“" + strings.TrimRight(s, ". ") + "”"
+	}
+	return strings.Join(q, ", ")
 }

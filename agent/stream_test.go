@@ -155,10 +155,10 @@ func (l *liveSurface) Backfill(context.Context, threads.Key, threads.TS) ([]thre
 	return nil, nil
 }
 func (l *liveSurface) Progress(context.Context, agent.Post, agent.Phase) {}
-func (l *liveSurface) Reply(context.Context, threads.Key, string) ([]threads.Message, error) {
+func (l *liveSurface) Reply(context.Context, agent.Delivery) ([]threads.Message, error) {
 	return nil, nil
 }
-func (l *liveSurface) Notify(context.Context, threads.Key, string) {}
+func (l *liveSurface) Notify(context.Context, agent.Delivery) error { return nil }
 
 const longAnswer = "The clock tool says it is noon in Paris. That is twelve o'clock, the middle of the day, when the sun is highest; " +
 	"in winter it sits low over the Seine even then, and the cafés along the quays fill with people taking a long lunch. " +

@@ -57,7 +57,8 @@ func (d *DB) Ping(ctx context.Context) error { return d.pool.Ping(ctx) }
 func (d *DB) Turns() Turns       { return Turns{d.pool, d.q} }
 func (d *DB) Sessions() Sessions { return Sessions{d.pool, d.q} }
 func (d *DB) Memories() Memories { return Memories{d.pool, d.q} }
-func (d *DB) Events() Events     { return Events{d.pool, d.q} }
+func (d *DB) Leases() Leases     { return Leases{d.pool, d.q} }
+func (d *DB) Inbox() Inbox       { return Inbox{d.pool, d.q} }
 func (d *DB) Settings() Settings { return Settings{d.pool, d.q} }
 func (d *DB) Audit() Audit       { return Audit{d.pool, d.q} }
 func (d *DB) Checks() Checks     { return Checks{d.pool, d.q} }

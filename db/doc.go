@@ -1,6 +1,6 @@
 // Package db owns mnemo's storage: the embedded goose migrations, and small
-// stores that own their tables (Turns, Sessions, Memories, Events, Settings,
-// Audit, Checks) over the code sqlc generates, which stays private in
+// stores that own their tables (Turns, Sessions, Memories, Leases, Inbox,
+// Settings, Audit, Checks) over the code sqlc generates, which stays private in
 // db/internal/dbsqlc beside its SQL. Driver errors are translated here,
 // once: pgx.ErrNoRows becomes ErrNotFound.
 //

@@ -18,8 +18,9 @@ func TestFeedbackIsOnePerPersonPerTurnAndFoundFromTheReply(t *testing.T) {
 	d := testdb.New(t)
 	ctx := context.Background()
 	key := threads.Key{Team: "T1", Channel: "D1", Root: "1800000000.000100"}
-	turnID, err := d.DB.Turns().Claim(ctx, db.TurnStart{Place: provenance.Place{Team: "T1", Channel: "D1", SourceKey: key.SourceKey(), Visibility: provenance.DM}, MessageTS: string(key.Root), ActorID: "UA"})
+	turn, _, err := d.DB.Turns().Open(ctx, db.TurnStart{Place: provenance.Place{Team: "T1", Channel: "D1", SourceKey: key.SourceKey(), Visibility: provenance.DM}, MessageTS: string(key.Root), ActorID: "UA"})
 	require.NoError(t, err)
+	turnID := turn.ID
 	bot := provenance.Actor{Kind: provenance.KindBot, Team: "T1", ID: "UBOT"}
 	_, err = d.DB.Sessions().Append(ctx, key, threads.Message{TS: "1800000001.000100", Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: "hi", TurnID: &turnID})
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,9 +19,24 @@ const (
 	TurnFailed  TurnStatus = "failed"
 )
 
-// ErrTurnClaimed is returned by Turns.Claim when the post's turn was already
-// claimed: the same post delivered twice, or by another replica.
-var ErrTurnClaimed = fmt.Errorf("turn already claimed")
+// PendingKind says what a turn decided to post: its answer, or a notice
+// (one sentence saying why there is no answer).
+type PendingKind string
+
+const (
+	PendingAnswer PendingKind = "answer"
+	PendingNotice PendingKind = "notice"
+)
+
+// Pending is what a turn decided to post and has not yet recorded as posted.
+type Pending struct {
+	Kind PendingKind
+	Text string
+}
+
+// ErrTurnFinished is returned when a turn that already finished is asked to
+// change: a retry of a post that was answered meanwhile.
+var ErrTurnFinished = errors.New("turn already finished")
 
 // Turn is one human post the bot answers.
 type Turn struct {
@@ -30,8 +46,16 @@ type Turn struct {
 	ActorID         string
 	Status          TurnStatus
 	UsedMemoryWrite bool
-	CreatedAt       time.Time
-	FinishedAt      *time.Time
+	// Attempts counts the times a runner took the turn up.
+	Attempts int
+	// Pending is what the turn decided to post, until it is recorded as
+	// posted; nil before the turn has decided.
+	Pending *Pending
+	// ReplyTS is the first message of the posted reply, once it is recorded.
+	ReplyTS    string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	FinishedAt *time.Time
 }
 
 // TurnStart names the post a turn answers.
@@ -47,26 +71,71 @@ type Turns struct {
 	q *dbsqlc.Queries
 }
 
-// Claim records the turn for one post, once: a second claim of the same post
-// gets ErrTurnClaimed.
-func (s Turns) Claim(ctx context.Context, t TurnStart) (int64, error) {
-	row, err := s.q.TurnClaim(ctx, s.e, dbsqlc.TurnClaimParams{
+// Open records the turn for one post, or returns the turn already recorded
+// for it: every delivery of a post, and every retry, shares one turn.
+// created is true only for the call that recorded it.
+func (s Turns) Open(ctx context.Context, t TurnStart) (turn Turn, created bool, err error) {
+	r, err := s.q.TurnOpen(ctx, s.e, dbsqlc.TurnOpenParams{
 		TeamID: t.Place.Team, ChannelID: t.Place.Channel, MessageTs: t.MessageTS,
 		SourceKey: t.Place.SourceKey, ActorID: t.ActorID, Visibility: string(t.Place.Visibility),
 	})
-	if err = mapErr(err); err == ErrNotFound {
-		return 0, ErrTurnClaimed
-	}
 	if err != nil {
-		return 0, fmt.Errorf("claim turn: %w", err)
+		return Turn{}, false, fmt.Errorf("open turn: %w", mapErr(err))
 	}
-	return row.ID, nil
+	return turnFromRow(dbsqlc.Turn{
+		ID: r.ID, TeamID: r.TeamID, ChannelID: r.ChannelID, MessageTs: r.MessageTs, SourceKey: r.SourceKey, ActorID: r.ActorID,
+		Status: r.Status, UsedMemoryWrite: r.UsedMemoryWrite, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, Visibility: r.Visibility,
+		Attempts: r.Attempts, PendingKind: r.PendingKind, PendingText: r.PendingText, ReplyTs: r.ReplyTs, UpdatedAt: r.UpdatedAt,
+	}), r.Created, nil
 }
 
-// Finish records a turn's outcome.
-func (s Turns) Finish(ctx context.Context, id int64, status TurnStatus, usedMemoryWrite bool) error {
-	if err := s.q.TurnFinish(ctx, s.e, dbsqlc.TurnFinishParams{ID: id, Status: string(status), UsedMemoryWrite: usedMemoryWrite}); err != nil {
+// Find returns the turn of the post at (team, channel, ts), or ErrNotFound.
+func (s Turns) Find(ctx context.Context, team, channel, ts string) (Turn, error) {
+	r, err := s.q.TurnGetByPost(ctx, s.e, dbsqlc.TurnGetByPostParams{TeamID: team, ChannelID: channel, MessageTs: ts})
+	if err != nil {
+		return Turn{}, fmt.Errorf("turn of post %s: %w", ts, mapErr(err))
+	}
+	return turnFromRow(r), nil
+}
+
+// Attempt counts one more attempt at a turn and returns the turn as it
+// stands.
+func (s Turns) Attempt(ctx context.Context, id int64) (Turn, error) {
+	r, err := s.q.TurnAttempt(ctx, s.e, id)
+	if err != nil {
+		return Turn{}, fmt.Errorf("attempt turn %d: %w", id, mapErr(err))
+	}
+	return turnFromRow(r), nil
+}
+
+// Decide keeps what a running turn will post until Finish records it as
+// posted. It returns ErrTurnFinished when the turn already finished.
+func (s Turns) Decide(ctx context.Context, id int64, p Pending, usedMemoryWrite bool) error {
+	kind := string(p.Kind)
+	n, err := s.q.TurnDecide(ctx, s.e, dbsqlc.TurnDecideParams{ID: id, PendingKind: &kind, PendingText: &p.Text, UsedMemoryWrite: usedMemoryWrite})
+	if err != nil {
+		return fmt.Errorf("decide turn %d: %w", id, mapErr(err))
+	}
+	if n == 0 {
+		return fmt.Errorf("decide turn %d: %w", id, ErrTurnFinished)
+	}
+	return nil
+}
+
+// Finish records a running turn's outcome, with the ts of the reply's first
+// message when there is one. It returns ErrTurnFinished when the turn had
+// already finished, so a retry that lost a race records nothing twice.
+func (s Turns) Finish(ctx context.Context, id int64, status TurnStatus, usedMemoryWrite bool, replyTS string) error {
+	var reply *string
+	if replyTS != "" {
+		reply = &replyTS
+	}
+	n, err := s.q.TurnFinish(ctx, s.e, dbsqlc.TurnFinishParams{ID: id, Status: string(status), UsedMemoryWrite: usedMemoryWrite, ReplyTs: reply})
+	if err != nil {
 		return fmt.Errorf("finish turn %d: %w", id, mapErr(err))
+	}
+	if n == 0 {
+		return fmt.Errorf("finish turn %d: %w", id, ErrTurnFinished)
 	}
 	return nil
 }
@@ -77,21 +146,22 @@ func (s Turns) Get(ctx context.Context, id int64) (Turn, error) {
 	if err != nil {
 		return Turn{}, fmt.Errorf("turn %d: %w", id, mapErr(err))
 	}
-	return Turn{
-		ID: r.ID, MessageTS: r.MessageTs, ActorID: r.ActorID, Status: TurnStatus(r.Status),
-		UsedMemoryWrite: r.UsedMemoryWrite, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt,
-		Place: provenance.Place{Team: r.TeamID, Channel: r.ChannelID, SourceKey: r.SourceKey, Visibility: provenance.Visibility(r.Visibility)},
-	}, nil
+	return turnFromRow(r), nil
 }
 
-// FailStale marks failed the turns still running since before, which a
-// process that died left behind.
-func (s Turns) FailStale(ctx context.Context, before time.Time) (int64, error) {
-	n, err := s.q.TurnFailStale(ctx, s.e, before)
+// ClaimAbandoned returns up to limit running turns that nothing has touched
+// since before, and touches them, so that another replica asking at the
+// same time gets others.
+func (s Turns) ClaimAbandoned(ctx context.Context, before time.Time, limit int) ([]Turn, error) {
+	rows, err := s.q.TurnClaimAbandoned(ctx, s.e, dbsqlc.TurnClaimAbandonedParams{Before: before, MaxTurns: int32(limit)})
 	if err != nil {
-		return 0, fmt.Errorf("fail stale turns: %w", mapErr(err))
+		return nil, fmt.Errorf("abandoned turns: %w", mapErr(err))
 	}
-	return n, nil
+	out := make([]Turn, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, turnFromRow(r))
+	}
+	return out, nil
 }
 
 // Learned reports whether a turn's passive learning has decided.
@@ -114,4 +184,19 @@ func (s Turns) RecordLearning(ctx context.Context, id int64, stored, dropped int
 		return false, fmt.Errorf("record learning %d: %w", id, mapErr(err))
 	}
 	return n > 0, nil
+}
+
+func turnFromRow(r dbsqlc.Turn) Turn {
+	t := Turn{
+		ID: r.ID, MessageTS: r.MessageTs, ActorID: r.ActorID, Status: TurnStatus(r.Status),
+		UsedMemoryWrite: r.UsedMemoryWrite, Attempts: int(r.Attempts), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, FinishedAt: r.FinishedAt,
+		Place: provenance.Place{Team: r.TeamID, Channel: r.ChannelID, SourceKey: r.SourceKey, Visibility: provenance.Visibility(r.Visibility)},
+	}
+	if r.PendingKind != nil && r.PendingText != nil {
+		t.Pending = &Pending{Kind: PendingKind(*r.PendingKind), Text: *r.PendingText}
+	}
+	if r.ReplyTs != nil {
+		t.ReplyTS = *r.ReplyTs
+	}
+	return t
 }

@@ -12,34 +12,87 @@ import (
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
-func TestTurnClaimedOnceAndStaleOnesFailed(t *testing.T) {
+func turnStart(ts string) db.TurnStart {
+	return db.TurnStart{Place: provenance.Place{Team: "T1", Channel: "C1", SourceKey: "slack:T1:C1:1800000000.000100", Visibility: provenance.Public}, MessageTS: ts, ActorID: "UA"}
+}
+
+// Every delivery and retry of a post shares one turn, and a turn records
+// its outcome once.
+func TestTurnIsOpenedOnceAndFinishedOnce(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
 	ctx := context.Background()
 	turns := d.DB.Turns()
-	start := db.TurnStart{Place: provenance.Place{Team: "T1", Channel: "C1", SourceKey: "slack:T1:C1:1800000000.000100", Visibility: provenance.Public}, MessageTS: "1800000000.000100", ActorID: "UA"}
-	id, err := turns.Claim(ctx, start)
-	require.NoError(t, err)
-	_, err = turns.Claim(ctx, start)
-	require.ErrorIs(t, err, db.ErrTurnClaimed)
+	start := turnStart("1800000000.000100")
 
-	done := start
-	done.MessageTS = "1800000001.000100"
-	doneID, err := turns.Claim(ctx, done)
+	first, created, err := turns.Open(ctx, start)
 	require.NoError(t, err)
-	require.NoError(t, turns.Finish(ctx, doneID, db.TurnDone, false))
+	require.True(t, created)
+	again, created, err := turns.Open(ctx, start)
+	require.NoError(t, err)
+	require.False(t, created, "a second delivery gets the same turn")
+	require.Equal(t, first.ID, again.ID)
+	require.Equal(t, start.Place, again.Place)
+	require.Equal(t, db.TurnRunning, again.Status)
+	require.Nil(t, again.Pending)
 
-	n, err := turns.FailStale(ctx, time.Now().Add(-time.Minute))
+	found, err := turns.Find(ctx, "T1", "C1", start.MessageTS)
 	require.NoError(t, err)
-	require.Zero(t, n, "a fresh running turn is left alone")
-	n, err = turns.FailStale(ctx, time.Now().Add(time.Minute))
-	require.NoError(t, err)
-	require.Equal(t, int64(1), n, "only the running one, not the finished one")
+	require.Equal(t, first.ID, found.ID)
+	_, err = turns.Find(ctx, "T1", "C1", "1800000009.000100")
+	require.ErrorIs(t, err, db.ErrNotFound)
 
-	got, err := turns.Get(ctx, id)
+	for want := 1; want <= 2; want++ {
+		got, err := turns.Attempt(ctx, first.ID)
+		require.NoError(t, err)
+		require.Equal(t, want, got.Attempts)
+	}
+
+	require.NoError(t, turns.Decide(ctx, first.ID, db.Pending{Kind: db.PendingAnswer, Text: "the answer"}, true))
+	got, err := turns.Get(ctx, first.ID)
 	require.NoError(t, err)
-	require.Equal(t, db.TurnFailed, got.Status)
-	require.Equal(t, start.Place, got.Place)
+	require.Equal(t, &db.Pending{Kind: db.PendingAnswer, Text: "the answer"}, got.Pending)
+	require.True(t, got.UsedMemoryWrite)
+
+	require.NoError(t, turns.Finish(ctx, first.ID, db.TurnDone, false, "1800000001.000100"))
+	got, err = turns.Get(ctx, first.ID)
+	require.NoError(t, err)
+	require.Equal(t, db.TurnDone, got.Status)
+	require.Equal(t, "1800000001.000100", got.ReplyTS)
+	require.True(t, got.UsedMemoryWrite, "a memory write is never forgotten by a later finish")
+	require.NotNil(t, got.FinishedAt)
+
+	require.ErrorIs(t, turns.Finish(ctx, first.ID, db.TurnFailed, false, ""), db.ErrTurnFinished)
+	require.ErrorIs(t, turns.Decide(ctx, first.ID, db.Pending{Kind: db.PendingNotice, Text: "late"}, false), db.ErrTurnFinished)
+	got, err = turns.Get(ctx, first.ID)
+	require.NoError(t, err)
+	require.Equal(t, db.TurnDone, got.Status, "the first outcome stands")
+}
+
+// A running turn that nothing touched for long is handed to one caller.
+func TestAbandonedTurnsAreClaimedOnce(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	ctx := context.Background()
+	turns := d.DB.Turns()
+	stale, _, err := turns.Open(ctx, turnStart("1800000000.000100"))
+	require.NoError(t, err)
+	done, _, err := turns.Open(ctx, turnStart("1800000001.000100"))
+	require.NoError(t, err)
+	require.NoError(t, turns.Finish(ctx, done.ID, db.TurnDone, false, ""))
+
+	got, err := turns.ClaimAbandoned(ctx, time.Now().Add(-time.Minute), 10)
+	require.NoError(t, err)
+	require.Empty(t, got, "a fresh running turn is left alone")
+
+	got, err = turns.ClaimAbandoned(ctx, time.Now().Add(time.Minute), 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1, "only the running one, not the finished one")
+	require.Equal(t, stale.ID, got[0].ID)
+
+	got, err = turns.ClaimAbandoned(ctx, time.Now().Add(-time.Second), 10)
+	require.NoError(t, err)
+	require.Empty(t, got, "claiming touched it")
 }
 
 func TestStoresMapNoRowsToErrNotFound(t *testing.T) {

@@ -132,7 +132,7 @@ func (r *scenarioRun) drive(ctx context.Context) {
 	}
 	env := map[string]string{
 		"DATABASE_URL": r.db.URL, "SLACK_BOT_TOKEN": "xoxb-eval", "SLACK_APP_TOKEN": "xapp-1-eval",
-		"SLACK_API_URL": r.slack.URL, "MNEMO_LOG_LEVEL": "info",
+		"SLACK_API_URL": r.slack.URL, "MNEMO_LOG_LEVEL": "info", "MNEMO_HTTP_ADDR": "127.0.0.1:0",
 	}
 	if r.o.Live {
 		env["MNEMO_LLM_PROVIDER"], env["MNEMO_LLM_BASE_URL"], env["MNEMO_LLM_API_KEY"], env["MNEMO_MODEL"] = r.o.Model.Provider, r.o.Model.BaseURL, r.o.Model.APIKey, r.o.Model.Model

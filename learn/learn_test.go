@@ -3,6 +3,7 @@ package learn_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -79,9 +80,9 @@ func (b *testBundle) turn(t *testing.T, runActor string, msgs ...msg) int64 {
 	for _, m := range msgs {
 		lastTS = b.nextTS()
 		if m.who == runActor && m.instruction && turnID == 0 {
-			id, err := b.db.DB.Turns().Claim(ctx, db.TurnStart{Place: b.place(), MessageTS: string(lastTS), ActorID: runActor})
+			turn, _, err := b.db.DB.Turns().Open(ctx, db.TurnStart{Place: b.place(), MessageTS: string(lastTS), ActorID: runActor})
 			require.NoError(t, err)
-			turnID = id
+			turnID = turn.ID
 		}
 		auth := provenance.Context
 		var tid *int64
@@ -300,8 +301,9 @@ func (b *testBundle) turnWithHook(t *testing.T, hook agent.TurnHook) int64 {
 	t.Helper()
 	ctx := context.Background()
 	ts := b.nextTS()
-	turnID, err := b.db.DB.Turns().Claim(ctx, db.TurnStart{Place: b.place(), MessageTS: string(ts), ActorID: "UA"})
+	turn, _, err := b.db.DB.Turns().Open(ctx, db.TurnStart{Place: b.place(), MessageTS: string(ts), ActorID: "UA"})
 	require.NoError(t, err)
+	turnID := turn.ID
 	_, err = b.log.Append(ctx, b.key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: person("UA"), Authority: provenance.Instruction, Text: "@mnemo I prefer release notes as bullet lists", TurnID: &turnID})
 	require.NoError(t, err)
 	_, err = b.log.Append(ctx, b.key, threads.Message{TS: b.nextTS(), Role: threads.RoleAssistant, Actor: provenance.Actor{Kind: provenance.KindBot, ID: "UBOT"}, Text: "Noted.", TurnID: &turnID})
@@ -316,7 +318,15 @@ func (b *testBundle) finish(t *testing.T, turnID int64, usedWrite bool, hook age
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, b.db.DB.InTx(ctx, func(tx *db.Tx) error {
-		if err := tx.Turns().Finish(ctx, turnID, db.TurnDone, usedWrite); err != nil {
+		// A repeated finish (a retried delivery) still runs the hook; the
+		// store finishes a turn once, so a test's later flag is set by hand.
+		err := tx.Turns().Finish(ctx, turnID, db.TurnDone, usedWrite, "")
+		switch {
+		case errors.Is(err, db.ErrTurnFinished) && usedWrite:
+			if _, err := b.db.Pool.Exec(ctx, "UPDATE turns SET used_memory_write = true WHERE id = $1", turnID); err != nil {
+				return err
+			}
+		case err != nil && !errors.Is(err, db.ErrTurnFinished):
 			return err
 		}
 		if hook == nil {

@@ -18,6 +18,7 @@ import (
 // restarts and run on any replica.
 type Queue struct {
 	client *river.Client[pgx.Tx]
+	owned  bool // false when another owner starts and stops the client
 }
 
 // QueueOptions configures a Queue.
@@ -52,17 +53,58 @@ func NewQueue(d *db.DB, learner *Learner, o QueueOptions) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("learn queue: %w", err)
 	}
-	return &Queue{client: c}, nil
+	return &Queue{client: c, owned: true}, nil
 }
 
+// Register adds learning's worker to a worker set whose River client
+// someone else owns (serve shares the inbox's client), and tells onResult,
+// if set, what each job decided.
+func Register(workers *river.Workers, learner *Learner, onResult func(Result, error)) error {
+	if err := river.AddWorkerSafely(workers, &observedWorker{learner: learner, onResult: onResult}); err != nil {
+		return fmt.Errorf("learn queue: %w", err)
+	}
+	return nil
+}
+
+// Attach returns a Queue that enqueues through a client whose owner starts
+// and stops it; its Start and Stop do nothing.
+func Attach(client *river.Client[pgx.Tx]) *Queue { return &Queue{client: client} }
+
 // Start works jobs until Stop.
-func (q *Queue) Start(ctx context.Context) error { return q.client.Start(ctx) }
+func (q *Queue) Start(ctx context.Context) error {
+	if !q.owned {
+		return nil
+	}
+	return q.client.Start(ctx)
+}
 
 // Stop waits for jobs in flight, up to a bound.
 func (q *Queue) Stop() {
+	if !q.owned {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = q.client.Stop(ctx)
+}
+
+// observedWorker is Worker, telling onResult what each job decided.
+type observedWorker struct {
+	river.WorkerDefaults[Args]
+	learner  *Learner
+	onResult func(Result, error)
+}
+
+func (w *observedWorker) Work(ctx context.Context, job *river.Job[Args]) error {
+	res, err := w.learner.Learn(ctx, job.Args.TurnID)
+	if w.onResult != nil {
+		w.onResult(res, err)
+	}
+	return err
+}
+
+func (w *observedWorker) Timeout(job *river.Job[Args]) time.Duration {
+	return (&Worker{}).Timeout(job)
 }
 
 // EnqueueTx enqueues learning for a turn in the caller's transaction, so the

@@ -3,8 +3,10 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -14,8 +16,33 @@ import (
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/inbox"
 	"github.com/mnemo-bot/mnemo/memory"
 )
+
+// Inbox takes a post in before its envelope is acked. *inbox.Inbox is one.
+type Inbox interface {
+	Enqueue(ctx context.Context, p inbox.Post) (duplicate bool, err error)
+}
+
+// Observer is told what happens to envelopes, for metrics. Every method
+// must return at once.
+type Observer interface {
+	EventReceived(kind string)
+	// EventAcked: the envelope was acked d after it arrived.
+	EventAcked(kind string, d time.Duration)
+	// EventDeduplicated: the post was already in the inbox.
+	EventDeduplicated(kind string)
+	// EventRefused: the inbox could not take the post in; not acked.
+	EventRefused(kind string)
+}
+
+type nopObserver struct{}
+
+func (nopObserver) EventReceived(string)             {}
+func (nopObserver) EventAcked(string, time.Duration) {}
+func (nopObserver) EventDeduplicated(string)         {}
+func (nopObserver) EventRefused(string)              {}
 
 // Config is what the Slack app needs.
 type Config struct {
@@ -27,6 +54,19 @@ type Config struct {
 	Directory    *Directory
 	Logger       zerolog.Logger
 	SlashCommand string // default "/mnemo"
+	// Inbox takes posts in; it may also be set with UseInbox before Run,
+	// since the inbox needs the App as its handler.
+	Inbox    Inbox
+	Observer Observer // optional
+	// RetryBudget is how long a Web API call is retried, through rate
+	// limits and transient errors, before the turn gives up for now and
+	// the inbox tries it later. Default 30 seconds.
+	RetryBudget time.Duration
+	// AbandonedAfter is how long a turn may stay unfinished and untouched
+	// before its thread is told it failed (its inbox job is gone). Default
+	// 1 hour, well past the inbox's last attempt.
+	AbandonedAfter time.Duration
+	Now            func() time.Time
 }
 
 // App handles Slack events. Build it with New and start it with Run.
@@ -39,9 +79,16 @@ type App struct {
 	dir     *Directory
 	log     zerolog.Logger
 	command string
+	inbox   Inbox
+	obs     Observer
+	budget  time.Duration
+	stale   time.Duration
+	now     func() time.Time
 
 	botUserID string
 	botID     string
+	connected atomic.Bool
+	arrived   sync.Map // envelope id → when it arrived, until it is acked
 	homes     sync.Map // team/user → the App Home's DM channel
 	chanTypes sync.Map // channel → channel_type, from conversations.info
 	homeQueue chan homeRequest
@@ -59,6 +106,19 @@ func New(c Config) *App {
 	a := &App{
 		api: c.API, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
+		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
+	}
+	if a.obs == nil {
+		a.obs = nopObserver{}
+	}
+	if a.budget <= 0 {
+		a.budget = 30 * time.Second
+	}
+	if a.stale <= 0 {
+		a.stale = time.Hour
+	}
+	if a.now == nil {
+		a.now = time.Now
 	}
 	// Any change to someone's personal memories, from a tool, learning or
 	// an admin, republishes their App Home once the app runs.
@@ -66,24 +126,50 @@ func New(c Config) *App {
 	return a
 }
 
-// EventRetention is how long event ids are kept for deduplicating Slack's
-// retries, which stop within minutes.
-const EventRetention = 24 * time.Hour
+// UseInbox sets the inbox posts go to. Call it before Run.
+func (a *App) UseInbox(in Inbox) { a.inbox = in }
 
-// Run connects over Socket Mode and handles events until ctx ends, then
-// waits for turns in flight.
-func (a *App) Run(ctx context.Context) error {
+// Authenticate checks the bot token with auth.test and learns the bot's
+// identity. Run calls it if it was not called before; serve calls it first,
+// so a bad token stops mnemo before it says it is serving.
+func (a *App) Authenticate(ctx context.Context) error {
 	auth, err := a.api.AuthTestContext(ctx)
 	if err != nil {
 		return fmt.Errorf("SLACK_BOT_TOKEN rejected by auth.test: %w", err)
 	}
 	a.botUserID, a.botID = auth.UserID, auth.BotID
 	a.log.Info().Str("bot_user", a.botUserID).Str("team", auth.TeamID).Msg("connected to Slack")
+	return nil
+}
 
+// Connected returns nil while the Socket Mode connection is up.
+func (a *App) Connected() error {
+	if !a.connected.Load() {
+		return errors.New("socket mode not connected")
+	}
+	return nil
+}
+
+// Run connects over Socket Mode and handles events until ctx ends; then it
+// stops reading the socket and returns once the envelopes it was handling
+// are handled. Turns are not run here but by the inbox, which drains them.
+func (a *App) Run(ctx context.Context) error {
+	if a.botUserID == "" {
+		if err := a.Authenticate(ctx); err != nil {
+			return err
+		}
+	}
 	// The bot's whole Slack surface, one handler per event type.
 	h := socketmode.NewSocketmodeHandler(a.sm)
 	on := func(f func(context.Context, *socketmode.Event)) socketmode.SocketmodeHandlerFunc {
-		return func(evt *socketmode.Event, _ *socketmode.Client) { f(ctx, evt) }
+		return func(evt *socketmode.Event, _ *socketmode.Client) {
+			if evt.Request != nil && evt.Request.EnvelopeID != "" {
+				a.arrived.Store(evt.Request.EnvelopeID, a.now())
+				defer a.arrived.Delete(evt.Request.EnvelopeID)
+			}
+			a.obs.EventReceived(kindOf(evt))
+			f(ctx, evt)
+		}
 	}
 	h.HandleEvents(slackevents.AppMention, on(a.onAppMention))
 	h.HandleEvents(slackevents.Message, on(a.onMessage))
@@ -93,13 +179,21 @@ func (a *App) Run(ctx context.Context) error {
 	h.HandleSlashCommand(a.command, on(a.onSlashCommand))
 	h.Handle(socketmode.EventTypeInteractive, on(a.onInteractive))
 	h.Handle(socketmode.EventTypeErrorBadMessage, on(a.onBadMessage))
-	h.Handle(socketmode.EventTypeConnected, func(*socketmode.Event, *socketmode.Client) { a.log.Info().Msg("socket mode connected") })
+	h.Handle(socketmode.EventTypeConnected, a.onConnection(true, "socket mode connected"))
+	h.Handle(socketmode.EventTypeHello, a.onConnection(true, ""))
+	for _, t := range []socketmode.EventType{socketmode.EventTypeConnecting, socketmode.EventTypeConnectionError, socketmode.EventTypeDisconnect, socketmode.EventTypeInvalidAuth} {
+		h.Handle(t, a.onConnection(false, ""))
+	}
 	h.HandleDefault(on(a.onOther))
 
-	a.wg.Add(2)
-	go func() { defer a.wg.Done(); a.pruneEvents(ctx) }()
+	a.wg.Add(1)
 	go func() { defer a.wg.Done(); a.publishHomes(ctx) }()
-	err = h.RunEventLoopContext(ctx)
+	if a.runner != nil {
+		a.wg.Add(1)
+		go func() { defer a.wg.Done(); a.sweepAbandoned(ctx) }()
+	}
+	err := h.RunEventLoopContext(ctx)
+	a.connected.Store(false)
 	a.wg.Wait()
 	if ctx.Err() != nil {
 		return nil
@@ -107,19 +201,42 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
-// ack acknowledges an envelope at once, before any slow work.
+func (a *App) onConnection(up bool, msg string) socketmode.SocketmodeHandlerFunc {
+	return func(evt *socketmode.Event, _ *socketmode.Client) {
+		a.connected.Store(up)
+		if msg != "" {
+			a.log.Info().Msg(msg)
+		} else if !up {
+			a.log.Debug().Str("event", string(evt.Type)).Msg("socket mode connection down")
+		}
+	}
+}
+
+// kindOf names an envelope for metrics: the inner event type of an Events
+// API envelope, otherwise the envelope type.
+func kindOf(evt *socketmode.Event) string {
+	if e, ok := evt.Data.(slackevents.EventsAPIEvent); ok && e.InnerEvent.Type != "" {
+		return e.InnerEvent.Type
+	}
+	return string(evt.Type)
+}
+
+// ack acknowledges an envelope.
 func (a *App) ack(evt *socketmode.Event, payload ...any) {
 	if evt.Request == nil || evt.Request.EnvelopeID == "" {
 		return
 	}
 	if err := a.sm.Ack(*evt.Request, payload...); err != nil {
 		a.log.Error().Err(err).Str("envelope_id", evt.Request.EnvelopeID).Msg("ack failed")
+		return
+	}
+	if at, ok := a.arrived.Load(evt.Request.EnvelopeID); ok {
+		a.obs.EventAcked(kindOf(evt), a.now().Sub(at.(time.Time)))
 	}
 }
 
 // async runs slow work after the ack, tracked so shutdown can wait for it.
-// The work outlives ctx's cancellation: turns finish while shutting down,
-// within their own deadline.
+// The work outlives ctx's cancellation, within its own deadline.
 func (a *App) async(ctx context.Context, f func(ctx context.Context)) {
 	a.wg.Add(1)
 	go func() {
@@ -133,22 +250,38 @@ func (a *App) async(ctx context.Context, f func(ctx context.Context)) {
 	}()
 }
 
-// pruneEvents drops event ids past EventRetention, hourly.
-func (a *App) pruneEvents(ctx context.Context) {
-	t := time.NewTicker(time.Hour)
+// sweepEvery is how often the app looks for abandoned turns.
+const sweepEvery = 5 * time.Minute
+
+// sweepAbandoned tells the threads of turns nothing will finish (their
+// inbox jobs ended, for instance with the process that ran their last
+// attempt) that the request failed, until ctx ends. It replaces waiting
+// forever with :eyes: on the post.
+func (a *App) sweepAbandoned(ctx context.Context) {
+	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	for {
-		n, err := a.db.Events().Prune(ctx, time.Now().Add(-EventRetention))
-		if err != nil && ctx.Err() == nil {
-			a.log.Warn().Err(err).Msg("event id pruning failed")
-		} else if n > 0 {
-			a.log.Debug().Int64("pruned", n).Msg("old event ids pruned")
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		a.sweepOnce(ctx)
+	}
+}
+
+func (a *App) sweepOnce(ctx context.Context) {
+	posts, err := a.runner.Abandoned(ctx, a.now().Add(-a.stale), 20)
+	if err != nil {
+		a.log.Warn().Err(err).Msg("abandoned turn sweep failed")
+		return
+	}
+	for _, p := range posts {
+		if err := a.runner.GiveUp(ctx, p, &surface{a: a}, giveUpSentence); err != nil {
+			a.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn: the thread could not be told")
+			continue
+		}
+		a.log.Warn().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn failed; the thread was told")
 	}
 }
 
@@ -179,23 +312,4 @@ func (a *App) onBadMessage(_ context.Context, evt *socketmode.Event) {
 			a.log.Error().Err(err).Msg("ack failed")
 		}
 	}
-}
-
-// claimEvent records an Events API event id; false means a retry or another
-// replica already took it.
-func (a *App) claimEvent(ctx context.Context, evt *socketmode.Event) bool {
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
-	cb, _ := e.Data.(*slackevents.EventsAPICallbackEvent)
-	if cb == nil || cb.EventID == "" {
-		return true
-	}
-	fresh, err := a.db.Events().Claim(ctx, cb.EventID, evt.Request.EnvelopeID)
-	if err != nil {
-		a.log.Error().Err(err).Str("event_id", cb.EventID).Msg("event claim failed")
-		return false
-	}
-	if !fresh {
-		a.log.Info().Str("event_id", cb.EventID).Int("retry_attempt", evt.Request.RetryAttempt).Msg("duplicate event ignored")
-	}
-	return fresh
 }

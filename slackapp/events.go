@@ -3,241 +3,257 @@ package slackapp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/inbox"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// post is a human post as it arrives, from either event type.
-type post struct {
-	envelopeID  string
-	team        string
-	channel     string
-	channelType string
-	user        string
-	text        string
-	ts          string
-	threadTS    string
-	mention     bool
-}
+// verdict is what becomes of an event: it is taken into the inbox, ignored
+// (not for the bot), or rejected (malformed).
+type verdict int
 
-func (a *App) onAppMention(ctx context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
-	m, ok := e.InnerEvent.Data.(*slackevents.AppMentionEvent)
-	if !ok {
-		a.log.Error().Str("envelope_id", evt.Request.EnvelopeID).Msg("app_mention without a body rejected")
-		return
-	}
-	if m.BotID != "" || m.User == "" || m.User == a.botUserID {
-		return
-	}
-	p := post{envelopeID: evt.Request.EnvelopeID, team: e.TeamID, channel: m.Channel, user: m.User, text: m.Text, ts: m.TimeStamp, threadTS: m.ThreadTimeStamp, mention: true}
-	a.async(ctx, func(ctx context.Context) { a.handlePost(ctx, evt, p) })
-}
+const (
+	admit verdict = iota
+	ignore
+	reject
+)
 
 // Message subtypes that are new human posts; every other subtype (edits,
 // deletions, joins, bot messages) is ignored.
 var humanSubtypes = map[string]bool{"": true, "thread_broadcast": true, "file_share": true}
 
-func (a *App) onMessage(ctx context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
-	m, ok := e.InnerEvent.Data.(*slackevents.MessageEvent)
-	if !ok {
-		a.log.Error().Str("envelope_id", evt.Request.EnvelopeID).Msg("message event without a body rejected")
-		return
-	}
-	a.log.Debug().Str("subtype", m.SubType).Str("user", m.User).Str("bot_id", m.BotID).Str("channel_type", m.ChannelType).Msg("message event")
-	if !humanSubtypes[m.SubType] || m.BotID != "" || m.User == "" || m.User == a.botUserID {
-		return
-	}
-	p := post{envelopeID: evt.Request.EnvelopeID, team: e.TeamID, channel: m.Channel, channelType: m.ChannelType, user: m.User, text: m.Text, ts: m.TimeStamp, threadTS: m.ThreadTimeStamp}
-	if m.ChannelType != "im" && strings.Contains(m.Text, "<@"+a.botUserID+">") {
-		return // a channel post that mentions the bot also arrives as app_mention, which answers it
-	}
-	a.async(ctx, func(ctx context.Context) { a.handlePost(ctx, evt, p) })
-}
+// slackID matches team, channel and user ids.
+var slackID = regexp.MustCompile(`^[A-Z0-9]{2,32}$`)
 
-// handlePost takes one human post through validation, deduplication and,
-// when it is addressed to the bot, a turn.
-func (a *App) handlePost(ctx context.Context, evt *socketmode.Event, p post) {
-	log := a.log.With().Str("envelope_id", p.envelopeID).Str("channel", p.channel).Str("ts", p.ts).Logger()
-	key, ts, err := threads.KeyFor(p.team, p.channel, p.ts, p.threadTS)
-	if err != nil {
-		log.Error().Err(err).Str("thread_ts", p.threadTS).Msg("event rejected: bad timestamp")
-		return
+// maxEventText bounds the text the inbox keeps of a post; Slack sends at
+// most 40,000 characters, and a turn reads at most agent.MaxMessageChars.
+const maxEventText = 40000
+
+// postFrom turns an app_mention or message event into the post the inbox
+// takes in, or says why there is none. It reads nothing but the event, so
+// it runs before the ack.
+func postFrom(e slackevents.EventsAPIEvent, envelopeID, botUserID string) (inbox.Post, verdict, error) {
+	p := inbox.Post{Team: e.TeamID, EnvelopeID: envelopeID}
+	if cb, ok := e.Data.(*slackevents.EventsAPICallbackEvent); ok && cb != nil {
+		p.EventID = cb.EventID
 	}
-	if p.channelType == "" {
-		p.channelType = a.channelType(ctx, p.channel)
-	}
-	vis := provenance.VisibilityOf(p.channelType, p.channel)
-	if !p.mention && vis != provenance.DM {
-		// Not addressed by a mention: in a thread the bot is part of, a
-		// follow-up that addresses it is answered; other chatter is kept as
-		// context.
-		history, err := a.db.Sessions().History(ctx, key, 10)
-		if err != nil {
-			log.Error().Err(err).Msg("session log")
-			return
+	switch m := e.InnerEvent.Data.(type) {
+	case *slackevents.AppMentionEvent:
+		if m.BotID != "" || m.User == "" || m.User == botUserID {
+			return p, ignore, nil
 		}
-		if len(history) == 0 {
-			log.Debug().Msg("not addressed to the bot, in a thread it is not part of")
-			return
+		p.Channel, p.User, p.Text, p.TS, p.ThreadTS, p.Mention = m.Channel, m.User, m.Text, m.TimeStamp, m.ThreadTimeStamp, true
+	case *slackevents.MessageEvent:
+		if !humanSubtypes[m.SubType] || m.BotID != "" || m.User == "" || m.User == botUserID {
+			return p, ignore, nil
 		}
-		if !AddressesBot(p.text, p.user, history) {
-			log.Debug().Msg("thread chatter kept as context")
-			actor, _ := a.dir.ActorFromEvent(ctx, p.team, p.user)
-			if _, err := a.db.Sessions().Append(ctx, key, threads.Message{TS: ts, Role: threads.RoleUser, Actor: actor, Authority: provenance.Context, Text: a.cleanText(p.text)}); err != nil {
-				log.Error().Err(err).Msg("session log append")
+		if m.ChannelType != "im" {
+			if strings.Contains(m.Text, "<@"+botUserID+">") {
+				return p, ignore, nil // a channel post that mentions the bot also arrives as app_mention, which answers it
 			}
-			return
+			if m.ThreadTimeStamp == "" {
+				return p, ignore, nil // a new channel post without a mention starts a thread the bot is not part of
+			}
+		}
+		p.Channel, p.ChannelType, p.User, p.Text, p.TS, p.ThreadTS = m.Channel, m.ChannelType, m.User, m.Text, m.TimeStamp, m.ThreadTimeStamp
+	default:
+		return p, reject, errors.New("event without a body")
+	}
+	if _, _, err := threads.KeyFor(p.Team, p.Channel, p.TS, p.ThreadTS); err != nil {
+		return p, reject, fmt.Errorf("bad timestamp: %w", err)
+	}
+	for _, id := range []string{p.Team, p.Channel, p.User} {
+		if !slackID.MatchString(id) {
+			return p, reject, fmt.Errorf("bad id %q", id)
 		}
 	}
-	// Only posts that get a turn are claimed: most channel messages are
-	// chatter the bot never acts on, and logging context is idempotent.
-	if !a.claimEvent(ctx, evt) {
+	p.Text = agent.Sanitize(p.Text)
+	if utf8.RuneCountInString(p.Text) > maxEventText {
+		p.Text = string([]rune(p.Text)[:maxEventText])
+	}
+	return p, admit, nil
+}
+
+func (a *App) onAppMention(ctx context.Context, evt *socketmode.Event) { a.onPost(ctx, evt) }
+func (a *App) onMessage(ctx context.Context, evt *socketmode.Event)    { a.onPost(ctx, evt) }
+
+// admitTimeout bounds the inbox write, well inside Slack's 3-second ack
+// budget: a write that can't finish by then is refused and redelivered.
+const admitTimeout = 2500 * time.Millisecond
+
+// onPost takes a post into the inbox and only then acks its envelope. When
+// the inbox can't take it (the database is down), the envelope is not
+// acked, so Slack delivers it again.
+func (a *App) onPost(ctx context.Context, evt *socketmode.Event) {
+	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+	kind := kindOf(evt)
+	p, v, err := postFrom(e, evt.Request.EnvelopeID, a.botUserID)
+	log := a.log.With().Str("envelope_id", evt.Request.EnvelopeID).Str("channel", p.Channel).Str("ts", p.TS).Logger()
+	switch v {
+	case reject:
+		log.Error().Err(err).Str("thread_ts", p.ThreadTS).Str("type", kind).Msg("event rejected")
+		a.ack(evt)
+		return
+	case ignore:
+		log.Debug().Str("type", kind).Msg("event not for the bot")
+		a.ack(evt)
 		return
 	}
-	actor, err := a.dir.ActorFromEvent(ctx, p.team, p.user)
-	if err != nil {
-		log.Warn().Err(err).Msg("actor not enriched")
-	}
-	place := provenance.Place{Team: p.team, Channel: p.channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
-	turn := agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: a.cleanText(p.text)}
-	_, err = a.runner.Run(ctx, turn, &surface{a: a})
-	if errors.Is(err, agent.ErrTurnClaimed) {
-		log.Debug().Msg("turn already claimed") // message + app_mention, or another replica
-	}
-}
-
-// reaction is an emoji mnemo puts on a post to show a turn's phase.
-type reaction string
-
-const (
-	reactionWorking reaction = "eyes"
-	reactionDone    reaction = "white_check_mark"
-	reactionFailed  reaction = "warning"
-)
-
-// surface is a turn's Slack side: reactions, thread replies and backfill
-// from conversations.replies.
-type surface struct {
-	a    *App
-	live *liveReply // the streamed answer (stream.go)
-}
-
-func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase) {
-	switch phase {
-	case agent.Working:
-		s.a.react(ctx, true, p, reactionWorking)
-		s.a.titleThread(ctx, p)
-	case agent.Done:
-		s.a.react(ctx, false, p, reactionWorking)
-		s.a.react(ctx, true, p, reactionDone)
-	case agent.Failed:
-		s.a.react(ctx, false, p, reactionWorking)
-		s.a.react(ctx, true, p, reactionFailed)
-	}
-}
-
-func (s *surface) Notify(ctx context.Context, key threads.Key, sentence string) {
-	if s.live.fail(ctx, sentence) {
+	// The write must happen even when the socket is closing: the envelope
+	// may still be acked, and if not, the post is in the inbox anyway.
+	if a.inbox == nil {
+		a.obs.EventRefused(kind)
+		log.Error().Msg("no inbox to take the post in; envelope not acked")
 		return
 	}
-	if _, err := s.a.post(ctx, key.Channel, slack.MsgOptionText(sentence, false), slack.MsgOptionTS(string(key.Root))); err != nil {
-		s.a.log.Error().Err(err).Msg("failure message not posted")
-	}
-}
-
-// Reply posts the answer in the thread, split under Slack's limits.
-func (s *surface) Reply(ctx context.Context, key threads.Key, text string) ([]threads.Message, error) {
-	if s.live.started() {
-		return s.live.finish(ctx, text)
-	}
-	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID, Name: "mnemo"}
-	var posted []threads.Message
-	parts := SplitMessage(ToMrkdwn(text), MaxPostChars)
-	for i, part := range parts {
-		raw, err := s.a.post(ctx, key.Channel, replyText(part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)))
-		if err != nil {
-			return posted, err
-		}
-		ts, err := threads.ParseTS("chat.postMessage.ts", raw)
-		if err != nil {
-			return posted, err
-		}
-		posted = append(posted, threads.Message{TS: ts, Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: part})
-	}
-	return posted, nil
-}
-
-// Backfill reads a thread's earlier messages from conversations.replies.
-func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads.TS) ([]threads.Message, error) {
-	msgs, _, _, err := s.a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: key.Channel, Timestamp: string(key.Root), Limit: 200})
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
+	defer cancel()
+	duplicate, err := a.inbox.Enqueue(wctx, p)
 	if err != nil {
-		return nil, err
+		a.obs.EventRefused(kind)
+		log.Error().Err(err).Msg("inbox write failed; envelope not acked, so Slack delivers it again")
+		return
 	}
-	var out []threads.Message
-	for _, m := range msgs {
-		if m.Timestamp == string(current) {
-			continue
-		}
-		ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp)
-		if err != nil {
-			s.a.log.Warn().Err(err).Msg("backfill skipped a message")
-			continue
-		}
-		entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: s.a.cleanText(m.Text)}
-		switch {
-		case m.User == s.a.botUserID || (m.BotID != "" && m.BotID == s.a.botID):
-			entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID}
-		case m.BotID != "" || m.User == "":
-			entry.Actor = provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: m.BotID}
-		default:
-			entry.Actor = provenance.Actor{Kind: provenance.KindUser, Team: key.Team, ID: m.User}
-		}
-		out = append(out, entry)
+	if duplicate {
+		a.obs.EventDeduplicated(kind)
+		log.Info().Str("event_id", p.EventID).Int("retry_attempt", evt.Request.RetryAttempt).Msg("post already in the inbox; duplicate ignored")
 	}
-	return out, nil
+	a.ack(evt)
 }
 
-// post sends a message, waiting out Slack's rate limits a few times.
-func (a *App) post(ctx context.Context, channel string, opts ...slack.MsgOption) (string, error) {
-	for attempt := 0; ; attempt++ {
-		_, ts, err := a.api.PostMessageContext(ctx, channel, opts...)
-		var rl *slack.RateLimitedError
-		if !errors.As(err, &rl) || attempt == 3 {
-			return ts, err
-		}
-		a.log.Warn().Dur("retry_after", rl.RetryAfter).Msg("rate limited by Slack; waiting")
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(rl.RetryAfter):
-		}
-	}
+// giveUpSentence tells a thread that its post's turn failed for good.
+const giveUpSentence = "Sorry, I couldn't answer this after several tries because of a problem on my side; please ask again."
+
+// slackPost is a post of the inbox as the turn runner takes it.
+type slackPost struct {
+	agent.Post
+	visibility provenance.Visibility
 }
 
-func (a *App) react(ctx context.Context, add bool, p agent.Post, r reaction) {
-	ref := slack.NewRefToMessage(p.Key.Channel, string(p.TS))
-	var err error
-	if add {
-		err = a.api.AddReactionContext(ctx, string(r), ref)
-	} else {
-		err = a.api.RemoveReactionContext(ctx, string(r), ref)
-	}
+// resolve makes an inbox post a turn's post: its thread, the place's
+// visibility (conversations.info when the event did not say), and the
+// actor from the live event.
+func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
+	key, ts, err := threads.KeyFor(ip.Team, ip.Channel, ip.TS, ip.ThreadTS)
 	if err != nil {
-		a.log.Debug().Err(err).Str("reaction", string(r)).Bool("add", add).Msg("reaction failed")
+		return slackPost{}, err
 	}
+	channelType := ip.ChannelType
+	if channelType == "" {
+		channelType = a.channelType(ctx, ip.Channel)
+	}
+	vis := provenance.VisibilityOf(channelType, ip.Channel)
+	actor, err := a.dir.ActorFromEvent(ctx, ip.Team, ip.User)
+	if err != nil {
+		a.log.Warn().Err(err).Str("ts", ip.TS).Msg("actor not enriched")
+	}
+	place := provenance.Place{Team: ip.Team, Channel: ip.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
+	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: a.cleanText(ip.Text)}, visibility: vis}, nil
+}
+
+// Accept takes a post in from the inbox: a mention or a DM needs a turn; a
+// message in a thread needs one when it addresses the bot in a thread the
+// bot is part of, and is otherwise logged as context or ignored. A post
+// that needs a turn is recorded and logged now, even if its thread is busy.
+func (a *App) Accept(ctx context.Context, ip inbox.Post) (bool, error) {
+	// A post waiting for its thread is accepted again each time its job
+	// wakes; once its turn is recorded, a read says enough (Run accepts it
+	// again, in full, before the turn).
+	if t, err := a.db.Turns().Find(ctx, ip.Team, ip.Channel, ip.TS); err == nil {
+		return t.Status == db.TurnRunning, nil
+	} else if !errors.Is(err, db.ErrNotFound) {
+		return false, err
+	}
+	p, err := a.resolve(ctx, ip)
+	if err != nil {
+		return false, err
+	}
+	log := a.log.With().Str("envelope_id", ip.EnvelopeID).Str("channel", ip.Channel).Str("ts", ip.TS).Logger()
+	if !ip.Mention && p.visibility != provenance.DM {
+		addressed, err := a.addressed(ctx, log, p)
+		if err != nil || !addressed {
+			return false, err
+		}
+	}
+	t, err := a.runner.Accept(ctx, p.Post, &surface{a: a})
+	if err != nil {
+		return false, err
+	}
+	return t.Status == db.TurnRunning, nil
+}
+
+// addressed decides whether a message in a thread is for the bot (see
+// AddressesBot); chatter in a thread the bot is part of is logged as
+// context.
+func (a *App) addressed(ctx context.Context, log zerolog.Logger, p slackPost) (bool, error) {
+	history, err := a.db.Sessions().History(ctx, p.Key, 10)
+	if err != nil {
+		return false, err
+	}
+	// What was said before the post decides, not what came after it.
+	before := history[:0:0]
+	for _, m := range history {
+		if m.TS.Time().Before(p.TS.Time()) {
+			before = append(before, m)
+		}
+	}
+	if len(before) == 0 {
+		log.Debug().Msg("not addressed to the bot, in a thread it is not part of")
+		return false, nil
+	}
+	if AddressesBot(p.Text, p.Actor.ID, before) {
+		return true, nil
+	}
+	log.Debug().Msg("thread chatter kept as context")
+	_, err = a.db.Sessions().Append(ctx, p.Key, threads.Message{TS: p.TS, Role: threads.RoleUser, Actor: p.Actor, Authority: provenance.Context, Text: agent.StoredText(p.Text)})
+	return false, err
+}
+
+// Turn runs an accepted post's turn; the inbox holds its thread.
+func (a *App) Turn(ctx context.Context, ip inbox.Post) error {
+	p, err := a.resolve(ctx, ip)
+	if err != nil {
+		return err
+	}
+	_, err = a.runner.Run(ctx, p.Post, &surface{a: a})
+	if errors.Is(err, agent.ErrTurnFinished) {
+		a.log.Debug().Str("ts", ip.TS).Msg("turn already finished")
+		return nil
+	}
+	return err
+}
+
+// GiveUp tells a post's thread that its turn failed and can be asked again.
+// A thread message whose addressing was never decided is not answered.
+func (a *App) GiveUp(ctx context.Context, ip inbox.Post, cause error) error {
+	p, err := a.resolve(ctx, ip)
+	if err != nil {
+		return err
+	}
+	log := a.log.With().Str("channel", ip.Channel).Str("ts", ip.TS).Logger()
+	if !ip.Mention && p.visibility != provenance.DM {
+		if _, err := a.db.Turns().Find(ctx, ip.Team, ip.Channel, ip.TS); errors.Is(err, db.ErrNotFound) {
+			log.Error().AnErr("cause", cause).Msg("a thread message could not be taken in; it may not have been for the bot, so nobody is told")
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	log.Error().AnErr("cause", cause).Msg("giving up on a post after its last attempt; telling the thread")
+	return a.runner.GiveUp(ctx, p.Post, &surface{a: a}, giveUpSentence)
 }
 
 // cleanText replaces the bot's own mention with its name and undoes the

@@ -163,7 +163,7 @@ func TestStreamFailingMidwayEndsInTheSameMessage(t *testing.T) {
 		}
 		return scripted.Memory()(n, req)
 	})
-	sentence := agent.FailureSentence(errors.New("model"))
+	sentence := agent.FailureSentence(&agent.ModelError{Err: &llm.Error{Class: llm.ClassOverloaded}}, agent.Outcome{})
 
 	const dm = "D0ALICE"
 	thread := b.nextTS()

@@ -51,6 +51,7 @@ func startBot(t *testing.T, script fakellm.Script, extraEnv ...string) *bot {
 		"MNEMO_LLM_API_KEY":  "sk-ant-test-key-0123456789abcdef",
 		"MNEMO_MODEL":        "claude-test",
 		"MNEMO_LOG_LEVEL":    "debug",
+		"MNEMO_HTTP_ADDR":    "127.0.0.1:0", // tests run side by side
 	}
 	for i := 0; i+1 < len(extraEnv); i += 2 {
 		b.env[extraEnv[i]] = extraEnv[i+1]

@@ -12,5 +12,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("MNEMO_TEST_MAIN") == "1" {
 		os.Exit(mainProcess())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeFaultBinary()
+	os.Exit(code)
 }

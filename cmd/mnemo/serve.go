@@ -2,21 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	stdlog "log"
+	"net"
 	"os"
+	"strconv"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/ops"
 	"github.com/mnemo-bot/mnemo/slackapp"
 	"github.com/mnemo-bot/mnemo/tools"
 )
@@ -39,7 +46,13 @@ func (c *core) Close() {
 }
 
 func openDB(ctx context.Context, url string, log zerolog.Logger) (*db.DB, error) {
-	d, err := db.Open(ctx, url, 0)
+	return openDBSized(ctx, url, 0, log)
+}
+
+// openDBSized opens the pool with at most maxConns connections (0: pgx's
+// default) and migrates.
+func openDBSized(ctx context.Context, url string, maxConns int32, log zerolog.Logger) (*db.DB, error) {
+	d, err := db.Open(ctx, url, maxConns)
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +78,24 @@ func newModel(cfg Config, model string) llm.Model {
 // server may run without one) memory review is deterministic only and there
 // is no agent.
 func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, error) {
-	d, err := openDB(ctx, cfg.DatabaseURL, log)
+	return buildCoreWith(ctx, cfg, log, coreOptions{})
+}
+
+// coreOptions are what serve adds to the shared parts.
+type coreOptions struct {
+	maxConns int32        // the pool's size; 0 for pgx's default
+	metrics  *ops.Metrics // counts model calls, tools, memory writes, recall
+}
+
+func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOptions) (*core, error) {
+	d, err := openDBSized(ctx, cfg.DatabaseURL, o.maxConns, log)
 	if err != nil {
 		return nil, err
 	}
 	c := &core{db: d, closers: []func(){d.Close}}
 	opts := memory.Options{Logger: log}
 	if cfg.Provider != "" {
-		c.model = newModel(cfg, cfg.Model)
+		c.model = o.metrics.Model(newModel(cfg, cfg.Model))
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Decider = judge, judge
 	}
@@ -86,10 +109,55 @@ func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, erro
 	c.registry = reg
 	c.closers = append(c.closers, closeTools)
 	if c.model != nil {
-		c.agent = agent.New(agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log})
+		ao := agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log}
+		if o.metrics != nil {
+			ao.Observer = o.metrics
+		}
+		c.agent = agent.New(ao)
 	}
 	return c, nil
 }
+
+// serveConfig is what only serve reads, beside Config.
+type serveConfig struct {
+	HTTPAddr        string        // MNEMO_HTTP_ADDR: /healthz, /readyz, /metrics
+	MaxTurns        int           // MNEMO_MAX_TURNS: turns this process runs at once
+	ShutdownTimeout time.Duration // MNEMO_SHUTDOWN_TIMEOUT: the drain on SIGTERM
+}
+
+// loadServeConfig reads serve's own settings and returns every problem.
+func loadServeConfig(getenv func(string) string) (serveConfig, []string) {
+	c := serveConfig{HTTPAddr: getenv("MNEMO_HTTP_ADDR"), MaxTurns: 16, ShutdownTimeout: 20 * time.Second}
+	var problems []string
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = "127.0.0.1:9464"
+	} else if _, port, err := net.SplitHostPort(c.HTTPAddr); err != nil || port == "" {
+		problems = append(problems, fmt.Sprintf("MNEMO_HTTP_ADDR must be host:port, such as 127.0.0.1:9464, not %q", c.HTTPAddr))
+	}
+	if v := getenv("MNEMO_MAX_TURNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			problems = append(problems, fmt.Sprintf("MNEMO_MAX_TURNS must be a whole number from 1 to 1000, not %q", v))
+		} else {
+			c.MaxTurns = n
+		}
+	}
+	if v := getenv("MNEMO_SHUTDOWN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			problems = append(problems, fmt.Sprintf("MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s, not %q", v))
+		} else {
+			c.ShutdownTimeout = d
+		}
+	}
+	return c, problems
+}
+
+// poolSize is serve's database pool: a connection for each turn it may
+// run, one for each learning worker, and eight for River's notifier,
+// producers and maintenance, the ack path's inbox writes and the health
+// checks. The README's configuration table says the same.
+func poolSize(maxTurns int) int32 { return int32(maxTurns + learningWorkers + 8) }
 
 func cmdServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -98,6 +166,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{err.Error()}
 	}
 	cfg, err := LoadConfig(getenv, Needs{Database: true, Slack: true, Model: true})
+	sc, problems := loadServeConfig(getenv)
+	if len(problems) > 0 {
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			ce = &ConfigError{}
+		}
+		ce.Problems = append(ce.Problems, problems...)
+		err = ce
+	}
 	if err != nil {
 		if cfg.SlackBot == "" && cfg.SlackApp == "" {
 			return fmt.Errorf("%w\n\n%s", err, SlackAppHelp)
@@ -105,7 +182,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	c, err := buildCore(ctx, cfg, log)
+	metrics := ops.NewMetrics()
+	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(sc.MaxTurns), metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -113,28 +191,71 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	api := slack.New(cfg.SlackBot, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp))
 	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
-	learner, err := startLearning(ctx, c, log, stderr)
-	if err != nil {
-		return err
-	}
-	defer learner.Stop()
-	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx})
+	// The learning queue rides on the inbox's River client, which needs the
+	// app (its handler), which needs the runner, whose after-turn hook
+	// enqueues learning: the hook reads the queue once turns run.
+	var learning *learn.Queue
+	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{
+		Logger: log, MaxConcurrent: sc.MaxTurns, Observer: metrics,
+		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
+	})
 	app := slackapp.New(slackapp.Config{
 		API: api, Socket: sm, DB: c.db, Runner: runner, Memory: c.memory,
 		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
-		SlashCommand: cfg.SlashCommand,
+		SlashCommand: cfg.SlashCommand, Observer: metrics,
 	})
+	app.OnFeedback(metrics.Feedback)
+	learner := learn.NewLearner(c.db, c.memory, c.model, log)
+	in, err := inbox.New(c.db, inbox.Options{
+		Logger: log, Handler: app, MaxTurns: sc.MaxTurns,
+		Register: func(w *river.Workers) error { return learn.Register(w, learner, learned(metrics)) },
+		Queues:   map[string]int{river.QueueDefault: learningWorkers},
+	})
+	if err != nil {
+		return err
+	}
+	learning = learn.Attach(in.Client())
+	app.UseInbox(in)
+	metrics.WatchInbox(func(ctx context.Context) (ops.InboxDepth, error) {
+		d, err := in.Depth(ctx)
+		return ops.InboxDepth{Available: d.Available, Running: d.Running, Waiting: d.Waiting, Oldest: d.Oldest}, err
+	}, time.Now)
+
+	srv, err := ops.Listen(sc.HTTPAddr, metrics, []ops.Check{
+		{Name: "postgres", Check: c.db.Ping},
+		{Name: "slack", Check: func(context.Context) error { return app.Connected() }},
+		{Name: "queue", Check: func(context.Context) error { return in.Healthy() }},
+	}, log)
+	if err != nil {
+		return err
+	}
+	go srv.Serve()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := app.Authenticate(ctx); err != nil {
+		return err
+	}
+	if err := in.Start(ctx); err != nil {
+		return err
+	}
 	go sweep(ctx, c, log, time.Minute)
-	log.Info().Str("version", version).Msg("mnemo serving")
-	return app.Run(ctx)
+	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", sc.MaxTurns).Int32("db_pool", poolSize(sc.MaxTurns)).
+		Dur("shutdown_timeout", sc.ShutdownTimeout).Msg("mnemo serving")
+
+	runErr := app.Run(ctx)
+	log.Info().Dur("drain", sc.ShutdownTimeout).Msg("stopped reading Slack; finishing the turns in flight")
+	stopErr := in.Stop(sc.ShutdownTimeout)
+	if err := errors.Join(runErr, stopErr); err != nil {
+		return err
+	}
+	log.Info().Msg("mnemo stopped")
+	return nil
 }
 
-// StaleTurnAge is how long a turn may stay running before the sweep calls
-// it failed: well past any turn's deadline.
-const StaleTurnAge = 10 * time.Minute
-
-// sweep archives expired memories and fails turns a dead process left
-// running, periodically.
+// sweep archives expired memories, periodically.
 func sweep(ctx context.Context, c *core, log zerolog.Logger, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -148,11 +269,6 @@ func sweep(ctx context.Context, c *core, log zerolog.Logger, every time.Duration
 			log.Warn().Err(err).Msg("expiry sweep failed")
 		} else if n > 0 {
 			log.Info().Int64("archived", n).Msg("expired memories archived")
-		}
-		if n, err := c.db.Turns().FailStale(ctx, time.Now().Add(-StaleTurnAge)); err != nil {
-			log.Warn().Err(err).Msg("stale turn sweep failed")
-		} else if n > 0 {
-			log.Warn().Int64("turns", n).Msg("turns left running by a stopped process marked failed")
 		}
 	}
 }

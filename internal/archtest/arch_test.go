@@ -29,7 +29,9 @@ var layers = map[string][]string{
 	"memory":             {"db", "detect", "llm", "provenance", "threads", "tools"},
 	"learn":              {"db", "llm", "memory", "provenance", "threads"},
 	"agent":              {"db", "llm", "memory", "provenance", "threads", "tools"},
-	"slackapp":           {"agent", "db", "memory", "provenance", "threads", "tools"},
+	"inbox":              {"db", "threads"},
+	"ops":                {"db", "llm"},
+	"slackapp":           {"agent", "db", "inbox", "memory", "provenance", "threads", "tools"},
 	"cmd/mnemo":          {"*"},
 	"cmd/mnemo-eval":     {"evals"},
 	"evals":              {"*"},
@@ -51,10 +53,10 @@ var surfaces = []string{"slackapp", "agent", "learn", "evals", "cmd/"}
 // testOnly may never be linked into the mnemo binary.
 var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals", module + "/bench", module + "/bench/corpus"}
 
-// driverUsers may import pgx: the stores, River's queue, the test
-// databases, and the benchmarks, which load corpora with COPY and make
-// their own databases.
-var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
+// driverUsers may import pgx: the stores, River's queues (the inbox and
+// learning), the test databases, and the benchmarks, which load corpora
+// with COPY and make their own databases.
+var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "inbox": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
 
 type pkg struct {
 	ImportPath string

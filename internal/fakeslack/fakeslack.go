@@ -1,7 +1,10 @@
 // Package fakeslack is a local Slack for tests: the Web API methods mnemo
 // calls, over HTTP as slack-go sends them, and the Socket Mode websocket with
-// hello, events_api, slash_commands, interactive and disconnect envelopes.
-// It records acks, posted messages, reactions and every API call.
+// hello, events_api, slash_commands, interactive and disconnect envelopes,
+// to one connection or to all of them (two replicas). Like Slack, it can
+// deliver an envelope again when it is not acked in time, and it keeps
+// message metadata for conversations.replies. It records acks (and when
+// they came), posted messages, reactions and every API call.
 package fakeslack
 
 import (
@@ -30,13 +33,16 @@ const (
 
 // Message is a message the bot posted, or one seeded into a channel.
 type Message struct {
-	Channel   string          `json:"channel"`
-	TS        string          `json:"ts"`
-	ThreadTS  string          `json:"thread_ts,omitempty"`
-	User      string          `json:"user,omitempty"`
-	BotID     string          `json:"bot_id,omitempty"`
-	Text      string          `json:"text"`
-	Blocks    json.RawMessage `json:"blocks,omitempty"`
+	Channel  string          `json:"channel"`
+	TS       string          `json:"ts"`
+	ThreadTS string          `json:"thread_ts,omitempty"`
+	User     string          `json:"user,omitempty"`
+	BotID    string          `json:"bot_id,omitempty"`
+	Text     string          `json:"text"`
+	Blocks   json.RawMessage `json:"blocks,omitempty"`
+	// Metadata is the message's metadata, as chat.postMessage took it;
+	// conversations.replies returns it only with include_all_metadata.
+	Metadata  json.RawMessage `json:"-"`
 	Ephemeral bool            `json:"-"`
 	Target    string          `json:"-"` // ephemeral recipient
 	Updated   bool            `json:"-"`
@@ -100,7 +106,13 @@ type Server struct {
 	failNext  map[string]string
 	holding   bool
 	limited   map[string]int
-	streams   []*Stream // assistant.go
+	streams   []*Stream         // assistant.go
+	limitWait map[string]string // method → Retry-After of its 429s
+	sentAt    map[string]time.Time
+	ackedAt   map[string]time.Time
+	redeliver []time.Duration // waits before each redelivery of an unacked envelope
+	delivered map[string]int  // event id → envelopes sent for it
+	closed    chan struct{}
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -108,7 +120,8 @@ func New(t tb.TB) *Server {
 	s := &Server{
 		t: t, acks: map[string]json.RawMessage{}, history: map[string][]Message{},
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},
-		nextTS: 1800000000, failNext: map[string]string{},
+		nextTS: 1800000000, failNext: map[string]string{}, limitWait: map[string]string{},
+		sentAt: map[string]time.Time{}, ackedAt: map[string]time.Time{}, delivered: map[string]int{}, closed: make(chan struct{}),
 	}
 	s.cond = sync.NewCond(&s.mu)
 	// slack-go dials with the Origin Slack's own servers expect.
@@ -121,6 +134,7 @@ func New(t tb.TB) *Server {
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/api/"
 	t.Cleanup(func() {
+		close(s.closed)
 		s.mu.Lock()
 		s.holding = false // a held post must not keep the server from closing
 		s.cond.Broadcast()
@@ -150,10 +164,24 @@ func (s *Server) Seed(m Message) {
 
 // RateLimit makes the next n calls of method answer 429 with Retry-After: 1,
 // as Slack does when a method's rate limit is hit.
-func (s *Server) RateLimit(method string, n int) {
+func (s *Server) RateLimit(method string, n int) { s.RateLimitFor(method, n, 1) }
+
+// RateLimitFor is RateLimit with Retry-After: seconds.
+func (s *Server) RateLimitFor(method string, n, seconds int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.limited[method] = n
+	s.limitWait[method] = fmt.Sprint(seconds)
+}
+
+// Redeliver makes the server deliver an events_api envelope again, as
+// Slack does, when it is not acked: after each wait in turn, as long as it
+// is still not acked, a new envelope with the same event and a higher
+// retry_attempt. Slack itself retries about 3 times over a few minutes.
+func (s *Server) Redeliver(waits ...time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.redeliver = waits
 }
 
 // HoldPosts makes chat.postMessage wait until ReleasePosts, so several
@@ -229,7 +257,13 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	s.cond.Broadcast()
 	if limited {
-		w.Header().Set("Retry-After", "1")
+		s.mu.Lock()
+		wait := s.limitWait[method]
+		s.mu.Unlock()
+		if wait == "" {
+			wait = "1"
+		}
+		w.Header().Set("Retry-After", wait)
 		w.WriteHeader(http.StatusTooManyRequests)
 		return
 	}
@@ -252,6 +286,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 			s.cond.Wait()
 		}
 		m := Message{Channel: f.Get("channel"), TS: s.ts(), ThreadTS: f.Get("thread_ts"), User: BotUserID, BotID: BotID, Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks"))}
+		if md := f.Get("metadata"); md != "" {
+			m.Metadata = json.RawMessage(md)
+		}
 		if method == "chat.postEphemeral" {
 			m.Ephemeral, m.Target = true, f.Get("user")
 		} else {
@@ -293,16 +330,27 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		}})
 	case "conversations.replies":
 		s.mu.Lock()
-		root := f.Get("ts")
+		root, oldest := f.Get("ts"), f.Get("oldest")
+		withMetadata := f.Get("include_all_metadata") == "1" || f.Get("include_all_metadata") == "true"
 		var msgs []Message
 		for _, m := range s.history[f.Get("channel")] {
-			if m.TS == root || m.ThreadTS == root {
+			if (m.TS == root || m.ThreadTS == root) && (oldest == "" || m.TS >= oldest) {
 				msgs = append(msgs, m)
 			}
 		}
 		s.mu.Unlock()
 		sort.Slice(msgs, func(i, j int) bool { return msgs[i].TS < msgs[j].TS })
-		writeJSON(w, map[string]any{"ok": true, "messages": msgs, "has_more": false})
+		out := make([]map[string]any, 0, len(msgs))
+		for _, m := range msgs {
+			b, _ := json.Marshal(m)
+			var o map[string]any
+			_ = json.Unmarshal(b, &o)
+			if withMetadata && m.Metadata != nil {
+				o["metadata"] = m.Metadata
+			}
+			out = append(out, o)
+		}
+		writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": false})
 	case "conversations.info":
 		id := f.Get("channel")
 		ch := map[string]any{"id": id, "name": strings.ToLower(id), "is_channel": strings.HasPrefix(id, "C"),
@@ -446,6 +494,9 @@ func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
 		if json.Unmarshal(data, &ack) == nil && ack.EnvelopeID != "" {
 			s.mu.Lock()
 			s.acks[ack.EnvelopeID] = ack.Payload
+			if _, ok := s.ackedAt[ack.EnvelopeID]; !ok {
+				s.ackedAt[ack.EnvelopeID] = time.Now()
+			}
 			s.mu.Unlock()
 			s.cond.Broadcast()
 		}
@@ -464,18 +515,73 @@ func (s *Server) WaitConnected(timeout time.Duration) {
 	s.waitFor(timeout, "a socket mode connection", func() bool { return len(s.conns) > 0 })
 }
 
-// SendRaw writes one raw frame to the bot's connection.
+// WaitConnections waits until the bot (or its replicas) holds n Socket
+// Mode connections.
+func (s *Server) WaitConnections(n int, timeout time.Duration) {
+	s.t.Helper()
+	s.waitFor(timeout, fmt.Sprintf("%d socket mode connections", n), func() bool { return len(s.conns) >= n })
+}
+
+// Connections counts the open Socket Mode connections.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// Target says which connections an envelope goes to.
+type Target int
+
+const (
+	// Newest is the most recent connection: the default.
+	Newest Target = 0
+	// All sends the envelope to every open connection, as two replicas can
+	// both receive one when Slack retries it on another connection.
+	All Target = -1
+)
+
+// Conn targets the n-th open connection, counted from 1 in the order they
+// connected.
+func Conn(n int) Target { return Target(n) }
+
+// SendRaw writes one raw frame to the bot's newest connection.
 func (s *Server) SendRaw(frame []byte) {
 	s.t.Helper()
+	s.SendRawTo(Newest, frame)
+}
+
+// SendRawTo writes one raw frame to the target connections.
+func (s *Server) SendRawTo(to Target, frame []byte) {
+	s.t.Helper()
 	s.WaitConnected(10 * time.Second)
+	if !s.writeTo(to, frame) {
+		s.t.Fatalf("fakeslack: no connection %d to write to", to)
+	}
+}
+
+// writeTo writes frame to the target connections and reports whether any
+// took it.
+func (s *Server) writeTo(to Target, frame []byte) bool {
 	s.mu.Lock()
-	c := s.conns[len(s.conns)-1]
+	var targets []*websocket.Conn
+	switch {
+	case to == All:
+		targets = append(targets, s.conns...)
+	case to == Newest && len(s.conns) > 0:
+		targets = append(targets, s.conns[len(s.conns)-1])
+	case int(to) >= 1 && int(to) <= len(s.conns):
+		targets = append(targets, s.conns[int(to)-1])
+	}
 	s.mu.Unlock()
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if err := c.WriteMessage(websocket.TextMessage, frame); err != nil {
-		s.t.Fatalf("fakeslack: write: %v", err)
+	wrote := false
+	for _, c := range targets {
+		if err := c.WriteMessage(websocket.TextMessage, frame); err == nil {
+			wrote = true
+		}
 	}
+	return wrote
 }
 
 func (s *Server) envelope() string {
@@ -490,10 +596,13 @@ type EventOptions struct {
 	EventID      string
 	RetryAttempt int
 	EnvelopeID   string
+	// To chooses the connections it goes to (default the newest).
+	To Target
 }
 
 // SendEvent sends an Events API event (the inner "event" object) and returns
-// the envelope id.
+// the envelope id. With Redeliver set, it is delivered again while it is
+// not acked.
 func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
 	s.t.Helper()
 	var o EventOptions
@@ -506,6 +615,21 @@ func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
 	if o.EventID == "" {
 		o.EventID = "Ev" + strings.ToUpper(strings.ReplaceAll(o.EnvelopeID, "-", ""))
 	}
+	s.WaitConnected(10 * time.Second)
+	if !s.deliver(event, o) {
+		s.t.Fatalf("fakeslack: no connection %d to send %s to", o.To, o.EnvelopeID)
+	}
+	s.mu.Lock()
+	waits := append([]time.Duration(nil), s.redeliver...)
+	s.mu.Unlock()
+	if len(waits) > 0 {
+		go s.redeliverUnacked(event, o, waits)
+	}
+	return o.EnvelopeID
+}
+
+// deliver writes one events_api envelope and records when it was sent.
+func (s *Server) deliver(event map[string]any, o EventOptions) bool {
 	env := map[string]any{
 		"type": "events_api", "envelope_id": o.EnvelopeID, "accepts_response_payload": false,
 		"retry_attempt": o.RetryAttempt, "retry_reason": "",
@@ -518,8 +642,80 @@ func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
 		env["retry_reason"] = "timeout"
 	}
 	b, _ := json.Marshal(env)
-	s.SendRaw(b)
-	return o.EnvelopeID
+	s.mu.Lock()
+	s.sentAt[o.EnvelopeID] = time.Now()
+	s.delivered[o.EventID]++
+	s.mu.Unlock()
+	s.cond.Broadcast()
+	return s.writeTo(o.To, b)
+}
+
+// redeliverUnacked sends an event again, after each wait, until one of its
+// envelopes is acked.
+func (s *Server) redeliverUnacked(event map[string]any, o EventOptions, waits []time.Duration) {
+	envelopes := []string{o.EnvelopeID}
+	acked := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, e := range envelopes {
+			if _, ok := s.acks[e]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for i, wait := range waits {
+		select {
+		case <-s.closed:
+			return
+		case <-time.After(wait):
+		}
+		if acked() {
+			return
+		}
+		retry := o
+		retry.RetryAttempt = o.RetryAttempt + i + 1
+		retry.EnvelopeID = fmt.Sprintf("%s-r%d", o.EnvelopeID, i+1)
+		envelopes = append(envelopes, retry.EnvelopeID)
+		if !s.deliver(event, retry) {
+			return // the server is closing
+		}
+	}
+}
+
+// Deliveries counts the envelopes sent for an event id: the first and every
+// redelivery.
+func (s *Server) Deliveries(eventID string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.delivered[eventID]
+}
+
+// WaitDeliveries waits until an event was delivered n times.
+func (s *Server) WaitDeliveries(eventID string, n int, timeout time.Duration) {
+	s.t.Helper()
+	s.waitFor(timeout, fmt.Sprintf("%d deliveries of %s", n, eventID), func() bool { return s.delivered[eventID] >= n })
+}
+
+// AckLatency is how long the envelope waited for its ack, and whether it
+// was acked.
+func (s *Server) AckLatency(envelopeID string) (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sent, ok1 := s.sentAt[envelopeID]
+	acked, ok2 := s.ackedAt[envelopeID]
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return acked.Sub(sent), true
+}
+
+// Acked reports whether the envelope was acked.
+func (s *Server) Acked(envelopeID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.acks[envelopeID]
+	return ok
 }
 
 // SendSlashCommand sends a slash_commands envelope and returns its envelope id.

@@ -28,12 +28,6 @@ type ChannelSetting struct {
 	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
-type InboundEvent struct {
-	EventID    string    `json:"eventId"`
-	EnvelopeID string    `json:"envelopeId"`
-	ReceivedAt time.Time `json:"receivedAt"`
-}
-
 type Memory struct {
 	ID             uuid.UUID   `json:"id"`
 	TeamID         string      `json:"teamId"`
@@ -109,6 +103,14 @@ type MemoryWord struct {
 	Word   string `json:"word"`
 }
 
+type RiverJob struct {
+	ID        int64     `json:"id"`
+	State     string    `json:"state"`
+	Queue     string    `json:"queue"`
+	Kind      string    `json:"kind"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
 type SessionMessage struct {
 	ID        int64     `json:"id"`
 	SourceKey string    `json:"sourceKey"`
@@ -125,6 +127,21 @@ type SessionMessage struct {
 	Tools     string    `json:"tools"`
 }
 
+type ThreadLease struct {
+	SourceKey  string    `json:"sourceKey"`
+	PostTs     string    `json:"postTs"`
+	JobID      int64     `json:"jobId"`
+	Holder     string    `json:"holder"`
+	AcquiredAt time.Time `json:"acquiredAt"`
+	ExpiresAt  time.Time `json:"expiresAt"`
+}
+
+type ThreadWaiter struct {
+	SourceKey string    `json:"sourceKey"`
+	PostTs    string    `json:"postTs"`
+	SeenAt    time.Time `json:"seenAt"`
+}
+
 type Turn struct {
 	ID              int64      `json:"id"`
 	TeamID          string     `json:"teamId"`
@@ -137,6 +154,11 @@ type Turn struct {
 	CreatedAt       time.Time  `json:"createdAt"`
 	FinishedAt      *time.Time `json:"finishedAt"`
 	Visibility      string     `json:"visibility"`
+	Attempts        int32      `json:"attempts"`
+	PendingKind     *string    `json:"pendingKind"`
+	PendingText     *string    `json:"pendingText"`
+	ReplyTs         *string    `json:"replyTs"`
+	UpdatedAt       time.Time  `json:"updatedAt"`
 }
 
 type TurnFeedback struct {

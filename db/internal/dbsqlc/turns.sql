@@ -1,19 +1,53 @@
 -- One turn per human post, and the record of its passive learning.
 
--- name: TurnClaim :one
--- Claims the turn for one human post; no row means it was already claimed.
+-- name: TurnOpen :one
+-- Records the turn for one human post, or returns the one already recorded;
+-- created is true only for the call that inserted it.
 INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
 VALUES (@team_id, @channel_id, @message_ts, @source_key, @actor_id, @visibility)
-ON CONFLICT (team_id, channel_id, message_ts) DO NOTHING
+ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
+RETURNING *, (xmax = 0)::boolean AS created;
+
+-- name: TurnGetByPost :one
+SELECT * FROM turns
+WHERE team_id = @team_id AND channel_id = @channel_id AND message_ts = @message_ts;
+
+-- name: TurnAttempt :one
+-- Counts one more attempt at a turn.
+UPDATE turns SET attempts = attempts + 1, updated_at = now()
+WHERE id = @id
 RETURNING *;
 
--- name: TurnFinish :exec
+-- name: TurnDecide :execrows
+-- Keeps what a running turn will say until it is posted.
 UPDATE turns
-SET status = @status, used_memory_write = @used_memory_write, finished_at = now()
-WHERE id = @id;
+SET pending_kind = @pending_kind, pending_text = @pending_text,
+    used_memory_write = used_memory_write OR @used_memory_write, updated_at = now()
+WHERE id = @id AND status = 'running';
+
+-- name: TurnFinish :execrows
+-- Records a running turn's outcome; zero rows means it had already finished.
+UPDATE turns
+SET status = @status, used_memory_write = used_memory_write OR @used_memory_write,
+    reply_ts = sqlc.narg(reply_ts), finished_at = now(), updated_at = now()
+WHERE id = @id AND status = 'running';
 
 -- name: TurnGetByID :one
 SELECT * FROM turns WHERE id = @id;
+
+-- name: TurnClaimAbandoned :many
+-- Running turns nothing has touched since @before: their jobs are gone (a
+-- process that died on its last attempt). Touching them claims them for a
+-- while, so two replicas do not both report the same turn.
+UPDATE turns SET updated_at = now()
+WHERE id IN (
+    SELECT t.id FROM turns t
+    WHERE t.status = 'running' AND t.updated_at < @before
+    ORDER BY t.updated_at
+    LIMIT @max_turns
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING *;
 
 -- name: TurnLearningRecord :execrows
 -- Records that a turn's extraction decided; zero rows means it already had.
@@ -23,9 +57,3 @@ ON CONFLICT (turn_id) DO NOTHING;
 
 -- name: TurnLearningGet :one
 SELECT * FROM turn_learning WHERE turn_id = @turn_id;
-
--- name: TurnFailStale :execrows
--- Turns left running by a process that died: past any turn's deadline, they
--- are marked failed so stats and learning don't wait on them.
-UPDATE turns SET status = 'failed', finished_at = now()
-WHERE status = 'running' AND created_at < @before;

@@ -10,34 +10,15 @@ import (
 	"time"
 )
 
-const turnClaim = `-- name: TurnClaim :one
-
-INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
-VALUES ($1, $2, $3, $4, $5, $6)
-ON CONFLICT (team_id, channel_id, message_ts) DO NOTHING
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility
+const turnAttempt = `-- name: TurnAttempt :one
+UPDATE turns SET attempts = attempts + 1, updated_at = now()
+WHERE id = $1
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
 `
 
-type TurnClaimParams struct {
-	TeamID     string `json:"teamId"`
-	ChannelID  string `json:"channelId"`
-	MessageTs  string `json:"messageTs"`
-	SourceKey  string `json:"sourceKey"`
-	ActorID    string `json:"actorId"`
-	Visibility string `json:"visibility"`
-}
-
-// One turn per human post, and the record of its passive learning.
-// Claims the turn for one human post; no row means it was already claimed.
-func (q *Queries) TurnClaim(ctx context.Context, db DBTX, arg TurnClaimParams) (Turn, error) {
-	row := db.QueryRow(ctx, turnClaim,
-		arg.TeamID,
-		arg.ChannelID,
-		arg.MessageTs,
-		arg.SourceKey,
-		arg.ActorID,
-		arg.Visibility,
-	)
+// Counts one more attempt at a turn.
+func (q *Queries) TurnAttempt(ctx context.Context, db DBTX, id int64) (Turn, error) {
+	row := db.QueryRow(ctx, turnAttempt, id)
 	var i Turn
 	err := row.Scan(
 		&i.ID,
@@ -51,44 +32,130 @@ func (q *Queries) TurnClaim(ctx context.Context, db DBTX, arg TurnClaimParams) (
 		&i.CreatedAt,
 		&i.FinishedAt,
 		&i.Visibility,
+		&i.Attempts,
+		&i.PendingKind,
+		&i.PendingText,
+		&i.ReplyTs,
+		&i.UpdatedAt,
 	)
 	return i, err
 }
 
-const turnFailStale = `-- name: TurnFailStale :execrows
-UPDATE turns SET status = 'failed', finished_at = now()
-WHERE status = 'running' AND created_at < $1
+const turnClaimAbandoned = `-- name: TurnClaimAbandoned :many
+UPDATE turns SET updated_at = now()
+WHERE id IN (
+    SELECT t.id FROM turns t
+    WHERE t.status = 'running' AND t.updated_at < $1
+    ORDER BY t.updated_at
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
 `
 
-// Turns left running by a process that died: past any turn's deadline, they
-// are marked failed so stats and learning don't wait on them.
-func (q *Queries) TurnFailStale(ctx context.Context, db DBTX, before time.Time) (int64, error) {
-	result, err := db.Exec(ctx, turnFailStale, before)
+type TurnClaimAbandonedParams struct {
+	Before   time.Time `json:"before"`
+	MaxTurns int32     `json:"maxTurns"`
+}
+
+// Running turns nothing has touched since @before: their jobs are gone (a
+// process that died on its last attempt). Touching them claims them for a
+// while, so two replicas do not both report the same turn.
+func (q *Queries) TurnClaimAbandoned(ctx context.Context, db DBTX, arg TurnClaimAbandonedParams) ([]Turn, error) {
+	rows, err := db.Query(ctx, turnClaimAbandoned, arg.Before, arg.MaxTurns)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Turn
+	for rows.Next() {
+		var i Turn
+		if err := rows.Scan(
+			&i.ID,
+			&i.TeamID,
+			&i.ChannelID,
+			&i.MessageTs,
+			&i.SourceKey,
+			&i.ActorID,
+			&i.Status,
+			&i.UsedMemoryWrite,
+			&i.CreatedAt,
+			&i.FinishedAt,
+			&i.Visibility,
+			&i.Attempts,
+			&i.PendingKind,
+			&i.PendingText,
+			&i.ReplyTs,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const turnDecide = `-- name: TurnDecide :execrows
+UPDATE turns
+SET pending_kind = $1, pending_text = $2,
+    used_memory_write = used_memory_write OR $3, updated_at = now()
+WHERE id = $4 AND status = 'running'
+`
+
+type TurnDecideParams struct {
+	PendingKind     *string `json:"pendingKind"`
+	PendingText     *string `json:"pendingText"`
+	UsedMemoryWrite bool    `json:"usedMemoryWrite"`
+	ID              int64   `json:"id"`
+}
+
+// Keeps what a running turn will say until it is posted.
+func (q *Queries) TurnDecide(ctx context.Context, db DBTX, arg TurnDecideParams) (int64, error) {
+	result, err := db.Exec(ctx, turnDecide,
+		arg.PendingKind,
+		arg.PendingText,
+		arg.UsedMemoryWrite,
+		arg.ID,
+	)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const turnFinish = `-- name: TurnFinish :exec
+const turnFinish = `-- name: TurnFinish :execrows
 UPDATE turns
-SET status = $1, used_memory_write = $2, finished_at = now()
-WHERE id = $3
+SET status = $1, used_memory_write = used_memory_write OR $2,
+    reply_ts = $3, finished_at = now(), updated_at = now()
+WHERE id = $4 AND status = 'running'
 `
 
 type TurnFinishParams struct {
-	Status          string `json:"status"`
-	UsedMemoryWrite bool   `json:"usedMemoryWrite"`
-	ID              int64  `json:"id"`
+	Status          string  `json:"status"`
+	UsedMemoryWrite bool    `json:"usedMemoryWrite"`
+	ReplyTs         *string `json:"replyTs"`
+	ID              int64   `json:"id"`
 }
 
-func (q *Queries) TurnFinish(ctx context.Context, db DBTX, arg TurnFinishParams) error {
-	_, err := db.Exec(ctx, turnFinish, arg.Status, arg.UsedMemoryWrite, arg.ID)
-	return err
+// Records a running turn's outcome; zero rows means it had already finished.
+func (q *Queries) TurnFinish(ctx context.Context, db DBTX, arg TurnFinishParams) (int64, error) {
+	result, err := db.Exec(ctx, turnFinish,
+		arg.Status,
+		arg.UsedMemoryWrite,
+		arg.ReplyTs,
+		arg.ID,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const turnGetByID = `-- name: TurnGetByID :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility FROM turns WHERE id = $1
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at FROM turns WHERE id = $1
 `
 
 func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, error) {
@@ -106,6 +173,46 @@ func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.CreatedAt,
 		&i.FinishedAt,
 		&i.Visibility,
+		&i.Attempts,
+		&i.PendingKind,
+		&i.PendingText,
+		&i.ReplyTs,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
+
+const turnGetByPost = `-- name: TurnGetByPost :one
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at FROM turns
+WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3
+`
+
+type TurnGetByPostParams struct {
+	TeamID    string `json:"teamId"`
+	ChannelID string `json:"channelId"`
+	MessageTs string `json:"messageTs"`
+}
+
+func (q *Queries) TurnGetByPost(ctx context.Context, db DBTX, arg TurnGetByPostParams) (Turn, error) {
+	row := db.QueryRow(ctx, turnGetByPost, arg.TeamID, arg.ChannelID, arg.MessageTs)
+	var i Turn
+	err := row.Scan(
+		&i.ID,
+		&i.TeamID,
+		&i.ChannelID,
+		&i.MessageTs,
+		&i.SourceKey,
+		&i.ActorID,
+		&i.Status,
+		&i.UsedMemoryWrite,
+		&i.CreatedAt,
+		&i.FinishedAt,
+		&i.Visibility,
+		&i.Attempts,
+		&i.PendingKind,
+		&i.PendingText,
+		&i.ReplyTs,
+		&i.UpdatedAt,
 	)
 	return i, err
 }
@@ -145,4 +252,76 @@ func (q *Queries) TurnLearningRecord(ctx context.Context, db DBTX, arg TurnLearn
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const turnOpen = `-- name: TurnOpen :one
+
+INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, (xmax = 0)::boolean AS created
+`
+
+type TurnOpenParams struct {
+	TeamID     string `json:"teamId"`
+	ChannelID  string `json:"channelId"`
+	MessageTs  string `json:"messageTs"`
+	SourceKey  string `json:"sourceKey"`
+	ActorID    string `json:"actorId"`
+	Visibility string `json:"visibility"`
+}
+
+type TurnOpenRow struct {
+	ID              int64      `json:"id"`
+	TeamID          string     `json:"teamId"`
+	ChannelID       string     `json:"channelId"`
+	MessageTs       string     `json:"messageTs"`
+	SourceKey       string     `json:"sourceKey"`
+	ActorID         string     `json:"actorId"`
+	Status          string     `json:"status"`
+	UsedMemoryWrite bool       `json:"usedMemoryWrite"`
+	CreatedAt       time.Time  `json:"createdAt"`
+	FinishedAt      *time.Time `json:"finishedAt"`
+	Visibility      string     `json:"visibility"`
+	Attempts        int32      `json:"attempts"`
+	PendingKind     *string    `json:"pendingKind"`
+	PendingText     *string    `json:"pendingText"`
+	ReplyTs         *string    `json:"replyTs"`
+	UpdatedAt       time.Time  `json:"updatedAt"`
+	Created         bool       `json:"created"`
+}
+
+// One turn per human post, and the record of its passive learning.
+// Records the turn for one human post, or returns the one already recorded;
+// created is true only for the call that inserted it.
+func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (TurnOpenRow, error) {
+	row := db.QueryRow(ctx, turnOpen,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.MessageTs,
+		arg.SourceKey,
+		arg.ActorID,
+		arg.Visibility,
+	)
+	var i TurnOpenRow
+	err := row.Scan(
+		&i.ID,
+		&i.TeamID,
+		&i.ChannelID,
+		&i.MessageTs,
+		&i.SourceKey,
+		&i.ActorID,
+		&i.Status,
+		&i.UsedMemoryWrite,
+		&i.CreatedAt,
+		&i.FinishedAt,
+		&i.Visibility,
+		&i.Attempts,
+		&i.PendingKind,
+		&i.PendingText,
+		&i.ReplyTs,
+		&i.UpdatedAt,
+		&i.Created,
+	)
+	return i, err
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+)
+
+func TestServeConfig(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		env     map[string]string
+		want    serveConfig
+		problem string
+	}{
+		{"defaults", nil, serveConfig{HTTPAddr: "127.0.0.1:9464", MaxTurns: 16, ShutdownTimeout: 20 * time.Second}, ""},
+		{"set", map[string]string{"MNEMO_HTTP_ADDR": "0.0.0.0:9000", "MNEMO_MAX_TURNS": "4", "MNEMO_SHUTDOWN_TIMEOUT": "45s"}, serveConfig{HTTPAddr: "0.0.0.0:9000", MaxTurns: 4, ShutdownTimeout: 45 * time.Second}, ""},
+		{"no port", map[string]string{"MNEMO_HTTP_ADDR": "9464"}, serveConfig{}, "MNEMO_HTTP_ADDR must be host:port"},
+		{"zero turns", map[string]string{"MNEMO_MAX_TURNS": "0"}, serveConfig{}, "MNEMO_MAX_TURNS must be a whole number from 1 to 1000"},
+		{"turns not a number", map[string]string{"MNEMO_MAX_TURNS": "many"}, serveConfig{}, `not "many"`},
+		{"timeout without a unit", map[string]string{"MNEMO_SHUTDOWN_TIMEOUT": "20"}, serveConfig{}, "MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, problems := loadServeConfig(func(k string) string { return c.env[k] })
+			if c.problem == "" {
+				require.Empty(t, problems)
+				require.Equal(t, c.want, got)
+				return
+			}
+			require.Len(t, problems, 1)
+			require.Contains(t, problems[0], c.problem)
+		})
+	}
+	require.Equal(t, int32(26), poolSize(16), "the README's formula: turns + 2 learning workers + 8")
+}
+
+// serve's own settings are listed with the rest, all at once.
+func TestServeListsEveryConfigProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"MNEMO_MAX_TURNS": "0", "MNEMO_SHUTDOWN_TIMEOUT": "soon"}
+	var errOut bytes.Buffer
+	code := run(context.Background(), []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errOut)
+	require.Equal(t, 1, code)
+	for _, want := range []string{"SLACK_BOT_TOKEN is not set", "MNEMO_MAX_TURNS must be", "MNEMO_SHUTDOWN_TIMEOUT must be"} {
+		require.Contains(t, errOut.String(), want)
+	}
+}
+
+// A token Slack refuses stops serve before it says it is serving.
+func TestServeChecksTheTokenBeforeServing(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	fs := fakeslack.New(t)
+	fs.FailNext("auth.test", "invalid_auth")
+	env := map[string]string{
+		"DATABASE_URL": d.URL, "SLACK_BOT_TOKEN": "xoxb-test-bot-token", "SLACK_APP_TOKEN": "xapp-1-test-app-token",
+		"SLACK_API_URL": fs.URL, "MNEMO_LLM_PROVIDER": "anthropic", "MNEMO_LLM_API_KEY": "sk-ant-test-key-0123456789abcdef",
+		"MNEMO_MODEL": "claude-test", "MNEMO_HTTP_ADDR": "127.0.0.1:0",
+	}
+	var errOut bytes.Buffer
+	code := run(context.Background(), []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errOut)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut.String(), "SLACK_BOT_TOKEN rejected by auth.test: invalid_auth")
+	require.NotContains(t, errOut.String(), "mnemo serving")
+	require.Len(t, fs.Calls("auth.test"), 1, "control: the check ran")
+}

@@ -1,0 +1,270 @@
+package inbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/db"
+)
+
+// TurnsQueue is the River queue of the inbox's jobs.
+const TurnsQueue = "turns"
+
+// Attempts is how many times a post's turn is tried before its author is
+// told it failed. Its job has two more attempts, to tell them.
+const Attempts = 3
+
+// RetryAfter is the default wait after each failed attempt: short at first,
+// since someone is waiting in Slack, then longer for the attempts that only
+// tell them it failed.
+var RetryAfter = []time.Duration{5 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute}
+
+// Post is one Slack post that may need a turn, as the inbox keeps it: the
+// args of its River job. It is unique by (team, channel, ts).
+type Post struct {
+	Team        string `json:"team" river:"unique"`
+	Channel     string `json:"channel" river:"unique"`
+	TS          string `json:"ts" river:"unique"`
+	ThreadTS    string `json:"thread_ts,omitempty"`
+	ChannelType string `json:"channel_type,omitempty"`
+	User        string `json:"user"`
+	Text        string `json:"text"`
+	// Mention is true for an app_mention; other posts are DMs or messages
+	// in threads, which may or may not be for the bot.
+	Mention    bool   `json:"mention,omitempty"`
+	EnvelopeID string `json:"envelope_id,omitempty"`
+	EventID    string `json:"event_id,omitempty"`
+}
+
+// Kind names the job in River.
+func (Post) Kind() string { return "mnemo_turn" }
+
+// InsertOpts puts the job in the turns queue, unique by post in every state,
+// so a post answered (or given up on) is never taken in again while River
+// keeps its job (a day for completed jobs, a week for discarded ones; Slack
+// stops retrying within minutes).
+func (Post) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{
+		Queue:       TurnsQueue,
+		MaxAttempts: Attempts + 2,
+		UniqueOpts:  river.UniqueOpts{ByArgs: true, ByState: rivertype.JobStates()},
+	}
+}
+
+// Handler is what the inbox runs for a post: the front end's side of it.
+type Handler interface {
+	// Accept takes a post in as soon as its job runs, before its thread is
+	// free: it decides whether the post needs a turn and, if it does,
+	// records the turn and logs the post. false means nothing more to do.
+	// It may be called several times for a post.
+	Accept(ctx context.Context, p Post) (bool, error)
+	// Turn runs the post's turn while the job holds its thread. An error
+	// means the turn did not finish and is tried again.
+	Turn(ctx context.Context, p Post) error
+	// GiveUp tells the post's author, in its thread, that the request failed
+	// and can be asked again; cause is the last attempt's error. An error
+	// means they were not told; it is tried again.
+	GiveUp(ctx context.Context, p Post, cause error) error
+}
+
+// Options configures an Inbox.
+type Options struct {
+	Logger zerolog.Logger
+	// Handler works the posts. Without one the inbox only takes posts in,
+	// and works no job.
+	Handler Handler
+	// MaxTurns bounds the turns this process runs at once. Default 16.
+	MaxTurns int
+	// TurnTimeout bounds one attempt at a turn: the model's deadline, Slack's
+	// retry budget and the database calls around them. Default 4 minutes.
+	TurnTimeout time.Duration
+	// LeaseTTL is how long a thread's lease outlives its holder's last
+	// renewal, so how soon a turn left by a dead process runs again.
+	// Default 20 seconds.
+	LeaseTTL time.Duration
+	// Register adds other job kinds' workers to the shared client, and
+	// Queues names their queues with their worker counts.
+	Register func(*river.Workers) error
+	Queues   map[string]int
+	// RetryAfter is the wait after each failed attempt, the last repeated.
+	// Default RetryAfter.
+	RetryAfter []time.Duration
+	// FetchPollInterval is how often River looks for jobs when no
+	// notification came. Default 1 second.
+	FetchPollInterval time.Duration
+	Now               func() time.Time
+}
+
+// Inbox is the durable inbox and the process's River client. Build it with
+// New, then Start it; Stop drains it.
+type Inbox struct {
+	client  *river.Client[pgx.Tx]
+	db      *db.DB
+	log     zerolog.Logger
+	handler Handler
+	o       Options
+	health  *health
+
+	mu      sync.Mutex
+	started bool
+	cancel  context.CancelFunc
+	loops   sync.WaitGroup
+}
+
+// New builds an inbox over d's pool.
+func New(d *db.DB, o Options) (*Inbox, error) {
+	if o.MaxTurns <= 0 {
+		o.MaxTurns = 16
+	}
+	if o.TurnTimeout <= 0 {
+		o.TurnTimeout = 4 * time.Minute
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 20 * time.Second
+	}
+	if o.FetchPollInterval <= 0 {
+		o.FetchPollInterval = time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if len(o.RetryAfter) == 0 {
+		o.RetryAfter = RetryAfter
+	}
+	i := &Inbox{db: d, log: o.Logger, handler: o.Handler, o: o}
+	i.health = newHealth(o.Logger, o.Now)
+	cfg := &river.Config{
+		Logger:       slog.New(i.health.slogHandler()),
+		ErrorHandler: errorHandler{log: o.Logger},
+		// The leases hand back a dead process's turns within LeaseTTL; this
+		// is River's own rescue, for any job that held no lease.
+		RescueStuckJobsAfter: o.TurnTimeout + time.Minute,
+	}
+	if o.Handler != nil || o.Register != nil {
+		workers := river.NewWorkers()
+		cfg.Queues = map[string]river.QueueConfig{}
+		if o.Handler != nil {
+			if err := river.AddWorkerSafely(workers, &worker{in: i}); err != nil {
+				return nil, fmt.Errorf("inbox: %w", err)
+			}
+			cfg.Queues[TurnsQueue] = river.QueueConfig{MaxWorkers: o.MaxTurns}
+		}
+		if o.Register != nil {
+			if err := o.Register(workers); err != nil {
+				return nil, fmt.Errorf("inbox: %w", err)
+			}
+		}
+		for q, n := range o.Queues {
+			cfg.Queues[q] = river.QueueConfig{MaxWorkers: n}
+		}
+		cfg.Workers = workers
+		cfg.FetchPollInterval = o.FetchPollInterval
+		cfg.FetchCooldown = min(o.FetchPollInterval, 100*time.Millisecond)
+	}
+	c, err := river.NewClient(riverpgxv5.New(d.Pool()), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
+	}
+	i.client = c
+	return i, nil
+}
+
+// Client is the River client, for other job kinds to insert their jobs.
+func (i *Inbox) Client() *river.Client[pgx.Tx] { return i.client }
+
+// Enqueue writes a post to the inbox in one short transaction (one INSERT,
+// and River's rate-limited NOTIFY). A post already there is not written
+// again: duplicate is true. An error means the post is not in the inbox.
+func (i *Inbox) Enqueue(ctx context.Context, p Post) (duplicate bool, err error) {
+	res, err := i.client.Insert(ctx, p, nil)
+	if err != nil {
+		return false, fmt.Errorf("inbox: %w", err)
+	}
+	return res.UniqueSkippedAsDuplicate, nil
+}
+
+// Start works jobs until Stop: turns, the jobs Options.Register added, and
+// the reaping of leases a dead process left. ctx only bounds the start.
+func (i *Inbox) Start(ctx context.Context) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	// The client must outlive the caller's context: a shutdown signal ends
+	// that at once, and Stop drains the turns in flight first.
+	if err := i.client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("inbox: start: %w", err)
+	}
+	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	i.cancel, i.started = cancel, true
+	i.health.started()
+	i.loops.Add(1)
+	go func() { defer i.loops.Done(); i.probe(loopCtx) }()
+	if i.handler != nil {
+		i.loops.Add(1)
+		go func() { defer i.loops.Done(); i.reap(loopCtx) }()
+	}
+	return nil
+}
+
+// cancelGrace bounds the wait for cancelled turns to return.
+const cancelGrace = 5 * time.Second
+
+// Stop stops taking jobs and gives the ones in flight drain to finish; then
+// it cancels them, and they go back to the inbox, for another replica or
+// the next start. It returns nil when every job finished or went back.
+func (i *Inbox) Stop(drain time.Duration) error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !i.started {
+		return nil
+	}
+	i.started = false
+	i.cancel()
+	i.loops.Wait()
+	i.health.stopping()
+	ctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	err := i.client.Stop(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		i.log.Warn().Dur("drain", drain).Msg("turns still running at the shutdown deadline; cancelling them, they go back to the inbox")
+		ctx, cancel := context.WithTimeout(context.Background(), cancelGrace)
+		defer cancel()
+		err = i.client.StopAndCancel(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("inbox: stop: %w", err)
+	}
+	return nil
+}
+
+// Depth counts the posts in the inbox, by where they are.
+func (i *Inbox) Depth(ctx context.Context) (db.InboxDepth, error) {
+	return i.db.Inbox().Depth(ctx, TurnsQueue)
+}
+
+// Healthy returns nil while River works: started, able to read its table,
+// and not reporting errors. It never blocks.
+func (i *Inbox) Healthy() error { return i.health.err() }
+
+// errorHandler logs a job's failed attempt once, with its job and attempt;
+// the inbox decides what follows (a retry, or telling the person).
+type errorHandler struct{ log zerolog.Logger }
+
+func (h errorHandler) HandleError(_ context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
+	h.log.Warn().Err(err).Str("kind", job.Kind).Int64("job", job.ID).Int("attempt", job.Attempt).Int("max_attempts", job.MaxAttempts).Msg("job attempt failed")
+	return nil
+}
+
+func (h errorHandler) HandlePanic(_ context.Context, job *rivertype.JobRow, v any, trace string) *river.ErrorHandlerResult {
+	h.log.Error().Str("kind", job.Kind).Int64("job", job.ID).Int("attempt", job.Attempt).Interface("panic", v).Str("trace", trace).Msg("job panicked")
+	return nil
+}

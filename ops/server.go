@@ -1,0 +1,88 @@
+package ops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
+)
+
+// Check is one condition of readiness; Check returns nil when it holds.
+type Check struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// Server serves /healthz, /readyz and /metrics. Build it with Listen.
+type Server struct {
+	ln  net.Listener
+	srv *http.Server
+	log zerolog.Logger
+}
+
+// checkTimeout bounds all of /readyz's checks together.
+const checkTimeout = 2 * time.Second
+
+// Listen binds addr, so that a port already taken fails at start, before
+// anything else runs; Serve then answers on it.
+func Listen(addr string, m *Metrics, ready []Check, log zerolog.Logger) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("MNEMO_HTTP_ADDR %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
+		defer cancel()
+		if failed := runChecks(ctx, ready); len(failed) > 0 {
+			http.Error(w, "not ready: "+strings.Join(failed, "; "), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	if m != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, Timeout: 10 * time.Second}))
+	}
+	return &Server{ln: ln, log: log, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}, nil
+}
+
+// Addr is the address the server listens on (useful with port 0).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Serve answers until Shutdown.
+func (s *Server) Serve() {
+	if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error().Err(err).Msg("operator HTTP server stopped")
+	}
+}
+
+// Shutdown stops the server, waiting for requests in flight up to ctx.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+
+// runChecks runs the checks at once and returns the failures, in order.
+func runChecks(ctx context.Context, checks []Check) []string {
+	errs := make([]error, len(checks))
+	done := make(chan int, len(checks))
+	for i, c := range checks {
+		go func() { errs[i] = c.Check(ctx); done <- i }()
+	}
+	for range checks {
+		<-done
+	}
+	var failed []string
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, checks[i].Name+": "+err.Error())
+		}
+	}
+	return failed
+}

@@ -1,0 +1,104 @@
+package slackapp_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/slackapp"
+)
+
+// BenchmarkAckLatency measures, side by side in one run, how long the fake
+// Slack waits for the ack of an app_mention: from (a) a bare slack-go
+// Socket Mode client that only acks, the floor any bot pays, and from (b)
+// mnemo's handler, which first writes the post to the inbox in PostgreSQL.
+// The two connections take turns, one envelope at a time, so both see the
+// same machine. Slack's budget is 3 s. The inbox commits durably
+// (synchronous_commit on, as PostgreSQL's default), though the test server
+// is set to commit asynchronously.
+func BenchmarkAckLatency(b *testing.B) {
+	d := testdb.New(b)
+	fs := fakeslack.New(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+
+	bareAPI := slack.New("xoxb-bare", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-bare"))
+	bare := socketmode.NewSocketmodeHandler(socketmode.New(bareAPI, socketmode.OptionLog(log.New(io.Discard, "", 0))))
+	bare.HandleEvents(slackevents.AppMention, func(evt *socketmode.Event, c *socketmode.Client) { _ = c.Ack(*evt.Request) })
+	go func() { _ = bare.RunEventLoopContext(ctx) }()
+	fs.WaitConnections(1, 10*time.Second)
+
+	// The test server commits asynchronously (scripts/db.sh); production
+	// waits for the WAL flush, and so does the inbox here.
+	durable, err := db.Open(ctx, d.URL+"&synchronous_commit=on", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(durable.Close)
+	var mode string
+	if err := durable.Pool().QueryRow(ctx, "SHOW synchronous_commit").Scan(&mode); err != nil || mode != "on" {
+		b.Fatalf("synchronous_commit %q (%v)", mode, err)
+	}
+	in, err := inbox.New(durable, inbox.Options{Logger: zerolog.Nop()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	api := slack.New("xoxb-mnemo", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-mnemo"))
+	app := slackapp.New(slackapp.Config{
+		API: api, Socket: socketmode.New(api), DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
+		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), Inbox: in,
+	})
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx) }()
+	b.Cleanup(func() { cancel(); <-done })
+	fs.WaitConnections(2, 10*time.Second)
+
+	n := 0
+	ack := func(to fakeslack.Target) time.Duration {
+		n++
+		ts := fmt.Sprintf("%d.%06d", 1800000000+n, 100)
+		env := fs.SendEvent(map[string]any{"type": "app_mention", "user": "U0ALICE", "text": "<@" + fakeslack.BotUserID + "> hi", "ts": ts, "channel": "C0BENCH"}, fakeslack.EventOptions{To: to})
+		fs.WaitAck(env, 10*time.Second)
+		d, ok := fs.AckLatency(env)
+		if !ok {
+			b.Fatalf("no ack time for %s", env)
+		}
+		return d
+	}
+	for i := 0; i < 20; i++ { // warm both paths: connections, pool, prepared statements
+		ack(fakeslack.Conn(1))
+		ack(fakeslack.Conn(2))
+	}
+	var bareLat, inboxLat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bareLat = append(bareLat, ack(fakeslack.Conn(1)))
+		inboxLat = append(inboxLat, ack(fakeslack.Conn(2)))
+	}
+	b.StopTimer()
+	report := func(name string, lat []time.Duration) {
+		slices.Sort(lat)
+		at := func(q float64) float64 {
+			return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Microseconds()) / 1000
+		}
+		b.ReportMetric(at(0.50), name+"-p50-ms")
+		b.ReportMetric(at(0.99), name+"-p99-ms")
+		b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, name+"-max-ms")
+	}
+	report("bare", bareLat)
+	report("inbox", inboxLat)
+}

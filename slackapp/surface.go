@@ -1,0 +1,293 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/threads"
+)
+
+// reaction is an emoji mnemo puts on a post to show a turn's phase.
+type reaction string
+
+const (
+	reactionWorking reaction = "eyes"
+	reactionDone    reaction = "white_check_mark"
+	reactionFailed  reaction = "warning"
+)
+
+// Metadata event types on mnemo's own messages. Each names the post it
+// answers, so that a turn run again after a crash finds, with
+// conversations.replies, what it had posted before it could record it.
+const (
+	replyEvent  = "mnemo_reply"
+	noticeEvent = "mnemo_notice"
+)
+
+// surface is a turn's Slack side: reactions, thread replies and backfill
+// from conversations.replies.
+type surface struct {
+	a    *App
+	live *liveReply // set when the answer is streamed (stream.go)
+}
+
+func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase) {
+	switch phase {
+	case agent.Working:
+		s.a.react(ctx, true, p, reactionWorking)
+		s.a.titleThread(ctx, p)
+	case agent.Done:
+		s.a.react(ctx, false, p, reactionWorking)
+		s.a.react(ctx, true, p, reactionDone)
+	case agent.Failed:
+		s.a.react(ctx, false, p, reactionWorking)
+		s.a.react(ctx, true, p, reactionFailed)
+	}
+}
+
+// Notify posts the failure sentence in the thread, once.
+func (s *surface) Notify(ctx context.Context, d agent.Delivery) error {
+	if s.live.fail(ctx, d.Text) {
+		return nil // the streamed message ends with the sentence
+	}
+	if d.Resume {
+		found, err := s.a.postedFor(ctx, d.Post, noticeEvent)
+		if err != nil {
+			return err
+		}
+		if len(found) > 0 {
+			return nil
+		}
+	}
+	_, err := s.a.post(ctx, d.Post.Key.Channel, slack.MsgOptionText(d.Text, false), slack.MsgOptionTS(string(d.Post.Key.Root)), metadata(noticeEvent, d.Post, 0, 1))
+	return err
+}
+
+// Reply posts the answer in the thread, split under Slack's limits; parts an
+// earlier attempt posted are found and not posted again.
+func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Message, error) {
+	if s.live.started() {
+		return s.live.finish(ctx, d.Text)
+	}
+	key := d.Post.Key
+	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID, Name: "mnemo"}
+	parts := SplitMessage(ToMrkdwn(d.Text), MaxPostChars)
+	var found map[int]threads.TS
+	if d.Resume {
+		var err error
+		if found, err = s.a.postedFor(ctx, d.Post, replyEvent); err != nil {
+			return nil, err
+		}
+	}
+	var posted []threads.Message
+	for i, part := range parts {
+		ts, ok := found[i]
+		if !ok {
+			raw, err := s.a.post(ctx, key.Channel, replyText(part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, d.Post, i, len(parts)))
+			if err != nil {
+				return posted, err
+			}
+			if ts, err = threads.ParseTS("chat.postMessage.ts", raw); err != nil {
+				return posted, err
+			}
+		}
+		posted = append(posted, threads.Message{TS: ts, Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: part})
+	}
+	if len(found) > 0 {
+		s.a.log.Info().Str("ts", string(d.Post.TS)).Int("found", len(found)).Int("parts", len(parts)).Msg("reply parts posted by an earlier attempt were found, not posted again")
+	}
+	return posted, nil
+}
+
+func metadata(event string, p agent.Post, part, parts int) slack.MsgOption {
+	return slack.MsgOptionMetadata(slack.SlackMetadata{EventType: event, EventPayload: map[string]any{"post_ts": string(p.TS), "part": part, "parts": parts}})
+}
+
+// postedFor finds the bot's messages of one metadata event type that answer
+// post p, by part.
+func (a *App) postedFor(ctx context.Context, p agent.Post, event string) (map[int]threads.TS, error) {
+	found := map[int]threads.TS{}
+	params := &slack.GetConversationRepliesParameters{ChannelID: p.Key.Channel, Timestamp: string(p.Key.Root), Oldest: string(p.TS), Inclusive: true, IncludeAllMetadata: true, Limit: 200}
+	for {
+		var msgs []slack.Message
+		var more bool
+		var cursor string
+		err := a.call(ctx, a.budget, "conversations.replies", func(ctx context.Context) error {
+			var err error
+			msgs, more, cursor, err = a.api.GetConversationRepliesContext(ctx, params)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("looking for an earlier reply: %w", err)
+		}
+		for _, m := range msgs {
+			if (m.User != a.botUserID && (m.BotID == "" || m.BotID != a.botID)) || m.Metadata.EventType != event {
+				continue
+			}
+			if ts, _ := m.Metadata.EventPayload["post_ts"].(string); ts != string(p.TS) {
+				continue
+			}
+			part, _ := m.Metadata.EventPayload["part"].(float64)
+			if ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp); err == nil {
+				found[int(part)] = ts
+			}
+		}
+		if !more || cursor == "" {
+			return found, nil
+		}
+		params.Cursor = cursor
+	}
+}
+
+// Backfill reads a thread's earlier messages from conversations.replies.
+func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads.TS) ([]threads.Message, error) {
+	var msgs []slack.Message
+	err := s.a.call(ctx, s.a.budget, "conversations.replies", func(ctx context.Context) error {
+		var err error
+		msgs, _, _, err = s.a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: key.Channel, Timestamp: string(key.Root), Limit: 200})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []threads.Message
+	for _, m := range msgs {
+		if m.Timestamp == string(current) {
+			continue
+		}
+		ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp)
+		if err != nil {
+			s.a.log.Warn().Err(err).Msg("backfill skipped a message")
+			continue
+		}
+		entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: agent.StoredText(s.a.cleanText(m.Text))}
+		switch {
+		case m.User == s.a.botUserID || (m.BotID != "" && m.BotID == s.a.botID):
+			entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID}
+		case m.BotID != "" || m.User == "":
+			entry.Actor = provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: m.BotID}
+		default:
+			entry.Actor = provenance.Actor{Kind: provenance.KindUser, Team: key.Team, ID: m.User}
+		}
+		out = append(out, entry)
+	}
+	return out, nil
+}
+
+// post sends a message, through rate limits and transient errors, for up
+// to the retry budget.
+func (a *App) post(ctx context.Context, channel string, opts ...slack.MsgOption) (string, error) {
+	var ts string
+	err := a.call(ctx, a.budget, "chat.postMessage", func(ctx context.Context) error {
+		var err error
+		_, ts, err = a.api.PostMessageContext(ctx, channel, opts...)
+		return err
+	})
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && undeliverable[se.Err] {
+		return "", fmt.Errorf("%w: %w", agent.ErrUndeliverable, err)
+	}
+	return ts, err
+}
+
+// undeliverable are chat.postMessage errors that posting again will not
+// cure.
+var undeliverable = map[string]bool{
+	"channel_not_found": true, "not_in_channel": true, "is_archived": true, "restricted_action": true,
+	"no_permission": true, "cannot_reply_to_message": true, "msg_too_long": true, "invalid_blocks": true,
+}
+
+// reactionBudget is shorter than a reply's: a reaction is only decoration.
+const reactionBudget = 10 * time.Second
+
+func (a *App) react(ctx context.Context, add bool, p agent.Post, r reaction) {
+	ref := slack.NewRefToMessage(p.Key.Channel, string(p.TS))
+	err := a.call(ctx, reactionBudget, "reactions", func(ctx context.Context) error {
+		if add {
+			return a.api.AddReactionContext(ctx, string(r), ref)
+		}
+		return a.api.RemoveReactionContext(ctx, string(r), ref)
+	})
+	var se slack.SlackErrorResponse
+	if err != nil && !(errors.As(err, &se) && (se.Err == "already_reacted" || se.Err == "no_reaction")) {
+		a.log.Debug().Err(err).Str("reaction", string(r)).Bool("add", add).Msg("reaction failed")
+	}
+}
+
+// call runs one Web API call, and runs it again after a rate limit (waiting
+// what Slack asks) or a transient error (with backoff and jitter), until it
+// succeeds, fails for good, or budget has passed.
+func (a *App) call(ctx context.Context, budget time.Duration, method string, f func(ctx context.Context) error) error {
+	deadline := a.now().Add(budget)
+	for attempt := 0; ; attempt++ {
+		err := f(ctx)
+		if err == nil {
+			return nil
+		}
+		var rl *slack.RateLimitedError
+		var wait time.Duration
+		switch {
+		case errors.As(err, &rl):
+			wait = rl.RetryAfter
+			a.log.Warn().Str("method", method).Dur("retry_after", wait).Msg("rate limited by Slack; waiting")
+		case transient(err):
+			wait = backoff(attempt)
+			a.log.Warn().Err(err).Str("method", method).Dur("retry_in", wait).Msg("Slack call failed; retrying")
+		default:
+			return err
+		}
+		if ctx.Err() != nil || a.now().Add(wait).After(deadline) {
+			return fmt.Errorf("%s: gave up after %s: %w", method, budget, err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// backoff is the wait before retry n+1: doubling from 500 ms up to 8 s,
+// half of it jitter, so replicas failing together do not retry together.
+func backoff(n int) time.Duration {
+	d := min(500*time.Millisecond<<min(n, 5), 8*time.Second)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)))
+}
+
+// transient reports whether a failed Web API call may work if made again.
+func transient(err error) bool {
+	var se slack.SlackErrorResponse
+	var sc slack.StatusCodeError
+	var ne net.Error
+	switch {
+	case errors.As(err, &se):
+		switch se.Err {
+		case "internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited":
+			return true
+		}
+		return false
+	case errors.As(err, &sc):
+		return sc.Code >= 500
+	case errors.As(err, &ne):
+		return true
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return false
+	}
+	// A connection refused or reset arrives as a plain wrapped error.
+	return errors.Is(err, net.ErrClosed) || isConnError(err)
+}
+
+func isConnError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op)
+}
