@@ -99,6 +99,11 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Decider = judge, judge
 	}
+	if cfg.EmbeddingModel != "" {
+		// Recall reranks its candidates by meaning; Anthropic has no
+		// embeddings endpoint, so MNEMO_EMBEDDING_BASE_URL names one there.
+		opts.Embedder = llm.NewEmbedder(cfg.LLMKey, cfg.EmbeddingBaseURL, cfg.EmbeddingModel, llm.WithLogger(log))
+	}
 	c.memory = memory.New(d, opts)
 	// The same registry `mnemo tools list` shows.
 	reg, closeTools, err := newRegistry(c.memory, cfg.MCPConfig, os.LookupEnv, log)
