@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,35 +44,5 @@ func TestDMTopLevelMessageContinuesTheConversation(t *testing.T) {
 
 func lastTurnTranscript(t *testing.T, b *bot, marker string) string {
 	t.Helper()
-	reqs := b.turnRequests()
-	for i := len(reqs) - 1; i >= 0; i-- {
-		if tr := reqs[i].Transcript(); strings.Contains(tr, marker) {
-			return tr
-		}
-	}
-	t.Fatalf("no turn request carried %q", marker)
-	return ""
-}
-
-// A turn's tool calls and results are kept with its reply, so a follow-up
-// can refer to what the previous turn listed, but only for the person whose
-// turn it was.
-func TestToolResultsCarryOverToTheAskersNextTurn(t *testing.T) {
-	t.Parallel()
-	b := startBot(t, scripted.Memory())
-	const ch = "C0CARRY"
-	r1, _ := b.mention(alice, ch, "remember that deploys go out on Tuesdays after QA sign-off", "")
-	b.replies(ch, r1, 1)
-	b.waitDone(ch, r1)
-	r2, _ := b.mention(alice, ch, "thanks, and the second one?", r1)
-	b.replies(ch, r1, 2)
-	b.waitDone(ch, r2)
-	got := lastTurnTranscript(t, b, "and the second one?")
-	require.Contains(t, got, "tools I used for this reply: searchTools")
-	require.Contains(t, got, "memory__remember")
-
-	r3, _ := b.mention(bob, ch, "what did mnemo just do?", r1)
-	b.replies(ch, r1, 3)
-	b.waitDone(ch, r3)
-	require.NotContains(t, lastTurnTranscript(t, b, "what did mnemo just do?"), "tools I used", "not for someone else's turn")
+	return lastTurnRequest(t, b, marker).Transcript()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
 )
 
@@ -140,14 +141,21 @@ func TestRecallAcrossThreadsAndPrivacy(t *testing.T) {
 
 func lastTurnPrompt(t *testing.T, b *bot, marker string) string {
 	t.Helper()
+	return lastTurnRequest(t, b, marker).System
+}
+
+// lastTurnRequest is the last model request of a turn whose transcript
+// carries marker.
+func lastTurnRequest(t *testing.T, b *bot, marker string) *fakellm.Request {
+	t.Helper()
 	reqs := b.turnRequests()
 	for i := len(reqs) - 1; i >= 0; i-- {
 		if strings.Contains(reqs[i].Transcript(), marker) {
-			return reqs[i].System
+			return reqs[i]
 		}
 	}
 	t.Fatalf("no turn request carried %q", marker)
-	return ""
+	return nil
 }
 
 // Passive learning: a procedure stated in one turn, without "remember", is
