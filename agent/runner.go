@@ -141,17 +141,35 @@ type Result struct {
 // A front end accepts a post as soon as it arrives, so the thread's log has
 // it even while the thread is busy with an earlier turn.
 func (r *Runner) Accept(ctx context.Context, p Post, s Surface) (db.Turn, error) {
-	t, created, err := r.db.Turns().Open(ctx, db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID})
-	if err != nil || t.Status != db.TurnRunning {
+	// A post accepted before (its job woke again, or Run after the
+	// inbox's accept) is recorded and logged: one read says so.
+	if t, err := r.db.Turns().Find(ctx, p.Place.Team, p.Place.Channel, string(p.TS)); err == nil || !errors.Is(err, db.ErrNotFound) {
 		return t, err
 	}
 	if p.Key.Root != p.TS {
+		// Slack is read before the transaction, never inside it.
 		if err := r.backfill(ctx, p, s); err != nil {
 			r.log.Warn().Err(err).Str("source_key", p.Key.SourceKey()).Msg("thread backfill failed; continuing with what is logged")
 		}
 	}
-	if _, err := r.db.Sessions().Append(ctx, p.Key, threads.Message{TS: p.TS, Role: threads.RoleUser, Actor: p.Actor, Authority: provenance.Instruction, Text: StoredText(p.Text), TurnID: &t.ID}); err != nil {
-		return t, fmt.Errorf("log post: %w", err)
+	// The turn and its post are recorded together: a turn on record has
+	// its post in the thread's log.
+	var t db.Turn
+	var created bool
+	// Relaxed: the inbox job runs the post again if a crash of the
+	// database loses this (see db.InTxRelaxed).
+	err := r.db.InTxRelaxed(ctx, func(tx *db.Tx) error {
+		var err error
+		if t, created, err = tx.Turns().Open(ctx, db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID}); err != nil || !created {
+			return err
+		}
+		if _, err := tx.Sessions().Append(ctx, p.Key, threads.Message{TS: p.TS, Role: threads.RoleUser, Actor: p.Actor, Authority: provenance.Instruction, Text: StoredText(p.Text), TurnID: &t.ID}); err != nil {
+			return fmt.Errorf("log post: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return t, err
 	}
 	if created {
 		s.Progress(ctx, p, Working)
@@ -188,7 +206,14 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (res Result, err er
 	if t.Status != db.TurnRunning {
 		return res, ErrTurnFinished
 	}
-	if t, err = r.db.Turns().Attempt(ctx, t.ID); err != nil {
+	// An attempt a crash of the database forgets is one more attempt at
+	// most; the answer decided next is committed durably, and this with it.
+	err = r.db.InTxRelaxed(ctx, func(tx *db.Tx) error {
+		var err error
+		t, err = tx.Turns().Attempt(ctx, t.ID)
+		return err
+	})
+	if err != nil {
 		return res, r.unfinished(ctx, err)
 	}
 	resume := t.Pending != nil

@@ -62,7 +62,14 @@ func (i *Inbox) work(ctx context.Context, job *river.Job[Post]) error {
 		return river.JobCancel(fmt.Errorf("inbox: post with a bad timestamp: %w", err))
 	}
 	l := db.Lease{SourceKey: key.SourceKey(), PostTS: p.TS, JobID: job.ID, Holder: i.client.ID()}
-	ok, err := i.db.Leases().Acquire(ctx, l, i.o.LeaseTTL)
+	// A lease lost to a crash of the database is taken again by the job's
+	// next run; its commit need not wait for the disk.
+	var ok bool
+	err = i.db.InTxRelaxed(ctx, func(tx *db.Tx) error {
+		var err error
+		ok, err = tx.Leases().Acquire(ctx, l, i.o.LeaseTTL)
+		return err
+	})
 	if err != nil {
 		return i.failed(ctx, job, err)
 	}
