@@ -55,12 +55,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEnvelope$$' -fuzztime 30s ./slackapp/
 
 ## bench: seed the corpora (up to a million memories), run the Go benchmarks and the bench
-## command, print one table and write it to bench/RESULTS.md (about ten minutes; not part of test)
-bench: $(DB_DEP)
+## command, which also drives the real `mnemo serve` against the fakes; print one table and
+## write it to bench/RESULTS.md (about ten minutes; not part of test)
+bench: $(DB_DEP) build
 	@mkdir -p bench/out
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 20m ./memory/ ./tools/ ./threads/ > bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
+	$(GO) test -run '^$$' -bench 'AckLatency|Enqueue' -benchtime 2000x -count 3 -timeout 10m ./slackapp/ ./inbox/ >> bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
 	@cat bench/out/gobench.txt
-	$(GO) run ./cmd/mnemo-bench --gobench bench/out/gobench.txt --out bench/RESULTS.md
+	$(GO) run ./cmd/mnemo-bench --gobench bench/out/gobench.txt --mnemo bin/mnemo --logs bench/out --out bench/RESULTS.md
 
 ## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:54329)
 db:

@@ -67,3 +67,13 @@ func adminExec(ctx context.Context, server, sql string) error {
 	}
 	return nil
 }
+
+// URL is the database's connection URL.
+func (d *Database) URL() (string, error) {
+	u, err := url.Parse(d.server)
+	if err != nil {
+		return "", fmt.Errorf("database url: %w", err)
+	}
+	u.Path = "/" + d.Name
+	return u.String(), nil
+}

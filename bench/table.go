@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,8 +96,9 @@ func faster(baseline, measured time.Duration) string {
 }
 
 // GoBench is the output of `go test -bench`: per benchmark (without its
-// -N suffix), its metrics by unit.
-type GoBench map[string]map[string]float64
+// -N suffix), each run's metrics by unit, in order (-count runs it more
+// than once).
+type GoBench map[string][]map[string]float64
 
 var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(-\d+)?\s+\d+\s+(.*)$`)
 
@@ -118,7 +120,7 @@ func ParseGoBench(r io.Reader) (GoBench, error) {
 			}
 			metrics[f[i+1]] = v
 		}
-		out[m[1]] = metrics
+		out[m[1]] = append(out[m[1]], metrics)
 	}
 	return out, sc.Err()
 }
@@ -133,8 +135,24 @@ func ReadGoBench(path string) (GoBench, error) {
 	return ParseGoBench(f)
 }
 
-// Get returns a benchmark's metric and whether it is there.
+// Get returns a benchmark's metric, the median of its runs, and whether it
+// is there.
 func (g GoBench) Get(bench, unit string) (float64, bool) {
-	v, ok := g[bench][unit]
-	return v, ok
+	all := g.All(bench, unit)
+	if len(all) == 0 {
+		return 0, false
+	}
+	slices.Sort(all)
+	return all[len(all)/2], true
+}
+
+// All returns a benchmark's metric in each run, in order.
+func (g GoBench) All(bench, unit string) []float64 {
+	var out []float64
+	for _, run := range g[bench] {
+		if v, ok := run[unit]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -28,7 +28,7 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--out FILE]
+const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
@@ -39,6 +39,10 @@ to --out.
   --writers    concurrent writers for remember's throughput (default 4)
   --gobench    output of go test -bench to include (searchTools, memory, threads)
   --retrieval  the labelled corpus (default bench/testdata/retrieval.json)
+  --mnemo      the mnemo binary whose serve is measured: turn overhead, 50
+               mentions at once, RSS (default bin/mnemo; "" skips it)
+  --turns      turns timed one at a time in each serve run (default 300)
+  --logs       a directory to keep each serve run's log in (default: not kept)
   --out        where to write the results (default bench/RESULTS.md)
 `
 
@@ -52,6 +56,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	gobench := fs.String("gobench", "", "")
 	retrieval := fs.String("retrieval", "bench/testdata/retrieval.json", "")
 	out := fs.String("out", "bench/RESULTS.md", "")
+	mnemo := fs.String("mnemo", "bin/mnemo", "")
+	turns := fs.Int("turns", 300, "")
+	logDir := fs.String("logs", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -66,7 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 2
 	}
 	cfg := bench.Config{Server: server, Queries: *queries, Remember: *remember, Writers: *writers,
-		GoBench: *gobench, Retrieval: *retrieval, Log: stderr}
+		GoBench: *gobench, Retrieval: *retrieval, Mnemo: *mnemo, ServeTurns: *turns, LogDir: *logDir, Log: stderr}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {

@@ -43,7 +43,7 @@ var layers = map[string][]string{
 	"internal/archtest":  {},
 	"deploy":             {},
 	"bench/corpus":       {"memory", "provenance"},
-	"bench":              {"bench/corpus", "db", "internal/fakellm", "internal/tb", "llm", "memory", "provenance", "tools"},
+	"bench":              {"bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/tb", "llm", "memory", "provenance", "tools"},
 	"cmd/mnemo-bench":    {"bench"},
 }
 

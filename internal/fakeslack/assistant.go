@@ -82,7 +82,7 @@ func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values
 			}
 			// Once stopped, the message is among the bot's posts, with what
 			// it streamed, as a finished message is in Slack's history.
-			s.posted = append(s.posted, Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text(), Blocks: st.Blocks})
+			s.posted = append(s.posted, Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text(), Blocks: st.Blocks, At: time.Now()})
 		}
 		s.mu.Unlock()
 		s.cond.Broadcast()

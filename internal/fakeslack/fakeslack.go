@@ -50,6 +50,8 @@ type Message struct {
 	// replaces the message it answers.
 	Response bool `json:"-"`
 	Replace  bool `json:"-"`
+	// At is when the fake took the call that posted or updated it.
+	At time.Time `json:"-"`
 }
 
 // Reaction is a reactions.add or reactions.remove call.
@@ -285,7 +287,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		for s.holding {
 			s.cond.Wait()
 		}
-		m := Message{Channel: f.Get("channel"), TS: s.ts(), ThreadTS: f.Get("thread_ts"), User: BotUserID, BotID: BotID, Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks"))}
+		m := Message{Channel: f.Get("channel"), TS: s.ts(), ThreadTS: f.Get("thread_ts"), User: BotUserID, BotID: BotID, Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), At: time.Now()}
 		if md := f.Get("metadata"); md != "" {
 			m.Metadata = json.RawMessage(md)
 		}
@@ -304,7 +306,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "message": m})
 	case "chat.update":
 		s.mu.Lock()
-		m := Message{Channel: f.Get("channel"), TS: f.Get("ts"), Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), Updated: true}
+		m := Message{Channel: f.Get("channel"), TS: f.Get("ts"), Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), Updated: true, At: time.Now()}
 		s.posted = append(s.posted, m)
 		s.mu.Unlock()
 		s.cond.Broadcast()
@@ -598,6 +600,8 @@ type EventOptions struct {
 	EnvelopeID   string
 	// To chooses the connections it goes to (default the newest).
 	To Target
+	// Team is the envelope's team_id (default TeamID).
+	Team string
 }
 
 // SendEvent sends an Events API event (the inner "event" object) and returns
@@ -630,11 +634,15 @@ func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
 
 // deliver writes one events_api envelope and records when it was sent.
 func (s *Server) deliver(event map[string]any, o EventOptions) bool {
+	team := o.Team
+	if team == "" {
+		team = TeamID
+	}
 	env := map[string]any{
 		"type": "events_api", "envelope_id": o.EnvelopeID, "accepts_response_payload": false,
 		"retry_attempt": o.RetryAttempt, "retry_reason": "",
 		"payload": map[string]any{
-			"token": "legacy", "team_id": TeamID, "api_app_id": AppID, "type": "event_callback",
+			"token": "legacy", "team_id": team, "api_app_id": AppID, "type": "event_callback",
 			"event_id": o.EventID, "event_time": 1800000000, "event": event,
 		},
 	}
@@ -708,6 +716,14 @@ func (s *Server) AckLatency(envelopeID string) (time.Duration, bool) {
 		return 0, false
 	}
 	return acked.Sub(sent), true
+}
+
+// SentAt is when the envelope was written to the socket, and whether it was.
+func (s *Server) SentAt(envelopeID string) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, ok := s.sentAt[envelopeID]
+	return at, ok
 }
 
 // Acked reports whether the envelope was acked.

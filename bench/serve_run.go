@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mnemo-bot/mnemo/bench/corpus"
+	"github.com/mnemo-bot/mnemo/internal/tb"
+)
+
+// Serve-run settings: the issue's 50 mentions with a 500 ms model, at
+// mnemo's default turn limit.
+const (
+	serveConcurrent = 50
+	serveModelDelay = 500 * time.Millisecond
+	serveMaxTurns   = 16
+	serveWarmup     = 20
+)
+
+// measureServe runs the real binary twice: over an empty database (the
+// overhead's baseline), then over the largest corpus (overhead, the
+// concurrent mentions, RSS), and adds their rows.
+func measureServe(ctx context.Context, cfg Config, r *Report, largest *Database, spec corpus.Spec, logf func(string, ...any)) error {
+	if _, err := os.Stat(cfg.Mnemo); err != nil {
+		return fmt.Errorf("%w (%v)", errNoBinary, err)
+	}
+	turns := cfg.ServeTurns
+	if turns <= 0 {
+		turns = 300
+	}
+	empty, err := NewDatabase(ctx, cfg.Server, "mnemo_bench_empty", 2)
+	if err != nil {
+		return err
+	}
+	defer empty.Close()
+	run := func(d *Database, concurrent int) (ServeResult, error) {
+		u, err := d.URL()
+		if err != nil {
+			return ServeResult{}, err
+		}
+		logs := &tb.Buffer{}
+		res, err := MeasureServe(ctx, ServeOptions{Mnemo: cfg.Mnemo, DatabaseURL: u, Spec: spec, Warmup: serveWarmup, Turns: turns,
+			Concurrent: concurrent, ModelDelay: serveModelDelay, MaxTurns: serveMaxTurns}, logs)
+		if cfg.LogDir != "" {
+			if werr := os.WriteFile(filepath.Join(cfg.LogDir, "serve-"+d.Name+".log"), []byte(logs.String()), 0o644); werr != nil {
+				return res, werr
+			}
+		}
+		if err != nil {
+			return res, fmt.Errorf("%w\nmnemo serve's log (the end):\n%s", err, tail(logs.String(), 40))
+		}
+		return res, nil
+	}
+	logf("mnemo serve over an empty database: %d turns", turns)
+	base, err := run(empty, 0)
+	if err != nil {
+		return err
+	}
+	logf("  turn overhead p95 %s", ms(base.Overhead.P95))
+	logf("mnemo serve over %d memories: %d turns, then %d mentions at once", spec.Rows, turns, serveConcurrent)
+	big, err := run(largest, serveConcurrent)
+	if err != nil {
+		return err
+	}
+	logf("  turn overhead p95 %s; %d mentions in %s; RSS idle %s, peak %s", ms(big.Overhead.P95), serveConcurrent, big.Burst.Round(time.Millisecond), mb(big.IdleRSS), mb(big.PeakRSS))
+	addServe(&r.Table, spec.Rows, base, big)
+	r.Notes = append(r.Notes, fmt.Sprintf("Turn overhead: %d turns one at a time, after %d warm-up turns, by the corpus's people in its threads and DMs, "+
+		"through the real `mnemo serve` (synchronous_commit on) against the fake Slack and a fake model that answers at once; "+
+		"event in to model request out p50/p95 %s/%s, model answer to Slack post %s/%s at %s; %s/%s and %s/%s on the empty database.",
+		turns, serveWarmup, ms(big.In.P50), ms(big.In.P95), ms(big.Out.P50), ms(big.Out.P95), count(spec.Rows),
+		ms(base.In.P50), ms(base.In.P95), ms(base.Out.P50), ms(base.Out.P95)))
+	r.Notes = append(r.Notes, fmt.Sprintf("RSS: the kernel's high-water mark over the whole run (start, migrations check, %d turns, the burst) was %s.", serveWarmup+turns+serveConcurrent, mb(big.HWM)))
+	return nil
+}
+
+func addServe(t *Table, rows int, base, big ServeResult) {
+	size := count(rows)
+	t.Add(Row{Metric: fmt.Sprintf("turn overhead without the model (event in → model request out, + model answer → Slack post), p50 @%s", size), Target: "—",
+		Measured: ms(big.Overhead.P50), Baseline: ms(base.Overhead.P50) + " empty database", Ratio: faster(base.Overhead.P50, big.Overhead.P50)})
+	t.Add(Row{Metric: fmt.Sprintf("turn overhead without the model, p95 @%s", size), Target: "≤ 15 ms",
+		Measured: ms(big.Overhead.P95), Baseline: ms(base.Overhead.P95) + " empty database", Ratio: faster(base.Overhead.P95, big.Overhead.P95),
+		Met: met(big.Overhead.P95 <= 15*time.Millisecond), Why: "see the note on where a turn's time goes"})
+	bound := time.Duration(1.5 * float64(big.Predicted))
+	t.Add(Row{Metric: fmt.Sprintf("%d simultaneous mentions (500 ms model, turn limit %d): first send to last reply; answered once", serveConcurrent, serveMaxTurns),
+		Target:   fmt.Sprintf("≤ 1.5× %s = %s; %d once", ms(big.Predicted), ms(bound), serveConcurrent),
+		Measured: fmt.Sprintf("%s; %d once, %d twice or more", ms(big.Burst), big.Replies, big.Doubled), Baseline: ms(big.Predicted) + " predicted",
+		Ratio: fmt.Sprintf("%.2f×", float64(big.Burst)/float64(big.Predicted)),
+		Met:   met(big.Burst <= bound && big.Replies == serveConcurrent && big.Doubled == 0), Why: "the turns queue behind the turn limit"})
+	t.Add(Row{Metric: fmt.Sprintf("RSS idle / peak during the %d mentions @%s", serveConcurrent, size), Target: "≤ 60 MB / ≤ 150 MB",
+		Measured: mb(big.IdleRSS) + " / " + mb(big.PeakRSS), Baseline: "—", Ratio: "—",
+		Met: met(big.IdleRSS <= 60<<20 && big.PeakRSS <= 150<<20), Why: "measured from /proc/PID/status"})
+}
+
+// addAck adds the ack latency from BenchmarkAckLatency's runs.
+func addAck(t *Table, gobench string, r *Report) {
+	const metric, target = "ack latency p99 with the durable inbox (BenchmarkAckLatency, median of its runs)", "≤ 2× bare slack-go and ≤ 10 ms"
+	if gobench == "" {
+		t.NotMeasured(metric, target, "needs the Go benchmarks' output (--gobench)")
+		return
+	}
+	g, err := ReadGoBench(gobench)
+	if err != nil {
+		t.NotMeasured(metric, target, err.Error())
+		return
+	}
+	inbox, ok1 := g.Get("BenchmarkAckLatency", "inbox-p99-ms")
+	bare, ok2 := g.Get("BenchmarkAckLatency", "bare-p99-ms")
+	if !ok1 || !ok2 || bare <= 0 {
+		t.NotMeasured(metric, target, "BenchmarkAckLatency is not in the Go benchmarks' output")
+		return
+	}
+	ratio := inbox / bare
+	t.Add(Row{Metric: metric, Target: target, Measured: fmt.Sprintf("%.2f ms", inbox), Baseline: fmt.Sprintf("%.2f ms bare slack-go", bare),
+		Ratio: fmt.Sprintf("%.1f×", ratio), Met: met(ratio <= 2 && inbox <= 10),
+		Why: "the ack waits for the post's durable commit; see the note on the runs"})
+	runs := func(unit string) string {
+		var s []string
+		for _, v := range g.All("BenchmarkAckLatency", unit) {
+			s = append(s, fmt.Sprintf("%.2f", v))
+		}
+		return strings.Join(s, ", ")
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("Ack latency, each run of BenchmarkAckLatency (ms): p99 inbox %s against bare %s; p50 inbox %s against bare %s.",
+		runs("inbox-p99-ms"), runs("bare-p99-ms"), runs("inbox-p50-ms"), runs("bare-p50-ms")))
+	if e, ok := g.Get("BenchmarkEnqueue", "enqueue-p99-ms"); ok {
+		ins, _ := g.Get("BenchmarkEnqueue", "insert-p99-ms")
+		r.Notes = append(r.Notes, fmt.Sprintf("The inbox write alone (BenchmarkEnqueue, durable commit, median of runs): p99 %.2f ms, against %.2f ms for a bare one-row INSERT.", e, ins))
+	}
+}
+
+func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

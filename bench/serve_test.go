@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/bench/corpus"
+	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+)
+
+// TestMeasureServeTimesEveryTurnAndCountsReplies runs the serve bench in
+// little: the real binary, a few turns one at a time, then four mentions
+// at once through a turn limit of two.
+func TestMeasureServeTimesEveryTurnAndCountsReplies(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "mnemo")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/mnemo-bot/mnemo/cmd/mnemo").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	d := testdb.New(t)
+	logs := &tb.Buffer{}
+	const delay = 200 * time.Millisecond
+	res, err := MeasureServe(context.Background(), ServeOptions{Mnemo: bin, DatabaseURL: d.URL, Spec: corpus.Spec{Rows: 1000, Seed: 1, Now: time.Now()},
+		Warmup: 2, Turns: 6, Concurrent: 4, ModelDelay: delay, MaxTurns: 2}, logs)
+	require.NoError(t, err, "logs:\n%s", logs.String())
+
+	require.Equal(t, 6, res.Overhead.N)
+	require.Equal(t, 6, res.In.N)
+	require.Positive(t, res.In.P50, "a turn's model request can't come before its event")
+	require.Positive(t, res.Out.P50, "a reply can't be posted before the model answers")
+	require.Equal(t, 4, res.Replies, "each mention answered once")
+	require.Zero(t, res.Doubled)
+	// Four turns of 200 ms, two at a time: two rounds at least. A burst
+	// measured shorter would mean the clock or the matching is wrong.
+	require.Equal(t, 400*time.Millisecond, res.Predicted)
+	require.GreaterOrEqual(t, res.Burst, 2*delay)
+	require.Positive(t, res.IdleRSS)
+	require.GreaterOrEqual(t, res.HWM, res.PeakRSS)
+	require.GreaterOrEqual(t, res.PeakRSS, int64(1<<20))
+	require.True(t, strings.Contains(logs.String(), `"turn answered"`), "the log is mnemo's own")
+}
+
+func TestParseGoBenchKeepsEveryRun(t *testing.T) {
+	t.Parallel()
+	g, err := ParseGoBench(strings.NewReader(`goos: linux
+BenchmarkAckLatency-2   	    2000	   1110600 ns/op	         0.342 bare-p99-ms	         1.98 inbox-p99-ms
+BenchmarkAckLatency-2   	    2000	   1110600 ns/op	         0.410 bare-p99-ms	         2.50 inbox-p99-ms
+BenchmarkAckLatency-2   	    2000	   1110600 ns/op	         0.300 bare-p99-ms	         9.00 inbox-p99-ms
+BenchmarkParseTS-2      	 3000000	       331 ns/op
+PASS
+`))
+	require.NoError(t, err)
+	require.Equal(t, []float64{1.98, 2.50, 9.00}, g.All("BenchmarkAckLatency", "inbox-p99-ms"))
+	v, ok := g.Get("BenchmarkAckLatency", "inbox-p99-ms")
+	require.True(t, ok)
+	require.Equal(t, 2.50, v, "the median run")
+	v, ok = g.Get("BenchmarkParseTS", "ns/op")
+	require.True(t, ok)
+	require.Equal(t, 331.0, v)
+	_, ok = g.Get("BenchmarkParseTS", "bare-p99-ms")
+	require.False(t, ok)
+}
