@@ -91,6 +91,7 @@ type App struct {
 	arrived   sync.Map // envelope id → when it arrived, until it is acked
 	homes     sync.Map // team/user → the App Home's DM channel
 	chanTypes sync.Map // channel → channel_type, from conversations.info
+	working   sync.Map // channel/ts → closed when the post's Working reaction is shown
 	homeQueue chan homeRequest
 	wg        sync.WaitGroup
 

@@ -40,16 +40,33 @@ type surface struct {
 }
 
 func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase) {
+	key := p.Key.Channel + "/" + string(p.TS)
 	switch phase {
 	case agent.Working:
-		s.a.react(ctx, true, p, reactionWorking)
-		s.a.titleThread(ctx, p)
-	case agent.Done:
+		// Shown beside the turn, not before it: the model is not kept
+		// waiting for two Web API calls.
+		shown := make(chan struct{})
+		s.a.working.Store(key, shown)
+		s.a.async(ctx, func(ctx context.Context) {
+			s.a.react(ctx, true, p, reactionWorking)
+			s.a.titleThread(ctx, p)
+			close(shown)
+			s.a.working.CompareAndDelete(key, shown) // shown: nothing to wait for
+		})
+	case agent.Done, agent.Failed:
+		// Removing :eyes: before it is added would leave it for good.
+		if shown, ok := s.a.working.LoadAndDelete(key); ok {
+			select {
+			case <-shown.(chan struct{}):
+			case <-ctx.Done():
+			}
+		}
+		end := reactionDone
+		if phase == agent.Failed {
+			end = reactionFailed
+		}
 		s.a.react(ctx, false, p, reactionWorking)
-		s.a.react(ctx, true, p, reactionDone)
-	case agent.Failed:
-		s.a.react(ctx, false, p, reactionWorking)
-		s.a.react(ctx, true, p, reactionFailed)
+		s.a.react(ctx, true, p, end)
 	}
 }
 

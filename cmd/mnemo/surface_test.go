@@ -287,6 +287,34 @@ func TestReactionLifecycle(t *testing.T) {
 	require.Equal(t, []string{"add eyes", "remove eyes", "add warning"}, seq)
 }
 
+// TestTheModelDoesNotWaitForTheWorkingReaction: :eyes: is shown beside
+// the turn, so a slow reactions.add (here a 429 with Retry-After: 1) delays
+// neither the model nor the reply, and the turn's end still waits for it:
+// :eyes: is never added after it was removed.
+func TestTheModelDoesNotWaitForTheWorkingReaction(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	b.slack.RateLimitFor("reactions.add", 1, 1)
+	ts, _ := b.mention(alice, "C0SLOWR", "hello", "")
+	b.replies("C0SLOWR", ts, 1)
+	b.waitDone("C0SLOWR", ts)
+	var seq []string
+	for _, r := range b.slack.Reactions() {
+		if r.TS == ts {
+			seq = append(seq, r.Op+" "+r.Name)
+		}
+	}
+	require.Equal(t, []string{"add eyes", "remove eyes", "add white_check_mark"}, seq)
+	var calls []string
+	for _, c := range b.slack.Calls("") {
+		if c.Method == "chat.postMessage" || strings.HasPrefix(c.Method, "reactions.") {
+			calls = append(calls, c.Method)
+		}
+	}
+	require.Equal(t, []string{"reactions.add", "chat.postMessage", "reactions.add", "reactions.remove", "reactions.add"}, calls,
+		"the reply is posted while :eyes: waits out its rate limit")
+}
+
 func TestFollowUpsInAThreadTheBotIsPartOf(t *testing.T) {
 	t.Parallel()
 	b := startBot(t, scripted.Memory())
