@@ -82,7 +82,11 @@ func (t *Tx) Pgx() pgx.Tx { return t.tx }
 // back otherwise. fn must not call a model or any other network service: a
 // transaction holds a pooled connection and, often, locks.
 func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
-	tx, err := d.pool.Begin(ctx)
+	return d.inTx(ctx, pgx.TxOptions{}, fn)
+}
+
+func (d *DB) inTx(ctx context.Context, o pgx.TxOptions, fn func(tx *Tx) error) error {
+	tx, err := d.pool.BeginTx(ctx, o)
 	if err != nil {
 		return fmt.Errorf("begin: %w", mapErr(err))
 	}
@@ -105,12 +109,9 @@ func (d *DB) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 // and nothing only this transaction holds, may be written this way. On a
 // busy disk each flush saved is milliseconds on the way to the model.
 func (d *DB) InTxRelaxed(ctx context.Context, fn func(tx *Tx) error) error {
-	return d.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-			return fmt.Errorf("relaxed commit: %w", mapErr(err))
-		}
-		return fn(tx)
-	})
+	// One round trip: pgx sends a statement without arguments over the
+	// simple protocol, which takes both.
+	return d.inTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL synchronous_commit = off"}, fn)
 }
 
 // ErrInvalidText is returned when PostgreSQL refuses text it was given
