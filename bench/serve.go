@@ -49,6 +49,10 @@ type ServeResult struct {
 	// quiet second; PeakRSS the most sampled (every 5 ms) during the
 	// concurrent mentions; HWM the kernel's high-water mark at the end.
 	IdleRSS, PeakRSS, HWM int64
+	// IdleCPU is the share of one CPU the process used while it had
+	// nothing to do (its polls and pings), over IdleFor.
+	IdleCPU float64
+	IdleFor time.Duration
 	// Burst is the time from the first concurrent mention sent to the last
 	// reply posted; Predicted is Concurrent ÷ MaxTurns × ModelDelay.
 	Burst, Predicted time.Duration
@@ -189,6 +193,19 @@ func serveRun(ctx context.Context, run *tb.Run, o ServeOptions, logs io.Writer) 
 	if res.IdleRSS, err = proc.rss("VmRSS"); err != nil {
 		return res, err
 	}
+	res.IdleFor = 5 * time.Second
+	before, err := proc.cpu()
+	if err != nil {
+		return res, err
+	}
+	if err := sleepCtx(ctx, res.IdleFor); err != nil {
+		return res, err
+	}
+	after, err := proc.cpu()
+	if err != nil {
+		return res, err
+	}
+	res.IdleCPU = float64(after-before) / float64(res.IdleFor)
 	var total, ins, outs []time.Duration
 	for range o.Turns {
 		in, out := turn()
@@ -348,6 +365,30 @@ func (p *process) rss(field string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in the process's status", field)
+}
+
+// cpu is the CPU time the process has used, user and system, from
+// /proc/PID/stat (in clock ticks of 1/100 s, Linux's USER_HZ).
+func (p *process) cpu() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, fmt.Errorf("read the process's stat: %w", err)
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from after it. utime and stime are fields 14 and 15.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short stat: %q", b)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("stat: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
 }
 
 func (p *process) stop() {

@@ -95,6 +95,8 @@ func addServe(t *Table, rows int, base, big ServeResult) {
 		Measured: fmt.Sprintf("%s; %d once, %d twice or more", ms(big.Burst), big.Replies, big.Doubled), Baseline: ms(big.Predicted) + " predicted",
 		Ratio: fmt.Sprintf("%.2f×", float64(big.Burst)/float64(big.Predicted)),
 		Met:   met(big.Burst <= bound && big.Replies == serveConcurrent && big.Doubled == 0), Why: "the turns queue behind the turn limit"})
+	t.Add(Row{Metric: fmt.Sprintf("CPU while idle (polls, pings), %s after the warm-up @%s", big.IdleFor, size), Target: "—",
+		Measured: fmt.Sprintf("%.1f%% of a CPU", 100*big.IdleCPU), Baseline: fmt.Sprintf("%.1f%% empty database", 100*base.IdleCPU), Ratio: "—"})
 	t.Add(Row{Metric: fmt.Sprintf("RSS idle / peak during the %d mentions @%s", serveConcurrent, size), Target: "≤ 60 MB / ≤ 150 MB",
 		Measured: mb(big.IdleRSS) + " / " + mb(big.PeakRSS), Baseline: "—", Ratio: "—",
 		Met: met(big.IdleRSS <= 60<<20 && big.PeakRSS <= 150<<20), Why: "measured from /proc/PID/status"})

@@ -41,6 +41,8 @@ func TestMeasureServeTimesEveryTurnAndCountsReplies(t *testing.T) {
 	require.Equal(t, 400*time.Millisecond, res.Predicted)
 	require.GreaterOrEqual(t, res.Burst, 2*delay)
 	require.Positive(t, res.IdleRSS)
+	require.Equal(t, 5*time.Second, res.IdleFor)
+	require.Less(t, res.IdleCPU, 1.0, "a share of one CPU")
 	require.GreaterOrEqual(t, res.HWM, res.PeakRSS)
 	require.GreaterOrEqual(t, res.PeakRSS, int64(1<<20))
 	require.True(t, strings.Contains(logs.String(), `"turn answered"`), "the log is mnemo's own")
