@@ -73,6 +73,7 @@ func (t *Tx) Turns() Turns       { return Turns{t.tx, t.q} }
 func (t *Tx) Sessions() Sessions { return Sessions{t.tx, t.q} }
 func (t *Tx) Memories() Memories { return Memories{t.tx, t.q} }
 func (t *Tx) Audit() Audit       { return Audit{t.tx, t.q} }
+func (t *Tx) Inbox() Inbox       { return Inbox{t.tx, t.q} }
 
 // Pgx is the transaction itself, for River's InsertTx.
 func (t *Tx) Pgx() pgx.Tx { return t.tx }
