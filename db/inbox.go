@@ -61,14 +61,14 @@ func (s Inbox) PruneMoved(ctx context.Context, keep time.Duration, max int) (int
 	return n, nil
 }
 
-// Arrivals is how many posts wait to be moved into River, and when the
-// oldest of them arrived (now when there are none).
-func (s Inbox) Arrivals(ctx context.Context) (n int64, oldest time.Time, err error) {
+// Arrivals is how many posts wait to be moved into River, and how long
+// the oldest of them has waited (0 when there are none).
+func (s Inbox) Arrivals(ctx context.Context) (n int64, oldest time.Duration, err error) {
 	r, err := s.q.InboxArrivals(ctx, s.e)
 	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("inbox arrivals: %w", mapErr(err))
+		return 0, 0, fmt.Errorf("inbox arrivals: %w", mapErr(err))
 	}
-	return r.Waiting, r.Oldest, nil
+	return r.Waiting, time.Duration(r.OldestAgeSeconds * float64(time.Second)), nil
 }
 
 // InboxDepth is how many posts wait in the inbox, by where they are.

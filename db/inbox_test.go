@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,7 +99,9 @@ func TestTakeArrivalSkipsOneHeldElsewhere(t *testing.T) {
 	}
 	took := make(chan string)
 	release := make(chan struct{})
-	done := make(chan error)
+	unblock := sync.OnceFunc(func() { close(release) })
+	defer unblock() // a failing test still lets the pool close
+	done := make(chan error, 1)
 	go func() {
 		done <- d.DB.InTx(ctx, func(tx *db.Tx) error {
 			a, err := tx.Inbox().TakeArrival(ctx)
@@ -111,15 +114,18 @@ func TestTakeArrivalSkipsOneHeldElsewhere(t *testing.T) {
 		})
 	}()
 	require.Equal(t, "1800000000.000100", <-took, "the oldest first")
-	require.NoError(t, d.DB.InTx(ctx, func(tx *db.Tx) error {
-		a, err := tx.Inbox().TakeArrival(ctx)
+	// A take that waited for the held row would wait forever here.
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	require.NoError(t, d.DB.InTx(wctx, func(tx *db.Tx) error {
+		a, err := tx.Inbox().TakeArrival(wctx)
 		require.NoError(t, err)
 		require.Equal(t, "1800000001.000100", a.TS, "the held one is skipped, not waited for")
-		_, err = tx.Inbox().TakeArrival(ctx)
+		_, err = tx.Inbox().TakeArrival(wctx)
 		require.ErrorIs(t, err, db.ErrNotFound)
 		return nil
 	}))
-	close(release)
+	unblock()
 	require.NoError(t, <-done)
 	n, _, err := d.DB.Inbox().Arrivals(ctx)
 	require.NoError(t, err)

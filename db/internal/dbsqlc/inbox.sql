@@ -32,11 +32,11 @@ WHERE (team, channel, ts) IN (
 );
 
 -- name: InboxArrivals :one
--- Arrivals not yet moved into River, and when the oldest came (now, when
--- there are none).
+-- Arrivals not yet moved into River, and the age of the oldest in seconds
+-- by the database's clock (0 when there are none).
 SELECT
     count(*)::bigint AS waiting,
-    coalesce(min(a.arrived_at), now())::timestamptz AS oldest
+    coalesce(extract(epoch FROM now() - min(a.arrived_at)), 0)::float8 AS oldest_age_seconds
 FROM inbox_arrivals a
 WHERE a.moved_at IS NULL;
 

@@ -13,22 +13,22 @@ import (
 const inboxArrivals = `-- name: InboxArrivals :one
 SELECT
     count(*)::bigint AS waiting,
-    coalesce(min(a.arrived_at), now())::timestamptz AS oldest
+    coalesce(extract(epoch FROM now() - min(a.arrived_at)), 0)::float8 AS oldest_age_seconds
 FROM inbox_arrivals a
 WHERE a.moved_at IS NULL
 `
 
 type InboxArrivalsRow struct {
-	Waiting int64     `json:"waiting"`
-	Oldest  time.Time `json:"oldest"`
+	Waiting          int64   `json:"waiting"`
+	OldestAgeSeconds float64 `json:"oldestAgeSeconds"`
 }
 
-// Arrivals not yet moved into River, and when the oldest came (now, when
-// there are none).
+// Arrivals not yet moved into River, and the age of the oldest in seconds
+// by the database's clock (0 when there are none).
 func (q *Queries) InboxArrivals(ctx context.Context, db DBTX) (InboxArrivalsRow, error) {
 	row := db.QueryRow(ctx, inboxArrivals)
 	var i InboxArrivalsRow
-	err := row.Scan(&i.Waiting, &i.Oldest)
+	err := row.Scan(&i.Waiting, &i.OldestAgeSeconds)
 	return i, err
 }
 
