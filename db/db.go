@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,11 +37,38 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
+	cfg.ShouldPing = shouldPing
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	return New(pool), nil
+}
+
+// noPing marks a context whose query takes a pooled connection as it is,
+// without pgxpool's liveness ping, and retries on a fresh one if it turns
+// out dead (Inbox.Arrive, on the ack path).
+type noPing struct{}
+
+// shouldPing is pgxpool's default, a ping before handing out a connection
+// idle over a second, except for a query marked noPing: posts come seconds
+// apart, so every ack would otherwise wait for a second round trip.
+func shouldPing(ctx context.Context, p pgxpool.ShouldPingParams) bool {
+	return ctx.Value(noPing{}) == nil && p.IdleDuration > time.Second
+}
+
+// connLost reports whether err says the connection failed rather than the
+// statement: the server closed it (a restart, an operator, an idle
+// timeout) or the network did.
+func connLost(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Severity == "FATAL" || strings.HasPrefix(pg.Code, "08")
+	}
+	return true
 }
 
 // New wraps an open pool.

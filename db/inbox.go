@@ -23,11 +23,18 @@ type Arrival struct {
 	ArrivedAt         time.Time // set by the database
 }
 
-// Arrive writes a post in one statement; on the pool it is one round trip
-// and one commit. duplicate is true when the post is already there, still
-// waiting or moved into River within the last KeepMoved.
+// Arrive writes a post in one statement; on a pool from Open it is one
+// round trip and one commit, on a connection taken without a liveness
+// ping. If that connection was dead the write is made again on a fresh one
+// (a write that did commit before its connection died then reads as a
+// duplicate, which it is). duplicate is true when the post is already
+// there, still waiting or moved into River within the last KeepMoved.
 func (s Inbox) Arrive(ctx context.Context, a Arrival) (duplicate bool, err error) {
-	n, err := s.q.InboxArrive(ctx, s.e, dbsqlc.InboxArriveParams{Team: a.Team, Channel: a.Channel, Ts: a.TS, Args: a.Args})
+	arg := dbsqlc.InboxArriveParams{Team: a.Team, Channel: a.Channel, Ts: a.TS, Args: a.Args}
+	n, err := s.q.InboxArrive(context.WithValue(ctx, noPing{}, true), s.e, arg)
+	if err != nil && connLost(err) && ctx.Err() == nil {
+		n, err = s.q.InboxArrive(ctx, s.e, arg)
+	}
 	if err != nil {
 		return false, fmt.Errorf("inbox arrival %s/%s: %w", a.Channel, a.TS, mapErr(err))
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/db"
@@ -134,18 +133,16 @@ func TestTakeArrivalSkipsOneHeldElsewhere(t *testing.T) {
 
 // The ack waits for Arrive: once its statement is prepared, it is one
 // round trip (Bind, Execute, Sync; one ReadyForQuery), outside any
-// transaction.
+// transaction, even on a connection idle long enough that pgxpool would
+// ping it first, as between posts in production.
 func TestArriveIsOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(d.URL)
+	opened, err := db.Open(ctx, d.URL, 1)
 	require.NoError(t, err)
-	cfg.MaxConns = 1
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	store := db.New(pool).Inbox()
+	t.Cleanup(opened.Close)
+	pool, store := opened.Pool(), opened.Inbox()
 
 	_, err = store.Arrive(ctx, arrival("1800000000.000100")) // prepares the statement
 	require.NoError(t, err)
@@ -154,6 +151,7 @@ func TestArriveIsOneRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	c.Conn().PgConn().Frontend().Trace(trace, pgproto3.TracerOptions{SuppressTimestamps: true})
 	c.Release()
+	time.Sleep(1100 * time.Millisecond) // idle past pgxpool's ping threshold
 	dup, err := store.Arrive(ctx, arrival("1800000001.000100"))
 	require.NoError(t, err)
 	require.False(t, dup)
@@ -176,8 +174,37 @@ func TestArriveIsOneRoundTrip(t *testing.T) {
 		}
 	}
 	require.NotContains(t, sent, "Parse", "the prepared statement is reused:\n%s", trace)
-	require.NotContains(t, sent, "Query", "no BEGIN or other simple query:\n%s", trace)
+	require.NotContains(t, sent, "Query", "no ping, BEGIN or other simple query:\n%s", trace)
 	require.Equal(t, 1, strings.Count(strings.Join(sent, " "), "Sync"), "one Sync, one round trip:\n%s", trace)
 	require.Len(t, ready, 1, trace.String())
 	require.True(t, strings.HasSuffix(ready[0], "I"), "idle after it: committed, no transaction open: %s", ready[0])
+}
+
+// A connection the server closed while it idled (a restart) fails the
+// write without a ping to find out first; the write is made again on a
+// fresh connection, once.
+func TestArriveSurvivesADeadConnection(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	ctx := context.Background()
+	opened, err := db.Open(ctx, d.URL, 1)
+	require.NoError(t, err)
+	t.Cleanup(opened.Close)
+	_, err = opened.Inbox().Arrive(ctx, arrival("1800000000.000100"))
+	require.NoError(t, err)
+	var pid int
+	require.NoError(t, opened.Pool().QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid))
+	var killed bool
+	require.NoError(t, d.Pool.QueryRow(ctx, "SELECT pg_terminate_backend($1, 10000)", pid).Scan(&killed))
+	require.True(t, killed)
+
+	dup, err := opened.Inbox().Arrive(ctx, arrival("1800000001.000100"))
+	require.NoError(t, err)
+	require.False(t, dup)
+	var n int
+	require.NoError(t, d.Pool.QueryRow(ctx, "SELECT count(*) FROM inbox_arrivals WHERE ts = '1800000001.000100'").Scan(&n))
+	require.Equal(t, 1, n)
+	var now int
+	require.NoError(t, opened.Pool().QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&now))
+	require.NotEqual(t, pid, now, "written on a new connection")
 }
