@@ -43,14 +43,15 @@ func (s Inbox) Arrive(ctx context.Context, a Arrival) (duplicate bool, err error
 
 // TakeArrival claims the oldest arrival not yet moved that no other
 // transaction holds, and marks it moved. It belongs in a transaction
-// (Tx.Inbox) that inserts the post's job: a rollback puts it back.
-// ErrNotFound means there is none to take.
-func (s Inbox) TakeArrival(ctx context.Context) (Arrival, error) {
+// (Tx.Inbox) that inserts the post's job: a rollback puts it back. more
+// is true when other arrivals waited beside it. ErrNotFound means there
+// is none to take.
+func (s Inbox) TakeArrival(ctx context.Context) (a Arrival, more bool, err error) {
 	r, err := s.q.InboxTakeArrival(ctx, s.e)
 	if err != nil {
-		return Arrival{}, fmt.Errorf("inbox: take arrival: %w", mapErr(err))
+		return Arrival{}, false, fmt.Errorf("inbox: take arrival: %w", mapErr(err))
 	}
-	return Arrival{Team: r.Team, Channel: r.Channel, TS: r.Ts, Args: r.Args, ArrivedAt: r.ArrivedAt}, nil
+	return Arrival{Team: r.Team, Channel: r.Channel, TS: r.Ts, Args: r.Args, ArrivedAt: r.ArrivedAt}, r.More, nil
 }
 
 // KeepMoved is how long a moved arrival is kept, so that a redelivery is

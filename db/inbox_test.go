@@ -46,9 +46,10 @@ func TestArrivalIsTakenInOnceAndMovedOnce(t *testing.T) {
 
 	failed := errors.New("job insert failed")
 	err = d.DB.InTx(ctx, func(tx *db.Tx) error {
-		got, err := tx.Inbox().TakeArrival(ctx)
+		got, more, err := tx.Inbox().TakeArrival(ctx)
 		require.NoError(t, err)
 		require.Equal(t, a.TS, got.TS)
+		require.False(t, more)
 		return failed
 	})
 	require.ErrorIs(t, err, failed)
@@ -57,11 +58,11 @@ func TestArrivalIsTakenInOnceAndMovedOnce(t *testing.T) {
 	require.EqualValues(t, 1, n, "a rolled-back move leaves the arrival waiting")
 
 	require.NoError(t, d.DB.InTx(ctx, func(tx *db.Tx) error {
-		got, err := tx.Inbox().TakeArrival(ctx)
+		got, _, err := tx.Inbox().TakeArrival(ctx)
 		require.NoError(t, err)
 		require.Equal(t, a.TS, got.TS)
 		require.JSONEq(t, string(a.Args), string(got.Args), "the first arrival's args are kept")
-		_, err = tx.Inbox().TakeArrival(ctx)
+		_, _, err = tx.Inbox().TakeArrival(ctx)
 		require.ErrorIs(t, err, db.ErrNotFound, "taken once, even within its own transaction")
 		return nil
 	}))
@@ -103,9 +104,12 @@ func TestTakeArrivalSkipsOneHeldElsewhere(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- d.DB.InTx(ctx, func(tx *db.Tx) error {
-			a, err := tx.Inbox().TakeArrival(ctx)
+			a, more, err := tx.Inbox().TakeArrival(ctx)
 			if err != nil {
 				return err
+			}
+			if !more {
+				return errors.New("the second arrival waits beside the first")
 			}
 			took <- a.TS
 			<-release
@@ -117,10 +121,11 @@ func TestTakeArrivalSkipsOneHeldElsewhere(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	require.NoError(t, d.DB.InTx(wctx, func(tx *db.Tx) error {
-		a, err := tx.Inbox().TakeArrival(wctx)
+		a, more, err := tx.Inbox().TakeArrival(wctx)
 		require.NoError(t, err)
 		require.Equal(t, "1800000001.000100", a.TS, "the held one is skipped, not waited for")
-		_, err = tx.Inbox().TakeArrival(wctx)
+		require.True(t, more, "the held one still waits, as far as this transaction sees")
+		_, _, err = tx.Inbox().TakeArrival(wctx)
 		require.ErrorIs(t, err, db.ErrNotFound)
 		return nil
 	}))

@@ -48,16 +48,17 @@ func (i *Inbox) move(ctx context.Context) {
 	}
 }
 
-// moveArrivals moves arrivals until there are none left, or a move fails
-// (what is left waits for the next wake-up or sweep).
+// moveArrivals moves arrivals until none is left, or a move fails (what
+// is left waits for the next wake-up or sweep). A post that arrives after
+// the last move saw none left sends its own wake-up.
 func (i *Inbox) moveArrivals(ctx context.Context) {
 	for ctx.Err() == nil {
-		moved, err := i.moveOne(ctx)
+		more, err := i.moveOne(ctx)
 		if ctx.Err() != nil {
 			return
 		}
 		i.health.moved(err)
-		if err != nil || !moved {
+		if err != nil || !more {
 			return
 		}
 	}
@@ -66,16 +67,16 @@ func (i *Inbox) moveArrivals(ctx context.Context) {
 // moveOne moves the oldest arrival no one else is moving into River: it
 // inserts the post's job and marks the arrival moved in one transaction,
 // so a crash either moves it or leaves it, and two replicas never both
-// move it. false means there was none to move.
-func (i *Inbox) moveOne(ctx context.Context) (bool, error) {
+// move it. more is true when others waited beside it.
+func (i *Inbox) moveOne(ctx context.Context) (more bool, err error) {
 	var (
 		a         db.Arrival
 		duplicate bool
 		unusable  error
 	)
-	err := i.db.InTx(ctx, func(tx *db.Tx) error {
+	err = i.db.InTx(ctx, func(tx *db.Tx) error {
 		var err error
-		if a, err = tx.Inbox().TakeArrival(ctx); err != nil {
+		if a, more, err = tx.Inbox().TakeArrival(ctx); err != nil {
 			return err
 		}
 		var p Post
@@ -110,7 +111,7 @@ func (i *Inbox) moveOne(ctx context.Context) (bool, error) {
 	default:
 		log.Debug().Msg("post moved into the job queue")
 	}
-	return true, nil
+	return more, nil
 }
 
 // prune deletes arrivals moved more than db.KeepMoved ago.

@@ -11,7 +11,9 @@ ON CONFLICT DO NOTHING;
 -- name: InboxTakeArrival :one
 -- Claims the oldest arrival no other transaction holds and marks it moved;
 -- the caller inserts its job in the same transaction, and a rollback puts
--- it back.
+-- it back. more says whether others waited beside it (the statement's
+-- snapshot still shows this one unmoved), so the mover need not ask again
+-- to learn there are none.
 UPDATE inbox_arrivals a SET moved_at = now()
 WHERE (a.team, a.channel, a.ts) = (
     SELECT w.team, w.channel, w.ts FROM inbox_arrivals w
@@ -20,7 +22,11 @@ WHERE (a.team, a.channel, a.ts) = (
     LIMIT 1
     FOR UPDATE SKIP LOCKED
 ) AND a.moved_at IS NULL
-RETURNING a.team, a.channel, a.ts, a.args, a.arrived_at;
+RETURNING a.team, a.channel, a.ts, a.args, a.arrived_at,
+    EXISTS (
+        SELECT 1 FROM inbox_arrivals o
+        WHERE o.moved_at IS NULL AND (o.team, o.channel, o.ts) <> (a.team, a.channel, a.ts)
+    ) AS more;
 
 -- name: InboxPruneMoved :execrows
 -- Forgets arrivals moved more than @keep_seconds ago, at most @max_rows.

@@ -142,7 +142,11 @@ WHERE (a.team, a.channel, a.ts) = (
     LIMIT 1
     FOR UPDATE SKIP LOCKED
 ) AND a.moved_at IS NULL
-RETURNING a.team, a.channel, a.ts, a.args, a.arrived_at
+RETURNING a.team, a.channel, a.ts, a.args, a.arrived_at,
+    EXISTS (
+        SELECT 1 FROM inbox_arrivals o
+        WHERE o.moved_at IS NULL AND (o.team, o.channel, o.ts) <> (a.team, a.channel, a.ts)
+    ) AS more
 `
 
 type InboxTakeArrivalRow struct {
@@ -151,11 +155,14 @@ type InboxTakeArrivalRow struct {
 	Ts        string    `json:"ts"`
 	Args      []byte    `json:"args"`
 	ArrivedAt time.Time `json:"arrivedAt"`
+	More      bool      `json:"more"`
 }
 
 // Claims the oldest arrival no other transaction holds and marks it moved;
 // the caller inserts its job in the same transaction, and a rollback puts
-// it back.
+// it back. more says whether others waited beside it (the statement's
+// snapshot still shows this one unmoved), so the mover need not ask again
+// to learn there are none.
 func (q *Queries) InboxTakeArrival(ctx context.Context, db DBTX) (InboxTakeArrivalRow, error) {
 	row := db.QueryRow(ctx, inboxTakeArrival)
 	var i InboxTakeArrivalRow
@@ -165,6 +172,7 @@ func (q *Queries) InboxTakeArrival(ctx context.Context, db DBTX) (InboxTakeArriv
 		&i.Ts,
 		&i.Args,
 		&i.ArrivedAt,
+		&i.More,
 	)
 	return i, err
 }
