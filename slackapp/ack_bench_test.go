@@ -25,11 +25,13 @@ import (
 // BenchmarkAckLatency measures, side by side in one run, how long the fake
 // Slack waits for the ack of an app_mention: from (a) a bare slack-go
 // Socket Mode client that only acks, the floor any bot pays, and from (b)
-// mnemo's handler, which first writes the post to the inbox in PostgreSQL.
-// The two connections take turns, one envelope at a time, so both see the
-// same machine. Slack's budget is 3 s. The inbox commits durably
-// (synchronous_commit on, as PostgreSQL's default), though the test server
-// is set to commit asynchronously.
+// mnemo's handler, which first writes the post to the inbox in PostgreSQL:
+// one autocommit INSERT into inbox_arrivals, committed durably
+// (synchronous_commit on, as PostgreSQL's default, though the test server
+// is set to commit asynchronously). The inbox runs, so its mover takes each
+// post into River after the ack; the next envelope waits until it has, so
+// neither client's ack shares the machine with a move. The two connections
+// take turns, one envelope at a time. Slack's budget is 3 s.
 func BenchmarkAckLatency(b *testing.B) {
 	d := testdb.New(b)
 	fs := fakeslack.New(b)
@@ -57,6 +59,10 @@ func BenchmarkAckLatency(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := in.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = in.Stop(time.Second) })
 	api := slack.New("xoxb-mnemo", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-mnemo"))
 	app := slackapp.New(slackapp.Config{
 		API: api, Socket: socketmode.New(api), DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
@@ -73,11 +79,14 @@ func BenchmarkAckLatency(b *testing.B) {
 		ts := fmt.Sprintf("%d.%06d", 1800000000+n, 100)
 		env := fs.SendEvent(map[string]any{"type": "app_mention", "user": "U0ALICE", "text": "<@" + fakeslack.BotUserID + "> hi", "ts": ts, "channel": "C0BENCH"}, fakeslack.EventOptions{To: to})
 		fs.WaitAck(env, 10*time.Second)
-		d, ok := fs.AckLatency(env)
+		lat, ok := fs.AckLatency(env)
 		if !ok {
 			b.Fatalf("no ack time for %s", env)
 		}
-		return d
+		if to == fakeslack.Conn(2) {
+			waitMoved(b, d, ts)
+		}
+		return lat
 	}
 	for i := 0; i < 20; i++ { // warm both paths: connections, pool, prepared statements
 		ack(fakeslack.Conn(1))
@@ -101,4 +110,23 @@ func BenchmarkAckLatency(b *testing.B) {
 	}
 	report("bare", bareLat)
 	report("inbox", inboxLat)
+}
+
+// waitMoved waits until the mover has taken the post into River.
+func waitMoved(b *testing.B, d *testdb.DB, ts string) {
+	b.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var moved bool
+		if err := d.Pool.QueryRow(context.Background(), "SELECT moved_at IS NOT NULL FROM inbox_arrivals WHERE ts = $1", ts).Scan(&moved); err != nil {
+			b.Fatal(err)
+		}
+		if moved {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("post %s not moved into River", ts)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 }
