@@ -33,8 +33,8 @@ import (
 // post into River after the ack; the next envelope waits until it has, so
 // neither client's ack shares the machine with a move. A third client (c)
 // is the floor of any durable ack: bare slack-go that makes the same
-// single-row durable INSERT on the same pool, then acks (floor-*). The connections
-// take turns, one envelope at a time. Slack's budget is 3 s.
+// single-row durable INSERT on the same pool, then acks (floor-*). The
+// connections take turns, one envelope at a time. Slack's budget is 3 s.
 func BenchmarkAckLatency(b *testing.B) {
 	d := testdb.New(b)
 	fs := fakeslack.New(b)
