@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,11 +37,38 @@ func Open(ctx context.Context, url string, maxConns int32) (*DB, error) {
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
 	}
+	cfg.ShouldPing = shouldPing
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	return New(pool), nil
+}
+
+// noPing marks a context whose query takes a pooled connection as it is,
+// without pgxpool's liveness ping, and retries on a fresh one if it turns
+// out dead (Inbox.Arrive, on the ack path).
+type noPing struct{}
+
+// shouldPing is pgxpool's default, a ping before handing out a connection
+// idle over a second, except for a query marked noPing: posts come seconds
+// apart, so every ack would otherwise wait for a second round trip.
+func shouldPing(ctx context.Context, p pgxpool.ShouldPingParams) bool {
+	return ctx.Value(noPing{}) == nil && p.IdleDuration > time.Second
+}
+
+// connLost reports whether err says the connection failed rather than the
+// statement: the server closed it (a restart, an operator, an idle
+// timeout) or the network did.
+func connLost(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Severity == "FATAL" || strings.HasPrefix(pg.Code, "08")
+	}
+	return true
 }
 
 // New wraps an open pool.
@@ -74,6 +103,7 @@ func (t *Tx) Sessions() Sessions { return Sessions{t.tx, t.q} }
 func (t *Tx) Memories() Memories { return Memories{t.tx, t.q} }
 func (t *Tx) Audit() Audit       { return Audit{t.tx, t.q} }
 func (t *Tx) Leases() Leases     { return Leases{t.tx, t.q} }
+func (t *Tx) Inbox() Inbox       { return Inbox{t.tx, t.q} }
 
 // Pgx is the transaction itself, for River's InsertTx.
 func (t *Tx) Pgx() pgx.Tx { return t.tx }
@@ -102,10 +132,12 @@ func (d *DB) inTx(ctx context.Context, o pgx.TxOptions, fn func(tx *Tx) error) e
 
 // InTxRelaxed is InTx for writes a crash may lose without harm: its commit
 // does not wait for the WAL to reach the disk (synchronous_commit off for
-// this transaction alone). A post's turn record, its lease and its attempt
-// count qualify: its inbox job, committed durably, runs it again and writes
-// them again; and the turn's next durable commit (its decided answer, before
-// anything is posted) flushes them anyway. Nothing a person was told about,
+// this transaction alone). A post's move from its durable arrival into
+// River qualifies (a crash that loses the move loses its mark too, so the
+// arrival is moved again), and so do its turn record, its lease and its
+// attempt count: its inbox job runs it again and writes them again; and the
+// turn's next durable commit (its decided answer, before anything is
+// posted) flushes them anyway. Nothing a person was told about,
 // and nothing only this transaction holds, may be written this way. On a
 // busy disk each flush saved is milliseconds on the way to the model.
 func (d *DB) InTxRelaxed(ctx context.Context, fn func(tx *Tx) error) error {

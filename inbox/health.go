@@ -13,8 +13,13 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// probeEvery is how often the inbox checks that River can read its table.
+// probeEvery is how often the inbox checks that River can read its table,
+// and how long posts have waited to be moved into it.
 const probeEvery = 5 * time.Second
+
+// stuckAfter is how long a post may wait to be moved into River before the
+// inbox is unhealthy: several sweeps, so every mover has failed or stalled.
+const stuckAfter = 30 * time.Second
 
 // health tracks whether River works, from its own error logs and a probe,
 // and logs River's errors once per outage rather than once per batch.
@@ -29,6 +34,10 @@ type health struct {
 	lastErrMsg string
 	outage     time.Time // zero when there is none
 	suppressed int
+
+	moveErr       error         // the last move's error, nil once one works
+	unmoved       int64         // posts waiting to be moved, at the last probe
+	unmovedOldest time.Duration // how long the oldest of them had waited
 }
 
 func newHealth(log zerolog.Logger, now func() time.Time) *health {
@@ -58,8 +67,34 @@ func (h *health) err() error {
 		return fmt.Errorf("job queue: %w", h.probeErr)
 	case !h.outage.IsZero():
 		return fmt.Errorf("job queue: %s", h.lastErrMsg)
+	case h.moveErr != nil:
+		return fmt.Errorf("moving posts into the job queue: %w", h.moveErr)
+	case h.unmovedOldest > stuckAfter:
+		return fmt.Errorf("%d posts not moved into the job queue, the oldest for %s", h.unmoved, h.unmovedOldest.Round(time.Second))
 	}
 	return nil
+}
+
+// moved records a move's result: the first failure is logged, and the
+// first success after failures.
+func (h *health) moved(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case err != nil && h.moveErr == nil:
+		h.log.Error().Err(err).Msg("moving posts into the job queue failed; they wait in the inbox, and further failures are not logged until a move works")
+	case err == nil && h.moveErr != nil:
+		h.log.Info().Msg("posts move into the job queue again")
+	}
+	h.moveErr = err
+}
+
+// waiting records how many posts wait to be moved, and for how long the
+// oldest has.
+func (h *health) waiting(n int64, oldest time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.unmoved, h.unmovedOldest = n, oldest
 }
 
 // riverError records an error River logged: the first of an outage is
@@ -95,13 +130,21 @@ func (h *health) probed(err error) {
 	}
 }
 
-// probe checks, until ctx ends, that River can read its job table.
+// probe checks, until ctx ends, that River can read its job table, and
+// how long posts wait to be moved into it.
 func (i *Inbox) probe(ctx context.Context) {
 	t := time.NewTicker(probeEvery)
 	defer t.Stop()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, probeEvery)
 		_, err := i.client.JobList(pctx, river.NewJobListParams().Queues(TurnsQueue).First(1))
+		if err == nil {
+			var n int64
+			var oldest time.Duration
+			if n, oldest, err = i.db.Inbox().Arrivals(pctx); err == nil {
+				i.health.waiting(n, oldest)
+			}
+		}
 		cancel()
 		if ctx.Err() != nil {
 			return

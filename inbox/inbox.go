@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -125,6 +126,12 @@ type Inbox struct {
 	handler Handler
 	o       Options
 	health  *health
+	// works is true when River works jobs here (a handler or registered
+	// workers); an inbox that only takes posts in still moves them.
+	works bool
+	// wake tells the mover a post arrived; it holds one wake-up, which is
+	// enough: the mover moves every arrival it finds.
+	wake chan struct{}
 
 	mu      sync.Mutex
 	started bool
@@ -152,7 +159,7 @@ func New(d *db.DB, o Options) (*Inbox, error) {
 	if len(o.RetryAfter) == 0 {
 		o.RetryAfter = RetryAfter
 	}
-	i := &Inbox{db: d, log: o.Logger, handler: o.Handler, o: o}
+	i := &Inbox{db: d, log: o.Logger, handler: o.Handler, o: o, wake: make(chan struct{}, 1)}
 	i.health = newHealth(o.Logger, o.Now)
 	cfg := &river.Config{
 		Logger:       slog.New(i.health.slogHandler()),
@@ -161,7 +168,8 @@ func New(d *db.DB, o Options) (*Inbox, error) {
 		// is River's own rescue, for any job that held no lease.
 		RescueStuckJobsAfter: o.TurnTimeout + time.Minute,
 	}
-	if o.Handler != nil || o.Register != nil {
+	i.works = o.Handler != nil || o.Register != nil
+	if i.works {
 		workers := river.NewWorkers()
 		cfg.Queues = map[string]river.QueueConfig{}
 		if o.Handler != nil {
@@ -194,32 +202,49 @@ func New(d *db.DB, o Options) (*Inbox, error) {
 // Client is the River client, for other job kinds to insert their jobs.
 func (i *Inbox) Client() *river.Client[pgx.Tx] { return i.client }
 
-// Enqueue writes a post to the inbox in one short transaction (one INSERT,
-// and River's rate-limited NOTIFY). A post already there is not written
-// again: duplicate is true. An error means the post is not in the inbox.
+// Enqueue writes a post to the inbox: one INSERT, committed on its own,
+// which is all an ack waits for. The mover then takes it into River. A post
+// already there (waiting to be moved, or moved within db.KeepMoved) is not
+// written again: duplicate is true. An error means the post is not in the
+// inbox.
 func (i *Inbox) Enqueue(ctx context.Context, p Post) (duplicate bool, err error) {
-	res, err := i.client.Insert(ctx, p, nil)
+	args, err := json.Marshal(p)
 	if err != nil {
 		return false, fmt.Errorf("inbox: %w", err)
 	}
-	return res.UniqueSkippedAsDuplicate, nil
+	duplicate, err = i.db.Inbox().Arrive(ctx, db.Arrival{Team: p.Team, Channel: p.Channel, TS: p.TS, Args: args})
+	if err != nil {
+		return false, fmt.Errorf("inbox: %w", err)
+	}
+	if !duplicate {
+		select {
+		case i.wake <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
+	return duplicate, nil
 }
 
 // Start works jobs until Stop: turns, the jobs Options.Register added, and
-// the reaping of leases a dead process left. ctx only bounds the start.
+// the reaping of leases a dead process left; and it moves posts into River
+// as they arrive, starting with any a stopped process left. An inbox with
+// no workers only moves posts. ctx only bounds the start.
 func (i *Inbox) Start(ctx context.Context) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	// The client must outlive the caller's context: a shutdown signal ends
 	// that at once, and Stop drains the turns in flight first.
-	if err := i.client.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("inbox: start: %w", err)
+	if i.works {
+		if err := i.client.Start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("inbox: start: %w", err)
+		}
 	}
 	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	i.cancel, i.started = cancel, true
 	i.health.started()
-	i.loops.Add(1)
+	i.loops.Add(2)
 	go func() { defer i.loops.Done(); i.probe(loopCtx) }()
+	go func() { defer i.loops.Done(); i.move(loopCtx) }()
 	if i.handler != nil {
 		i.loops.Add(1)
 		go func() { defer i.loops.Done(); i.reap(loopCtx) }()
@@ -230,9 +255,10 @@ func (i *Inbox) Start(ctx context.Context) error {
 // cancelGrace bounds the wait for cancelled turns to return.
 const cancelGrace = 5 * time.Second
 
-// Stop stops taking jobs and gives the ones in flight drain to finish; then
-// it cancels them, and they go back to the inbox, for another replica or
-// the next start. It returns nil when every job finished or went back.
+// Stop stops moving posts and taking jobs, and gives the jobs in flight
+// drain to finish; then it cancels them, and they go back to the inbox, for
+// another replica or the next start. It returns nil when every job finished
+// or went back.
 func (i *Inbox) Stop(drain time.Duration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
@@ -243,6 +269,15 @@ func (i *Inbox) Stop(drain time.Duration) error {
 	i.cancel()
 	i.loops.Wait()
 	i.health.stopping()
+	// A post that arrived as the mover stopped is moved now, so another
+	// replica can work it; one that can't be is safe where it is, and moved
+	// by the next start or another replica's sweep.
+	mctx, mcancel := context.WithTimeout(context.Background(), min(drain, moveOnStop))
+	i.moveArrivals(mctx)
+	mcancel()
+	if !i.works {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), drain)
 	defer cancel()
 	err := i.client.Stop(ctx)
@@ -258,13 +293,15 @@ func (i *Inbox) Stop(drain time.Duration) error {
 	return nil
 }
 
-// Depth counts the posts in the inbox, by where they are.
+// Depth counts the posts in the inbox, by where they are, arrivals not
+// yet moved into River included.
 func (i *Inbox) Depth(ctx context.Context) (db.InboxDepth, error) {
 	return i.db.Inbox().Depth(ctx, TurnsQueue)
 }
 
-// Healthy returns nil while River works: started, able to read its table,
-// and not reporting errors. It never blocks.
+// Healthy returns nil while the inbox works: started, River able to read
+// its table and not reporting errors, and posts moving into River (none
+// failing to move, none waiting long). It never blocks.
 func (i *Inbox) Healthy() error { return i.health.err() }
 
 // errorHandler logs a job's failed attempt once, with its job and attempt;

@@ -315,10 +315,10 @@ func TestDeadProcessTurnIsHandedBack(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, b.inbox.Stop(time.Second))
 	p := mention("1800000000.000100", "")
-	_, err := b.inbox.Enqueue(ctx, p)
+	// What kill -9 leaves: the post moved into River, its job running under
+	// a client that is gone, and its thread's lease, no longer renewed.
+	_, err := b.inbox.Client().Insert(ctx, p, nil)
 	require.NoError(t, err)
-	// What kill -9 leaves: the job running under a client that is gone, and
-	// its thread's lease, no longer renewed.
 	_, err = b.db.Pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now(), attempted_by = ARRAY['dead-process']`)
 	require.NoError(t, err)
 	var job int64

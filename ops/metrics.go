@@ -149,8 +149,8 @@ func (m *Metrics) Recalled(d time.Duration, err error) {
 
 // InboxDepth is the inbox as a scrape reads it.
 type InboxDepth struct {
-	Available, Running, Waiting int64
-	Oldest                      time.Time
+	Arrived, Available, Running, Waiting int64
+	Oldest                               time.Time
 }
 
 // WatchInbox reports the inbox's depth and the age of its oldest post at
@@ -162,7 +162,7 @@ func (m *Metrics) WatchInbox(depth func(ctx context.Context) (InboxDepth, error)
 }
 
 var (
-	inboxPostsDesc = prometheus.NewDesc("mnemo_inbox_posts", "Posts in the inbox not yet finished, by state: available (waiting for a worker), running, waiting (a retry, or a busy thread).", []string{"state"}, nil)
+	inboxPostsDesc = prometheus.NewDesc("mnemo_inbox_posts", "Posts in the inbox not yet finished, by state: arrived (acked, not yet moved into the job queue), available (waiting for a worker), running, waiting (a retry, or a busy thread).", []string{"state"}, nil)
 	inboxAgeDesc   = prometheus.NewDesc("mnemo_inbox_oldest_post_age_seconds", "Age of the oldest post in the inbox (0 when it is empty).", nil, nil)
 )
 
@@ -184,7 +184,7 @@ func (c *inboxCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(inboxPostsDesc, err)
 		return
 	}
-	for state, n := range map[string]int64{"available": d.Available, "running": d.Running, "waiting": d.Waiting} {
+	for state, n := range map[string]int64{"arrived": d.Arrived, "available": d.Available, "running": d.Running, "waiting": d.Waiting} {
 		ch <- prometheus.MustNewConstMetric(inboxPostsDesc, prometheus.GaugeValue, float64(n), state)
 	}
 	ch <- prometheus.MustNewConstMetric(inboxAgeDesc, prometheus.GaugeValue, max(0, c.now().Sub(d.Oldest).Seconds()))

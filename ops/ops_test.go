@@ -79,7 +79,7 @@ func TestMetricsAreExposed(t *testing.T) {
 	m := ops.NewMetrics()
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	m.WatchInbox(func(context.Context) (ops.InboxDepth, error) {
-		return ops.InboxDepth{Available: 2, Running: 1, Waiting: 3, Oldest: now.Add(-90 * time.Second)}, nil
+		return ops.InboxDepth{Arrived: 4, Available: 2, Running: 1, Waiting: 3, Oldest: now.Add(-90 * time.Second)}, nil
 	}, func() time.Time { return now })
 	m.EventReceived("app_mention")
 	m.EventAcked("app_mention", 4*time.Millisecond)
@@ -104,6 +104,7 @@ func TestMetricsAreExposed(t *testing.T) {
 		`mnemo_event_ack_seconds_bucket{le="0.005"} 1`,
 		`mnemo_events_deduplicated_total{type="message"} 1`,
 		`mnemo_events_refused_total{type="message"} 1`,
+		`mnemo_inbox_posts{state="arrived"} 4`,
 		`mnemo_inbox_posts{state="available"} 2`,
 		`mnemo_inbox_posts{state="running"} 1`,
 		`mnemo_inbox_posts{state="waiting"} 3`,

@@ -2,6 +2,7 @@ package slackapp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -25,11 +26,15 @@ import (
 // BenchmarkAckLatency measures, side by side in one run, how long the fake
 // Slack waits for the ack of an app_mention: from (a) a bare slack-go
 // Socket Mode client that only acks, the floor any bot pays, and from (b)
-// mnemo's handler, which first writes the post to the inbox in PostgreSQL.
-// The two connections take turns, one envelope at a time, so both see the
-// same machine. Slack's budget is 3 s. The inbox commits durably
-// (synchronous_commit on, as PostgreSQL's default), though the test server
-// is set to commit asynchronously.
+// mnemo's handler, which first writes the post to the inbox in PostgreSQL:
+// one autocommit INSERT into inbox_arrivals, committed durably
+// (synchronous_commit on, as PostgreSQL's default, though the test server
+// is set to commit asynchronously). The inbox runs, so its mover takes each
+// post into River after the ack; the next envelope waits until it has, so
+// neither client's ack shares the machine with a move. A third client (c)
+// is the floor of any durable ack: bare slack-go that makes the same
+// single-row durable INSERT on the same pool, then acks (floor-*). The
+// connections take turns, one envelope at a time. Slack's budget is 3 s.
 func BenchmarkAckLatency(b *testing.B) {
 	d := testdb.New(b)
 	fs := fakeslack.New(b)
@@ -53,10 +58,17 @@ func BenchmarkAckLatency(b *testing.B) {
 	if err := durable.Pool().QueryRow(ctx, "SHOW synchronous_commit").Scan(&mode); err != nil || mode != "on" {
 		b.Fatalf("synchronous_commit %q (%v)", mode, err)
 	}
+	if _, err := durable.Pool().Exec(ctx, "CREATE TABLE ack_floor (team text, channel text, ts text, args jsonb NOT NULL, arrived_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (team, channel, ts))"); err != nil {
+		b.Fatal(err)
+	}
 	in, err := inbox.New(durable, inbox.Options{Logger: zerolog.Nop()})
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := in.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = in.Stop(time.Second) })
 	api := slack.New("xoxb-mnemo", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-mnemo"))
 	app := slackapp.New(slackapp.Config{
 		API: api, Socket: socketmode.New(api), DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
@@ -67,26 +79,44 @@ func BenchmarkAckLatency(b *testing.B) {
 	b.Cleanup(func() { cancel(); <-done })
 	fs.WaitConnections(2, 10*time.Second)
 
+	floorAPI := slack.New("xoxb-floor", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-floor"))
+	floor := socketmode.NewSocketmodeHandler(socketmode.New(floorAPI, socketmode.OptionLog(log.New(io.Discard, "", 0))))
+	floor.HandleEvents(slackevents.AppMention, func(evt *socketmode.Event, c *socketmode.Client) {
+		e := evt.Data.(slackevents.EventsAPIEvent).InnerEvent.Data.(*slackevents.AppMentionEvent)
+		args, _ := json.Marshal(map[string]string{"team": "T1", "channel": e.Channel, "ts": e.TimeStamp, "user": e.User, "text": e.Text})
+		if _, err := durable.Pool().Exec(ctx, "INSERT INTO ack_floor (team, channel, ts, args) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", "T1", e.Channel, e.TimeStamp, args); err != nil {
+			return // not acked: the benchmark fails on the missing ack
+		}
+		_ = c.Ack(*evt.Request)
+	})
+	go func() { _ = floor.RunEventLoopContext(ctx) }()
+	fs.WaitConnections(3, 10*time.Second)
+
 	n := 0
 	ack := func(to fakeslack.Target) time.Duration {
 		n++
 		ts := fmt.Sprintf("%d.%06d", 1800000000+n, 100)
 		env := fs.SendEvent(map[string]any{"type": "app_mention", "user": "U0ALICE", "text": "<@" + fakeslack.BotUserID + "> hi", "ts": ts, "channel": "C0BENCH"}, fakeslack.EventOptions{To: to})
 		fs.WaitAck(env, 10*time.Second)
-		d, ok := fs.AckLatency(env)
+		lat, ok := fs.AckLatency(env)
 		if !ok {
 			b.Fatalf("no ack time for %s", env)
 		}
-		return d
+		if to == fakeslack.Conn(2) {
+			waitMoved(b, d, ts)
+		}
+		return lat
 	}
-	for i := 0; i < 20; i++ { // warm both paths: connections, pool, prepared statements
+	for i := 0; i < 20; i++ { // warm every path: connections, pool, prepared statements
 		ack(fakeslack.Conn(1))
+		ack(fakeslack.Conn(3))
 		ack(fakeslack.Conn(2))
 	}
-	var bareLat, inboxLat []time.Duration
+	var bareLat, floorLat, inboxLat []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		bareLat = append(bareLat, ack(fakeslack.Conn(1)))
+		floorLat = append(floorLat, ack(fakeslack.Conn(3)))
 		inboxLat = append(inboxLat, ack(fakeslack.Conn(2)))
 	}
 	b.StopTimer()
@@ -100,5 +130,25 @@ func BenchmarkAckLatency(b *testing.B) {
 		b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, name+"-max-ms")
 	}
 	report("bare", bareLat)
+	report("floor", floorLat)
 	report("inbox", inboxLat)
+}
+
+// waitMoved waits until the mover has taken the post into River.
+func waitMoved(b *testing.B, d *testdb.DB, ts string) {
+	b.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var moved bool
+		if err := d.Pool.QueryRow(context.Background(), "SELECT moved_at IS NOT NULL FROM inbox_arrivals WHERE ts = $1", ts).Scan(&moved); err != nil {
+			b.Fatal(err)
+		}
+		if moved {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("post %s not moved into River", ts)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 }

@@ -129,7 +129,10 @@ func (a *App) onPost(ctx context.Context, evt *socketmode.Event) {
 	}
 	if duplicate {
 		a.obs.EventDeduplicated(kind)
-		log.Info().Str("event_id", p.EventID).Int("retry_attempt", evt.Request.RetryAttempt).Msg("post already in the inbox; duplicate ignored")
+		// Caught by the arrival's key: the post waits to be moved into the
+		// job queue, or was moved within the last day. Older copies reach
+		// the job queue, whose unique job catches them (the inbox logs it).
+		log.Info().Str("event_id", p.EventID).Int("retry_attempt", evt.Request.RetryAttempt).Str("caught_by", "inbox arrivals").Msg("post already in the inbox; duplicate ignored")
 	}
 	a.ack(evt)
 }

@@ -223,7 +223,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	app.UseInbox(in)
 	metrics.WatchInbox(func(ctx context.Context) (ops.InboxDepth, error) {
 		d, err := in.Depth(ctx)
-		return ops.InboxDepth{Available: d.Available, Running: d.Running, Waiting: d.Waiting, Oldest: d.Oldest}, err
+		return ops.InboxDepth{Arrived: d.Arrived, Available: d.Available, Running: d.Running, Waiting: d.Waiting, Oldest: d.Oldest}, err
 	}, time.Now)
 
 	srv, err := ops.Listen(sc.HTTPAddr, metrics, []ops.Check{

@@ -10,35 +10,169 @@ import (
 	"time"
 )
 
-const inboxDepth = `-- name: InboxDepth :one
-
+const inboxArrivals = `-- name: InboxArrivals :one
 SELECT
-    count(*) FILTER (WHERE j.state = 'available')::bigint AS available,
-    count(*) FILTER (WHERE j.state = 'running')::bigint AS running,
-    count(*) FILTER (WHERE j.state IN ('scheduled', 'retryable', 'pending'))::bigint AS waiting,
-    coalesce(min(j.created_at), now())::timestamptz AS oldest
-FROM river_job j
-WHERE j.queue = $1 AND j.state IN ('available', 'running', 'scheduled', 'retryable', 'pending')
+    count(*)::bigint AS waiting,
+    coalesce(extract(epoch FROM now() - min(a.arrived_at)), 0)::float8 AS oldest_age_seconds
+FROM inbox_arrivals a
+WHERE a.moved_at IS NULL
+`
+
+type InboxArrivalsRow struct {
+	Waiting          int64   `json:"waiting"`
+	OldestAgeSeconds float64 `json:"oldestAgeSeconds"`
+}
+
+// Arrivals not yet moved into River, and the age of the oldest in seconds
+// by the database's clock (0 when there are none).
+func (q *Queries) InboxArrivals(ctx context.Context, db DBTX) (InboxArrivalsRow, error) {
+	row := db.QueryRow(ctx, inboxArrivals)
+	var i InboxArrivalsRow
+	err := row.Scan(&i.Waiting, &i.OldestAgeSeconds)
+	return i, err
+}
+
+const inboxArrive = `-- name: InboxArrive :execrows
+
+INSERT INTO inbox_arrivals (team, channel, ts, args)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT DO NOTHING
+`
+
+type InboxArriveParams struct {
+	Team    string `json:"team"`
+	Channel string `json:"channel"`
+	Ts      string `json:"ts"`
+	Args    []byte `json:"args"`
+}
+
+// The inbox: posts arrived but not yet moved into River (inbox_arrivals),
+// and jobs of the turns queue as River keeps them.
+// One statement, autocommit, on the ack path: 0 rows means the post is
+// already there (waiting, or moved within the last day).
+func (q *Queries) InboxArrive(ctx context.Context, db DBTX, arg InboxArriveParams) (int64, error) {
+	result, err := db.Exec(ctx, inboxArrive,
+		arg.Team,
+		arg.Channel,
+		arg.Ts,
+		arg.Args,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const inboxDepth = `-- name: InboxDepth :one
+WITH arrived AS (
+    SELECT count(*)::bigint AS n, min(a.arrived_at) AS oldest
+    FROM inbox_arrivals a
+    WHERE a.moved_at IS NULL
+), queued AS (
+    SELECT
+        count(*) FILTER (WHERE j.state = 'available')::bigint AS available,
+        count(*) FILTER (WHERE j.state = 'running')::bigint AS running,
+        count(*) FILTER (WHERE j.state IN ('scheduled', 'retryable', 'pending'))::bigint AS waiting,
+        min(j.created_at) AS oldest
+    FROM river_job j
+    WHERE j.queue = $1 AND j.state IN ('available', 'running', 'scheduled', 'retryable', 'pending')
+)
+SELECT
+    arrived.n AS arrived,
+    queued.available,
+    queued.running,
+    queued.waiting,
+    coalesce(least(arrived.oldest, queued.oldest), now())::timestamptz AS oldest
+FROM arrived, queued
 `
 
 type InboxDepthRow struct {
+	Arrived   int64     `json:"arrived"`
 	Available int64     `json:"available"`
 	Running   int64     `json:"running"`
 	Waiting   int64     `json:"waiting"`
 	Oldest    time.Time `json:"oldest"`
 }
 
-// The inbox as River keeps it: jobs of the turns queue.
-// Posts not yet answered, by where they are, and when the oldest arrived
-// (now, when there are none).
+// Posts not yet answered, by where they are: arrived (not yet moved into
+// River) and the queue's states; and when the oldest arrived (now, when
+// there are none).
 func (q *Queries) InboxDepth(ctx context.Context, db DBTX, queue string) (InboxDepthRow, error) {
 	row := db.QueryRow(ctx, inboxDepth, queue)
 	var i InboxDepthRow
 	err := row.Scan(
+		&i.Arrived,
 		&i.Available,
 		&i.Running,
 		&i.Waiting,
 		&i.Oldest,
+	)
+	return i, err
+}
+
+const inboxPruneMoved = `-- name: InboxPruneMoved :execrows
+DELETE FROM inbox_arrivals
+WHERE (team, channel, ts) IN (
+    SELECT p.team, p.channel, p.ts FROM inbox_arrivals p
+    WHERE p.moved_at < now() - make_interval(secs => $1::float8)
+    LIMIT $2::int
+)
+`
+
+type InboxPruneMovedParams struct {
+	KeepSeconds float64 `json:"keepSeconds"`
+	MaxRows     int32   `json:"maxRows"`
+}
+
+// Forgets arrivals moved more than @keep_seconds ago, at most @max_rows.
+func (q *Queries) InboxPruneMoved(ctx context.Context, db DBTX, arg InboxPruneMovedParams) (int64, error) {
+	result, err := db.Exec(ctx, inboxPruneMoved, arg.KeepSeconds, arg.MaxRows)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const inboxTakeArrival = `-- name: InboxTakeArrival :one
+UPDATE inbox_arrivals a SET moved_at = now()
+WHERE (a.team, a.channel, a.ts) = (
+    SELECT w.team, w.channel, w.ts FROM inbox_arrivals w
+    WHERE w.moved_at IS NULL
+    ORDER BY w.arrived_at
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+) AND a.moved_at IS NULL
+RETURNING a.team, a.channel, a.ts, a.args, a.arrived_at,
+    EXISTS (
+        SELECT 1 FROM inbox_arrivals o
+        WHERE o.moved_at IS NULL AND (o.team, o.channel, o.ts) <> (a.team, a.channel, a.ts)
+    ) AS more
+`
+
+type InboxTakeArrivalRow struct {
+	Team      string    `json:"team"`
+	Channel   string    `json:"channel"`
+	Ts        string    `json:"ts"`
+	Args      []byte    `json:"args"`
+	ArrivedAt time.Time `json:"arrivedAt"`
+	More      bool      `json:"more"`
+}
+
+// Claims the oldest arrival no other transaction holds and marks it moved;
+// the caller inserts its job in the same transaction, and a rollback puts
+// it back. more says whether others waited beside it (the statement's
+// snapshot still shows this one unmoved), so the mover need not ask again
+// to learn there are none.
+func (q *Queries) InboxTakeArrival(ctx context.Context, db DBTX) (InboxTakeArrivalRow, error) {
+	row := db.QueryRow(ctx, inboxTakeArrival)
+	var i InboxTakeArrivalRow
+	err := row.Scan(
+		&i.Team,
+		&i.Channel,
+		&i.Ts,
+		&i.Args,
+		&i.ArrivedAt,
+		&i.More,
 	)
 	return i, err
 }

@@ -28,6 +28,15 @@ type ChannelSetting struct {
 	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
+type InboxArrival struct {
+	Team      string     `json:"team"`
+	Channel   string     `json:"channel"`
+	Ts        string     `json:"ts"`
+	Args      []byte     `json:"args"`
+	ArrivedAt time.Time  `json:"arrivedAt"`
+	MovedAt   *time.Time `json:"movedAt"`
+}
+
 type Memory struct {
 	ID             uuid.UUID   `json:"id"`
 	TeamID         string      `json:"teamId"`
