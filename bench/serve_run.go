@@ -121,9 +121,19 @@ func addAck(t *Table, gobench string, r *Report) {
 		return
 	}
 	ratio := inbox / bare
+	why := "the ack waits for the post's durable commit; see the note on the runs"
+	floor, hasFloor := g.Get("BenchmarkAckLatency", "floor-p99-ms")
+	if hasFloor {
+		why = fmt.Sprintf("the ack waits for the post's durable commit (one INSERT, one round trip), and that commit alone costs more than 2× bare on this disk: "+
+			"a bare slack-go client that makes the same INSERT and then acks (the floor of any durable ack) has p99 %.2f ms, %.1f× bare. mnemo's ack is %.2f× that floor. "+
+			"Meeting 2× would mean acking before the post is on disk, which the inbox exists to prevent.", floor, floor/bare, inbox/floor)
+	}
 	t.Add(Row{Metric: metric, Target: target, Measured: fmt.Sprintf("%.2f ms", inbox), Baseline: fmt.Sprintf("%.2f ms bare slack-go", bare),
-		Ratio: fmt.Sprintf("%.1f×", ratio), Met: met(ratio <= 2 && inbox <= 10),
-		Why: "the ack waits for the post's durable commit; see the note on the runs"})
+		Ratio: fmt.Sprintf("%.1f×", ratio), Met: met(ratio <= 2 && inbox <= 10), Why: why})
+	if hasFloor {
+		t.Add(Row{Metric: "ack latency p99, the floor: bare slack-go + the same durable INSERT, then ack (BenchmarkAckLatency)", Target: "—",
+			Measured: fmt.Sprintf("%.2f ms (mnemo %.2f ms)", floor, inbox), Baseline: fmt.Sprintf("%.2f ms bare slack-go", bare), Ratio: fmt.Sprintf("%.1f×", floor/bare)})
+	}
 	runs := func(unit string) string {
 		var s []string
 		for _, v := range g.All("BenchmarkAckLatency", unit) {
@@ -131,11 +141,12 @@ func addAck(t *Table, gobench string, r *Report) {
 		}
 		return strings.Join(s, ", ")
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Ack latency, each run of BenchmarkAckLatency (ms): p99 inbox %s against bare %s; p50 inbox %s against bare %s.",
-		runs("inbox-p99-ms"), runs("bare-p99-ms"), runs("inbox-p50-ms"), runs("bare-p50-ms")))
+	r.Notes = append(r.Notes, fmt.Sprintf("Ack latency, each run of BenchmarkAckLatency (ms): p99 inbox %s, floor %s, bare %s; p50 inbox %s, floor %s, bare %s.",
+		runs("inbox-p99-ms"), runs("floor-p99-ms"), runs("bare-p99-ms"), runs("inbox-p50-ms"), runs("floor-p50-ms"), runs("bare-p50-ms")))
 	if e, ok := g.Get("BenchmarkEnqueue", "enqueue-p99-ms"); ok {
 		ins, _ := g.Get("BenchmarkEnqueue", "insert-p99-ms")
-		r.Notes = append(r.Notes, fmt.Sprintf("The inbox write alone (BenchmarkEnqueue, durable commit, median of runs): p99 %.2f ms, against %.2f ms for a bare one-row INSERT.", e, ins))
+		riv, _ := g.Get("BenchmarkEnqueue", "river-p99-ms")
+		r.Notes = append(r.Notes, fmt.Sprintf("The inbox write alone (BenchmarkEnqueue, durable commit, median of runs): p99 %.2f ms, against %.2f ms for a bare one-row INSERT and %.2f ms for River's own insert, the ack's write before the arrivals table.", e, ins, riv))
 	}
 }
 
