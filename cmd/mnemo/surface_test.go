@@ -254,6 +254,17 @@ func TestForgetButtonAndAppHome(t *testing.T) {
 	require.True(t, b.archived(m2.ShortID()))
 }
 
+// reactionsOn lists the reaction calls on the post at ts, in order.
+func reactionsOn(b *bot, ts string) []string {
+	var seq []string
+	for _, r := range b.slack.Reactions() {
+		if r.TS == ts {
+			seq = append(seq, r.Op+" "+r.Name)
+		}
+	}
+	return seq
+}
+
 func TestReactionLifecycle(t *testing.T) {
 	t.Parallel()
 	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
@@ -265,26 +276,14 @@ func TestReactionLifecycle(t *testing.T) {
 	ok, _ := b.mention(alice, "C0R", "hello", "")
 	b.replies("C0R", ok, 1)
 	b.waitDone("C0R", ok)
-	var seq []string
-	for _, r := range b.slack.Reactions() {
-		if r.TS == ok {
-			seq = append(seq, r.Op+" "+r.Name)
-		}
-	}
-	require.Equal(t, []string{"add eyes", "remove eyes", "add white_check_mark"}, seq)
+	require.Equal(t, []string{"add eyes", "remove eyes", "add white_check_mark"}, reactionsOn(b, ok))
 
 	bad, _ := b.mention(alice, "C0R", "please break", "")
 	b.slack.WaitReaction("add", "warning", bad, 20*time.Second)
 	msgs := b.replies("C0R", bad, 1)
 	require.Contains(t, msgs[0].Text, "a problem on my side", "a 400 is mnemo's bug, not an unreachable model")
 	require.Equal(t, 1, strings.Count(strings.TrimSpace(msgs[0].Text), "."), "one sentence")
-	seq = nil
-	for _, r := range b.slack.Reactions() {
-		if r.TS == bad {
-			seq = append(seq, r.Op+" "+r.Name)
-		}
-	}
-	require.Equal(t, []string{"add eyes", "remove eyes", "add warning"}, seq)
+	require.Equal(t, []string{"add eyes", "remove eyes", "add warning"}, reactionsOn(b, bad))
 }
 
 // TestTheModelDoesNotWaitForTheWorkingReaction: :eyes: is shown beside
@@ -298,13 +297,7 @@ func TestTheModelDoesNotWaitForTheWorkingReaction(t *testing.T) {
 	ts, _ := b.mention(alice, "C0SLOWR", "hello", "")
 	b.replies("C0SLOWR", ts, 1)
 	b.waitDone("C0SLOWR", ts)
-	var seq []string
-	for _, r := range b.slack.Reactions() {
-		if r.TS == ts {
-			seq = append(seq, r.Op+" "+r.Name)
-		}
-	}
-	require.Equal(t, []string{"add eyes", "remove eyes", "add white_check_mark"}, seq)
+	require.Equal(t, []string{"add eyes", "remove eyes", "add white_check_mark"}, reactionsOn(b, ts))
 	var calls []string
 	for _, c := range b.slack.Calls("") {
 		if c.Method == "chat.postMessage" || strings.HasPrefix(c.Method, "reactions.") {
