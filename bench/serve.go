@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/mnemo-bot/mnemo/bench/corpus"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
@@ -30,6 +32,9 @@ type ServeOptions struct {
 	Spec        corpus.Spec
 	Warmup      int // turns before anything is timed
 	Turns       int // turns timed one at a time, with a model that answers at once
+	// QuietTurns are timed after them, each sent once the bot is idle:
+	// the previous turn's passive learning job done too.
+	QuietTurns int
 	// Concurrent mentions are sent at once, with a model that takes
 	// ModelDelay to answer each; 0 skips that part.
 	Concurrent int
@@ -45,6 +50,8 @@ type ServeResult struct {
 	Overhead Latency
 	// In and Out are Overhead's two halves.
 	In, Out Latency
+	// Quiet is the overhead of the QuietTurns.
+	Quiet Latency
 	// IdleRSS is the process's resident set after the warm-up turns and a
 	// quiet second; PeakRSS the most sampled (every 5 ms) during the
 	// concurrent mentions; HWM the kernel's high-water mark at the end.
@@ -166,17 +173,29 @@ func serveRun(ctx context.Context, run *tb.Run, o ServeOptions, logs io.Writer) 
 	defer proc.stop()
 	slack.WaitConnected(60 * time.Second)
 
-	queries := o.Spec.Queries(o.Warmup + o.Turns + o.Concurrent)
+	pool, err := pgxpool.New(ctx, o.DatabaseURL)
+	if err != nil {
+		return res, fmt.Errorf("database: %w", err)
+	}
+	defer pool.Close()
+	queries := o.Spec.Queries(o.Warmup + o.Turns + o.QuietTurns + o.Concurrent)
 	next := 0
 	// turn sends the next question in its corpus thread and waits until
 	// its turn is done (the reaction that ends it), so turns never overlap.
-	turn := func() (in, out time.Duration) {
+	// quiet also waits for the work the turn left behind (its passive
+	// learning job), so the next turn finds the bot idle.
+	turn := func(quiet bool) (in, out time.Duration) {
 		tag := next
 		q := queries[next]
 		next++
 		env, ts := send(slack, q, tag, true)
 		reply := waitReply(slack, tag, 60*time.Second)
 		slack.WaitReaction("add", "white_check_mark", ts, 60*time.Second)
+		if quiet {
+			if err := backgroundDone(ctx, pool, 60*time.Second); err != nil {
+				run.Fatalf("turn b%d: %v", tag, err)
+			}
+		}
 		sent, _ := slack.SentAt(env)
 		asked, answered, ok := model.times(tag)
 		if !ok {
@@ -185,7 +204,7 @@ func serveRun(ctx context.Context, run *tb.Run, o ServeOptions, logs io.Writer) 
 		return asked.Sub(sent), reply.Sub(answered)
 	}
 	for range o.Warmup {
-		turn()
+		turn(false)
 	}
 	if err := sleepCtx(ctx, time.Second); err != nil {
 		return res, err
@@ -208,10 +227,19 @@ func serveRun(ctx context.Context, run *tb.Run, o ServeOptions, logs io.Writer) 
 	res.IdleCPU = float64(after-before) / float64(res.IdleFor)
 	var total, ins, outs []time.Duration
 	for range o.Turns {
-		in, out := turn()
+		in, out := turn(false)
 		ins, outs, total = append(ins, in), append(outs, out), append(total, in+out)
 	}
 	res.Overhead, res.In, res.Out = latencyOf(total), latencyOf(ins), latencyOf(outs)
+	if err := backgroundDone(ctx, pool, time.Minute); err != nil {
+		return res, err
+	}
+	var quiet []time.Duration
+	for range o.QuietTurns {
+		in, out := turn(true)
+		quiet = append(quiet, in+out)
+	}
+	res.Quiet = latencyOf(quiet)
 
 	if o.Concurrent > 0 {
 		model.mu.Lock()
@@ -271,6 +299,27 @@ func serveRun(ctx context.Context, run *tb.Run, o ServeOptions, logs io.Writer) 
 		return res, err
 	}
 	return res, nil
+}
+
+// backgroundDone waits until no job but turns is waiting or running: the
+// learning jobs finished turns leave.
+func backgroundDone(ctx context.Context, pool *pgxpool.Pool, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		var n int
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE queue <> 'turns' AND state IN ('pending', 'available', 'running')").Scan(&n); err != nil {
+			return fmt.Errorf("background jobs: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d background jobs still waiting or running after %s", n, timeout)
+		}
+		if err := sleepCtx(ctx, 2*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 var benchTS struct {

@@ -27,11 +27,13 @@ func TestMeasureServeTimesEveryTurnAndCountsReplies(t *testing.T) {
 	logs := &tb.Buffer{}
 	const delay = 200 * time.Millisecond
 	res, err := MeasureServe(context.Background(), ServeOptions{Mnemo: bin, DatabaseURL: d.URL, Spec: corpus.Spec{Rows: 1000, Seed: 1, Now: time.Now()},
-		Warmup: 2, Turns: 6, Concurrent: 4, ModelDelay: delay, MaxTurns: 2}, logs)
+		Warmup: 2, Turns: 6, QuietTurns: 2, Concurrent: 4, ModelDelay: delay, MaxTurns: 2}, logs)
 	require.NoError(t, err, "logs:\n%s", logs.String())
 
 	require.Equal(t, 6, res.Overhead.N)
 	require.Equal(t, 6, res.In.N)
+	require.Equal(t, 2, res.Quiet.N)
+	require.Positive(t, res.Quiet.P50)
 	require.Positive(t, res.In.P50, "a turn's model request can't come before its event")
 	require.Positive(t, res.Out.P50, "a reply can't be posted before the model answers")
 	require.Equal(t, 4, res.Replies, "each mention answered once")
