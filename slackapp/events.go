@@ -173,19 +173,20 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 // that needs a turn is recorded and logged now, even if its thread is busy.
 func (a *App) Accept(ctx context.Context, ip inbox.Post) (bool, error) {
 	// A post waiting for its thread is accepted again each time its job
-	// wakes; once its turn is recorded, a read says enough (Run accepts it
-	// again, in full, before the turn).
-	if t, err := a.db.Turns().Find(ctx, ip.Team, ip.Channel, ip.TS); err == nil {
-		return t.Status == db.TurnRunning, nil
-	} else if !errors.Is(err, db.ErrNotFound) {
-		return false, err
-	}
+	// wakes; once its turn is recorded, a read says enough: the runner's
+	// Accept makes it, and a thread message makes it first, so that its
+	// addressing is not decided again.
 	p, err := a.resolve(ctx, ip)
 	if err != nil {
 		return false, err
 	}
 	log := a.log.With().Str("envelope_id", ip.EnvelopeID).Str("channel", ip.Channel).Str("ts", ip.TS).Logger()
 	if !ip.Mention && p.visibility != provenance.DM {
+		if t, err := a.db.Turns().Find(ctx, ip.Team, ip.Channel, ip.TS); err == nil {
+			return t.Status == db.TurnRunning, nil
+		} else if !errors.Is(err, db.ErrNotFound) {
+			return false, err
+		}
 		addressed, err := a.addressed(ctx, log, p)
 		if err != nil || !addressed {
 			return false, err
