@@ -384,8 +384,8 @@ func TestFaultPostgresStoppedThenStartedLosesNoPost(t *testing.T) {
 	const ch, dm = "C0PGDOWN", "D0ALICE"
 	control, _, _ := f.dm(dm, "are you there?", "")
 	f.waitFinished(control, "white_check_mark", 30*time.Second)
-	code, _ := a.get("/readyz")
-	require.Equal(t, http.StatusOK, code)
+	code, body := a.get("/readyz")
+	require.Equal(t, http.StatusOK, code, body)
 
 	pg.stop(t)
 	mention, menv, mid := f.mention(ch, "what is the deploy day?", "")
@@ -395,7 +395,7 @@ func TestFaultPostgresStoppedThenStartedLosesNoPost(t *testing.T) {
 	require.False(t, f.slack.Acked(menv), "not acked while the inbox can't take it")
 	require.False(t, f.slack.Acked(denv))
 	require.Contains(t, a.logs.String(), "inbox write failed; envelope not acked")
-	code, body := a.get("/readyz")
+	code, body = a.get("/readyz")
 	require.Equal(t, http.StatusServiceUnavailable, code)
 	require.Contains(t, body, "postgres")
 
