@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -280,72 +279,15 @@ type SearchQuery struct {
 	// whatever the query (most relevant first), flagged Reserved, on top of
 	// Limit.
 	Reserve int
-	// Pool is how many candidates each branch of the visibility filter
-	// contributes before ranking; 0 means DefaultPool.
-	Pool  int
-	Limit int
+	Limit   int
 }
 
-// DefaultPool bounds the candidates of each branch of the visibility
-// filter (see MemorySearch).
-const DefaultPool = 64
-
-// CommonWord is the share of memories from which a word is common: looked
-// for among a large branch's newest ScanNewest memories rather than in a
-// GIN index. Near it the two cost about the same in the largest branches
-// (some thousands of index entries read, against a few hundred rows
-// fetched).
-const CommonWord = 0.01
-
-// ScanNewest bounds the newest memories of a large branch searched for a
-// common word. A common word occurs in one memory in a hundred, so the
-// newest few thousand hold the pool wanted; a branch where it is in fact
-// rare costs this many index entries (about a millisecond), not the branch.
-const ScanNewest = 4000
-
-// commonTTL is how long the common lexemes are reused. They come from the
-// planner's statistics, which change when autovacuum analyzes the table.
-const commonTTL = 5 * time.Minute
-
-type lexemes struct {
-	mu    sync.Mutex
-	at    time.Time
-	words []string
-}
-
-// common caches the common lexemes per pool: reading them costs about as
-// much as a search.
-var common sync.Map // executor → *lexemes
-
-// commonLexemes returns the lexemes in more than CommonWord of memories.
-func (s Memories) commonLexemes(ctx context.Context, e executor) ([]string, error) {
-	read := func() ([]string, error) {
-		words, err := s.q.MemoryCommonLexemes(ctx, e, CommonWord)
-		if err != nil {
-			return nil, err
-		}
-		return words, nil
-	}
-	if _, inTx := s.e.(pgx.Tx); inTx {
-		return read()
-	}
-	v, _ := common.LoadOrStore(s.e, &lexemes{})
-	c := v.(*lexemes)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.words != nil && time.Since(c.at) < commonTTL {
-		return c.words, nil
-	}
-	words, err := read()
-	if err != nil {
-		return nil, err
-	}
-	if words == nil {
-		words = []string{}
-	}
-	c.words, c.at = words, time.Now()
-	return c.words, nil
-}
+// MaxDepth bounds how far recall reads one word's postings in one
+// partition, best first, before it ranks what it has read: reached only
+// when many memories tie at the top for a common word, where any of them
+// is as good an answer. memory_bm25 starts at twice the results wanted and
+// reads four times further each round until nothing unread can enter them.
+const MaxDepth = 8192
 
 // Scored is a memory with its rank.
 type Scored struct {
@@ -410,28 +352,24 @@ func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
 	if len(words) == 0 {
 		return s.Recent(ctx, f)
 	}
-	pool := f.Pool
-	if pool <= 0 {
-		pool = DefaultPool
+	var fuzzy []string
+	if f.Fuzzy {
+		for _, w := range words {
+			if utf8.RuneCountInString(w) >= 3 {
+				fuzzy = append(fuzzy, w)
+			}
+		}
 	}
+	rowLimit := f.Limit + max(f.Reserve, 0)
 	var out []Scored
 	err := s.read(ctx, recallSettings, func(e executor) error {
-		if f.Fuzzy {
-			fixed, err := s.fixWords(ctx, e, f.Team, words)
-			if err != nil {
-				return err
-			}
-			words = fixed
-		}
-		common, err := s.commonLexemes(ctx, e)
-		if err != nil {
-			return err
-		}
 		rows, err := s.q.MemorySearch(ctx, e, dbsqlc.MemorySearchParams{
 			TeamID: f.Team, ActorID: f.Actor, ChannelID: f.Channel, SourceKey: f.SourceKey,
-			PrivateViewer: f.PrivateViewer, Apply: f.Apply, Words: strings.Join(words, " "), Common: common,
-			ThreadAny: !f.RequireMatch, AboutActor: f.AboutActor, Reserve: int32(max(f.Reserve, 0)), Pool: int32(pool), Scan: ScanNewest,
-			RowLimit: int32(f.Limit + max(f.Reserve, 0)),
+			PrivateViewer: f.PrivateViewer, Apply: f.Apply, Words: strings.Join(words, " "), Fuzzy: fuzzy,
+			ThreadAny: !f.RequireMatch, AboutActor: f.AboutActor, Reserve: int32(max(f.Reserve, 0)),
+			// Closeness raises a match by up to a fifth, so the BM25 top k
+			// is read a little past the rows returned.
+			DepthK: int32(rowLimit + rowLimit/2 + 4), MaxDepth: MaxDepth, RowLimit: int32(rowLimit),
 		})
 		if err != nil {
 			return err
@@ -471,30 +409,6 @@ func (s Memories) Recent(ctx context.Context, f SearchQuery) ([]Scored, error) {
 		return nil, fmt.Errorf("recent memories: %w", mapErr(err))
 	}
 	return out, nil
-}
-
-// fixWords adds, for each word the team's memories have never used, the
-// nearest words they have used.
-func (s Memories) fixWords(ctx context.Context, e executor, team string, words []string) ([]string, error) {
-	var ask []string
-	for _, w := range words {
-		if utf8.RuneCountInString(w) >= 3 {
-			ask = append(ask, w)
-		}
-	}
-	if len(ask) == 0 {
-		return words, nil
-	}
-	rows, err := s.q.MemoryWordFixes(ctx, e, dbsqlc.MemoryWordFixesParams{TeamID: team, Words: ask})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if !slices.Contains(words, r.Fix) {
-			words = append(words, r.Fix)
-		}
-	}
-	return words, nil
 }
 
 // MaxQueryWords bounds the words a query is searched with: a long message

@@ -239,3 +239,102 @@ func TestEmbeddingFailureFallsBackToText(t *testing.T) {
 	require.Equal(t, []string{"The staging database is refreshed nightly"}, contents(got))
 	require.EqualValues(t, 1, calls.Load(), "the embedder was asked, and failed")
 }
+
+// A word only someone else's private memory holds is still unknown to
+// everyone else: Bob's query "kubectl" is corrected to the "kubectx" his
+// channel holds whether or not Alice's DM memory says "kubectl". (Before,
+// the correction read every word of the team, so Alice's DM turned the
+// correction off and Bob found nothing.)
+func TestTypoCorrectionIgnoresWordsTheAskerCannotSee(t *testing.T) {
+	t.Parallel()
+	alice, bob := user("UA"), user("UB")
+	search := func(withPrivate bool) []string {
+		b := setup(t)
+		b.put(t, bob, publicThread, memory.ScopeChannel, memory.KindProcedure, "Install kubectx to switch cluster contexts", nil, time.Hour)
+		if withPrivate {
+			private := b.put(t, alice, dmAlice, memory.ScopePersonal, memory.KindKnowledge, "I run kubectl from my home laptop", nil, time.Hour)
+			// Control: the private memory is there, and Alice finds it.
+			got, err := b.store.Search(context.Background(), memory.ViewerAt(alice, dmAlice), "kubectl", 5, true)
+			require.NoError(t, err)
+			require.Equal(t, []string{private.Content}, contents(got))
+		}
+		got, err := b.store.Search(context.Background(), memory.ViewerAt(bob, publicThread), "kubectl", 5, true)
+		require.NoError(t, err)
+		return contents(got)
+	}
+	without, with := search(false), search(true)
+	require.Equal(t, []string{"Install kubectx to switch cluster contexts"}, without, "the correction finds the visible word")
+	require.Equal(t, without, with, "an invisible memory changes nothing")
+}
+
+// The "When did Maria go to the beach?": 300 newer memories say
+// "Maria … going", one a year old says "beach". Every visible match is
+// ranked, and the rare word outweighs the common ones and recency, in a
+// channel and among the asker's own memories alike. (Before, only the
+// newest 64 matches of each branch were ranked, by an unweighted count of
+// matching words.)
+func TestOldRareWordOutranksNewCommonWords(t *testing.T) {
+	t.Parallel()
+	for _, scope := range []memory.Scope{memory.ScopeChannel, memory.ScopePersonal} {
+		t.Run(string(scope), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			maria := user("UM")
+			place := dmAlice
+			if scope == memory.ScopeChannel {
+				place = publicThread
+			}
+			old := b.put(t, maria, place, scope, memory.KindKnowledge, "Maria (3 June 2023): spent the whole Sunday at the beach with the kids", nil, 365*24*time.Hour)
+			for i := range 300 {
+				b.put(t, maria, place, scope, memory.KindKnowledge, fmt.Sprintf("Maria (%d May 2024): going to the pottery class number %d", 1+i%28, i), nil, time.Duration(i)*time.Hour)
+			}
+			got, err := b.store.Search(context.Background(), memory.ViewerAt(maria, place), "When did Maria go to the beach?", 10, true)
+			require.NoError(t, err)
+			require.NotEmpty(t, got)
+			require.Equal(t, old.Content, got[0].Content, "%q", contents(got))
+			prompt, err := b.store.ForPrompt(context.Background(), memory.ViewerAt(maria, place), "When did Maria go to the beach?")
+			require.NoError(t, err)
+			require.Contains(t, contents(prompt), old.Content)
+		})
+	}
+}
+
+// The recall index follows every write in its own transaction: a memory is
+// counted when stored, and leaves the statistics, word by word, when it is
+// archived or deleted.
+func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	alice := user("UA")
+	df := func(term string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT coalesce(sum(df), 0) FROM memory_term_stats WHERE term = $1", term).Scan(&n))
+		return n
+	}
+	postings := func(id uuid.UUID) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_postings WHERE id = $1", id).Scan(&n))
+		return n
+	}
+	m := b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The zeppelin hangar opens at dawn", nil, time.Hour)
+	require.Equal(t, 1, df("zeppelin"))
+	require.Positive(t, postings(m.ID))
+
+	_, err := b.db.DB.Memories().Archive(ctx, m.ID, "forgotten", alice.ID, nil)
+	require.NoError(t, err)
+	require.Zero(t, df("zeppelin"), "an archived memory leaves the statistics")
+	require.Zero(t, postings(m.ID))
+	var words int
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_term_stats WHERE term = 'zeppelin'").Scan(&words))
+	require.Zero(t, words, "and the vocabulary")
+
+	_, err = b.db.DB.Memories().Restore(ctx, m.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, df("zeppelin"), "a restored memory is counted again")
+
+	_, err = b.db.Pool.Exec(ctx, "DELETE FROM memories WHERE id = $1", m.ID)
+	require.NoError(t, err)
+	require.Zero(t, df("zeppelin"), "a deleted memory leaves the statistics")
+	require.Zero(t, postings(m.ID))
+}

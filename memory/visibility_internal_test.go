@@ -91,7 +91,7 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 					rows, err = d.DB.Memories().Search(ctx, db.SearchQuery{
 						Team: p.Team, Channel: p.Channel, SourceKey: p.SourceKey, Actor: u,
 						PrivateViewer: private, Apply: use == Apply, Query: "release train", RequireMatch: true,
-						Limit: 10000, Pool: 10000,
+						Limit: 10000,
 					})
 					require.NoError(t, err)
 					got = got[:0]

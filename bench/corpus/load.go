@@ -24,6 +24,11 @@ func Load(ctx context.Context, pool *pgxpool.Pool, s Spec) error {
 			return fmt.Errorf("corpus: drop %s: %w", d.name, err)
 		}
 	}
+	// The recall index is built set-wise once the rows are in, not by its
+	// triggers row batch by row batch (memory_index_rebuild).
+	if _, err := pool.Exec(ctx, "ALTER TABLE memories DISABLE TRIGGER memory_index_insert"); err != nil {
+		return fmt.Errorf("corpus: disable the recall index trigger: %w", err)
+	}
 	const streams = 2
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range streams {
@@ -49,6 +54,12 @@ func Load(ctx context.Context, pool *pgxpool.Pool, s Spec) error {
 	}
 	if err := g.Wait(); err != nil {
 		return err
+	}
+	if _, err := pool.Exec(ctx, "ALTER TABLE memories ENABLE TRIGGER memory_index_insert"); err != nil {
+		return fmt.Errorf("corpus: enable the recall index trigger: %w", err)
+	}
+	if _, err := pool.Exec(ctx, "SET maintenance_work_mem = '512MB'; SELECT memory_index_rebuild(); RESET maintenance_work_mem"); err != nil {
+		return fmt.Errorf("corpus: rebuild the recall index: %w", err)
 	}
 	// Rebuild on two connections, the slowest (GIN) first.
 	jobs := make(chan indexDef, len(defs))
@@ -79,7 +90,7 @@ func Load(ctx context.Context, pool *pgxpool.Pool, s Spec) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) memories"); err != nil {
+	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) memories, memory_postings, memory_term_stats, memory_part_stats"); err != nil {
 		return fmt.Errorf("corpus: analyze: %w", err)
 	}
 	return nil

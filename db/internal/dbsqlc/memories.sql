@@ -1,27 +1,17 @@
 -- name: MemoryInsert :one
--- Stores a memory and, in the same statement, its words for the typo
--- correction of short queries (MemoryWordFixes): visible to the next search
--- at once, like the row.
-WITH ins AS (
-    INSERT INTO memories (
-        team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
-        source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-        observed_at, expires_at, idempotency_key, sensitive, embedding
-    ) VALUES (
-        @team_id, @scope, @subject_type, @subject_id, @kind, @content, @normalized, @cues,
-        @source_key, @channel_id, @visibility, @actor_id, @actor_name, @written_by, @message_ts,
-        @observed_at, sqlc.narg(expires_at), @idempotency_key, @sensitive, sqlc.narg(embedding)::real[]
-    )
-    ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
-    RETURNING *
-), words AS (
-    INSERT INTO memory_words (team_id, word)
-    SELECT DISTINCT ins.team_id, w
-    FROM ins, regexp_split_to_table(lower(ins.content || ' ' || ins.cues), '[^[:alnum:]]+') AS w
-    WHERE length(w) BETWEEN 3 AND 40 AND w ~ '[[:alpha:]]'
-    ON CONFLICT DO NOTHING
+-- Stores a memory; the triggers of migration 00008 index it in the same
+-- statement, so the next search on any connection finds it.
+INSERT INTO memories (
+    team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
+    source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
+    observed_at, expires_at, idempotency_key, sensitive, embedding
+) VALUES (
+    @team_id, @scope, @subject_type, @subject_id, @kind, @content, @normalized, @cues,
+    @source_key, @channel_id, @visibility, @actor_id, @actor_name, @written_by, @message_ts,
+    @observed_at, sqlc.narg(expires_at), @idempotency_key, @sensitive, sqlc.narg(embedding)::real[]
 )
-SELECT * FROM ins;
+ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
+RETURNING *;
 
 -- name: MemoryGetByID :one
 SELECT * FROM memories WHERE id = @id;
@@ -79,188 +69,124 @@ RETURNING *;
 -- name: MemorySearch :many
 -- Memories the actor may see in one place that match a query, best first.
 --
--- The WHERE clauses mirror memory.Visible, the one visibility rule, as one
--- branch per scope (memory's tests check that the two agree): the asker's
--- personal memories, this thread's, this channel's (channel and workspace
--- scope), and public workspace memories said elsewhere. private_viewer is
--- set when only the actor will see the answer, apply when the memories
--- shape the bot's answer rather than being shown.
+-- memory_bm25 ranks every visible memory that matches any of the query's
+-- words by BM25F (content above cues), each word weighted by how rare it
+-- is among the memories of the partitions the asker can see
+-- (memory_parts), reading each word's postings best first and stopping
+-- when nothing unread can enter its top k. With fuzzy, each word whose
+-- stem none of those partitions holds is also searched as the nearest
+-- stems they do hold (pg_trgm similarity): the typo correction of short
+-- queries, drawn only from what the asker can see.
 --
--- Cost grows with the matches read, not with the rows visible. The query's
--- words (in words) are split into common lexemes (common, from the
--- planner's statistics: see db.Memories.Search) and rare ones. In the large
--- branches (this channel, the public workspace) a common lexeme is looked
--- for among the branch's newest scan memories, read from a B-tree that
--- carries the text vector (no table access), keeping the newest pool that
--- match; a rare one is looked up in a GIN index, up to pool matches. The
--- small branches (the asker's own memories, this thread's) are read newest
--- first from their B-trees. ts_match_vq is the @@ operator called as a
--- function, which no index can take: where it is used, the B-tree read is
--- meant. Every plan suits every query, so the statement is planned once
--- per connection (see db.recallSettings).
---
--- Only those candidates are ranked: text match (ts_rank: content A, cues
--- B), closeness of scope (this thread > the asker's own > this channel >
--- the workspace; the asker's own that match first when about_actor, a
--- question about themselves) and recency. With thread_any (auto-recall),
--- this thread's memories are candidates without a match, and this
--- channel's newest fill the slots the matches leave (ranked below them). Up to
--- reserve of the asker's own preferences are kept whatever their rank
--- (reserved), the most relevant first, then the newest.
-WITH lex AS (
+-- The matches are then ordered by their BM25 score, raised a little by
+-- closeness of scope (this thread > the asker's own, more when about_actor,
+-- a question about themselves > this channel > the workspace), with
+-- recency breaking ties: neither can outweigh a rare word. With thread_any
+-- (auto-recall) this thread's memories are candidates without a match, and
+-- this channel's newest fill the slots the matches leave, ranked below
+-- them. Up to reserve of the asker's own preferences are kept whatever
+-- their rank (reserved), the matching ones first, best first, then the
+-- newest. Every candidate passes memory_visible, the one visibility rule.
+WITH parts AS (
+    SELECT memory_parts(@team_id::text, @actor_id::text, @channel_id::text, @source_key::text) AS p
+), lex AS (
     SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', @words::text))) AS l
-), q AS (
-    SELECT coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery AS any_q,
-           coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l = ANY(@common::text[])), '')::tsquery AS common_q,
-           coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l <> ALL(@common::text[])), '')::tsquery AS rare_q
-    FROM lex
+), fixes AS (
+    SELECT f.term
+    FROM unnest(@fuzzy::text[]) AS q(word)
+    CROSS JOIN LATERAL (
+        SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', q.word))) AS x LIMIT 1
+    ) w
+    CROSS JOIN LATERAL (
+        SELECT s.term FROM memory_term_stats s, parts
+        WHERE s.part = ANY(parts.p) AND s.df > 0 AND s.term % w.x
+        GROUP BY s.term
+        ORDER BY similarity(s.term, w.x) DESC, s.term
+        LIMIT 2
+    ) f
+    WHERE length(w.x) >= 3
+      AND NOT EXISTS (SELECT 1 FROM memory_term_stats k, parts WHERE k.part = ANY(parts.p) AND k.term = w.x AND k.df > 0)
+), terms AS (
+    SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
+), bm AS (
+    SELECT b.id, b.score
+    FROM parts, terms, memory_bm25(parts.p, terms.t, @depth_k::int, @max_depth::int, @team_id::text, @actor_id::text,
+                                   @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean) AS b(id, score)
 ), cand AS (
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (m.channel_id = @channel_id::text
-            OR (m.sensitive <> '' AND @private_viewer::boolean AND NOT @apply::boolean)
-            OR (m.sensitive = '' AND (m.visibility = 'public' OR @private_viewer::boolean
-                                      OR (@apply::boolean AND m.kind = 'preference'))))
-       AND ts_match_vq(m.search, (SELECT q.any_q FROM q))
-       AND m.created_at > '-infinity'
-     ORDER BY m.created_at DESC LIMIT @pool::int)
+    SELECT bm.id, bm.score AS bm, true AS matched, false AS fill FROM bm
     UNION ALL
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (m.channel_id = @channel_id::text
-            OR (m.sensitive <> '' AND @private_viewer::boolean AND NOT @apply::boolean)
-            OR (m.sensitive = '' AND (m.visibility = 'public' OR @private_viewer::boolean
-                                      OR (@apply::boolean AND m.kind = 'preference'))))
-       AND m.kind = 'preference'
-       AND @reserve::int > 0
-       AND m.created_at > '-infinity'
-     ORDER BY m.created_at DESC LIMIT @reserve::int)
-    UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = @team_id AND m.scope = 'conversation' AND m.source_key = @source_key::text AND m.archived_at IS NULL
-       AND (m.subject_type <> 'user' OR m.subject_id = @actor_id::text)
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (@thread_any::boolean OR ts_match_vq(m.search, (SELECT q.any_q FROM q)))
-       AND m.created_at > '-infinity'
-     ORDER BY m.created_at DESC LIMIT @pool::int)
-    UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness, true AS fill
-     FROM memories m
-     WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND @thread_any::boolean
-       AND m.created_at > '-infinity'
+    (SELECT m.id, 0, false, false FROM memories m
+     WHERE @thread_any::boolean AND m.team_id = @team_id AND m.scope = 'conversation' AND m.source_key = @source_key::text
+       AND m.archived_at IS NULL AND m.created_at > '-infinity'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @row_limit::int)
     UNION ALL
-    (SELECT x.* FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
-         FROM memories m
-         WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-           AND (m.expires_at IS NULL OR m.expires_at > now())
-           AND (SELECT numnode(q.common_q) FROM q) > 0
-           AND m.created_at > '-infinity'
-         ORDER BY m.created_at DESC LIMIT @scan::int
-     ) x
-     WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
-     LIMIT @pool::int)
+    (SELECT m.id, 0, false, true FROM memories m
+     WHERE @thread_any::boolean AND m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace')
+       AND m.archived_at IS NULL AND m.created_at > '-infinity'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+     ORDER BY m.created_at DESC LIMIT @row_limit::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND m.search @@ (SELECT q.rare_q FROM q)
-     LIMIT @pool::int)
-    UNION ALL
-    (SELECT x.* FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
-         FROM memories m
-         WHERE m.team_id = @team_id AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
-           AND m.channel_id <> @channel_id::text AND (m.expires_at IS NULL OR m.expires_at > now())
-           AND (SELECT numnode(q.common_q) FROM q) > 0
-           AND m.created_at > '-infinity'
-         ORDER BY m.created_at DESC LIMIT @scan::int
-     ) x
-     WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
-     LIMIT @pool::int)
-    UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = @team_id AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
-       AND m.channel_id <> @channel_id::text AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND m.search @@ (SELECT q.rare_q FROM q)
-     LIMIT @pool::int)
-), scored AS (
-    SELECT DISTINCT ON (c.id) c.id, c.created_at, c.kind, c.closeness, c.fill,
-           c.search @@ q.any_q AS matched, ts_rank(c.search, q.any_q) AS rank
-    FROM cand c, q
-    ORDER BY c.id, c.fill
+    (SELECT m.id, 0, false, false FROM memories m
+     WHERE @reserve::int > 0 AND m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text
+       AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+     ORDER BY m.created_at DESC LIMIT @reserve::int)
+), one AS (
+    SELECT DISTINCT ON (c.id) c.id, c.bm, c.matched, c.fill FROM cand c ORDER BY c.id, c.matched DESC, c.fill
 ), ranked AS (
-    SELECT s.id, s.matched, s.kind,
-           (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000)
-            + CASE WHEN @about_actor::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END
-            - CASE WHEN s.fill AND NOT s.matched THEN 1 ELSE 0 END)::float8 AS score,
-           row_number() OVER (PARTITION BY s.kind = 'preference' ORDER BY s.matched DESC, s.rank DESC, s.created_at DESC) AS pref_rank
-    FROM scored s
+    SELECT o.id, o.matched, m.kind, m.created_at,
+           (CASE WHEN o.matched THEN o.bm ELSE 1 END
+            * (1 + CASE
+                   WHEN m.source_key = @source_key::text THEN 0.15
+                   WHEN m.scope = 'personal' THEN CASE WHEN @about_actor::boolean THEN 0.2 ELSE 0.1 END
+                   WHEN m.channel_id = @channel_id::text THEN 0.05
+                   ELSE 0 END
+               + 0.02 / (1 + date_part('epoch', now() - m.created_at) / 2592000))
+            - CASE WHEN o.matched THEN 0 WHEN o.fill THEN 4 ELSE 2 END)::float8 AS score
+    FROM one o JOIN memories m ON m.id = o.id
+), prefs AS (
+    SELECT r.id, row_number() OVER (ORDER BY r.matched DESC, r.score DESC, r.created_at DESC) AS n
+    FROM ranked r JOIN memories m ON m.id = r.id
+    WHERE r.kind = 'preference' AND m.scope = 'personal' AND m.subject_id = @actor_id::text
 ), top AS (
-    SELECT r.id, r.score, r.matched::boolean AS matched, (r.kind = 'preference' AND r.pref_rank <= @reserve::int)::boolean AS reserved
-    FROM ranked r
-    WHERE r.matched OR @thread_any::boolean OR (r.kind = 'preference' AND r.pref_rank <= @reserve::int)
-    ORDER BY reserved DESC, r.score DESC
+    SELECT r.id, r.score, r.matched, coalesce(p.n <= @reserve::int, false)::boolean AS reserved
+    FROM ranked r LEFT JOIN prefs p ON p.id = r.id
+    WHERE r.matched OR @thread_any::boolean OR p.n <= @reserve::int
+    ORDER BY reserved DESC, r.score DESC, r.created_at DESC
     LIMIT @row_limit::int
 )
 SELECT sqlc.embed(r), top.score, top.matched, top.reserved
 FROM top JOIN memory_rows r ON r.id = top.id
 ORDER BY top.reserved DESC, top.score DESC, r.created_at DESC;
 
--- name: MemoryCommonLexemes :many
--- The lexemes in more than min_freq of memories (see MemorySearch).
-SELECT l::text FROM memory_common_lexemes(@min_freq::real) AS l;
-
 -- name: MemoryRecent :many
--- Memories actor_id may see in one place, closest and newest first: the
--- same branches as MemorySearch, each read newest first from its index and
--- cut at max_results, then ranked by closeness of scope and recency.
+-- Memories actor_id may see in one place, closest and newest first: each
+-- partition the asker can see read newest first from its index and cut at
+-- max_results, then ranked by closeness of scope and recency.
 WITH cand AS (
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.3 END AS closeness
-     FROM memories m
+    (SELECT m.id, m.created_at, 0.3 AS closeness FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (m.channel_id = @channel_id::text
-            OR (m.sensitive <> '' AND @private_viewer::boolean AND NOT @apply::boolean)
-            OR (m.sensitive = '' AND (m.visibility = 'public' OR @private_viewer::boolean
-                                      OR (@apply::boolean AND m.kind = 'preference'))))
-       AND true
        AND m.created_at > '-infinity'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness
-     FROM memories m
+    (SELECT m.id, m.created_at, 0.4 FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'conversation' AND m.source_key = @source_key::text AND m.archived_at IS NULL
-       AND (m.subject_type <> 'user' OR m.subject_id = @actor_id::text)
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND true
        AND m.created_at > '-infinity'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.2 END AS closeness
-     FROM memories m
+    (SELECT m.id, m.created_at, 0.2 FROM memories m
      WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND true
        AND m.created_at > '-infinity'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = @source_key::text THEN 0.4 ELSE 0.1 END AS closeness
-     FROM memories m
+    (SELECT m.id, m.created_at, 0.1 FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
-       AND m.channel_id <> @channel_id::text AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND true
-       AND m.created_at > '-infinity'
+       AND m.channel_id <> @channel_id::text AND m.created_at > '-infinity'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
 ), top AS (
     SELECT c.id, (c.closeness + 0.2 / (1 + date_part('epoch', now() - c.created_at) / 2592000))::float8 AS score
@@ -271,20 +197,6 @@ WITH cand AS (
 SELECT sqlc.embed(r), top.score
 FROM top JOIN memory_rows r ON r.id = top.id
 ORDER BY top.score DESC, r.created_at DESC;
-
--- name: MemoryWordFixes :many
--- For each of words the workspace has never used, the nearest words it has
--- used (pg_trgm similarity, through the trigram index): the typo
--- correction of short queries.
-SELECT q.word::text AS typo, f.word AS fix
-FROM unnest(@words::text[]) AS q(word)
-CROSS JOIN LATERAL (
-    SELECT d.word FROM memory_words d
-    WHERE d.team_id = @team_id AND d.word % q.word
-    ORDER BY similarity(d.word, q.word) DESC, d.word
-    LIMIT 2
-) f
-WHERE NOT EXISTS (SELECT 1 FROM memory_words k WHERE k.team_id = @team_id AND k.word = q.word);
 
 -- name: MemoryEmbeddings :many
 -- The stored embeddings of some memories (null when not computed yet).

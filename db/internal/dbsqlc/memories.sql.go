@@ -122,31 +122,6 @@ func (q *Queries) MemoryArchivePersonal(ctx context.Context, db DBTX, arg Memory
 	return result.RowsAffected(), nil
 }
 
-const memoryCommonLexemes = `-- name: MemoryCommonLexemes :many
-SELECT l::text FROM memory_common_lexemes($1::real) AS l
-`
-
-// The lexemes in more than min_freq of memories (see MemorySearch).
-func (q *Queries) MemoryCommonLexemes(ctx context.Context, db DBTX, minFreq float32) ([]string, error) {
-	rows, err := db.Query(ctx, memoryCommonLexemes, minFreq)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []string
-	for rows.Next() {
-		var l string
-		if err := rows.Scan(&l); err != nil {
-			return nil, err
-		}
-		items = append(items, l)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const memoryCountPersonal = `-- name: MemoryCountPersonal :one
 SELECT count(*) FROM memories
 WHERE team_id = $1 AND scope = 'personal' AND subject_id = $2 AND archived_at IS NULL
@@ -402,26 +377,17 @@ func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 }
 
 const memoryInsert = `-- name: MemoryInsert :one
-WITH ins AS (
-    INSERT INTO memories (
-        team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
-        source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-        observed_at, expires_at, idempotency_key, sensitive, embedding
-    ) VALUES (
-        $1, $2, $3, $4, $5, $6, $7, $8,
-        $9, $10, $11, $12, $13, $14, $15,
-        $16, $17, $18, $19, $20::real[]
-    )
-    ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
-    RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
-), words AS (
-    INSERT INTO memory_words (team_id, word)
-    SELECT DISTINCT ins.team_id, w
-    FROM ins, regexp_split_to_table(lower(ins.content || ' ' || ins.cues), '[^[:alnum:]]+') AS w
-    WHERE length(w) BETWEEN 3 AND 40 AND w ~ '[[:alpha:]]'
-    ON CONFLICT DO NOTHING
+INSERT INTO memories (
+    team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
+    source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
+    observed_at, expires_at, idempotency_key, sensitive, embedding
+) VALUES (
+    $1, $2, $3, $4, $5, $6, $7, $8,
+    $9, $10, $11, $12, $13, $14, $15,
+    $16, $17, $18, $19, $20::real[]
 )
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM ins
+ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
 `
 
 type MemoryInsertParams struct {
@@ -447,40 +413,9 @@ type MemoryInsertParams struct {
 	Embedding      []float32  `json:"embedding"`
 }
 
-type MemoryInsertRow struct {
-	ID             uuid.UUID   `json:"id"`
-	TeamID         string      `json:"teamId"`
-	Scope          string      `json:"scope"`
-	SubjectType    string      `json:"subjectType"`
-	SubjectID      string      `json:"subjectId"`
-	Kind           string      `json:"kind"`
-	Content        string      `json:"content"`
-	Normalized     string      `json:"normalized"`
-	SourceKey      string      `json:"sourceKey"`
-	ChannelID      string      `json:"channelId"`
-	Visibility     string      `json:"visibility"`
-	ActorID        string      `json:"actorId"`
-	ActorName      string      `json:"actorName"`
-	WrittenBy      string      `json:"writtenBy"`
-	MessageTs      string      `json:"messageTs"`
-	ObservedAt     time.Time   `json:"observedAt"`
-	CreatedAt      time.Time   `json:"createdAt"`
-	ExpiresAt      *time.Time  `json:"expiresAt"`
-	ArchivedAt     *time.Time  `json:"archivedAt"`
-	ArchivedReason *string     `json:"archivedReason"`
-	ArchivedBy     *string     `json:"archivedBy"`
-	SupersededBy   *uuid.UUID  `json:"supersededBy"`
-	IdempotencyKey string      `json:"idempotencyKey"`
-	Sensitive      string      `json:"sensitive"`
-	Cues           string      `json:"cues"`
-	Embedding      []float32   `json:"embedding"`
-	Search         interface{} `json:"search"`
-}
-
-// Stores a memory and, in the same statement, its words for the typo
-// correction of short queries (MemoryWordFixes): visible to the next search
-// at once, like the row.
-func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertParams) (MemoryInsertRow, error) {
+// Stores a memory; the triggers of migration 00008 index it in the same
+// statement, so the next search on any connection finds it.
+func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertParams) (Memory, error) {
 	row := db.QueryRow(ctx, memoryInsert,
 		arg.TeamID,
 		arg.Scope,
@@ -503,7 +438,7 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		arg.Sensitive,
 		arg.Embedding,
 	)
-	var i MemoryInsertRow
+	var i Memory
 	err := row.Scan(
 		&i.ID,
 		&i.TeamID,
@@ -756,41 +691,28 @@ func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryLis
 
 const memoryRecent = `-- name: MemoryRecent :many
 WITH cand AS (
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $1::text THEN 0.4 ELSE 0.3 END AS closeness
-     FROM memories m
-     WHERE m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $3::text AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (m.channel_id = $4::text
-            OR (m.sensitive <> '' AND $5::boolean AND NOT $6::boolean)
-            OR (m.sensitive = '' AND (m.visibility = 'public' OR $5::boolean
-                                      OR ($6::boolean AND m.kind = 'preference'))))
-       AND true
+    (SELECT m.id, m.created_at, 0.3 AS closeness FROM memories m
+     WHERE m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
      ORDER BY m.created_at DESC LIMIT $7::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness
-     FROM memories m
-     WHERE m.team_id = $2 AND m.scope = 'conversation' AND m.source_key = $1::text AND m.archived_at IS NULL
-       AND (m.subject_type <> 'user' OR m.subject_id = $3::text)
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND true
+    (SELECT m.id, m.created_at, 0.4 FROM memories m
+     WHERE m.team_id = $1 AND m.scope = 'conversation' AND m.source_key = $4::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
      ORDER BY m.created_at DESC LIMIT $7::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $1::text THEN 0.4 ELSE 0.2 END AS closeness
-     FROM memories m
-     WHERE m.team_id = $2 AND m.channel_id = $4::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND true
+    (SELECT m.id, m.created_at, 0.2 FROM memories m
+     WHERE m.team_id = $1 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
      ORDER BY m.created_at DESC LIMIT $7::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $1::text THEN 0.4 ELSE 0.1 END AS closeness
-     FROM memories m
-     WHERE m.team_id = $2 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
-       AND m.channel_id <> $4::text AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND true
-       AND m.created_at > '-infinity'
+    (SELECT m.id, m.created_at, 0.1 FROM memories m
+     WHERE m.team_id = $1 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
+       AND m.channel_id <> $3::text AND m.created_at > '-infinity'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
      ORDER BY m.created_at DESC LIMIT $7::int)
 ), top AS (
     SELECT c.id, (c.closeness + 0.2 / (1 + date_part('epoch', now() - c.created_at) / 2592000))::float8 AS score
@@ -804,10 +726,10 @@ ORDER BY top.score DESC, r.created_at DESC
 `
 
 type MemoryRecentParams struct {
-	SourceKey     string `json:"sourceKey"`
 	TeamID        string `json:"teamId"`
 	ActorID       string `json:"actorId"`
 	ChannelID     string `json:"channelId"`
+	SourceKey     string `json:"sourceKey"`
 	PrivateViewer bool   `json:"privateViewer"`
 	Apply         bool   `json:"apply"`
 	MaxResults    int32  `json:"maxResults"`
@@ -818,15 +740,15 @@ type MemoryRecentRow struct {
 	Score     float64   `json:"score"`
 }
 
-// Memories actor_id may see in one place, closest and newest first: the
-// same branches as MemorySearch, each read newest first from its index and
-// cut at max_results, then ranked by closeness of scope and recency.
+// Memories actor_id may see in one place, closest and newest first: each
+// partition the asker can see read newest first from its index and cut at
+// max_results, then ranked by closeness of scope and recency.
 func (q *Queries) MemoryRecent(ctx context.Context, db DBTX, arg MemoryRecentParams) ([]MemoryRecentRow, error) {
 	rows, err := db.Query(ctx, memoryRecent,
-		arg.SourceKey,
 		arg.TeamID,
 		arg.ActorID,
 		arg.ChannelID,
+		arg.SourceKey,
 		arg.PrivateViewer,
 		arg.Apply,
 		arg.MaxResults,
@@ -919,110 +841,73 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 }
 
 const memorySearch = `-- name: MemorySearch :many
-WITH lex AS (
-    SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $1::text))) AS l
-), q AS (
-    SELECT coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery AS any_q,
-           coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l = ANY($2::text[])), '')::tsquery AS common_q,
-           coalesce(string_agg(quote_literal(l), ' | ') FILTER (WHERE l <> ALL($2::text[])), '')::tsquery AS rare_q
-    FROM lex
+WITH parts AS (
+    SELECT memory_parts($1::text, $2::text, $3::text, $4::text) AS p
+), lex AS (
+    SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $5::text))) AS l
+), fixes AS (
+    SELECT f.term
+    FROM unnest($6::text[]) AS q(word)
+    CROSS JOIN LATERAL (
+        SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', q.word))) AS x LIMIT 1
+    ) w
+    CROSS JOIN LATERAL (
+        SELECT s.term FROM memory_term_stats s, parts
+        WHERE s.part = ANY(parts.p) AND s.df > 0 AND s.term % w.x
+        GROUP BY s.term
+        ORDER BY similarity(s.term, w.x) DESC, s.term
+        LIMIT 2
+    ) f
+    WHERE length(w.x) >= 3
+      AND NOT EXISTS (SELECT 1 FROM memory_term_stats k, parts WHERE k.part = ANY(parts.p) AND k.term = w.x AND k.df > 0)
+), terms AS (
+    SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
+), bm AS (
+    SELECT b.id, b.score
+    FROM parts, terms, memory_bm25(parts.p, terms.t, $7::int, $8::int, $1::text, $2::text,
+                                   $3::text, $4::text, $9::boolean, $10::boolean) AS b(id, score)
 ), cand AS (
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = $4 AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (m.channel_id = $6::text
-            OR (m.sensitive <> '' AND $7::boolean AND NOT $8::boolean)
-            OR (m.sensitive = '' AND (m.visibility = 'public' OR $7::boolean
-                                      OR ($8::boolean AND m.kind = 'preference'))))
-       AND ts_match_vq(m.search, (SELECT q.any_q FROM q))
-       AND m.created_at > '-infinity'
-     ORDER BY m.created_at DESC LIMIT $9::int)
+    SELECT bm.id, bm.score AS bm, true AS matched, false AS fill FROM bm
     UNION ALL
-    (SELECT m.id, m.created_at, m.kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.3 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = $4 AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (m.channel_id = $6::text
-            OR (m.sensitive <> '' AND $7::boolean AND NOT $8::boolean)
-            OR (m.sensitive = '' AND (m.visibility = 'public' OR $7::boolean
-                                      OR ($8::boolean AND m.kind = 'preference'))))
-       AND m.kind = 'preference'
-       AND $10::int > 0
-       AND m.created_at > '-infinity'
-     ORDER BY m.created_at DESC LIMIT $10::int)
-    UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, 0.4 AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = $4 AND m.scope = 'conversation' AND m.source_key = $3::text AND m.archived_at IS NULL
-       AND (m.subject_type <> 'user' OR m.subject_id = $5::text)
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND ($11::boolean OR ts_match_vq(m.search, (SELECT q.any_q FROM q)))
-       AND m.created_at > '-infinity'
-     ORDER BY m.created_at DESC LIMIT $9::int)
-    UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, true AS fill
-     FROM memories m
-     WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND $11::boolean
-       AND m.created_at > '-infinity'
+    (SELECT m.id, 0, false, false FROM memories m
+     WHERE $11::boolean AND m.team_id = $1 AND m.scope = 'conversation' AND m.source_key = $4::text
+       AND m.archived_at IS NULL AND m.created_at > '-infinity'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean)
      ORDER BY m.created_at DESC LIMIT $12::int)
     UNION ALL
-    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness, x.fill FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
-         FROM memories m
-         WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-           AND (m.expires_at IS NULL OR m.expires_at > now())
-           AND (SELECT numnode(q.common_q) FROM q) > 0
-           AND m.created_at > '-infinity'
-         ORDER BY m.created_at DESC LIMIT $13::int
-     ) x
-     WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
-     LIMIT $9::int)
+    (SELECT m.id, 0, false, true FROM memories m
+     WHERE $11::boolean AND m.team_id = $1 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace')
+       AND m.archived_at IS NULL AND m.created_at > '-infinity'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean)
+     ORDER BY m.created_at DESC LIMIT $12::int)
     UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.2 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = $4 AND m.channel_id = $6::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
-       AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND m.search @@ (SELECT q.rare_q FROM q)
-     LIMIT $9::int)
-    UNION ALL
-    (SELECT x.id, x.created_at, x.kind, x.search, x.closeness, x.fill FROM (
-         SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
-         FROM memories m
-         WHERE m.team_id = $4 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
-           AND m.channel_id <> $6::text AND (m.expires_at IS NULL OR m.expires_at > now())
-           AND (SELECT numnode(q.common_q) FROM q) > 0
-           AND m.created_at > '-infinity'
-         ORDER BY m.created_at DESC LIMIT $13::int
-     ) x
-     WHERE ts_match_vq(x.search, (SELECT q.common_q FROM q))
-     LIMIT $9::int)
-    UNION ALL
-    (SELECT m.id, m.created_at, ''::text AS kind, m.search, CASE WHEN m.source_key = $3::text THEN 0.4 ELSE 0.1 END AS closeness, false AS fill
-     FROM memories m
-     WHERE m.team_id = $4 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
-       AND m.channel_id <> $6::text AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND m.search @@ (SELECT q.rare_q FROM q)
-     LIMIT $9::int)
-), scored AS (
-    SELECT DISTINCT ON (c.id) c.id, c.created_at, c.kind, c.closeness, c.fill,
-           c.search @@ q.any_q AS matched, ts_rank(c.search, q.any_q) AS rank
-    FROM cand c, q
-    ORDER BY c.id, c.fill
+    (SELECT m.id, 0, false, false FROM memories m
+     WHERE $13::int > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
+       AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean)
+     ORDER BY m.created_at DESC LIMIT $13::int)
+), one AS (
+    SELECT DISTINCT ON (c.id) c.id, c.bm, c.matched, c.fill FROM cand c ORDER BY c.id, c.matched DESC, c.fill
 ), ranked AS (
-    SELECT s.id, s.matched, s.kind,
-           (s.rank + s.closeness + 0.2 / (1 + date_part('epoch', now() - s.created_at) / 2592000)
-            + CASE WHEN $14::boolean AND s.kind <> '' AND s.matched THEN 0.2 ELSE 0 END
-            - CASE WHEN s.fill AND NOT s.matched THEN 1 ELSE 0 END)::float8 AS score,
-           row_number() OVER (PARTITION BY s.kind = 'preference' ORDER BY s.matched DESC, s.rank DESC, s.created_at DESC) AS pref_rank
-    FROM scored s
+    SELECT o.id, o.matched, m.kind, m.created_at,
+           (CASE WHEN o.matched THEN o.bm ELSE 1 END
+            * (1 + CASE
+                   WHEN m.source_key = $4::text THEN 0.15
+                   WHEN m.scope = 'personal' THEN CASE WHEN $14::boolean THEN 0.2 ELSE 0.1 END
+                   WHEN m.channel_id = $3::text THEN 0.05
+                   ELSE 0 END
+               + 0.02 / (1 + date_part('epoch', now() - m.created_at) / 2592000))
+            - CASE WHEN o.matched THEN 0 WHEN o.fill THEN 4 ELSE 2 END)::float8 AS score
+    FROM one o JOIN memories m ON m.id = o.id
+), prefs AS (
+    SELECT r.id, row_number() OVER (ORDER BY r.matched DESC, r.score DESC, r.created_at DESC) AS n
+    FROM ranked r JOIN memories m ON m.id = r.id
+    WHERE r.kind = 'preference' AND m.scope = 'personal' AND m.subject_id = $2::text
 ), top AS (
-    SELECT r.id, r.score, r.matched::boolean AS matched, (r.kind = 'preference' AND r.pref_rank <= $10::int)::boolean AS reserved
-    FROM ranked r
-    WHERE r.matched OR $11::boolean OR (r.kind = 'preference' AND r.pref_rank <= $10::int)
-    ORDER BY reserved DESC, r.score DESC
+    SELECT r.id, r.score, r.matched, coalesce(p.n <= $13::int, false)::boolean AS reserved
+    FROM ranked r LEFT JOIN prefs p ON p.id = r.id
+    WHERE r.matched OR $11::boolean OR p.n <= $13::int
+    ORDER BY reserved DESC, r.score DESC, r.created_at DESC
     LIMIT $12::int
 )
 SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, top.score, top.matched, top.reserved
@@ -1031,19 +916,19 @@ ORDER BY top.reserved DESC, top.score DESC, r.created_at DESC
 `
 
 type MemorySearchParams struct {
-	Words         string   `json:"words"`
-	Common        []string `json:"common"`
-	SourceKey     string   `json:"sourceKey"`
 	TeamID        string   `json:"teamId"`
 	ActorID       string   `json:"actorId"`
 	ChannelID     string   `json:"channelId"`
+	SourceKey     string   `json:"sourceKey"`
+	Words         string   `json:"words"`
+	Fuzzy         []string `json:"fuzzy"`
+	DepthK        int32    `json:"depthK"`
+	MaxDepth      int32    `json:"maxDepth"`
 	PrivateViewer bool     `json:"privateViewer"`
 	Apply         bool     `json:"apply"`
-	Pool          int32    `json:"pool"`
-	Reserve       int32    `json:"reserve"`
 	ThreadAny     bool     `json:"threadAny"`
 	RowLimit      int32    `json:"rowLimit"`
-	Scan          int32    `json:"scan"`
+	Reserve       int32    `json:"reserve"`
 	AboutActor    bool     `json:"aboutActor"`
 }
 
@@ -1056,49 +941,39 @@ type MemorySearchRow struct {
 
 // Memories the actor may see in one place that match a query, best first.
 //
-// The WHERE clauses mirror memory.Visible, the one visibility rule, as one
-// branch per scope (memory's tests check that the two agree): the asker's
-// personal memories, this thread's, this channel's (channel and workspace
-// scope), and public workspace memories said elsewhere. private_viewer is
-// set when only the actor will see the answer, apply when the memories
-// shape the bot's answer rather than being shown.
+// memory_bm25 ranks every visible memory that matches any of the query's
+// words by BM25F (content above cues), each word weighted by how rare it
+// is among the memories of the partitions the asker can see
+// (memory_parts), reading each word's postings best first and stopping
+// when nothing unread can enter its top k. With fuzzy, each word whose
+// stem none of those partitions holds is also searched as the nearest
+// stems they do hold (pg_trgm similarity): the typo correction of short
+// queries, drawn only from what the asker can see.
 //
-// Cost grows with the matches read, not with the rows visible. The query's
-// words (in words) are split into common lexemes (common, from the
-// planner's statistics: see db.Memories.Search) and rare ones. In the large
-// branches (this channel, the public workspace) a common lexeme is looked
-// for among the branch's newest scan memories, read from a B-tree that
-// carries the text vector (no table access), keeping the newest pool that
-// match; a rare one is looked up in a GIN index, up to pool matches. The
-// small branches (the asker's own memories, this thread's) are read newest
-// first from their B-trees. ts_match_vq is the @@ operator called as a
-// function, which no index can take: where it is used, the B-tree read is
-// meant. Every plan suits every query, so the statement is planned once
-// per connection (see db.recallSettings).
-//
-// Only those candidates are ranked: text match (ts_rank: content A, cues
-// B), closeness of scope (this thread > the asker's own > this channel >
-// the workspace; the asker's own that match first when about_actor, a
-// question about themselves) and recency. With thread_any (auto-recall),
-// this thread's memories are candidates without a match, and this
-// channel's newest fill the slots the matches leave (ranked below them). Up to
-// reserve of the asker's own preferences are kept whatever their rank
-// (reserved), the most relevant first, then the newest.
+// The matches are then ordered by their BM25 score, raised a little by
+// closeness of scope (this thread > the asker's own, more when about_actor,
+// a question about themselves > this channel > the workspace), with
+// recency breaking ties: neither can outweigh a rare word. With thread_any
+// (auto-recall) this thread's memories are candidates without a match, and
+// this channel's newest fill the slots the matches leave, ranked below
+// them. Up to reserve of the asker's own preferences are kept whatever
+// their rank (reserved), the matching ones first, best first, then the
+// newest. Every candidate passes memory_visible, the one visibility rule.
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
-		arg.Words,
-		arg.Common,
-		arg.SourceKey,
 		arg.TeamID,
 		arg.ActorID,
 		arg.ChannelID,
+		arg.SourceKey,
+		arg.Words,
+		arg.Fuzzy,
+		arg.DepthK,
+		arg.MaxDepth,
 		arg.PrivateViewer,
 		arg.Apply,
-		arg.Pool,
-		arg.Reserve,
 		arg.ThreadAny,
 		arg.RowLimit,
-		arg.Scan,
+		arg.Reserve,
 		arg.AboutActor,
 	)
 	if err != nil {
@@ -1157,49 +1032,4 @@ SELECT pg_advisory_xact_lock(hashtext($1::text))
 func (q *Queries) MemorySubjectLock(ctx context.Context, db DBTX, lockKey string) error {
 	_, err := db.Exec(ctx, memorySubjectLock, lockKey)
 	return err
-}
-
-const memoryWordFixes = `-- name: MemoryWordFixes :many
-SELECT q.word::text AS typo, f.word AS fix
-FROM unnest($1::text[]) AS q(word)
-CROSS JOIN LATERAL (
-    SELECT d.word FROM memory_words d
-    WHERE d.team_id = $2 AND d.word % q.word
-    ORDER BY similarity(d.word, q.word) DESC, d.word
-    LIMIT 2
-) f
-WHERE NOT EXISTS (SELECT 1 FROM memory_words k WHERE k.team_id = $2 AND k.word = q.word)
-`
-
-type MemoryWordFixesParams struct {
-	Words  []string `json:"words"`
-	TeamID string   `json:"teamId"`
-}
-
-type MemoryWordFixesRow struct {
-	Typo string `json:"typo"`
-	Fix  string `json:"fix"`
-}
-
-// For each of words the workspace has never used, the nearest words it has
-// used (pg_trgm similarity, through the trigram index): the typo
-// correction of short queries.
-func (q *Queries) MemoryWordFixes(ctx context.Context, db DBTX, arg MemoryWordFixesParams) ([]MemoryWordFixesRow, error) {
-	rows, err := db.Query(ctx, memoryWordFixes, arg.Words, arg.TeamID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []MemoryWordFixesRow
-	for rows.Next() {
-		var i MemoryWordFixesRow
-		if err := rows.Scan(&i.Typo, &i.Fix); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }

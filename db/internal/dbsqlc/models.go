@@ -79,6 +79,18 @@ type MemoryEvent struct {
 	CreatedAt time.Time  `json:"createdAt"`
 }
 
+type MemoryPartStat struct {
+	Part string `json:"part"`
+	Docs int32  `json:"docs"`
+}
+
+type MemoryPosting struct {
+	Part   string    `json:"part"`
+	Term   string    `json:"term"`
+	Impact float32   `json:"impact"`
+	ID     uuid.UUID `json:"id"`
+}
+
 type MemoryRow struct {
 	ID             uuid.UUID  `json:"id"`
 	TeamID         string     `json:"teamId"`
@@ -107,9 +119,10 @@ type MemoryRow struct {
 	Sensitive      string     `json:"sensitive"`
 }
 
-type MemoryWord struct {
-	TeamID string `json:"teamId"`
-	Word   string `json:"word"`
+type MemoryTermStat struct {
+	Part string `json:"part"`
+	Term string `json:"term"`
+	Df   int32  `json:"df"`
 }
 
 type RiverJob struct {
