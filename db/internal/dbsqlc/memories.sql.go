@@ -853,7 +853,7 @@ WITH parts AS (
     ) w
     CROSS JOIN LATERAL (
         SELECT s.term FROM memory_term_stats s, parts
-        WHERE s.part = ANY(parts.p) AND s.df > 0 AND s.term % w.x
+        WHERE s.part = ANY(parts.p) AND s.df > 0 AND (s.term || '') % w.x
         GROUP BY s.term
         ORDER BY similarity(s.term, w.x) DESC, s.term
         LIMIT 2
