@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -157,8 +158,9 @@ func newLogger(w io.Writer, level zerolog.Level) zerolog.Logger {
 // detectors know. Each Write is one line (zerolog, log and slog write a line
 // at a time). A JSON string in the line, such as a zerolog field or a
 // Socket Mode frame in socketmode's debug line, is scrubbed unescaped, as it
-// was typed, and written back as valid JSON; the text around the strings is
-// scrubbed as it stands.
+// was typed, and with its key ("password": "…" reads as password: …), and
+// written back as valid JSON; the text around the strings is scrubbed as it
+// stands.
 type redactWriter struct{ w io.Writer }
 
 func (r redactWriter) Write(p []byte) (int, error) {
@@ -173,29 +175,40 @@ var jsonString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 func redactLine(p []byte) []byte {
 	var out []byte
-	prev := 0
+	prev, key := 0, ""
 	for _, loc := range jsonString.FindAllIndex(p, -1) {
-		out = append(out, detect.Redact(string(p[prev:loc[0]]))...)
-		out = append(out, redactJSONString(p[loc[0]:loc[1]])...)
-		prev = loc[1]
+		between := string(p[prev:loc[0]])
+		if strings.TrimSpace(between) != ":" {
+			key = ""
+		}
+		out = append(out, detect.Redact(between)...)
+		lit, text := redactJSONString(p[loc[0]:loc[1]], key)
+		out = append(out, lit...)
+		prev, key = loc[1], text
 	}
 	return append(out, detect.Redact(string(p[prev:]))...)
 }
 
-// redactJSONString scrubs the text a JSON string literal holds; a literal
-// that does not decode is scrubbed as it stands.
-func redactJSONString(lit []byte) []byte {
+// redactJSONString scrubs the text a JSON string literal holds, read after
+// its key when it is an object's value, and returns the literal and the
+// text it holds. A literal that does not decode is scrubbed as it stands.
+func redactJSONString(lit []byte, key string) ([]byte, string) {
 	var s string
 	if err := json.Unmarshal(lit, &s); err != nil {
-		return []byte(detect.Redact(string(lit)))
+		return []byte(detect.Redact(string(lit))), ""
 	}
 	red := detect.Redact(s)
+	if key != "" {
+		if kv, prefix := detect.Redact(key+": "+red), key+": "; strings.HasPrefix(kv, prefix) {
+			red = kv[len(prefix):]
+		}
+	}
 	if red == s {
-		return lit
+		return lit, s
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(red) // a string always encodes
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), s
 }

@@ -96,6 +96,9 @@ func TestRedactLine(t *testing.T) {
 			`socketmode: Received WebSocket message: {"payload":{"event":{"text":"` + detect.RedactedMarker + `\nMIIEow"}}}`},
 		{"plain text line", "level=WARN msg=\"x\" token=xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx\n",
 			"level=WARN msg=\"x\" token=" + detect.RedactedMarker + "\n"},
+		{"a secret under its key", `{"level":"debug","input":{"password":"Tr0ub4dor\u00263","DB_PASSWORD":"hunter22"}}`,
+			`{"level":"debug","input":{"password":"` + detect.RedactedMarker + `","DB_PASSWORD":"` + detect.RedactedMarker + `"}}`},
+		{"a key alone is not a secret", `{"password":"forgotten","user":"admin"}`, `{"password":"forgotten","user":"admin"}`},
 		{"nothing to redact", `{"level":"info","message":"mnemo serving","http":"127.0.0.1:80"}` + "\n",
 			`{"level":"info","message":"mnemo serving","http":"127.0.0.1:80"}` + "\n"},
 	} {
