@@ -547,7 +547,13 @@ func hostCredential(text string, loc []int) bool {
 	case "sha1", "sha256", "sha384", "sha512", "md5", "latest":
 		return false
 	}
-	return true
+	if strings.ContainsAny(host, ".") || accountNames[user] {
+		return true
+	}
+	// A host without a dot ("bastion") is also a word: "ETA:tomorrow@noon"
+	// is a note; a password there needs a password's look.
+	lower, upper, digit, symbol := classes(pass)
+	return digit || symbol || lower && upper
 }
 
 // accountNames are user names common enough that "admin / Passw0rd" is a
