@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+	"github.com/mnemo-bot/mnemo/detect"
 )
 
 // Audit owns admin_audit, the record of admin actions, and the counts
@@ -19,9 +20,10 @@ type AuditEntry struct {
 	Team, ActorID, Action, Target, Detail string
 }
 
-// Record stores one admin action.
+// Record stores one admin action, its target and detail with secrets
+// redacted.
 func (s Audit) Record(ctx context.Context, e AuditEntry) error {
-	if err := s.q.AdminAuditInsert(ctx, s.e, dbsqlc.AdminAuditInsertParams{TeamID: e.Team, ActorID: e.ActorID, Action: e.Action, Target: e.Target, Detail: e.Detail}); err != nil {
+	if err := s.q.AdminAuditInsert(ctx, s.e, dbsqlc.AdminAuditInsertParams{TeamID: e.Team, ActorID: e.ActorID, Action: e.Action, Target: detect.Redact(e.Target), Detail: detect.Redact(e.Detail)}); err != nil {
 		return fmt.Errorf("audit: %w", mapErr(err))
 	}
 	return nil

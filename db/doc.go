@@ -6,5 +6,6 @@
 //
 // No store calls a model or the network. It imports only provenance and
 // threads, the vocabulary it stores, and detect, to redact secrets before
-// they are logged.
+// they are stored: in the session log, memory event and archive reasons, and
+// admin audit text.
 package db

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+	"github.com/mnemo-bot/mnemo/detect"
 )
 
 // ErrExists is returned by Memories.Insert when an identical active memory
@@ -237,9 +238,9 @@ func (s Memories) FindSimilar(ctx context.Context, f SimilarQuery) ([]Similar, e
 }
 
 // Archive archives an active memory; ErrNotFound when there is no active
-// memory with that id.
+// memory with that id. Secrets in reason are redacted before it is stored.
 func (s Memories) Archive(ctx context.Context, id uuid.UUID, reason, by string, supersededBy *uuid.UUID) (Memory, error) {
-	r, err := s.q.MemoryArchive(ctx, s.e, dbsqlc.MemoryArchiveParams{ID: id, Reason: reason, ArchivedBy: by, SupersededBy: supersededBy})
+	r, err := s.q.MemoryArchive(ctx, s.e, dbsqlc.MemoryArchiveParams{ID: id, Reason: detect.Redact(reason), ArchivedBy: by, SupersededBy: supersededBy})
 	if err != nil {
 		return Memory{}, fmt.Errorf("archive memory %s: %w", id, mapErr(err))
 	}
@@ -540,10 +541,11 @@ type MemoryEvent struct {
 }
 
 // RecordEvent appends to a memory's history. Call it in the transaction that
-// makes the change.
+// makes the change. Secrets in the reason are redacted before it is stored:
+// /mnemo history shows it to everyone who may see the memory.
 func (s Memories) RecordEvent(ctx context.Context, e MemoryEvent) error {
 	err := s.q.MemoryEventInsert(ctx, s.e, dbsqlc.MemoryEventInsertParams{
-		MemoryID: e.MemoryID, TeamID: e.Team, Action: e.Action, ActorID: e.ActorID, Path: e.Path, Reason: e.Reason, RelatedID: e.RelatedID,
+		MemoryID: e.MemoryID, TeamID: e.Team, Action: e.Action, ActorID: e.ActorID, Path: e.Path, Reason: detect.Redact(e.Reason), RelatedID: e.RelatedID,
 	})
 	if err != nil {
 		return fmt.Errorf("memory event: %w", mapErr(err))

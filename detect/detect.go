@@ -61,6 +61,9 @@ type detector struct {
 	// punctuation, so a card or phone number is never read out of the middle
 	// of a longer id, version or timestamp.
 	isolated bool
+	// unlabelled drops a bare number right after a label that names it as
+	// something else: "meeting id 345 678 9012", "part number 512-34-5678".
+	unlabelled bool
 }
 
 // gate is a cheap necessary condition for a detector's match: one of words
@@ -144,7 +147,10 @@ const (
 	// pemLast is the short last line of a PEM body. It must hold a digit, +,
 	// / or padding, so "thanks" on the line after a key is left alone.
 	pemLast = `(?:[A-Za-z0-9+/]*[0-9+/][A-Za-z0-9+/]*={0,2}|[A-Za-z0-9+/]+={1,2})`
-	idTail  = `(?:\s+(?:number|no\.?|num|#))?\s*(?:is\s+|:\s*|=\s*)?`
+	idTail  = `(?:\s+(?:number|no\.?|num|#))?\s*(?:is\s+|['’]s\s+|:\s*|=\s*)?`
+	// sep is what people put between groups of digits: any mix of spaces,
+	// dots and dashes.
+	sep = `[ .-]{0,3}`
 )
 
 // detectors in precedence order within a category. Names of secret
@@ -174,7 +180,18 @@ var detectors = []detector{
 	{name: "PEM body", category: CategorySecret, gate: gate{minLen: 66, minDigits: 1}, valid: mixedCase,
 		re: regexp.MustCompile(`(?m)^` + b64 + `{64}\r?\n(?:` + b64 + `{64}\r?\n)*(?:` + b64 + `{64}|` + pemLast + `)$`)},
 	{name: "password", category: CategorySecret, gate: gate{words: []string{"pass", "pw", "pin"}}, group: 1, valid: credentialValue(1),
-		re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pwd|pw|pin code)\b\s*(?:is|was|:|=)\s*(\S+)`)},
+		re: regexp.MustCompile(`(?i)\b(?:password|passwd|passphrase|passcode|pwd|pw|pin code)\b["']?(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]+(?:\s+[\w.@-]+)?)?\s*(?:is|was|:|=|->|['’]s)\s*(\S+)`)},
+	// DB_PASSWORD=…, SLACK_BOT_TOKEN: …, as in an .env file or a config:
+	// the value is a credential whatever it looks like, unless it is a
+	// reference to one (${DB_PASSWORD}, os.environ["X"]).
+	{name: "credential setting", category: CategorySecret, gate: gate{words: []string{"_"}}, group: 1, valid: settingValue,
+		re: regexp.MustCompile(`(?i)\b(?:[a-z][a-z0-9]*_)+(?:password|passwd|pass|pwd|passphrase|secret|token|api_?key|access_?key|private_?key|secret_?key|client_?secret|credentials?)["']?\s*[:=]\s*["']?([^\s"'` + "`" + `]+)`)},
+	{name: "credentials before a host", category: CategorySecret, gate: gate{words: []string{"@"}}, group: 2, valid: hostCredential,
+		re: regexp.MustCompile(`(?i)(?:^|[\s(<"'])([a-z][a-z0-9._%+-]{0,63}):([^\s/@:<>()\[\]{}"'` + "`" + `,;]{1,128})@((?:[a-z0-9-]+\.)+[a-z]{2,}|[a-z][a-z0-9-]{1,62}|\d{1,3}(?:\.\d{1,3}){3})\b`)},
+	{name: "HTTP authorization", category: CategorySecret, gate: gate{words: []string{"authorization"}}, group: 1,
+		re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest)\s+([A-Za-z0-9+/._~-]{8,}={0,2})`)},
+	{name: "password on a command line", category: CategorySecret, gate: gate{words: []string{"-u", "--user"}}, group: 1, valid: credentialValue(1),
+		re: regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ =]["']?[^\s:"']+:([^\s"']+)`)},
 	{name: "username and password", category: CategorySecret, gate: gate{words: []string{"user", "login"}}, group: 1, valid: credentialValue(1),
 		re: regexp.MustCompile(`(?i)\b(?:user(?:name)?|login)\s*[:=]?\s*\S+?\s*[,;/]?\s*(?:and\s+)?(?:pass(?:word)?|pw|pwd)\b\s*[:=]?\s*(\S+)`)},
 	{name: "username / password", category: CategorySecret, gate: gate{words: []string{"/", ":"}}, group: 3, valid: slashPair,
@@ -186,24 +203,26 @@ var detectors = []detector{
 		re: regexp.MustCompile(`(?i)\b(?:token|secret|signing[_ -]?key|webhook[_ -]?secret)\b\s*(?:is|:|=)\s*["']?([A-Za-z0-9_\-./+=]{20,})`)},
 
 	// Government ids.
-	{name: "US SSN", category: CategoryGovernmentID, gate: gate{minDigits: 9}, reason: "a US Social Security number", isolated: true, valid: ssnValid(0),
+	{name: "US SSN", category: CategoryGovernmentID, gate: gate{minDigits: 9}, reason: "a US Social Security number", isolated: true, unlabelled: true, valid: ssnValid(0),
 		re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
 	{name: "US SSN after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ssn", "social"}, minDigits: 9}, reason: "a US Social Security number", group: 1, isolated: true, valid: ssnValid(1),
-		re: regexp.MustCompile(`(?i)\b(?:ssn|social security(?: number| no\.?| #)?)\b\D{0,15}?(\d{3}[ -]?\d{2}[ -]?\d{4})\b`)},
+		re: regexp.MustCompile(`(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\b\D{0,15}?(\d{3}` + sep + `\d{2}` + sep + `\d{4})\b`)},
+	{name: "Canadian SIN", category: CategoryGovernmentID, gate: gate{words: []string{"sin", "insurance"}, minDigits: 9}, reason: "a Canadian Social Insurance Number", group: 1, isolated: true, valid: sinValid,
+		re: regexp.MustCompile(`(?:\bSIN\b|(?i:\bsin\s+(?:number|no\.?|#)|\bsocial\s+insurance(?:\s+(?:number|no\.?|#))?))` + idTail + `(\d{3}` + sep + `\d{3}` + sep + `\d{3})\b`)},
 	{name: "UK NI number", category: CategoryGovernmentID, gate: gate{minDigits: 6}, reason: "a UK National Insurance number", valid: ninoValid(0),
 		re: regexp.MustCompile(`\b[A-Z]{2} \d{2} \d{2} \d{2} [A-D]\b`)},
 	{name: "UK NI number after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ni", "national"}, minDigits: 6}, reason: "a UK National Insurance number", group: 1, valid: ninoValid(1),
-		re: regexp.MustCompile(`(?i)\b(?:ni|nino|national insurance)` + idTail + `([A-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D])\b`)},
+		re: regexp.MustCompile(`(?i)\b(?:ni|nino|national insurance)` + idTail + `([A-Z]{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `[A-D])\b`)},
 	{name: "passport number", category: CategoryGovernmentID, gate: gate{words: []string{"passport"}, minDigits: 2}, reason: "a passport number", group: 1, valid: idNumber(1, 2),
 		re: regexp.MustCompile(`(?i)\bpassport` + idTail + `([A-Z0-9]{6,9})\b`)},
 	{name: "identity document number", category: CategoryGovernmentID, gate: gate{words: []string{"licen", "national", "card", "tax", "social", "personnummer", "aadhaar", "bsn"}, minDigits: 4}, reason: "an identity document number", group: 1, valid: idNumber(1, 4),
 		re: regexp.MustCompile(`(?i)\b(?:driver['’]?s? licen[cs]e|driving licen[cs]e|national (?:id|identity)(?: card)?|id card|tax (?:id|identification)|social insurance|personnummer|aadhaar|bsn)` + idTail + `([A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b`)},
 
 	// Payment cards and bank accounts.
-	{name: "payment card number", category: CategoryPaymentCard, gate: gate{minDigits: 13}, reason: "a payment card number", isolated: true, valid: cardValid,
-		re: regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`)},
+	{name: "payment card number", category: CategoryPaymentCard, gate: gate{minDigits: 13}, reason: "a payment card number", isolated: true, unlabelled: true, valid: cardValid,
+		re: regexp.MustCompile(`\b\d(?:` + sep + `\d){12,18}\b`)},
 	{name: "IBAN", category: CategoryBankAccount, gate: gate{minDigits: 2, minLen: 15}, reason: "an IBAN bank account number", isolated: true, valid: ibanMatch,
-		re: regexp.MustCompile(`\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b`)},
+		re: regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?:[ .-]?[A-Z0-9]{4}){2,7}(?:[ .-]?[A-Z0-9]{1,3})?\b`)},
 	{name: "US routing number", category: CategoryBankAccount, gate: gate{words: []string{"routing", "aba"}, minDigits: 9}, reason: "a US bank routing number", group: 1, isolated: true, valid: abaValid,
 		re: regexp.MustCompile(`(?i)\b(?:routing|aba)` + idTail + `(\d{9})\b`)},
 	{name: "bank account number", category: CategoryBankAccount, gate: gate{words: []string{"account", "acct"}, minDigits: 6}, reason: "a bank account number", group: 1, isolated: true, valid: digitCount(1, 6, 17),
@@ -214,7 +233,7 @@ var detectors = []detector{
 	// Phone numbers.
 	{name: "international phone number", category: CategoryPhone, gate: gate{words: []string{"+"}, minDigits: 8}, reason: "a phone number", isolated: true, valid: digitCount(0, 8, 15),
 		re: regexp.MustCompile(`\+[1-9]\d{0,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,5})){1,6}`)},
-	{name: "US phone number", category: CategoryPhone, gate: gate{minDigits: 10}, reason: "a phone number", isolated: true,
+	{name: "US phone number", category: CategoryPhone, gate: gate{minDigits: 10}, reason: "a phone number", isolated: true, unlabelled: true, valid: nanpValid,
 		re: regexp.MustCompile(`(?:\b1[ .-])?(?:\([2-9]\d{2}\)\s?|\b[2-9]\d{2}[ .-])\d{3}[ .-]\d{4}\b`)},
 	{name: "phone number after keyword", category: CategoryPhone, gate: gate{words: []string{"phone", "mobile", "cell", "tel", "whatsapp", "call", "text", "reach", "number"}, minDigits: 7}, reason: "a phone number", group: 1, isolated: true, valid: phoneAfterKeyword,
 		re: regexp.MustCompile(`(?i)\b(?:phone|mobile|cell|tel|telephone|whatsapp|call\s+me|text\s+me|reach\s+me|my\s+number)\b(?:\s+(?:number|no\.?|#))?\s*(?:is|at|on|:)?\s*(?:is\s+|at\s+|on\s+)?(\+?\(?\d[\d ().-]{5,20}\d)`)},
@@ -356,6 +375,8 @@ func scan(text string, only func(Category) bool, gated bool) []Finding {
 				continue
 			case d.valid != nil && !d.valid(text, loc):
 				continue
+			case d.unlabelled && labelled(text, s):
+				continue
 			case overlapsAny(markers, s, e):
 				continue
 			}
@@ -469,16 +490,16 @@ func mixedCase(text string, loc []int) bool {
 
 // credentialValue accepts the word after "password is" when it looks like a
 // password rather than English ("password is stored in Vault"): quoted, or
-// with a digit, a symbol or an inner capital; references such as ${DB_PASS}
-// or a masked ******** are not secrets.
+// with a digit, a symbol or an inner capital; references such as ${DB_PASS},
+// a masked ******** or a URL saying where it is kept are not secrets.
 func credentialValue(g int) func(string, []int) bool {
 	return func(text string, loc []int) bool {
 		v := group(text, loc, g)
 		quoted := strings.ContainsRune(`"'`+"`", rune(v[0]))
 		v = strings.Trim(v, `"'`+"`")
 		v = strings.TrimRight(v, ".,;:!?)")
-		if len(v) < 4 || strings.ContainsRune("$<{%", rune(v[0])) || strings.Trim(v, "*xX•") == "" {
-			return false
+		if len(v) < 4 || strings.ContainsRune("$<{%", rune(v[0])) || strings.Trim(v, "*xX•") == "" || strings.Contains(v, "://") {
+			return false // a reference, a mask, or where it is kept
 		}
 		if quoted {
 			return true
@@ -486,6 +507,53 @@ func credentialValue(g int) func(string, []int) bool {
 		lower, upper, digit, symbol := classes(v)
 		return digit || symbol || upper && (lower && !unicode.IsUpper(rune(v[0])) || strings.ContainsFunc(v[1:], unicode.IsUpper))
 	}
+}
+
+// settingValue accepts the value of a credential setting unless it is a
+// reference to one (${X}, $X, <your-token>, %X%, os.environ["X"],
+// process.env.X), masked, or too short to be a credential.
+func settingValue(text string, loc []int) bool {
+	v := strings.TrimRight(group(text, loc, 1), ".,;:!?)}]")
+	if len(v) < 4 || strings.ContainsRune("$<{%", rune(v[0])) || strings.Trim(v, "*xX•.") == "" || strings.ContainsAny(v, "()[]") {
+		return false
+	}
+	lower := strings.ToLower(v)
+	for _, ref := range []string{"process.env", "os.environ", "env.", "secrets.", "vault:", "ssm:"} {
+		if strings.HasPrefix(lower, ref) {
+			return false
+		}
+	}
+	switch lower {
+	case "true", "false", "none", "null", "nil", "required", "optional", "empty", "unset", "redacted":
+		return false
+	}
+	return true
+}
+
+// notAccounts are labels that come before "x:y@host" in ordinary text: an
+// address or a mention, not a login.
+var notAccounts = map[string]bool{"mailto": true, "email": true, "e-mail": true, "mail": true, "to": true, "from": true, "cc": true, "bcc": true,
+	"contact": true, "sip": true, "xmpp": true, "tel": true, "re": true, "fw": true, "fwd": true, "ping": true, "cc'd": true, "via": true, "author": true, "owner": true}
+
+// hostCredential accepts user:password@host unless the "user" is a label
+// (mailto:, cc:) or the whole is an image tag and digest
+// (nginx:1.25@sha256): a version is not a password.
+func hostCredential(text string, loc []int) bool {
+	user, pass, host := strings.ToLower(group(text, loc, 1)), group(text, loc, 2), strings.ToLower(group(text, loc, 3))
+	if notAccounts[user] || strings.Trim(pass, "0123456789.") == "" {
+		return false
+	}
+	switch host {
+	case "sha1", "sha256", "sha384", "sha512", "md5", "latest":
+		return false
+	}
+	if strings.ContainsAny(host, ".") || accountNames[user] {
+		return true
+	}
+	// A host without a dot ("bastion") is also a word: "ETA:tomorrow@noon"
+	// is a note; a password there needs a password's look.
+	lower, upper, digit, symbol := classes(pass)
+	return digit || symbol || lower && upper
 }
 
 // accountNames are user names common enough that "admin / Passw0rd" is a
@@ -563,12 +631,19 @@ func ssnValid(g int) func(string, []int) bool {
 	}
 }
 
+// sinValid checks a Canadian Social Insurance Number: nine digits that
+// pass Luhn.
+func sinValid(text string, loc []int) bool {
+	d := digitsOf(group(text, loc, 1))
+	return len(d) == 9 && luhnValid(d)
+}
+
 // ninoValid applies HMRC's prefix rules: the first letter is not D, F, I,
 // Q, U or V, the second not those or O, and BG, GB, KN, NK, NT, TN, ZZ are
 // never issued.
 func ninoValid(g int) func(string, []int) bool {
 	return func(text string, loc []int) bool {
-		v := strings.ToUpper(strings.Join(strings.Fields(group(text, loc, g)), ""))
+		v := strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(group(text, loc, g)))
 		if len(v) != 9 {
 			return false
 		}
@@ -590,15 +665,57 @@ func idNumber(g, minDigits int) func(string, []int) bool {
 	}
 }
 
-// cardValid accepts 13–19 digits that pass Luhn, start like a card a network
-// issues (2–6), and are grouped with one kind of separator if any.
+// cardValid accepts 13–19 digits that pass Luhn, start with a prefix a
+// card network issues, at a length it issues, and, when they are grouped,
+// come in groups of 3 to 8 digits, whatever the separators: a Slack ts
+// (10 digits, a dot, 6) or a compact timestamp is not a card.
 func cardValid(text string, loc []int) bool {
 	s := group(text, loc, 0)
-	if strings.Contains(s, " ") && strings.Contains(s, "-") {
-		return false
+	groups := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '.' || r == '-' })
+	if len(groups) > 1 {
+		for _, g := range groups {
+			if len(g) < 3 || len(g) > 8 {
+				return false
+			}
+		}
 	}
 	d := digitsOf(s)
-	return len(d) >= 13 && len(d) <= 19 && d[0] >= '2' && d[0] <= '6' && luhnValid(d)
+	return cardNetwork(d) && luhnValid(d)
+}
+
+// cardNetwork reports whether digits start with an issuer prefix (IIN) of
+// a card network and have a length that network issues.
+func cardNetwork(d string) bool {
+	n := len(d)
+	if n < 13 || n > 19 {
+		return false
+	}
+	p := func(k int) int {
+		v := 0
+		for i := 0; i < k; i++ {
+			v = v*10 + int(d[i]-'0')
+		}
+		return v
+	}
+	p2, p3, p4 := p(2), p(3), p(4)
+	switch {
+	case d[0] == '4': // Visa
+		return n == 13 || n == 16 || n == 19
+	case p2 >= 51 && p2 <= 55, p4 >= 2221 && p4 <= 2720: // Mastercard
+		return n == 16
+	case p2 == 34 || p2 == 37: // American Express
+		return n == 15
+	case p4 >= 2200 && p4 <= 2204, // Mir
+		p4 == 6011 || p2 == 65 || p3 >= 644 && p3 <= 649, // Discover
+		p2 == 62,                 // UnionPay
+		p4 >= 3528 && p4 <= 3589: // JCB
+		return n >= 16
+	case p3 >= 300 && p3 <= 305 || p2 == 36 || p2 == 38 || p2 == 39 || p4 == 3095: // Diners Club
+		return n >= 14
+	case p2 == 50 || p2 >= 56 && p2 <= 58 || p2 == 63 || p2 == 67: // Maestro
+		return true
+	}
+	return false
 }
 
 // luhnValid reports whether a string of digits passes the Luhn check.
@@ -625,8 +742,20 @@ func luhnValid(digits string) bool {
 	return sum%10 == 0
 }
 
+// ibanMatch accepts a match that is an IBAN, or starts with one: a word
+// after a spaced IBAN ("BE68 5390 0754 7034 from") can read as a group.
 func ibanMatch(text string, loc []int) bool {
-	return ibanValid(group(text, loc, 0))
+	s := group(text, loc, 0)
+	for {
+		if ibanValid(s) {
+			return true
+		}
+		i := strings.LastIndexAny(s, " .-")
+		if i < 0 {
+			return false
+		}
+		s = s[:i]
+	}
 }
 
 // ibanLengths is the IBAN length per country of the SWIFT IBAN registry;
@@ -642,10 +771,11 @@ var ibanLengths = map[string]int{
 	"TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
 }
 
-// ibanValid reports whether s, spaces allowed, is an IBAN of its country's
-// length whose mod-97 check (ISO 7064) gives 1.
+// ibanValid reports whether s, in any case and with spaces, dots or dashes
+// between its characters, is an IBAN of its country's length whose mod-97
+// check (ISO 7064) gives 1.
 func ibanValid(s string) bool {
-	s = strings.ReplaceAll(s, " ", "")
+	s = strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(s))
 	if len(s) < 4 || ibanLengths[s[:2]] != len(s) {
 		return false
 	}
@@ -678,10 +808,46 @@ func abaValid(text string, loc []int) bool {
 
 var isoDate = regexp.MustCompile(`^\d{4}[-./]\d{2}[-./]\d{2}$`)
 
+// phoneAfterKeyword accepts 7 to 15 digits that are not a date. A plain
+// run of digits right after the keyword, with no "is", "at" or colon, must
+// look like a phone number (10 digits or more, or a leading 0): "cell
+// 1048576" is a spreadsheet cell.
 func phoneAfterKeyword(text string, loc []int) bool {
 	v := strings.TrimSpace(group(text, loc, 1))
-	n := len(digitsOf(v))
-	return n >= 7 && n <= 15 && !isoDate.MatchString(v)
+	d := digitsOf(v)
+	if len(d) < 7 || len(d) > 15 || isoDate.MatchString(v) {
+		return false
+	}
+	if d != v {
+		return true // grouped or with +, ( ): written as a phone number
+	}
+	before := strings.ToLower(strings.TrimRight(text[loc[0]:loc[2]], " "))
+	connected := strings.HasSuffix(before, ":") || strings.HasSuffix(before, " is") || strings.HasSuffix(before, " at") || strings.HasSuffix(before, " on") || strings.HasSuffix(before, "#")
+	return connected || len(d) >= 10 || d[0] == '0'
+}
+
+// nanpValid checks a North American number's area code and exchange: each
+// starts with 2–9 and is not an N11 service code, so "meeting 345 178 9012"
+// or "911 555 0100" is not read as a phone number.
+func nanpValid(text string, loc []int) bool {
+	d := digitsOf(group(text, loc, 0))
+	if len(d) == 11 {
+		d = d[1:]
+	}
+	if len(d) != 10 {
+		return false
+	}
+	area, exch := d[:3], d[3:6]
+	return area[0] >= '2' && exch[0] >= '2' && area[1:] != "11" && exch[1:] != "11"
+}
+
+// numberLabel is a label that names the number after it as something other
+// than a person's: a meeting, an order, a part, a ticket, a build.
+var numberLabel = regexp.MustCompile(`(?i)\b(?:meeting|zoom|webex|webinar|conference|bridge|dial-in|room|part|sku|order|invoice|ticket|case|ref|reference|tracking|serial|model|item|catalog(?:ue)?|confirmation|booking|reservation|build|version|release|po|purchase\s+order|transaction|txn|request|job|issue|pr|run|batch|shipment|parcel|package|claim|asset|lot|patent|isbn|ean|upc|gtin|row|page|port)(?:\s+(?:id|number|no\.?|num|code|#))?\s*(?:is\s+|:\s*|#\s*|=\s*)?$`)
+
+// labelled reports a number label right before text[s:].
+func labelled(text string, s int) bool {
+	return numberLabel.MatchString(text[max(0, s-48):s])
 }
 
 var moneyToken = regexp.MustCompile(`(?i)([$€£])?\s?(\d[\d,.]*)\s*(k|m|bn|thousand|million|grand|usd|eur|gbp|chf|dollars|euros|pounds)?\b`)

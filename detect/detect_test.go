@@ -167,8 +167,11 @@ func TestIBAN(t *testing.T) {
 		"NL91ABNA0417164300":                true,
 		"NO9386011117947":                   true,
 		"XX82WEST12345698765432":            false, // no such country
-		"gb82west12345698765432":            false, // IBANs are upper case
-		"GB82-WEST-1234-5698-7654-32":       false,
+		"gb82west12345698765432":            true,  // people type it in lower case
+		"GB82-WEST-1234-5698-7654-32":       true,  // and with dashes
+		"de89.3704.0044.0532.0130.00":       true,  // or dots
+		"gb82-west-1234-5698-7654-33":       false,
+		"DE89 3704 0044 0532 0130 00 12":    false, // too long for DE
 	} {
 		require.Equal(t, want, ibanValid(iban), iban)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/llm"
 )
 
@@ -69,7 +70,9 @@ When storing, give the memory as one canonical, self-contained sentence without 
 	if err != nil {
 		return ReviewVerdict{}, fmt.Errorf("memory review: %w", err)
 	}
-	return ReviewVerdict{Store: v.Store, Reason: v.Reason, Canonical: v.Canonical, Sensitive: v.Sensitive, Cues: v.Cues, Expires: v.Expires}, nil
+	// The reason is logged and shown: a secret the model quotes in it is
+	// redacted here, where it enters mnemo.
+	return ReviewVerdict{Store: v.Store, Reason: detect.Redact(v.Reason), Canonical: v.Canonical, Sensitive: v.Sensitive, Cues: v.Cues, Expires: v.Expires}, nil
 }
 
 // DecideSchema is the update decision: add, duplicate of an id, update of an

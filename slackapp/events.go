@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/inbox"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
@@ -80,7 +81,9 @@ func postFrom(e slackevents.EventsAPIEvent, envelopeID, botUserID string) (inbox
 			return p, reject, fmt.Errorf("bad id %q", id)
 		}
 	}
-	p.Text = agent.Sanitize(p.Text)
+	// A secret is redacted before the post's first write: the inbox and the
+	// job queue keep what the turn reads, and the turn never sees a secret.
+	p.Text = detect.Redact(agent.Sanitize(p.Text))
 	if utf8.RuneCountInString(p.Text) > maxEventText {
 		p.Text = string([]rune(p.Text)[:maxEventText])
 	}

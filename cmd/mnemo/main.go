@@ -3,17 +3,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
+
+	"github.com/mnemo-bot/mnemo/detect"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -138,23 +143,72 @@ func (p process) help(ctx context.Context, cmd string, rest []string) int {
 }
 
 // newLogger writes JSON, or console format on a terminal, with secrets
-// scrubbed from every line.
+// scrubbed from every line at every level.
 func newLogger(w io.Writer, level zerolog.Level) zerolog.Logger {
-	out := io.Writer(redactWriter{w})
+	out := io.Writer(w)
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		out = zerolog.ConsoleWriter{Out: redactWriter{w}}
+		out = zerolog.ConsoleWriter{Out: w}
 	}
-	return zerolog.New(out).Level(level).With().Timestamp().Logger()
+	// The scrubber reads zerolog's JSON, before the console writer formats it.
+	return zerolog.New(redactWriter{out}).Level(level).With().Timestamp().Logger()
 }
 
-// secretInLog matches tokens and keys that must never reach a log.
-var secretInLog = regexp.MustCompile(`(xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|sk-ant-[A-Za-z0-9_-]+|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|AKIA[0-9A-Z]{16}|Bearer [A-Za-z0-9._~+/-]+=*)`)
-
+// redactWriter scrubs each line written through it with detect.Redact, the
+// one redactor: the session log's, so a log knows every shape of secret the
+// detectors know. Each Write is one line (zerolog, log and slog write a line
+// at a time). A JSON string in the line, such as a zerolog field or a
+// Socket Mode frame in socketmode's debug line, is scrubbed unescaped, as it
+// was typed, and with its key ("password": "…" reads as password: …), and
+// written back as valid JSON; the text around the strings is scrubbed as it
+// stands.
 type redactWriter struct{ w io.Writer }
 
 func (r redactWriter) Write(p []byte) (int, error) {
-	if _, err := r.w.Write(secretInLog.ReplaceAll(p, []byte("[redacted]"))); err != nil {
+	if _, err := r.w.Write(redactLine(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// jsonString matches a JSON string literal.
+var jsonString = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+func redactLine(p []byte) []byte {
+	var out []byte
+	prev, key := 0, ""
+	for _, loc := range jsonString.FindAllIndex(p, -1) {
+		between := string(p[prev:loc[0]])
+		if strings.TrimSpace(between) != ":" {
+			key = ""
+		}
+		out = append(out, detect.Redact(between)...)
+		lit, text := redactJSONString(p[loc[0]:loc[1]], key)
+		out = append(out, lit...)
+		prev, key = loc[1], text
+	}
+	return append(out, detect.Redact(string(p[prev:]))...)
+}
+
+// redactJSONString scrubs the text a JSON string literal holds, read after
+// its key when it is an object's value, and returns the literal and the
+// text it holds. A literal that does not decode is scrubbed as it stands.
+func redactJSONString(lit []byte, key string) ([]byte, string) {
+	var s string
+	if err := json.Unmarshal(lit, &s); err != nil {
+		return []byte(detect.Redact(string(lit))), ""
+	}
+	red := detect.Redact(s)
+	if key != "" {
+		if kv, prefix := detect.Redact(key+": "+red), key+": "; strings.HasPrefix(kv, prefix) {
+			red = kv[len(prefix):]
+		}
+	}
+	if red == s {
+		return lit, s
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(red) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), s
 }

@@ -31,7 +31,7 @@ var layers = map[string][]string{
 	"agent":              {"db", "llm", "memory", "provenance", "threads", "tools"},
 	"inbox":              {"db", "threads"},
 	"ops":                {"db", "llm"},
-	"slackapp":           {"agent", "db", "inbox", "memory", "provenance", "threads", "tools"},
+	"slackapp":           {"agent", "db", "detect", "inbox", "memory", "provenance", "threads", "tools"},
 	"cmd/mnemo":          {"*"},
 	"cmd/mnemo-eval":     {"evals"},
 	"evals":              {"*"},
