@@ -37,9 +37,9 @@ func TestForgetMineHasTheAuthorizationOfForget(t *testing.T) {
 
 	for _, r := range []row{
 		{bob, channelMem, false},     // not its author, and no channel here
-		{bob, *health.Memory, false},  // someone else's personal memory
+		{bob, *health.Memory, false}, // someone else's personal memory
 		{alice, workspaceMem, false}, // Ada's workspace memory
-		{ada, *health.Memory, false},  // an admin's oversight never reaches a sensitive memory said elsewhere
+		{ada, *health.Memory, false}, // an admin's oversight never reaches a sensitive memory said elsewhere
 		{alice, channelMem, true},
 		{alice, privateMem, true},
 		{alice, threadMem, true},
