@@ -155,7 +155,7 @@ func (r *scenarioRun) drive(ctx context.Context) {
 	}
 	store := memory.New(r.db.DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("sk-ant-eval", seedModel.URL, "scripted")}})
 	for _, sd := range r.s.Seed {
-		vis := provenance.VisibilityOf("", sd.Channel)
+		vis := provenance.VisibilityOf(fakeChannelType(sd.Channel), sd.Channel)
 		out, err := store.Remember(ctx, memory.WriteRequest{
 			Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: UserID(sd.User)},
 			Place: provenance.Place{Team: fakeslack.TeamID, Channel: sd.Channel, SourceKey: sourceKey(sd.Channel, sd.TS), Visibility: vis},
@@ -656,3 +656,17 @@ var JudgeSchema = &llm.Schema{Name: "reply_grade", Description: "The grade of on
   "required": ["grade", "reason"],
   "additionalProperties": false
 }`)}
+
+// fakeChannelType is the channel type the fake Slack's conversations.info
+// gives a seed's channel, so a seed is stored as the bot would see it.
+func fakeChannelType(id string) string {
+	switch {
+	case strings.HasPrefix(id, "C"):
+		return "channel"
+	case strings.HasPrefix(id, "G"):
+		return "group"
+	case strings.HasPrefix(id, "D"):
+		return "im"
+	}
+	return ""
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -127,6 +129,27 @@ func (s *Store) ForgetMemory(ctx context.Context, v Viewer, m Memory, reason str
 	}
 	s.changed(f)
 	return ForgetOutcome{Forgotten: &f}, nil
+}
+
+// ForgetMine forgets one of the memories a person's own lists show them
+// (the App Home: Mine, personal and authored), by its full id, with the
+// authorization of `/mnemo forget`. v is the person where no channel is:
+// a shared memory they wrote is judged from the place it belongs to, as
+// `/mnemo forget` said there would judge it; anything else from v.
+func (s *Store) ForgetMine(ctx context.Context, v Viewer, id, reason string, path Path) (ForgetOutcome, error) {
+	uid, err := uuid.Parse(strings.TrimSpace(id))
+	if err != nil {
+		return ForgetOutcome{}, fmt.Errorf("forget: %w", ErrNotFound)
+	}
+	m, err := s.get(ctx, uid)
+	if err != nil {
+		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
+	}
+	if m.Scope != ScopePersonal && m.ActorID == v.Actor.ID && m.Team == v.Place.Team {
+		v.Place = provenance.Place{Team: m.Team, Channel: m.ChannelID, SourceKey: m.SourceKey, Visibility: m.Visibility}
+		v.Private = false
+	}
+	return s.ForgetMemory(ctx, v, m, reason, path)
 }
 
 // Restore brings back the archived memory ref names. Only admins restore,

@@ -267,6 +267,12 @@ var firstPerson = regexp.MustCompile(`(?i)^\s*(please\s+)?((remember|note)( that
 // a duplicate and superseding what a newer preference contradicts. Every
 // model call (review, supersession) runs before the write transaction opens;
 // the transaction then re-checks for a duplicate under the subject's lock.
+//
+// The memories it compares the new one with are only those visible where it
+// is written, as a model would be shown them (ModelAt): a merge, a duplicate
+// or a supersession never quotes, moves or archives a memory from a more
+// private place. A merge is reviewed as a new write is, and keeps the most
+// private visibility and the sensitivity of its sources.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
 	if !req.Actor.IsHuman() {
 		return Outcome{}, fmt.Errorf("remember: actor %q is not a person", req.Actor.ID)
@@ -275,7 +281,8 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 	if err != nil || out.Status == Rejected {
 		return out, err
 	}
-	cands, err := s.db.Memories().FindSimilar(ctx, w.similarQuery())
+	v := ModelAt(req.Actor, req.Place)
+	cands, err := s.candidates(ctx, s.db.Memories(), v, w)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("remember: %w", err)
 	}
@@ -283,16 +290,25 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		out.Status, out.Memory, out.Reason = Duplicate, dup, "already remembered"
 		return out, nil
 	}
-	decision, err := s.decide(ctx, &w, req, cands)
+	decision, err := s.decide(ctx, w, cands)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("remember: %w", err)
 	}
-	if decision.Action == ActionDuplicate {
+	switch decision.Action {
+	case ActionDuplicate:
 		m := fromRow(findCandidate(cands, decision.Target).Memory)
 		out.Status, out.Memory, out.Reason = Duplicate, &m, "already remembered in other words"
 		return out, nil
-	}
-	if decision.Action == ActionUpdate {
+	case ActionUpdate:
+		target := fromRow(findCandidate(cands, decision.Target).Memory)
+		reason, err := s.reviewMerge(ctx, req, &w, decision.Merged, target)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("remember: %w", err)
+		}
+		if reason != "" {
+			out.Status, out.Reason = Rejected, "merged with what is already remembered, it would not be stored: "+reason
+			return out, nil
+		}
 		out.Canonical = w.canonical
 	}
 	replaced := decision.Replaces
@@ -303,7 +319,7 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 			return err
 		}
 		// Another writer may have stored the same memory since the read above.
-		again, err := mem.FindSimilar(ctx, w.similarQuery())
+		again, err := s.candidates(ctx, mem, v, w)
 		if err != nil {
 			return err
 		}
@@ -312,6 +328,12 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 			return nil
 		}
 		row, err := mem.Insert(ctx, w.insert(req, s.now()))
+		if errors.Is(err, db.ErrExists) {
+			// The same words, kept where this place may not see them
+			// (written before keys named private places): not quoted.
+			out.Status, out.Memory, out.Reason = Duplicate, nil, "already remembered"
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -349,6 +371,29 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 	return out, nil
 }
 
+// MaxCandidates is how many of the subject's similar memories a write is
+// compared with.
+const MaxCandidates = 8
+
+// candidates are the subject's active memories similar to w that v may be
+// shown through a model, closest first. The similarity query reads more
+// than it keeps, so memories v may not see leave room for those it may.
+func (s *Store) candidates(ctx context.Context, mem db.Memories, v Viewer, w write) ([]db.Similar, error) {
+	q := w.similarQuery()
+	q.Limit = 4 * MaxCandidates
+	cands, err := mem.FindSimilar(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if len(out) < MaxCandidates && Visible(v, fromRow(c.Memory), Show) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
 // write is a reviewed memory about to be stored: its canonical text, kind,
 // scope and subject.
 type write struct {
@@ -362,12 +407,14 @@ type write struct {
 	note          string // what was changed from what was asked, and why
 	cues          []string
 	expires       *time.Time // an end the review found in the memory itself
+	// visibility is the place's, or a more private one a merge keeps.
+	visibility provenance.Visibility
 }
 
 func (w write) similarQuery() db.SimilarQuery {
 	return db.SimilarQuery{
 		Team: w.team, Scope: string(w.scope), SubjectType: string(w.subjectType), SubjectID: w.subject,
-		Normalized: w.norm, MinSimilarity: 0.3, Limit: 8,
+		Normalized: w.norm, MinSimilarity: 0.3, Limit: MaxCandidates,
 	}
 }
 
@@ -384,13 +431,22 @@ func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
 	if expires == nil {
 		expires = w.expires
 	}
+	vis := w.visibility
+	if vis == "" {
+		vis = req.Place.Visibility
+	}
+	key := idempotencyKey(w.team, w.scope, w.subjectType, w.subject, w.norm)
+	if vis != provenance.Public {
+		// The same words said in a private place and then in public are two
+		// memories: the public one must not wait on one it can't see.
+		key = idempotencyKey(w.team, w.scope, w.subjectType, w.subject, w.norm+"\x00"+req.Place.Channel)
+	}
 	return db.MemoryInsert{
 		Team: w.team, Scope: string(w.scope), SubjectType: string(w.subjectType), SubjectID: w.subject,
 		Kind: string(w.kind), Content: w.canonical, Normalized: w.norm, SourceKey: req.Place.SourceKey,
-		ChannelID: req.Place.Channel, Visibility: string(req.Place.Visibility), ActorID: req.Actor.ID,
+		ChannelID: req.Place.Channel, Visibility: string(vis), ActorID: req.Actor.ID,
 		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTS: req.MessageTS,
-		ObservedAt: observed, ExpiresAt: expires,
-		IdempotencyKey: idempotencyKey(w.team, w.scope, w.subjectType, w.subject, w.norm), Sensitive: w.sensitive,
+		ObservedAt: observed, ExpiresAt: expires, IdempotencyKey: key, Sensitive: w.sensitive,
 		Cues: w.cues,
 	}
 }
@@ -414,6 +470,43 @@ func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, e
 	if err != nil {
 		return reject(err.Error())
 	}
+	c, err := s.check(ctx, req, scope, kind, canonical)
+	if err != nil {
+		return write{}, out, err
+	}
+	if c.reason != "" {
+		return reject(c.reason)
+	}
+	out.Canonical, out.Note = c.canonical, note
+	w := write{
+		team: req.Place.Team, subject: subject, subjectType: subjectType, scope: scope, kind: kind,
+		canonical: c.canonical, norm: Normalize(c.canonical), note: note, sensitive: c.sensitive, cues: c.verdict.Cues,
+	}
+	if req.ExpiresAt == nil && c.verdict.Expires != "" {
+		if exp, err := ParseExpiry(c.verdict.Expires, s.now()); err == nil {
+			w.expires = exp
+		}
+	}
+	return w, out, nil
+}
+
+// checked is what the review of one text found: why it may not be stored
+// (or ""), its canonical form, its sensitive category and the model's
+// verdict.
+type checked struct {
+	reason, canonical, sensitive string
+	verdict                      ReviewVerdict
+}
+
+// check reviews req.Content, canonical as given: the detectors, then the
+// deterministic checks, then the model, then the sensitive policy. Every
+// text that is stored passes it: a new write's, and an update's merge.
+func (s *Store) check(ctx context.Context, req WriteRequest, scope Scope, kind Kind, canonical string) (checked, error) {
+	c := checked{canonical: canonical}
+	reject := func(reason string) (checked, error) {
+		c.reason = reason
+		return c, nil
+	}
 	// The detectors run first, so a secret or an id is named as what it is
 	// and never reaches the model.
 	found, why := detect.Sensitive(req.Content)
@@ -430,38 +523,87 @@ func (s *Store) review(ctx context.Context, req WriteRequest) (write, Outcome, e
 	if reason := s.deterministicReview(req, canonical); reason != "" {
 		return reject(reason)
 	}
-	var verdict ReviewVerdict
 	if s.reviewer != nil {
 		v, err := s.reviewer.Review(ctx, canonical, kind)
 		if err != nil {
-			return write{}, out, fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
+			return c, fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
 		}
 		if !v.Store {
 			return reject(v.Reason)
 		}
-		if c := strings.TrimSpace(v.Canonical); c != "" && s.deterministicReview(req, c) == "" {
-			canonical, out.Canonical = c, c
+		if t := strings.TrimSpace(v.Canonical); t != "" && s.deterministicReview(req, t) == "" {
+			c.canonical = t
 		}
-		verdict = v
+		c.verdict = v
 	}
-	sensitive := verdict.Sensitive
-	if found != "" && sensitive != "third_party" {
-		sensitive = string(found) // the detectors' category is certain
+	c.sensitive = c.verdict.Sensitive
+	if found != "" && c.sensitive != "third_party" {
+		c.sensitive = string(found) // the detectors' category is certain
 	}
-	if reason := sensitivePolicy(req, scope, sensitive); reason != "" {
+	if reason := sensitivePolicy(req, scope, c.sensitive); reason != "" {
 		return reject(reason)
 	}
-	out.Note = note
-	w := write{
-		team: req.Place.Team, subject: subject, subjectType: subjectType, scope: scope, kind: kind,
-		canonical: canonical, norm: Normalize(canonical), note: note, sensitive: sensitive, cues: verdict.Cues,
+	return c, nil
+}
+
+// reviewMerge reviews an update's merged text as a new write is reviewed,
+// and makes w the merge: it keeps the most private visibility of the place
+// and the target, and the strongest sensitivity of the new memory, the
+// target and the merged text, which the sensitive policy then judges. It
+// returns why the merge may not be stored, or "".
+func (s *Store) reviewMerge(ctx context.Context, req WriteRequest, w *write, merged string, target Memory) (string, error) {
+	mreq := req
+	mreq.Content = merged // the detectors and the checks read the merged text
+	c, err := s.check(ctx, mreq, w.scope, w.kind, Canonicalize(merged))
+	if err != nil {
+		return "", err
 	}
-	if req.ExpiresAt == nil && verdict.Expires != "" {
-		if exp, err := ParseExpiry(verdict.Expires, s.now()); err == nil {
-			w.expires = exp
+	if c.reason != "" {
+		return c.reason, nil
+	}
+	sensitive := strongest(c.sensitive, w.sensitive, target.Sensitive)
+	if reason := sensitivePolicy(req, w.scope, sensitive); reason != "" {
+		return reason, nil
+	}
+	w.canonical, w.norm, w.sensitive = c.canonical, Normalize(c.canonical), sensitive
+	w.visibility = mostPrivate(req.Place.Visibility, target.Visibility)
+	if len(c.verdict.Cues) > 0 {
+		w.cues = c.verdict.Cues
+	}
+	return "", nil
+}
+
+// strongest is the sensitive category a memory made of sources takes:
+// third_party (which no one but its subject may store) before any other,
+// any other before none.
+func strongest(categories ...string) string {
+	out := ""
+	for _, c := range categories {
+		if c == "third_party" {
+			return c
+		}
+		if out == "" {
+			out = c
 		}
 	}
-	return w, out, nil
+	return out
+}
+
+// mostPrivate is the more private of two visibilities: a DM before a
+// private place, a private place before a public one.
+func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
+	rank := map[provenance.Visibility]int{provenance.Public: 0, provenance.Private: 1, provenance.DM: 2}
+	ra, oka := rank[a]
+	rb, okb := rank[b]
+	switch {
+	case !oka:
+		return provenance.Private // unknown: private, so nothing leaks
+	case !okb:
+		return provenance.Private
+	case rb > ra:
+		return b
+	}
+	return a
 }
 
 // sensitivePolicy says why a memory in a sensitive category may not be
@@ -514,10 +656,9 @@ func duplicateOf(cands []db.Similar, norm string) *Memory {
 }
 
 // decide asks the decider how w relates to the subject's similar active
-// memories, outside any transaction. An update rewrites w to the merged
-// content. The answer may only name candidates; a decider that can't answer
-// fails the write closed.
-func (s *Store) decide(ctx context.Context, w *write, req WriteRequest, cands []db.Similar) (Decision, error) {
+// memories, outside any transaction. The answer may only name candidates; a
+// decider that can't answer fails the write closed.
+func (s *Store) decide(ctx context.Context, w write, cands []db.Similar) (Decision, error) {
 	if s.decider == nil || len(cands) == 0 {
 		return Decision{Action: ActionAdd}, nil
 	}
@@ -543,11 +684,10 @@ func (s *Store) decide(ctx context.Context, w *write, req WriteRequest, cands []
 		if findCandidate(cands, d.Target) == nil {
 			return bad("names %s, which is no candidate", d.Target)
 		}
-		merged := Canonicalize(d.Merged)
-		if merged == "" || s.deterministicReview(req, merged) != "" {
-			return bad("merges into text that does not pass review")
+		if Canonicalize(d.Merged) == "" {
+			return bad("merges into no text")
 		}
-		w.canonical, w.norm, d.Replaces = merged, Normalize(merged), []uuid.UUID{d.Target}
+		d.Replaces = []uuid.UUID{d.Target} // the merge itself is reviewed by reviewMerge
 	case ActionSupersede:
 		if len(d.Replaces) == 0 {
 			return bad("supersedes nothing")

@@ -134,23 +134,32 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 	if err != nil {
 		return nil, err
 	}
+	// The result goes to the model and may be quoted here: it names only
+	// memories this place may be shown through a model.
+	v := ModelAt(inv.Actor, inv.Place)
 	res := map[string]any{"stored": out.Status == Stored, "status": string(out.Status), "content": out.Canonical}
 	switch out.Status {
 	case Rejected:
 		res["reason"] = "not stored: " + out.Reason
 	case Duplicate:
 		res["reason"] = "already remembered; nothing new stored"
-		res["memory"] = s.view(*out.Memory, inv)
+		if out.Memory != nil && Visible(v, *out.Memory, Show) {
+			res["memory"] = s.view(*out.Memory, inv)
+		}
 	case Stored:
-		res["memory"] = s.view(*out.Memory, inv)
+		if Visible(v, *out.Memory, Show) {
+			res["memory"] = s.view(*out.Memory, inv)
+		}
 		if out.Note != "" {
 			res["note"] = out.Note
 		}
-		if len(out.Superseded) > 0 {
-			var old []string
-			for _, m := range out.Superseded {
+		var old []string
+		for _, m := range out.Superseded {
+			if Visible(v, m, Show) {
 				old = append(old, m.Content)
 			}
+		}
+		if len(old) > 0 {
 			res["superseded"] = old
 		}
 	}
@@ -168,7 +177,7 @@ func (s *Store) recallTool(ctx context.Context, inv tools.Invocation, raw json.R
 	if args.Limit == 0 {
 		args.Limit = 10
 	}
-	ms, err := s.Search(ctx, ViewerAt(inv.Actor, inv.Place), args.Query, args.Limit, true)
+	ms, err := s.Search(ctx, ModelAt(inv.Actor, inv.Place), args.Query, args.Limit, true)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +194,7 @@ func (s *Store) listTool(ctx context.Context, inv tools.Invocation, raw json.Raw
 	if args.Limit == 0 {
 		args.Limit = 20
 	}
-	ms, err := s.Search(ctx, ViewerAt(inv.Actor, inv.Place), "", args.Limit, false)
+	ms, err := s.Search(ctx, ModelAt(inv.Actor, inv.Place), "", args.Limit, false)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +209,7 @@ func (s *Store) forgetTool(ctx context.Context, inv tools.Invocation, raw json.R
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, err
 	}
-	out, err := s.Forget(ctx, ViewerAt(inv.Actor, inv.Place), args.Memory, args.Reason, PathOf(inv.WrittenBy))
+	out, err := s.Forget(ctx, ModelAt(inv.Actor, inv.Place), args.Memory, args.Reason, PathOf(inv.WrittenBy))
 	if err != nil {
 		return nil, err
 	}

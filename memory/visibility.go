@@ -15,12 +15,24 @@ type Viewer struct {
 	// (listing them, exporting or purging them). It counts only when the
 	// actor is an admin.
 	Oversight bool
+	// Model is set when what is shown goes into a model request: tool
+	// results, and the candidates of a write's update decision. A sensitive
+	// memory is then shown only where it was said, even to its subject.
+	Model bool
 }
 
 // ViewerAt is the viewer of a turn: the actor in place, private when the
 // place is a DM with the bot.
 func ViewerAt(actor provenance.Actor, place provenance.Place) Viewer {
 	return Viewer{Actor: actor, Place: place, Private: place.Visibility == provenance.DM}
+}
+
+// ModelAt is ViewerAt for what goes into a model request in place: the
+// memory tools' results and a write's update decision.
+func ModelAt(actor provenance.Actor, place provenance.Place) Viewer {
+	v := ViewerAt(actor, place)
+	v.Model = true
+	return v
 }
 
 // Use is what a memory is wanted for.
@@ -41,7 +53,8 @@ const (
 //
 //   - a memory of another workspace is never visible;
 //   - personal: only its subject. Where it was said, always. A sensitive one
-//     never leaves that place, except to be shown to its subject alone.
+//     never leaves that place, except to be shown to its subject alone,
+//     never through a model (v.Model).
 //     Otherwise: said in public, anywhere; said in a DM, group DM or
 //     private channel, shown only where its subject alone sees it, and
 //     applied elsewhere only if it is a preference (marked private);
@@ -72,7 +85,7 @@ func Visible(v Viewer, m Memory, use Use) bool {
 		case here:
 			return true
 		case m.Sensitive != "":
-			return v.Private && use == Show
+			return v.Private && !v.Model && use == Show
 		case m.Visibility == provenance.Public || v.Private:
 			return true
 		}

@@ -23,6 +23,7 @@ type Metrics struct {
 	eventsDeduplicated *prometheus.CounterVec
 	eventsRefused      *prometheus.CounterVec
 	ackSeconds         prometheus.Observer
+	channelUnknown     prometheus.Counter
 
 	turns        *prometheus.CounterVec
 	turnSeconds  *prometheus.HistogramVec
@@ -70,7 +71,8 @@ func NewMetrics() *Metrics {
 	m.recall = histogram("recall_duration_seconds", "Duration of a turn's recall of memories.", prometheus.ExponentialBuckets(0.001, 2, 12)).WithLabelValues()
 	m.feedback = counter("feedback_total", "Feedback buttons pressed on replies, by verdict (positive or negative).", "verdict")
 	m.recallErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mnemo", Name: "recall_errors_total", Help: "Recalls that failed."})
-	m.reg.MustRegister(m.recallErrors, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.channelUnknown = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mnemo", Name: "channel_type_unknown_total", Help: "Channels treated as private because conversations.info failed to say what they are."})
+	m.reg.MustRegister(m.recallErrors, m.channelUnknown, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -103,6 +105,14 @@ func (m *Metrics) EventDeduplicated(kind string) {
 func (m *Metrics) EventRefused(kind string) {
 	if m != nil {
 		m.eventsRefused.WithLabelValues(kind).Inc()
+	}
+}
+
+// ChannelTypeUnknown counts a channel treated as private because
+// conversations.info failed.
+func (m *Metrics) ChannelTypeUnknown() {
+	if m != nil {
+		m.channelUnknown.Inc()
 	}
 }
 

@@ -1,5 +1,7 @@
 package provenance
 
+import "strings"
+
 // ActorKind says what kind of party an actor is.
 type ActorKind string
 
@@ -42,8 +44,10 @@ const (
 )
 
 // VisibilityOf maps a Slack channel_type ("channel", "group", "im", "mpim")
-// or, when that is missing, a channel id's prefix, to a Visibility. Unknown
-// places count as private, so nothing leaks by default.
+// to a Visibility. Without one, only a DM is told by its id (D…): a C… id
+// may be a private channel, since Slack gives new private channels C ids
+// too. Unknown places count as private until Slack says otherwise, so
+// nothing leaks by default.
 func VisibilityOf(channelType, channelID string) Visibility {
 	switch channelType {
 	case "channel":
@@ -53,13 +57,8 @@ func VisibilityOf(channelType, channelID string) Visibility {
 	case "group", "mpim":
 		return Private
 	}
-	if channelID != "" {
-		switch channelID[0] {
-		case 'C':
-			return Public
-		case 'D':
-			return DM
-		}
+	if strings.HasPrefix(channelID, "D") {
+		return DM
 	}
 	return Private
 }

@@ -35,6 +35,9 @@ type Observer interface {
 	EventDeduplicated(kind string)
 	// EventRefused: the inbox could not take the post in; not acked.
 	EventRefused(kind string)
+	// ChannelTypeUnknown: conversations.info failed, so a channel was
+	// treated as private.
+	ChannelTypeUnknown()
 }
 
 type nopObserver struct{}
@@ -43,6 +46,7 @@ func (nopObserver) EventReceived(string)             {}
 func (nopObserver) EventAcked(string, time.Duration) {}
 func (nopObserver) EventDeduplicated(string)         {}
 func (nopObserver) EventRefused(string)              {}
+func (nopObserver) ChannelTypeUnknown()              {}
 
 // Config is what the Slack app needs.
 type Config struct {

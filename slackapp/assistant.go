@@ -60,14 +60,16 @@ func (a *App) onAssistantContextChanged(_ context.Context, evt *socketmode.Event
 
 // suggestedPrompts are what mnemo can do, with one prompt made from the
 // person's newest memory: shown only to them, in their DM, so only what
-// the visibility rule lets them see privately (memory.Store.Mine).
+// the visibility rule lets them see privately (memory.Store.Mine), and,
+// since a prompt pressed becomes a message to the model, as a model may be
+// shown it (no sensitive memory said elsewhere).
 func (a *App) suggestedPrompts(ctx context.Context, team, user, channel string) []slack.AssistantThreadsPrompt {
 	prompts := []slack.AssistantThreadsPrompt{promptRecall, promptRemember}
 	actor, err := a.dir.ActorFromEvent(ctx, team, user)
 	if err != nil {
 		a.log.Warn().Err(err).Msg("actor not enriched")
 	}
-	v := memory.Viewer{Actor: actor, Place: provenance.Place{Team: team, Channel: channel, Visibility: provenance.DM}, Private: true}
+	v := memory.Viewer{Actor: actor, Place: provenance.Place{Team: team, Channel: channel, Visibility: provenance.DM}, Private: true, Model: true}
 	ms, err := a.memory.Mine(ctx, v, memory.MineQuery{Limit: 1})
 	if err != nil {
 		a.log.Warn().Err(err).Msg("memories for suggested prompts")

@@ -279,7 +279,9 @@ func CleanText(s, botUserID string) string {
 var slackUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 // channelType asks conversations.info what kind of conversation a channel is,
-// for events (app_mention) that don't say.
+// for events (app_mention) that don't say. When Slack can't say, it returns
+// "" and the place counts as private (provenance.VisibilityOf); the failure
+// is counted and not cached, so the next event asks again.
 func (a *App) channelType(ctx context.Context, channel string) string {
 	if t, ok := a.chanTypes.Load(channel); ok {
 		return t.(string)
@@ -288,7 +290,8 @@ func (a *App) channelType(ctx context.Context, channel string) string {
 	defer cancel()
 	ch, err := a.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: channel})
 	if err != nil {
-		a.log.Debug().Err(err).Msg("conversations.info failed; visibility from the channel id")
+		a.obs.ChannelTypeUnknown()
+		a.log.Warn().Err(err).Str("channel", channel).Msg("conversations.info failed; the channel is treated as private")
 		return ""
 	}
 	t := "channel"

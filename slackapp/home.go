@@ -84,3 +84,29 @@ func (a *App) publishHome(ctx context.Context, team, user string, offset int) {
 		a.log.Error().Err(err).Msg("home: views.publish")
 	}
 }
+
+// forgetFromHome runs the Forget button of the App Home, which lists the
+// person's personal memories and the shared ones they wrote. It has the
+// authorization of `/mnemo forget` (memory.Store.ForgetMine): a shared
+// memory is judged from the place it belongs to. The Home is published
+// again, so it shows what is now true; a refusal is logged, since the Home
+// has nowhere to answer.
+func (a *App) forgetFromHome(ctx context.Context, actor provenance.Actor, team, id string) {
+	v := memory.Viewer{Actor: actor, Place: provenance.Place{Team: team}, Private: true, Oversight: actor.IsAdmin}
+	out, err := a.memory.ForgetMine(ctx, v, id, "forgotten from the App Home", memory.PathHome)
+	switch {
+	case err != nil:
+		a.log.Info().Err(err).Str("user", actor.ID).Msg("home: forget failed")
+	case out.Refusal != "":
+		a.log.Info().Str("user", actor.ID).Str("refusal", out.Refusal).Msg("home: forget refused")
+	default:
+		m := out.Forgotten
+		if actor.ID != m.SubjectID || m.Scope != memory.ScopePersonal {
+			a.audit(ctx, actor, "forget", m.ID.String(), string(m.Scope)+" memory, from the App Home")
+		}
+		if m.Scope == memory.ScopePersonal {
+			return // the store's change hook republishes the Home
+		}
+	}
+	a.publishHome(ctx, team, actor.ID, 0)
+}

@@ -41,6 +41,10 @@ func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
 		var r reply
 		switch act.ActionID {
 		case ActionForget:
+			if fromHome {
+				a.forgetFromHome(ctx, actor, team, act.Value)
+				return
+			}
 			r = a.forget(ctx, v, act.Value, path)
 			r.replace = false
 		case ActionPage:

@@ -106,6 +106,7 @@ type Server struct {
 	nextEnv   int
 	opens     int
 	failNext  map[string]string
+	failing   map[string]string // method → error code of every call, until cleared
 	holding   bool
 	limited   map[string]int
 	streams   []*Stream         // assistant.go
@@ -122,7 +123,7 @@ func New(t tb.TB) *Server {
 	s := &Server{
 		t: t, acks: map[string]json.RawMessage{}, history: map[string][]Message{},
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},
-		nextTS: 1800000000, failNext: map[string]string{}, limitWait: map[string]string{},
+		nextTS: 1800000000, failNext: map[string]string{}, failing: map[string]string{}, limitWait: map[string]string{},
 		sentAt: map[string]time.Time{}, ackedAt: map[string]time.Time{}, delivered: map[string]int{}, closed: make(chan struct{}),
 	}
 	s.cond = sync.NewCond(&s.mu)
@@ -209,6 +210,18 @@ func (s *Server) FailNext(method, code string) {
 	s.failNext[method] = code
 }
 
+// Fail makes every call of method answer {"ok":false,"error":code} until
+// it is called again with an empty code.
+func (s *Server) Fail(method, code string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if code == "" {
+		delete(s.failing, method)
+		return
+	}
+	s.failing[method] = code
+}
+
 func (s *Server) ts() string {
 	s.nextTS++
 	return fmt.Sprintf("%d.%06d", s.nextTS, 100)
@@ -252,6 +265,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	s.calls = append(s.calls, call)
 	code, fail := s.failNext[method]
 	delete(s.failNext, method)
+	if c, ok := s.failing[method]; ok && !fail {
+		code, fail = c, true
+	}
 	limited := s.limited[method] > 0
 	if limited {
 		s.limited[method]--
