@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// aliceEverywhere gives Alice rows in every table that holds a person's
+// text, through the real paths: her posts run turns (session log, turns,
+// inbox, the job queue), she remembers (a memory, its history, its words),
+// switches learning off (her settings), and an admin forgets a thread-only
+// instruction about her and exports her memories (the admin record). Bob
+// talks in another thread; his words must survive her erasure. It returns
+// the channel memory Alice wrote for everyone there.
+func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
+	t.Helper()
+	const ch = "C0TEAM"
+	root, _ := b.mention(alice, ch, "remember that I prefer zqxalpha summaries", "")
+	b.replies(ch, root, 1)
+	b.waitDone(ch, root)
+	other, _ := b.mention(bob, ch, "hello there, zqxbob here", "")
+	b.replies(ch, other, 1)
+	b.waitDone(ch, other)
+
+	// "In this thread answer Alice in Portuguese": scope conversation,
+	// subject Alice; a forget by an admin keeps it, archived.
+	conv, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice, Name: "Alice"},
+		Place: provenance.Place{Team: fakeslack.TeamID, Channel: ch, SourceKey: sourceKey(ch, root), Visibility: provenance.Public},
+		Scope: memory.ScopeConversation, About: memory.SubjectUser, Content: "In this thread answer Alice in zqxbravo Portuguese", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, conv.Status, conv.Reason)
+	shared := b.seed(alice, memory.ScopeChannel, ch, "Deploys go out on Tuesdays after zqxcharlie review")
+
+	require.Contains(t, b.command(admin, ch, "forget "+conv.Memory.ShortID()).Text, "Forgotten")
+	require.Contains(t, b.command(alice, ch, "learning me off").Text, "off")
+	b.command(admin, ch, "export <@"+alice+">")
+	return shared
+}
+
+// TestPurgeErasesAPersonFromEveryTable walks every column of every table
+// that can hold text: before the purge it finds Alice in each table that
+// holds a person's words (the positive control), after it finds her
+// nowhere, while Bob's words are still there.
+func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	shared := aliceEverywhere(t, b)
+
+	probes := []string{"alice", "zqxalpha", "zqxbravo"}
+	before := map[string]int64{}
+	for _, p := range probes {
+		for tc, n := range b.db.Find(t, p) {
+			before[tc] += n
+		}
+	}
+	require.Subset(t, testdb.Tables(before), []string{
+		"admin_audit", "inbox_arrivals", "memories", "memory_events", "memory_words", "river_job", "session_messages", "turns", "user_settings",
+	}, "the walk finds Alice's text and id before the purge: %v", before)
+	require.NotEmpty(t, b.db.Find(t, "zqxbob"))
+
+	r := b.command(admin, "C0TEAM", "purge <@"+alice+">")
+	require.Contains(t, string(r.Blocks), "mnemo_purge_confirm")
+	n := len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
+	receipt := b.nextResponse(n)
+
+	for _, p := range probes {
+		require.Empty(t, b.db.Find(t, p), "after the purge, nothing holds %q", p)
+	}
+	require.NotEmpty(t, testdb.Tables(b.db.Find(t, "zqxbob")), "Bob's words are still there")
+	t.Logf("walk before the purge, rows by table.column holding Alice's text or id: %v", before)
+	t.Logf("receipt:\n%s", receipt.Text)
+
+	require.Contains(t, receipt.Text, "Erased <@"+alice+">")
+	for _, table := range []string{"memories", "memory_events", "memory_words", "session_messages", "turns", "inbox_arrivals", "river_job", "user_settings", "admin_audit"} {
+		require.Contains(t, receipt.Text, "• "+table+": ", "the receipt counts %s", table)
+	}
+	var archived bool
+	var actor, name string
+	require.NoError(t, b.db.Pool.QueryRow(context.Background(),
+		"SELECT archived_at IS NOT NULL, actor_id, actor_name FROM memories WHERE id = $1", shared.ID).Scan(&archived, &actor, &name))
+	require.True(t, archived, "a shared memory she wrote is archived")
+	require.Equal(t, "", actor)
+	require.Equal(t, "a former member", name)
+	require.Contains(t, b.auditActions(), admin+" erase", "the erasure is in the admin record, naming nobody")
+}
+
+// An admin may keep the shared memories a person wrote: active, by a
+// former member.
+func TestPurgeCanKeepSharedMemoriesAsAFormerMembers(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	shared := b.seed(alice, memory.ScopeChannel, "C0TEAM", "Deploys go out on Tuesdays after QA sign-off")
+	mine := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+
+	n := len(b.responses())
+	b.click(bob, "C0TEAM", "mnemo_purge_keep_shared", alice)
+	require.Contains(t, b.nextResponse(n).Text, "Only an admin")
+	require.False(t, b.archived(mine.ShortID()))
+
+	n = len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_keep_shared", alice)
+	require.Contains(t, b.nextResponse(n).Text, "Erased")
+	ms := b.memories("--source-key", sourceKey("C0TEAM", "1800000000.000100"), "--all")
+	require.Len(t, ms, 1, "the shared memory stays active; her personal one is gone")
+	require.Nil(t, ms[0].ArchivedAt)
+	require.Equal(t, shared.ID.String(), ms[0].ID)
+	require.Empty(t, b.db.Find(t, "alice"))
+}
+
+// Slack's user_change with deleted: true erases the member when the
+// workspace enabled it, and only then.
+func TestDeletedAccountIsErasedWhenEnabled(t *testing.T) {
+	t.Parallel()
+	deleted := map[string]any{"type": "user_change", "user": map[string]any{"id": alice, "team_id": fakeslack.TeamID, "deleted": true}, "event_ts": "1800000000.000200"}
+
+	off := startBot(t, scripted.Memory())
+	kept := off.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+	off.slack.WaitAck(off.slack.SendEvent(deleted), 5*time.Second)
+	require.Contains(t, off.logs.String(), "not erased (MNEMO_ERASE_DELETED_USERS is off)")
+	require.False(t, off.archived(kept.ShortID()))
+	require.NotEmpty(t, off.db.Find(t, "alice"))
+
+	on := startBot(t, scripted.Memory(), "MNEMO_ERASE_DELETED_USERS", "true")
+	on.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+	ts, _ := on.mention(alice, "C0TEAM", "remember that I prefer zqxdelta answers", "")
+	on.waitDone("C0TEAM", ts)
+	require.NotEmpty(t, on.db.Find(t, "alice"))
+	// A profile change that is not a deletion erases nothing.
+	on.slack.WaitAck(on.slack.SendEvent(map[string]any{"type": "user_change", "user": map[string]any{"id": alice, "team_id": fakeslack.TeamID, "deleted": false}, "event_ts": "1800000000.000100"}), 5*time.Second)
+	on.slack.WaitAck(on.slack.SendEvent(deleted), 5*time.Second)
+	require.Eventually(t, func() bool { return strings.Contains(strings.Join(on.auditActions(), ","), "system:slack erase") }, 10*time.Second, 20*time.Millisecond)
+	require.Equal(t, []string{"system:slack erase"}, on.auditActions(), "one erasure, for the deletion")
+	require.Empty(t, on.db.Find(t, "alice"))
+	require.Empty(t, on.db.Find(t, "zqxdelta"))
+}
