@@ -85,29 +85,40 @@ type Observer interface {
 // holds its locks for milliseconds, so turns never wait on retention.
 const Batch = 1000
 
+// Sweeper deletes what is past its retention.
+type Sweeper struct {
+	DB        *db.DB
+	Retention Retention
+	Observer  Observer // may be nil
+	Batch     int      // rows per statement; 0 means Batch
+}
+
 // Sweep deletes, table by table, the rows older than their retention
-// allows, Batch at a time until none is left or ctx ends, and tells obs
-// (which may be nil) each batch's count. It returns the rows deleted, by
-// table.
-func Sweep(ctx context.Context, d *db.DB, r Retention, now time.Time, obs Observer) (map[string]int64, error) {
+// allows, a batch at a time until none is left or ctx ends, and tells the
+// observer each batch's count. It returns the rows deleted, by table.
+func (s Sweeper) Sweep(ctx context.Context, now time.Time) (map[string]int64, error) {
+	batch := s.Batch
+	if batch <= 0 {
+		batch = Batch
+	}
 	out := map[string]int64{}
-	for _, t := range r.tables() {
+	for _, t := range s.Retention.tables() {
 		if t.keep <= 0 {
 			continue
 		}
 		before := now.Add(-t.keep)
 		for {
-			n, err := d.Lifecycle().DeleteExpired(ctx, t.table, before, Batch)
+			n, err := s.DB.Lifecycle().DeleteExpired(ctx, t.table, before, batch)
 			if n > 0 {
 				out[t.table] += n
-				if obs != nil {
-					obs.RetentionDeleted(t.table, n)
+				if s.Observer != nil {
+					s.Observer.RetentionDeleted(t.table, n)
 				}
 			}
 			if err != nil {
 				return out, err
 			}
-			if n < Batch {
+			if n < int64(batch) {
 				break
 			}
 		}
@@ -140,11 +151,9 @@ func Periodic() *river.PeriodicJob {
 // Worker runs the sweep.
 type Worker struct {
 	river.WorkerDefaults[Args]
-	DB        *db.DB
-	Retention Retention
-	Observer  Observer
-	Logger    zerolog.Logger
-	Now       func() time.Time // default time.Now
+	Sweeper
+	Logger zerolog.Logger
+	Now    func() time.Time // default time.Now
 }
 
 // Work sweeps once.
@@ -153,7 +162,7 @@ func (w *Worker) Work(ctx context.Context, _ *river.Job[Args]) error {
 	if w.Now != nil {
 		now = w.Now
 	}
-	n, err := Sweep(ctx, w.DB, w.Retention, now(), w.Observer)
+	n, err := w.Sweep(ctx, now())
 	ev := w.Logger.Info()
 	if err != nil {
 		ev = w.Logger.Warn().Err(err)
