@@ -44,4 +44,3 @@ func TestRetentionReadsEachBatchFromAnIndex(t *testing.T) {
 		require.NotContains(t, string(plan), `"Node Type": "Seq Scan"`, "%s: no scan of the whole table", table)
 	}
 }
-
