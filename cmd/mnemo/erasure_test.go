@@ -146,3 +146,25 @@ func TestDeletedAccountIsErasedWhenEnabled(t *testing.T) {
 	require.Empty(t, on.db.Find(t, "alice"))
 	require.Empty(t, on.db.Find(t, "zqxdelta"))
 }
+
+// The admin record says which memory was forgotten or restored, never what
+// it said: the forgotten text stays only in the archived memory, which
+// retention deletes.
+func TestForgetAndRestoreKeepNoTextInTheAdminRecord(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory(), "MNEMO_RETENTION_CONVERSATIONS", "45d")
+	m := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer zqxecho tea in the morning")
+
+	require.Contains(t, b.command(admin, "C0TEAM", "forget "+m.ShortID()).Text, "Forgotten")
+	require.Contains(t, b.command(admin, "C0TEAM", "restore "+m.ShortID()).Text, "Restored")
+	require.Equal(t, []string{admin + " forget", admin + " restore"}, b.auditActions())
+	found := b.db.Find(t, "zqxecho")
+	require.Contains(t, found, "memories.content", "the walk finds the text where it is")
+	require.Equal(t, []string{"memories", "memory_words"}, testdb.Tables(found), "and nowhere else: %v", found)
+
+	// /mnemo stats shows how long data is kept.
+	stats := b.command(admin, "C0TEAM", "stats").Text
+	require.Contains(t, stats, "conversation logs and turns: 45 days")
+	require.Contains(t, stats, "delivered inbox posts and finished jobs: 7 days")
+	require.Contains(t, stats, "forgotten and superseded memories, with their history: 30 days")
+}
