@@ -168,3 +168,38 @@ func TestForgetAndRestoreKeepNoTextInTheAdminRecord(t *testing.T) {
 	require.Contains(t, stats, "delivered inbox posts and finished jobs: 7 days")
 	require.Contains(t, stats, "forgotten and superseded memories, with their history: 30 days")
 }
+
+// serve deletes what is past its retention, by itself: the sweep runs as
+// River starts, and then every hour.
+func TestServeDeletesWhatIsPastItsRetention(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		_, err := d.Pool.Exec(ctx, sql, args...)
+		require.NoError(t, err, sql)
+	}
+	old, recent := time.Now().Add(-100*24*time.Hour), time.Now().Add(-time.Hour)
+	for i, at := range []time.Time{old, recent} {
+		exec(`INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, created_at)
+			VALUES ('k', 'T0TEAM', 'C0TEAM', $1, 'user', 'user', $2, 'instruction', 'zqxold words', $3)`, "1700000000.00000"+string(rune('1'+i)), alice, at)
+		exec(`INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id,
+			visibility, actor_id, written_by, message_ts, observed_at, archived_at, idempotency_key)
+			VALUES ('T0TEAM', 'personal', 'user', $1, 'preference', 'zqxold memory', 'zqxold memory', 'k', 'C0TEAM', 'public', $1, 'explicit', '1', $2, $2, $3)`,
+			alice, at, "k"+string(rune('1'+i)))
+	}
+	count := func(sql string) int {
+		var n int
+		require.NoError(t, d.Pool.QueryRow(ctx, sql).Scan(&n))
+		return n
+	}
+	require.Equal(t, 2, count(`SELECT count(*) FROM session_messages`))
+	require.Equal(t, 2, count(`SELECT count(*) FROM memories`))
+
+	startBotOn(t, d, scripted.Memory())
+	require.Eventually(t, func() bool {
+		return count(`SELECT count(*) FROM session_messages`) == 1 && count(`SELECT count(*) FROM memories`) == 1
+	}, 15*time.Second, 50*time.Millisecond, "the old message and the memory forgotten long ago are deleted")
+	require.Equal(t, 1, count(`SELECT count(*) FROM memories WHERE archived_at > now() - interval '1 day'`), "the recent ones stay")
+}
