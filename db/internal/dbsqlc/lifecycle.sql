@@ -103,7 +103,8 @@ UPDATE session_messages s
 SET text = @tombstone::text, tools = '', actor_id = CASE WHEN s.actor_id = @user_id::text THEN '' ELSE s.actor_id END
 WHERE s.team_id = @team_id
   AND (s.actor_id = @user_id::text
-       OR s.turn_id IN (SELECT t.id FROM turns t WHERE t.team_id = @team_id AND t.actor_id = @user_id::text));
+       OR (s.role = 'assistant'
+           AND s.turn_id IN (SELECT t.id FROM turns t WHERE t.team_id = @team_id AND t.actor_id = @user_id::text)));
 
 -- name: EraseTurns :execrows
 -- The person's turns: the answer kept for a retry is a tombstone, the asker

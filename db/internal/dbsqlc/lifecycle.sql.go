@@ -345,7 +345,8 @@ UPDATE session_messages s
 SET text = $1::text, tools = '', actor_id = CASE WHEN s.actor_id = $2::text THEN '' ELSE s.actor_id END
 WHERE s.team_id = $3
   AND (s.actor_id = $2::text
-       OR s.turn_id IN (SELECT t.id FROM turns t WHERE t.team_id = $3 AND t.actor_id = $2::text))
+       OR (s.role = 'assistant'
+           AND s.turn_id IN (SELECT t.id FROM turns t WHERE t.team_id = $3 AND t.actor_id = $2::text)))
 `
 
 type EraseSessionMessagesParams struct {
