@@ -44,3 +44,38 @@ func TestRetentionReadsEachBatchFromAnIndex(t *testing.T) {
 		require.NotContains(t, string(plan), `"Node Type": "Seq Scan"`, "%s: no scan of the whole table", table)
 	}
 }
+
+// A running job keeps its row until River finishes it, so erasure
+// tombstones its text; a job not running is deleted. Other people's jobs
+// are untouched.
+func TestEraseTombstonesARunningJobAndDeletesTheRest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	for _, j := range []struct{ state, user string }{{"running", "U1"}, {"available", "U1"}, {"completed", "U1"}, {"running", "U2"}} {
+		var fin any
+		if j.state == "completed" {
+			fin = time.Now()
+		}
+		_, err := d.Pool.Exec(ctx, `INSERT INTO river_job (args, kind, max_attempts, state, finalized_at) VALUES ($1, 'mnemo_turn', 5, $2::river_job_state, $3)`,
+			`{"team":"T1","user":"`+j.user+`","text":"my secret plans"}`, j.state, fin)
+		require.NoError(t, err)
+	}
+	r, err := d.DB.Erase(ctx, db.Erasure{Team: "T1", User: "U1", By: "U9"})
+	require.NoError(t, err)
+	require.Contains(t, r, db.ReceiptLine{Table: "river_job", Action: "deleted", Rows: 2})
+	require.Contains(t, r, db.ReceiptLine{Table: "river_job", Action: "tombstoned", Rows: 1})
+	rows, err := d.Pool.Query(ctx, `SELECT args->>'user' || ':' || (args->>'text') FROM river_job ORDER BY id`)
+	require.NoError(t, err)
+	var got []string
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		got = append(got, s)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []string{":" + db.Tombstone, "U2:my secret plans"}, got)
+
+	_, err = d.DB.Erase(ctx, db.Erasure{Team: "T1"})
+	require.Error(t, err, "nobody to erase is an error, not an erasure of everything")
+}

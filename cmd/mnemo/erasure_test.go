@@ -17,7 +17,8 @@ import (
 
 // aliceEverywhere gives Alice rows in every table that holds a person's
 // text, through the real paths: her posts run turns (session log, turns,
-// inbox, the job queue), she remembers (a memory, its history, its words),
+// inbox, the job queue), she presses 👍 on an answer, she remembers (a
+// memory, its history, its words),
 // switches learning off (her settings), and an admin forgets a thread-only
 // instruction about her and exports her memories (the admin record). Bob
 // talks in another thread; his words must survive her erasure. It returns
@@ -26,8 +27,10 @@ func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
 	t.Helper()
 	const ch = "C0TEAM"
 	root, _ := b.mention(alice, ch, "remember that I prefer zqxalpha summaries", "")
-	b.replies(ch, root, 1)
+	answer := b.replies(ch, root, 1)[0]
 	b.waitDone(ch, root)
+	b.pressFeedback(alice, ch, answer.TS, "positive")
+	require.Eventually(t, func() bool { return b.feedback(ch, answer.TS, alice) == "positive" }, 5*time.Second, 20*time.Millisecond)
 	other, _ := b.mention(bob, ch, "hello there, zqxbob here", "")
 	b.replies(ch, other, 1)
 	b.waitDone(ch, other)
@@ -42,6 +45,15 @@ func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
 	require.NoError(t, err)
 	require.Equal(t, memory.Stored, conv.Status, conv.Reason)
 	shared := b.seed(alice, memory.ScopeChannel, ch, "Deploys go out on Tuesdays after zqxcharlie review")
+	// A memory of her DM with mnemo, about that conversation: hers alone.
+	dmConv, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice, Name: "Alice"},
+		Place: provenance.Place{Team: fakeslack.TeamID, Channel: "D0ALICE", SourceKey: sourceKey("D0ALICE", "1800000000.000300"), Visibility: provenance.DM},
+		Scope: memory.ScopeConversation, Content: "The zqxfoxtrot launch date is the fourteenth of March, set by the product team", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, dmConv.Status, dmConv.Reason)
+	require.Equal(t, memory.SubjectConversation, dmConv.Memory.SubjectType)
 
 	require.Contains(t, b.command(admin, ch, "forget "+conv.Memory.ShortID()).Text, "Forgotten")
 	require.Contains(t, b.command(alice, ch, "learning me off").Text, "off")
@@ -58,7 +70,7 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 	b := startBot(t, scripted.Memory())
 	shared := aliceEverywhere(t, b)
 
-	probes := []string{"alice", "zqxalpha", "zqxbravo"}
+	probes := []string{"alice", "zqxalpha", "zqxbravo", "zqxfoxtrot"}
 	before := map[string]int64{}
 	for _, p := range probes {
 		for tc, n := range b.db.Find(t, p) {
@@ -66,7 +78,7 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 		}
 	}
 	require.Subset(t, testdb.Tables(before), []string{
-		"admin_audit", "inbox_arrivals", "memories", "memory_events", "memory_words", "river_job", "session_messages", "turns", "user_settings",
+		"admin_audit", "inbox_arrivals", "memories", "memory_events", "memory_words", "river_job", "session_messages", "turn_feedback", "turns", "user_settings",
 	}, "the walk finds Alice's text and id before the purge: %v", before)
 	require.NotEmpty(t, b.db.Find(t, "zqxbob"))
 
@@ -80,11 +92,18 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 		require.Empty(t, b.db.Find(t, p), "after the purge, nothing holds %q", p)
 	}
 	require.NotEmpty(t, testdb.Tables(b.db.Find(t, "zqxbob")), "Bob's words are still there")
+	t.Logf("walked %d text columns of %d tables", len(b.db.TextColumns(t)), len(testdb.Tables(func() map[string]int64 {
+		m := map[string]int64{}
+		for _, c := range b.db.TextColumns(t) {
+			m[c] = 1
+		}
+		return m
+	}())))
 	t.Logf("walk before the purge, rows by table.column holding Alice's text or id: %v", before)
 	t.Logf("receipt:\n%s", receipt.Text)
 
 	require.Contains(t, receipt.Text, "Erased <@"+alice+">")
-	for _, table := range []string{"memories", "memory_events", "memory_words", "session_messages", "turns", "inbox_arrivals", "river_job", "user_settings", "admin_audit"} {
+	for _, table := range []string{"memories", "memory_events", "memory_words", "session_messages", "turn_feedback", "turns", "inbox_arrivals", "river_job", "user_settings", "admin_audit"} {
 		require.Contains(t, receipt.Text, "• "+table+": ", "the receipt counts %s", table)
 	}
 	var archived bool
@@ -95,6 +114,13 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 	require.Equal(t, "", actor)
 	require.Equal(t, "a former member", name)
 	require.Contains(t, b.auditActions(), admin+" erase", "the erasure is in the admin record, naming nobody")
+
+	// Erasing again finds nothing left.
+	n = len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
+	again := b.nextResponse(n).Text
+	require.Contains(t, again, "• memories: 0 deleted, 0 archived, 0 unattributed")
+	require.NotRegexp(t, `[1-9]\d* (deleted|tombstoned|archived|unattributed)`, again)
 }
 
 // An admin may keep the shared memories a person wrote: active, by a

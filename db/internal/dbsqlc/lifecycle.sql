@@ -46,14 +46,15 @@ WHERE id IN (
 -- before they go.
 SELECT DISTINCT w::text AS word
 FROM memories m, regexp_split_to_table(lower(m.content || ' ' || m.cues), '[^[:alnum:]]+') AS w
-WHERE m.team_id = @team_id AND m.subject_type = 'user' AND m.subject_id = @user_id::text
+WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm'))
   AND length(w) BETWEEN 3 AND 40 AND w ~ '[[:alpha:]]';
 
 -- name: EraseMemoriesAbout :execrows
--- Every memory whose subject is the person, in every scope and state; their
--- history goes with them.
+-- Every memory whose subject is the person, in every scope and state, and
+-- every memory they wrote in their DM with mnemo; their history goes with
+-- them.
 DELETE FROM memories m
-WHERE m.team_id = @team_id AND m.subject_type = 'user' AND m.subject_id = @user_id::text;
+WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm'));
 
 -- name: EraseMemoryWords :execrows
 -- Of words, those no memory of the team still uses. A word whose text
@@ -156,9 +157,9 @@ WHERE a.team_id = @team_id
 
 -- name: EraseMemoryIDsAbout :many
 SELECT m.id::text FROM memories m
-WHERE m.team_id = @team_id AND m.subject_type = 'user' AND m.subject_id = @user_id::text;
+WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm'));
 
 -- name: EraseCountEventsAbout :one
 SELECT count(*) FROM memory_events e
 WHERE e.memory_id IN (SELECT m.id FROM memories m
-                      WHERE m.team_id = @team_id AND m.subject_type = 'user' AND m.subject_id = @user_id::text);
+                      WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm')));

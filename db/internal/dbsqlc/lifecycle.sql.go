@@ -113,7 +113,7 @@ func (q *Queries) EraseChannelSettings(ctx context.Context, db DBTX, arg EraseCh
 const eraseCountEventsAbout = `-- name: EraseCountEventsAbout :one
 SELECT count(*) FROM memory_events e
 WHERE e.memory_id IN (SELECT m.id FROM memories m
-                      WHERE m.team_id = $1 AND m.subject_type = 'user' AND m.subject_id = $2::text)
+                      WHERE m.team_id = $1 AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR (m.actor_id = $2::text AND m.visibility = 'dm')))
 `
 
 type EraseCountEventsAboutParams struct {
@@ -189,7 +189,7 @@ func (q *Queries) EraseJobs(ctx context.Context, db DBTX, arg EraseJobsParams) (
 
 const eraseMemoriesAbout = `-- name: EraseMemoriesAbout :execrows
 DELETE FROM memories m
-WHERE m.team_id = $1 AND m.subject_type = 'user' AND m.subject_id = $2::text
+WHERE m.team_id = $1 AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR (m.actor_id = $2::text AND m.visibility = 'dm'))
 `
 
 type EraseMemoriesAboutParams struct {
@@ -197,8 +197,9 @@ type EraseMemoriesAboutParams struct {
 	UserID string `json:"userId"`
 }
 
-// Every memory whose subject is the person, in every scope and state; their
-// history goes with them.
+// Every memory whose subject is the person, in every scope and state, and
+// every memory they wrote in their DM with mnemo; their history goes with
+// them.
 func (q *Queries) EraseMemoriesAbout(ctx context.Context, db DBTX, arg EraseMemoriesAboutParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseMemoriesAbout, arg.TeamID, arg.UserID)
 	if err != nil {
@@ -229,7 +230,7 @@ func (q *Queries) EraseMemoryEventsBy(ctx context.Context, db DBTX, arg EraseMem
 
 const eraseMemoryIDsAbout = `-- name: EraseMemoryIDsAbout :many
 SELECT m.id::text FROM memories m
-WHERE m.team_id = $1 AND m.subject_type = 'user' AND m.subject_id = $2::text
+WHERE m.team_id = $1 AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR (m.actor_id = $2::text AND m.visibility = 'dm'))
 `
 
 type EraseMemoryIDsAboutParams struct {
@@ -287,7 +288,7 @@ func (q *Queries) EraseMemoryWords(ctx context.Context, db DBTX, arg EraseMemory
 const eraseMemoryWordsOf = `-- name: EraseMemoryWordsOf :many
 SELECT DISTINCT w::text AS word
 FROM memories m, regexp_split_to_table(lower(m.content || ' ' || m.cues), '[^[:alnum:]]+') AS w
-WHERE m.team_id = $1 AND m.subject_type = 'user' AND m.subject_id = $2::text
+WHERE m.team_id = $1 AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR (m.actor_id = $2::text AND m.visibility = 'dm'))
   AND length(w) BETWEEN 3 AND 40 AND w ~ '[[:alpha:]]'
 `
 
