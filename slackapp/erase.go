@@ -28,8 +28,12 @@ func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
 	if user == "" {
 		return textReply("Usage: `%s purge @user`.", a.command)
 	}
+	archived := "archived"
+	if a.keep.Forgotten > 0 {
+		archived = "archived (deleted after " + lifecycle.FormatKeep(a.keep.Forgotten) + ")"
+	}
 	text := fmt.Sprintf("This erases <@%s> from mnemo: every memory about them, in every scope and state, and their words in mnemo's conversation log, inbox, job queue and memory history. "+
-		"It can't be undone. The shared memories they wrote can be archived (deleted after %s) or kept, attributed to a former member.", user, lifecycle.FormatKeep(a.keep.Forgotten))
+		"It can't be undone. The shared memories they wrote can be %s or kept, attributed to a former member.", user, archived)
 	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain("Erase, archive their shared memories"))
 	confirm.Style = slack.StyleDanger
 	keep := slack.NewButtonBlockElement(ActionPurgeKeepShared, user, plain("Erase, keep their shared memories"))
