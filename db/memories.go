@@ -502,16 +502,6 @@ func (s Memories) ArchiveExpired(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// ArchivePersonal archives every active personal memory of one person, each
-// with its history event.
-func (s Memories) ArchivePersonal(ctx context.Context, team, subject, reason, by, path string) (int64, error) {
-	n, err := s.q.MemoryArchivePersonal(ctx, s.e, dbsqlc.MemoryArchivePersonalParams{TeamID: team, SubjectID: subject, Reason: reason, ArchivedBy: by, Path: path})
-	if err != nil {
-		return 0, fmt.Errorf("archive personal: %w", mapErr(err))
-	}
-	return n, nil
-}
-
 // CountPersonal counts a person's active personal memories.
 func (s Memories) CountPersonal(ctx context.Context, team, subject string) (int64, error) {
 	n, err := s.q.MemoryCountPersonal(ctx, s.e, dbsqlc.MemoryCountPersonalParams{TeamID: team, SubjectID: subject})

@@ -183,17 +183,3 @@ func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (M
 	s.changed(m)
 	return m, nil
 }
-
-// PurgePersonal archives every personal memory of subject, for data-removal
-// requests. Only admins purge others; everyone may purge their own.
-func (s *Store) PurgePersonal(ctx context.Context, actor provenance.Actor, team, subject string, path Path) (int64, error) {
-	if !actor.IsAdmin && actor.ID != subject {
-		return 0, fmt.Errorf("purge: %w: only an admin can purge someone else's memories", ErrForbidden)
-	}
-	n, err := s.db.Memories().ArchivePersonal(ctx, team, subject, "purged on request", actor.ID, string(path))
-	if err != nil {
-		return 0, fmt.Errorf("purge: %w", err)
-	}
-	s.changed(Memory{Scope: ScopePersonal, Team: team, SubjectID: subject})
-	return n, nil
-}

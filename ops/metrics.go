@@ -37,6 +37,7 @@ type Metrics struct {
 	recall       prometheus.Observer
 	recallErrors prometheus.Counter
 	feedback     *prometheus.CounterVec
+	retention    *prometheus.CounterVec
 }
 
 // NewMetrics registers mnemo's metrics, and the Go runtime's and the
@@ -70,6 +71,7 @@ func NewMetrics() *Metrics {
 	m.memoryWrites = counter("memory_writes_total", "Memory writes, by path (explicit, passive) and outcome (stored, duplicate, rejected, forgotten, refused, error).", "path", "outcome")
 	m.recall = histogram("recall_duration_seconds", "Duration of a turn's recall of memories.", prometheus.ExponentialBuckets(0.001, 2, 12)).WithLabelValues()
 	m.feedback = counter("feedback_total", "Feedback buttons pressed on replies, by verdict (positive or negative).", "verdict")
+	m.retention = counter("retention_deleted_rows_total", "Rows the retention sweep deleted past their retention (MNEMO_RETENTION_*), by table.", "table")
 	m.recallErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mnemo", Name: "recall_errors_total", Help: "Recalls that failed."})
 	m.channelUnknown = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mnemo", Name: "channel_type_unknown_total", Help: "Channels treated as private because conversations.info failed to say what they are."})
 	m.reg.MustRegister(m.recallErrors, m.channelUnknown, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -143,6 +145,13 @@ func (m *Metrics) MemoryWritten(path, outcome string) {
 func (m *Metrics) Feedback(verdict db.Verdict) {
 	if m != nil {
 		m.feedback.WithLabelValues(string(verdict)).Inc()
+	}
+}
+
+// RetentionDeleted counts rows the retention sweep deleted from table.
+func (m *Metrics) RetentionDeleted(table string, rows int64) {
+	if m != nil {
+		m.retention.WithLabelValues(table).Add(float64(rows))
 	}
 }
 

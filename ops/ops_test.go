@@ -89,6 +89,8 @@ func TestMetricsAreExposed(t *testing.T) {
 	m.ToolCalled("memory__remember", "ok", 20*time.Millisecond)
 	m.MemoryWritten("explicit", "stored")
 	m.Recalled(5*time.Millisecond, errors.New("db down"))
+	m.RetentionDeleted("session_messages", 1000)
+	m.RetentionDeleted("session_messages", 12)
 
 	srv := fakellm.New(t, fakellm.Queue(fakellm.Reply{Text: "hi", InputTokens: 11, OutputTokens: 7}, fakellm.Reply{Status: 400}))
 	model := m.Model(llm.NewAnthropic("k", srv.URL, "m"))
@@ -121,6 +123,7 @@ func TestMetricsAreExposed(t *testing.T) {
 		`mnemo_memory_writes_total{outcome="stored",path="explicit"} 1`,
 		`mnemo_recall_duration_seconds_count 1`,
 		`mnemo_recall_errors_total 1`,
+		`mnemo_retention_deleted_rows_total{table="session_messages"} 1012`,
 		`go_goroutines`,
 	} {
 		require.Contains(t, body, want)
@@ -134,6 +137,7 @@ func TestNilMetricsIgnoreEverything(t *testing.T) {
 	m.EventAcked("x", time.Second)
 	m.TurnFinished("answered", time.Second)
 	m.Recalled(time.Second, nil)
+	m.RetentionDeleted("turns", 3)
 	srv := fakellm.New(t, nil)
 	inner := llm.NewAnthropic("k", srv.URL, "m")
 	require.Same(t, llm.Model(inner), m.Model(inner), "no wrapper without metrics")

@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/memory"
 )
 
@@ -71,23 +72,30 @@ type Config struct {
 	// 1 hour, well past the inbox's last attempt.
 	AbandonedAfter time.Duration
 	Now            func() time.Time
+	// Retention is shown by /mnemo stats; the sweep itself is a job.
+	Retention lifecycle.Retention
+	// EraseDeletedUsers erases a member when Slack says their account was
+	// deleted (user_change).
+	EraseDeletedUsers bool
 }
 
 // App handles Slack events. Build it with New and start it with Run.
 type App struct {
-	api     *slack.Client
-	sm      *socketmode.Client
-	db      *db.DB
-	runner  *agent.Runner
-	memory  *memory.Store
-	dir     *Directory
-	log     zerolog.Logger
-	command string
-	inbox   Inbox
-	obs     Observer
-	budget  time.Duration
-	stale   time.Duration
-	now     func() time.Time
+	api          *slack.Client
+	sm           *socketmode.Client
+	db           *db.DB
+	runner       *agent.Runner
+	memory       *memory.Store
+	dir          *Directory
+	log          zerolog.Logger
+	command      string
+	inbox        Inbox
+	obs          Observer
+	budget       time.Duration
+	stale        time.Duration
+	now          func() time.Time
+	keep         lifecycle.Retention
+	eraseDeleted bool
 
 	botUserID string
 	botID     string
@@ -112,6 +120,7 @@ func New(c Config) *App {
 		api: c.API, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
+		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers,
 	}
 	if a.obs == nil {
 		a.obs = nopObserver{}
@@ -181,6 +190,7 @@ func (a *App) Run(ctx context.Context) error {
 	h.HandleEvents(slackevents.AppHomeOpened, on(a.onAppHomeOpened))
 	h.HandleEvents(slackevents.AssistantThreadStarted, on(a.onAssistantThreadStarted))
 	h.HandleEvents(slackevents.AssistantThreadContextChanged, on(a.onAssistantContextChanged))
+	h.HandleEvents(slackevents.UserChange, on(a.onUserChange))
 	h.HandleSlashCommand(a.command, on(a.onSlashCommand))
 	h.Handle(socketmode.EventTypeInteractive, on(a.onInteractive))
 	h.Handle(socketmode.EventTypeErrorBadMessage, on(a.onBadMessage))

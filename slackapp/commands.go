@@ -12,6 +12,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -34,9 +35,9 @@ const helpText = `*mnemo* remembers what you ask it to and what it learns in con
 • ` + "`%[1]s learning me on|off`" + ` whether mnemo learns about you from conversations
 • ` + "`%[1]s restore <id>`" + ` bring an archived memory back (admin)
 • ` + "`%[1]s export @user`" + ` send that person's memories to your DM as JSON (admin)
-• ` + "`%[1]s purge @user`" + ` archive all of that person's personal memories, after a confirmation (admin)
+• ` + "`%[1]s purge @user`" + ` erase that person from mnemo, with a receipt, after a confirmation (admin)
 • ` + "`%[1]s learning on|off`" + ` passive learning in this channel (admin)
-• ` + "`%[1]s stats`" + ` counts of memories, writes and turns (admin)`
+• ` + "`%[1]s stats`" + ` counts of memories, writes and turns, and how long data is kept (admin)`
 
 var (
 	userRef    = regexp.MustCompile(`^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$`)
@@ -170,7 +171,7 @@ func (a *App) cmdRestore(ctx context.Context, c invocation) reply {
 	if err != nil {
 		return textReply("Couldn't restore it: %v.", err)
 	}
-	a.audit(ctx, c.actor, "restore", m.ID.String(), m.Content)
+	a.audit(ctx, c.actor, "restore", m.ID.String(), "") // the id, never the text
 	return textReply("Restored `%s`: %s", m.ShortID(), escape(m.Content))
 }
 
@@ -193,22 +194,6 @@ func (a *App) cmdExport(ctx context.Context, c invocation) reply {
 		return textReply("Couldn't read their memories: %v.", err)
 	}
 	return a.sendExport(ctx, c.actor, user, ms)
-}
-
-func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
-	user := firstUser(c.args)
-	if user == "" {
-		return textReply("Usage: `%s purge @user`.", a.command)
-	}
-	n, err := a.memory.CountPersonal(ctx, c.cmd.TeamID, user)
-	if err != nil {
-		return textReply("Couldn't count their memories: %v.", err)
-	}
-	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain(fmt.Sprintf("Archive %d memories", n)))
-	confirm.Style = slack.StyleDanger
-	cancel := slack.NewButtonBlockElement(ActionPurgeCancel, user, plain("Cancel"))
-	text := fmt.Sprintf("This archives all %d personal memories of <@%s>. Continue?", n, user)
-	return reply{text: text, blocks: []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil), slack.NewActionBlock("mnemo_purge", confirm, cancel)}}
 }
 
 func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
@@ -240,8 +225,18 @@ func (a *App) cmdStats(ctx context.Context, c invocation) reply {
 	if err != nil {
 		return textReply("Couldn't read stats: %v.", err)
 	}
-	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)%s",
-		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns, a.feedbackStats(ctx, c.cmd.TeamID))
+	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)%s\n%s",
+		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns, a.feedbackStats(ctx, c.cmd.TeamID), a.retentionStats())
+}
+
+// retentionStats says how long mnemo keeps what (MNEMO_RETENTION_*).
+func (a *App) retentionStats() string {
+	var b strings.Builder
+	b.WriteString("*kept*")
+	for _, st := range a.keep.Settings() {
+		fmt.Fprintf(&b, "\n• %s: %s", st.What, lifecycle.FormatKeep(st.Keep))
+	}
+	return b.String()
 }
 
 func firstUser(args []string) string {
@@ -321,7 +316,7 @@ func (a *App) forget(ctx context.Context, v memory.Viewer, ref string, path memo
 		return textReply("You can't forget `%s`: %s.", m.ShortID(), out.Refusal)
 	}
 	if actor.ID != m.SubjectID || m.Scope != memory.ScopePersonal {
-		a.audit(ctx, actor, "forget", m.ID.String(), m.Content)
+		a.audit(ctx, actor, "forget", m.ID.String(), "") // the id, never the forgotten text
 	}
 	return textReply("Forgotten `%s`: %s", m.ShortID(), escape(m.Content))
 }

@@ -3,7 +3,6 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/slack-go/slack"
@@ -63,23 +62,13 @@ func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
 			fmt.Sscan(act.Value, &offset)
 			a.publishHome(ctx, team, actor.ID, offset)
 			return
-		case ActionPurgeConfirm:
-			n, err := a.memory.PurgePersonal(ctx, actor, team, act.Value, memory.PathSlash)
-			if errors.Is(err, memory.ErrForbidden) {
-				r = textReply("Only an admin can purge memories.")
-				break
-			}
-			if err != nil {
-				r = textReply("Couldn't purge: %v.", err)
-				break
-			}
-			a.audit(ctx, actor, "purge", act.Value, fmt.Sprintf("%d memories archived", n))
-			r = reply{text: fmt.Sprintf("Archived %d personal memories of <@%s>.", n, act.Value), replace: true}
+		case ActionPurgeConfirm, ActionPurgeKeepShared:
+			r = a.erase(ctx, actor, team, act.Value, act.ActionID == ActionPurgeKeepShared)
 		case ActionFeedback:
 			a.onFeedback(ctx, team, actor, cb, act)
 			return
 		case ActionPurgeCancel:
-			r = reply{text: "Purge cancelled; nothing was archived.", replace: true}
+			r = reply{text: "Erasure cancelled; nothing was changed.", replace: true}
 		default:
 			return
 		}

@@ -121,7 +121,7 @@ func historyBlocks(m memory.Memory, events []memory.Event, now time.Time) []slac
 	blocks := []slack.Block{memoryBlock(m, now, false)}
 	var b strings.Builder
 	for _, e := range events {
-		fmt.Fprintf(&b, "• %s · %s by <@%s> via %s", e.At.UTC().Format("2006-01-02 15:04"), e.Action, e.ActorID, e.Path)
+		fmt.Fprintf(&b, "• %s · %s by %s via %s", e.At.UTC().Format("2006-01-02 15:04"), e.Action, actorRef(e.ActorID), e.Path)
 		if e.Reason != "" {
 			fmt.Fprintf(&b, ": %s", escape(e.Reason))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/lifecycle"
 )
 
 // Config is mnemo's configuration, parsed once from the environment.
@@ -46,6 +47,11 @@ type Config struct {
 	LogFile string
 	// ChatName is the person's name in chat.
 	ChatName string
+	// Retention is how long serve keeps each kind of data.
+	Retention lifecycle.Retention
+	// EraseDeletedUsers erases a member when Slack says their account was
+	// deleted (user_change with deleted: true).
+	EraseDeletedUsers bool
 }
 
 // Variable is one environment variable mnemo reads. Variables is the one
@@ -96,6 +102,10 @@ var Variables = []Variable{
 	{Name: "MNEMO_LOG_LEVEL", Meaning: "debug, info, warn or error; message text is logged only at debug", Default: "info"},
 	{Name: "MNEMO_LOG_FILE", Meaning: "the file mnemo chat logs to; - for stderr", DefaultNote: "mnemo/chat.log in the user cache directory when chatting in a terminal, else stderr"},
 	{Name: "USER", Meaning: "your name in mnemo chat", Default: "you"},
+	{Name: "MNEMO_RETENTION_CONVERSATIONS", Meaning: "how long serve keeps the session log's messages and the turns, in days (90d) or as a duration (720h); 0 keeps them for ever", Default: "90d"},
+	{Name: "MNEMO_RETENTION_INBOX", Meaning: "the longest serve keeps a delivered inbox post and a finished job (River keeps completed jobs a day at most)", Default: "7d"},
+	{Name: "MNEMO_RETENTION_FORGOTTEN", Meaning: "how long a forgotten, superseded or expired memory is kept, with its history, before it is deleted", Default: "30d"},
+	{Name: "MNEMO_ERASE_DELETED_USERS", Meaning: "true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does", Default: "false"},
 }
 
 // variable returns name's entry in Variables.
@@ -228,6 +238,27 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	} else {
 		c.ShutdownTimeout = d
 	}
+	for _, r := range []struct {
+		name string
+		to   *time.Duration
+	}{
+		{"MNEMO_RETENTION_CONVERSATIONS", &c.Retention.Conversations},
+		{"MNEMO_RETENTION_INBOX", &c.Retention.Inbox},
+		{"MNEMO_RETENTION_FORGOTTEN", &c.Retention.Forgotten},
+	} {
+		if d, err := parseDays(e.getenv(r.name)); err != nil {
+			bad("%s must be a number of days such as 30d, or a duration such as 12h (0 keeps for ever), not %q", r.name, e.getenv(r.name))
+		} else {
+			*r.to = d
+		}
+	}
+	switch v := strings.ToLower(e.getenv("MNEMO_ERASE_DELETED_USERS")); v {
+	case "true", "1", "yes", "on":
+		c.EraseDeletedUsers = true
+	case "false", "0", "no", "off":
+	default:
+		bad("MNEMO_ERASE_DELETED_USERS must be true or false, not %q", v)
+	}
 	if needs.Slack {
 		switch {
 		case c.SlackBot == "":
@@ -285,6 +316,27 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		return c, &ConfigError{Problems: problems}
 	}
 	return c, nil
+}
+
+// parseDays reads a period: whole days ("30d"), any Go duration ("12h"),
+// or 0 for none.
+func parseDays(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 {
+			return 0, fmt.Errorf("not a number of days")
+		}
+		return time.Duration(days) * lifecycle.Day, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("not a duration")
+	}
+	return d, nil
 }
 
 func validUserID(s string) bool {

@@ -5,8 +5,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/lifecycle"
 )
 
 func env(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
@@ -58,4 +61,28 @@ func TestVersionAndUnknownCommand(t *testing.T) {
 	require.Contains(t, out.String(), "mnemo ")
 	require.Equal(t, 2, run(context.Background(), []string{"frobnicate"}, env(nil), nil, &out, &errOut))
 	require.Contains(t, errOut.String(), `unknown command "frobnicate"`)
+}
+
+func TestRetentionSettings(t *testing.T) {
+	t.Parallel()
+	c, err := LoadConfig(env(map[string]string{}), Needs{})
+	require.NoError(t, err)
+	require.Equal(t, lifecycle.Defaults, c.Retention, "90 days, 7 days, 30 days")
+	require.Equal(t, lifecycle.Retention{Conversations: 90 * 24 * time.Hour, Inbox: 7 * 24 * time.Hour, Forgotten: 30 * 24 * time.Hour}, c.Retention)
+	require.False(t, c.EraseDeletedUsers, "erasing on Slack's word is the workspace's choice")
+
+	c, err = LoadConfig(env(map[string]string{
+		"MNEMO_RETENTION_CONVERSATIONS": "14d", "MNEMO_RETENTION_INBOX": "36h", "MNEMO_RETENTION_FORGOTTEN": "0", "MNEMO_ERASE_DELETED_USERS": "true",
+	}), Needs{})
+	require.NoError(t, err)
+	require.Equal(t, lifecycle.Retention{Conversations: 14 * 24 * time.Hour, Inbox: 36 * time.Hour}, c.Retention)
+	require.True(t, c.EraseDeletedUsers)
+
+	_, err = LoadConfig(env(map[string]string{
+		"MNEMO_RETENTION_CONVERSATIONS": "three months", "MNEMO_RETENTION_INBOX": "-1d", "MNEMO_RETENTION_FORGOTTEN": "30", "MNEMO_ERASE_DELETED_USERS": "maybe",
+	}), Needs{})
+	require.Error(t, err)
+	for _, want := range []string{"MNEMO_RETENTION_CONVERSATIONS", "MNEMO_RETENTION_INBOX", "MNEMO_RETENTION_FORGOTTEN", "MNEMO_ERASE_DELETED_USERS"} {
+		require.Contains(t, err.Error(), want)
+	}
 }

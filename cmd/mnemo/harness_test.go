@@ -37,7 +37,13 @@ const (
 
 func startBot(t *testing.T, script fakellm.Script, extraEnv ...string) *bot {
 	t.Helper()
-	b := &bot{t: t, db: testdb.New(t), slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &tb.Buffer{}}
+	return startBotOn(t, testdb.New(t), script, extraEnv...)
+}
+
+// startBotOn is startBot on a database the test prepared.
+func startBotOn(t *testing.T, d *testdb.DB, script fakellm.Script, extraEnv ...string) *bot {
+	t.Helper()
+	b := &bot{t: t, db: d, slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &tb.Buffer{}}
 	for _, u := range []fakeslack.User{{ID: alice, Name: "Alice"}, {ID: bob, Name: "Bob"}, {ID: carol, Name: "Carol"}, {ID: admin, Name: "Ada", IsAdmin: true}} {
 		b.slack.AddUser(u)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
 	"github.com/mnemo-bot/mnemo/learn"
+	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/ops"
@@ -208,18 +209,29 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		API: api, Socket: sm, DB: c.db, Runner: runner, Memory: c.memory,
 		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
 		SlashCommand: cfg.SlashCommand, Observer: metrics,
+		Retention: cfg.Retention, EraseDeletedUsers: cfg.EraseDeletedUsers,
 	})
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)
 	in, err := inbox.New(c.db, inbox.Options{
 		Logger: log, Handler: app, MaxTurns: sc.MaxTurns,
-		Register: func(w *river.Workers) error { return learn.Register(w, learner, learned(metrics)) },
-		Queues:   map[string]int{river.QueueDefault: learningWorkers},
+		Register: func(w *river.Workers) error {
+			if err := learn.Register(w, learner, learned(metrics)); err != nil {
+				return err
+			}
+			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention, Observer: metrics}, Logger: log})
+		},
+		Queues: map[string]int{river.QueueDefault: learningWorkers},
 	})
 	if err != nil {
 		return err
 	}
 	learning = learn.Attach(in.Client())
+	// Retention runs as a River periodic job: the leader enqueues it, so
+	// one replica sweeps, and a sweep cut short is retried.
+	if _, err := in.Client().PeriodicJobs().AddSafely(lifecycle.Periodic()); err != nil {
+		return fmt.Errorf("retention: %w", err)
+	}
 	app.UseInbox(in)
 	metrics.WatchInbox(func(ctx context.Context) (ops.InboxDepth, error) {
 		d, err := in.Depth(ctx)

@@ -195,8 +195,9 @@ func TestPurgeNeedsConfirmation(t *testing.T) {
 	keep := b.seed(bob, memory.ScopePersonal, "C0TEAM", "I prefer long walks after lunch")
 
 	r := b.command(admin, "C0TEAM", "purge <@U0ALICE>")
-	require.Contains(t, r.Text, "all 2 personal memories")
+	require.Contains(t, r.Text, "This erases <@U0ALICE>")
 	require.Contains(t, string(r.Blocks), "mnemo_purge_confirm")
+	require.Contains(t, string(r.Blocks), "mnemo_purge_keep_shared")
 	require.False(t, b.archived(m1.ShortID()), "nothing happens before the confirmation")
 
 	before := len(b.responses())
@@ -213,12 +214,11 @@ func TestPurgeNeedsConfirmation(t *testing.T) {
 	before = len(b.responses())
 	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
 	done := b.nextResponse(before)
-	require.Contains(t, done.Text, "Archived 2")
+	require.Contains(t, done.Text, "• memories: 2 deleted")
 	require.True(t, done.Replace)
-	require.True(t, b.archived(m1.ShortID()))
-	require.True(t, b.archived(m2.ShortID()))
+	require.Empty(t, b.memories("--user", alice, "--all"), "deleted, not archived: %s %s", m1.ShortID(), m2.ShortID())
 	require.False(t, b.archived(keep.ShortID()), "only that person's")
-	require.Equal(t, []string{admin + " purge"}, b.auditActions())
+	require.Equal(t, []string{admin + " erase"}, b.auditActions())
 }
 
 func TestForgetButtonAndAppHome(t *testing.T) {

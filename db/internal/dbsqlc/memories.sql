@@ -229,18 +229,6 @@ WITH archived AS (
 INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
 SELECT a.id, a.team_id, 'archive', 'system:expiry', 'system', 'expired' FROM archived a;
 
--- name: MemoryArchivePersonal :execrows
--- Archives every active personal memory of one person (a data-removal
--- request), each with its history event.
-WITH archived AS (
-    UPDATE memories m
-    SET archived_at = now(), archived_reason = @reason::text, archived_by = @archived_by::text
-    WHERE m.team_id = @team_id::text AND m.scope = 'personal' AND m.subject_id = @subject_id::text AND m.archived_at IS NULL
-    RETURNING m.id, m.team_id
-)
-INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
-SELECT a.id, a.team_id, 'purge', @archived_by::text, @path::text, @reason::text FROM archived a;
-
 -- name: MemoryEventInsert :exec
 INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason, related_id)
 VALUES (@memory_id, @team_id, @action, @actor_id, @path, @reason, sqlc.narg(related_id));

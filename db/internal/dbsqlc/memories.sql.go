@@ -87,41 +87,6 @@ func (q *Queries) MemoryArchiveExpired(ctx context.Context, db DBTX) (int64, err
 	return result.RowsAffected(), nil
 }
 
-const memoryArchivePersonal = `-- name: MemoryArchivePersonal :execrows
-WITH archived AS (
-    UPDATE memories m
-    SET archived_at = now(), archived_reason = $3::text, archived_by = $1::text
-    WHERE m.team_id = $4::text AND m.scope = 'personal' AND m.subject_id = $5::text AND m.archived_at IS NULL
-    RETURNING m.id, m.team_id
-)
-INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
-SELECT a.id, a.team_id, 'purge', $1::text, $2::text, $3::text FROM archived a
-`
-
-type MemoryArchivePersonalParams struct {
-	ArchivedBy string `json:"archivedBy"`
-	Path       string `json:"path"`
-	Reason     string `json:"reason"`
-	TeamID     string `json:"teamId"`
-	SubjectID  string `json:"subjectId"`
-}
-
-// Archives every active personal memory of one person (a data-removal
-// request), each with its history event.
-func (q *Queries) MemoryArchivePersonal(ctx context.Context, db DBTX, arg MemoryArchivePersonalParams) (int64, error) {
-	result, err := db.Exec(ctx, memoryArchivePersonal,
-		arg.ArchivedBy,
-		arg.Path,
-		arg.Reason,
-		arg.TeamID,
-		arg.SubjectID,
-	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
 const memoryCountPersonal = `-- name: MemoryCountPersonal :one
 SELECT count(*) FROM memories
 WHERE team_id = $1 AND scope = 'personal' AND subject_id = $2 AND archived_at IS NULL

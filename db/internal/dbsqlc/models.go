@@ -126,11 +126,13 @@ type MemoryTermStat struct {
 }
 
 type RiverJob struct {
-	ID        int64     `json:"id"`
-	State     string    `json:"state"`
-	Queue     string    `json:"queue"`
-	Kind      string    `json:"kind"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID          int64      `json:"id"`
+	State       string     `json:"state"`
+	Queue       string     `json:"queue"`
+	Kind        string     `json:"kind"`
+	Args        []byte     `json:"args"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	FinalizedAt *time.Time `json:"finalizedAt"`
 }
 
 type SessionMessage struct {

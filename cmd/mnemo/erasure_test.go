@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// aliceEverywhere gives Alice rows in every table that holds a person's
+// text, through the real paths: her posts run turns (session log, turns,
+// inbox, the job queue), she presses 👍 on an answer, she remembers (a
+// memory, its history, its words),
+// switches learning off (her settings), and an admin forgets a thread-only
+// instruction about her and exports her memories (the admin record). Bob
+// talks in another thread; his words must survive her erasure. It returns
+// the channel memory Alice wrote for everyone there.
+func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
+	t.Helper()
+	const ch = "C0TEAM"
+	root, _ := b.mention(alice, ch, "remember that I prefer zqxalpha summaries", "")
+	answer := b.replies(ch, root, 1)[0]
+	b.waitDone(ch, root)
+	b.pressFeedback(alice, ch, answer.TS, "positive")
+	require.Eventually(t, func() bool { return b.feedback(ch, answer.TS, alice) == "positive" }, 5*time.Second, 20*time.Millisecond)
+	other, _ := b.mention(bob, ch, "hello there, zqxbob here", "")
+	b.replies(ch, other, 1)
+	b.waitDone(ch, other)
+
+	// "In this thread answer Alice in Portuguese": scope conversation,
+	// subject Alice; a forget by an admin keeps it, archived.
+	conv, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice, Name: "Alice"},
+		Place: provenance.Place{Team: fakeslack.TeamID, Channel: ch, SourceKey: sourceKey(ch, root), Visibility: provenance.Public},
+		Scope: memory.ScopeConversation, About: memory.SubjectUser, Content: "In this thread answer Alice in zqxbravo Portuguese", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, conv.Status, conv.Reason)
+	shared := b.seed(alice, memory.ScopeChannel, ch, "Deploys go out on Tuesdays after zqxcharlie review")
+	// A memory of her DM with mnemo, about that conversation: hers alone.
+	dmConv, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice, Name: "Alice"},
+		Place: provenance.Place{Team: fakeslack.TeamID, Channel: "D0ALICE", SourceKey: sourceKey("D0ALICE", "1800000000.000300"), Visibility: provenance.DM},
+		Scope: memory.ScopeConversation, Content: "The zqxfoxtrot launch date is the fourteenth of March, set by the product team", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, dmConv.Status, dmConv.Reason)
+	require.Equal(t, memory.SubjectConversation, dmConv.Memory.SubjectType)
+
+	require.Contains(t, b.command(admin, ch, "forget "+conv.Memory.ShortID()).Text, "Forgotten")
+	require.Contains(t, b.command(alice, ch, "learning me off").Text, "off")
+	b.command(admin, ch, "export <@"+alice+">")
+	return shared
+}
+
+// TestPurgeErasesAPersonFromEveryTable walks every column of every table
+// that can hold text: before the purge it finds Alice in each table that
+// holds a person's words (the positive control), after it finds her
+// nowhere, while Bob's words are still there.
+func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	shared := aliceEverywhere(t, b)
+
+	probes := []string{"alice", "zqxalpha", "zqxbravo", "zqxfoxtrot"}
+	before := map[string]int64{}
+	for _, p := range probes {
+		for tc, n := range b.db.Find(t, p) {
+			before[tc] += n
+		}
+	}
+	require.Subset(t, testdb.Tables(before), []string{
+		"admin_audit", "inbox_arrivals", "memories", "memory_events", "memory_postings", "memory_term_stats", "river_job", "session_messages", "turn_feedback", "turns", "user_settings",
+	}, "the walk finds Alice's text and id before the purge: %v", before)
+	require.NotEmpty(t, b.db.Find(t, "zqxbob"))
+
+	r := b.command(admin, "C0TEAM", "purge <@"+alice+">")
+	require.Contains(t, string(r.Blocks), "mnemo_purge_confirm")
+	n := len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
+	receipt := b.nextResponse(n)
+
+	for _, p := range probes {
+		require.Empty(t, b.db.Find(t, p), "after the purge, nothing holds %q", p)
+	}
+	require.NotEmpty(t, testdb.Tables(b.db.Find(t, "zqxbob")), "Bob's words are still there")
+	t.Logf("walked %d text columns of %d tables", len(b.db.TextColumns(t)), len(testdb.Tables(func() map[string]int64 {
+		m := map[string]int64{}
+		for _, c := range b.db.TextColumns(t) {
+			m[c] = 1
+		}
+		return m
+	}())))
+	t.Logf("walk before the purge, rows by table.column holding Alice's text or id: %v", before)
+	t.Logf("receipt:\n%s", receipt.Text)
+
+	require.Contains(t, receipt.Text, "Erased <@"+alice+">")
+	for _, table := range []string{"memories", "memory_events", "session_messages", "turn_feedback", "turns", "inbox_arrivals", "river_job", "user_settings", "admin_audit"} {
+		require.Contains(t, receipt.Text, "• "+table+": ", "the receipt counts %s", table)
+	}
+	var archived bool
+	var actor, name string
+	require.NoError(t, b.db.Pool.QueryRow(context.Background(),
+		"SELECT archived_at IS NOT NULL, actor_id, actor_name FROM memories WHERE id = $1", shared.ID).Scan(&archived, &actor, &name))
+	require.True(t, archived, "a shared memory she wrote is archived")
+	require.Equal(t, "", actor)
+	require.Equal(t, "a former member", name)
+	require.Contains(t, b.auditActions(), admin+" erase", "the erasure is in the admin record, naming nobody")
+
+	// Erasing again finds nothing left.
+	n = len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
+	again := b.nextResponse(n).Text
+	require.Contains(t, again, "• memories: 0 deleted, 0 archived, 0 unattributed")
+	require.NotRegexp(t, `[1-9]\d* (deleted|tombstoned|archived|unattributed)`, again)
+}
+
+// An admin may keep the shared memories a person wrote: active, by a
+// former member.
+func TestPurgeCanKeepSharedMemoriesAsAFormerMembers(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	shared := b.seed(alice, memory.ScopeChannel, "C0TEAM", "Deploys go out on Tuesdays after QA sign-off")
+	mine := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+
+	n := len(b.responses())
+	b.click(bob, "C0TEAM", "mnemo_purge_keep_shared", alice)
+	require.Contains(t, b.nextResponse(n).Text, "Only an admin")
+	require.False(t, b.archived(mine.ShortID()))
+
+	n = len(b.responses())
+	b.click(admin, "C0TEAM", "mnemo_purge_keep_shared", alice)
+	require.Contains(t, b.nextResponse(n).Text, "Erased")
+	ms := b.memories("--source-key", sourceKey("C0TEAM", "1800000000.000100"), "--all")
+	require.Len(t, ms, 1, "the shared memory stays active; her personal one is gone")
+	require.Nil(t, ms[0].ArchivedAt)
+	require.Equal(t, shared.ID.String(), ms[0].ID)
+	require.Empty(t, b.db.Find(t, "alice"))
+}
+
+// Slack's user_change with deleted: true erases the member when the
+// workspace enabled it, and only then.
+func TestDeletedAccountIsErasedWhenEnabled(t *testing.T) {
+	t.Parallel()
+	deleted := map[string]any{"type": "user_change", "user": map[string]any{"id": alice, "team_id": fakeslack.TeamID, "deleted": true}, "event_ts": "1800000000.000200"}
+
+	off := startBot(t, scripted.Memory())
+	kept := off.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+	off.slack.WaitAck(off.slack.SendEvent(deleted), 5*time.Second)
+	require.Contains(t, off.logs.String(), "not erased (MNEMO_ERASE_DELETED_USERS is off)")
+	require.False(t, off.archived(kept.ShortID()))
+	require.NotEmpty(t, off.db.Find(t, "alice"))
+
+	on := startBot(t, scripted.Memory(), "MNEMO_ERASE_DELETED_USERS", "true")
+	on.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+	ts, _ := on.mention(alice, "C0TEAM", "remember that I prefer zqxdelta answers", "")
+	on.waitDone("C0TEAM", ts)
+	require.NotEmpty(t, on.db.Find(t, "alice"))
+	// A profile change that is not a deletion erases nothing.
+	on.slack.WaitAck(on.slack.SendEvent(map[string]any{"type": "user_change", "user": map[string]any{"id": alice, "team_id": fakeslack.TeamID, "deleted": false}, "event_ts": "1800000000.000100"}), 5*time.Second)
+	on.slack.WaitAck(on.slack.SendEvent(deleted), 5*time.Second)
+	require.Eventually(t, func() bool { return strings.Contains(strings.Join(on.auditActions(), ","), "system:slack erase") }, 10*time.Second, 20*time.Millisecond)
+	require.Equal(t, []string{"system:slack erase"}, on.auditActions(), "one erasure, for the deletion")
+	require.Empty(t, on.db.Find(t, "alice"))
+	require.Empty(t, on.db.Find(t, "zqxdelta"))
+}
+
+// The admin record says which memory was forgotten or restored, never what
+// it said: the forgotten text stays only in the archived memory, which
+// retention deletes.
+func TestForgetAndRestoreKeepNoTextInTheAdminRecord(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory(), "MNEMO_RETENTION_CONVERSATIONS", "45d")
+	m := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer zqxecho tea in the morning")
+
+	require.Contains(t, b.command(admin, "C0TEAM", "forget "+m.ShortID()).Text, "Forgotten")
+	require.Contains(t, b.command(admin, "C0TEAM", "restore "+m.ShortID()).Text, "Restored")
+	require.Equal(t, []string{admin + " forget", admin + " restore"}, b.auditActions())
+	found := b.db.Find(t, "zqxecho")
+	require.Contains(t, found, "memories.content", "the walk finds the text where it is")
+	require.Equal(t, []string{"memories", "memory_postings", "memory_term_stats"}, testdb.Tables(found), "and nowhere else: %v", found)
+
+	// /mnemo stats shows how long data is kept.
+	stats := b.command(admin, "C0TEAM", "stats").Text
+	require.Contains(t, stats, "conversation logs and turns: 45 days")
+	require.Contains(t, stats, "delivered inbox posts and finished jobs: 7 days")
+	require.Contains(t, stats, "forgotten and superseded memories, with their history: 30 days")
+}
+
+// serve deletes what is past its retention, by itself: the sweep runs as
+// River starts, and then every hour.
+func TestServeDeletesWhatIsPastItsRetention(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		_, err := d.Pool.Exec(ctx, sql, args...)
+		require.NoError(t, err, sql)
+	}
+	old, recent := time.Now().Add(-100*24*time.Hour), time.Now().Add(-time.Hour)
+	for i, at := range []time.Time{old, recent} {
+		exec(`INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, created_at)
+			VALUES ('k', 'T0TEAM', 'C0TEAM', $1, 'user', 'user', $2, 'instruction', 'zqxold words', $3)`, "1700000000.00000"+string(rune('1'+i)), alice, at)
+		exec(`INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id,
+			visibility, actor_id, written_by, message_ts, observed_at, archived_at, idempotency_key)
+			VALUES ('T0TEAM', 'personal', 'user', $1, 'preference', 'zqxold memory', 'zqxold memory', 'k', 'C0TEAM', 'public', $1, 'explicit', '1', $2, $2, $3)`,
+			alice, at, "k"+string(rune('1'+i)))
+	}
+	count := func(sql string) int {
+		var n int
+		require.NoError(t, d.Pool.QueryRow(ctx, sql).Scan(&n))
+		return n
+	}
+	require.Equal(t, 2, count(`SELECT count(*) FROM session_messages`))
+	require.Equal(t, 2, count(`SELECT count(*) FROM memories`))
+
+	startBotOn(t, d, scripted.Memory())
+	require.Eventually(t, func() bool {
+		return count(`SELECT count(*) FROM session_messages`) == 1 && count(`SELECT count(*) FROM memories`) == 1
+	}, 15*time.Second, 50*time.Millisecond, "the old message and the memory forgotten long ago are deleted")
+	require.Equal(t, 1, count(`SELECT count(*) FROM memories WHERE archived_at > now() - interval '1 day'`), "the recent ones stay")
+}

@@ -1,0 +1,6 @@
+package db
+
+import "github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+
+// RetentionStatements exposes retention's DELETEs to the EXPLAIN test.
+var RetentionStatements = dbsqlc.RetentionStatements

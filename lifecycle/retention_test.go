@@ -1,0 +1,114 @@
+package lifecycle_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/lifecycle"
+)
+
+// deleted is a retention observer that counts.
+type deleted struct {
+	mu      sync.Mutex
+	batches map[string]int
+	rows    map[string]int64
+}
+
+func (d *deleted) RetentionDeleted(table string, n int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.batches[table]++
+	d.rows[table] += n
+}
+
+// TestRetentionDeletesOnlyWhatIsPastItsTime: rows older than their
+// retention go, in batches, with what depends on them; everything newer,
+// still active, or not yet delivered stays.
+func TestRetentionDeletesOnlyWhatIsPastItsTime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	now := time.Now()
+	old, recent := now.Add(-100*24*time.Hour), now.Add(-time.Hour)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		_, err := d.Pool.Exec(ctx, sql, args...)
+		require.NoError(t, err, sql)
+	}
+	count := func(sql string, args ...any) int {
+		t.Helper()
+		var n int
+		require.NoError(t, d.Pool.QueryRow(ctx, sql, args...).Scan(&n), sql)
+		return n
+	}
+	// Conversations: three old turns with their messages, learning record
+	// and feedback; one recent.
+	for i, at := range []time.Time{old, old, old, recent} {
+		var turn int64
+		require.NoError(t, d.Pool.QueryRow(ctx, `INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, status, created_at)
+			VALUES ('T1', 'C1', $1, 'k', 'U1', 'done', $2) RETURNING id`, fmt.Sprintf("1700000000.%06d", i), at).Scan(&turn))
+		exec(`INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at)
+			VALUES ('k', 'T1', 'C1', $1, 'user', 'user', 'U1', 'instruction', 'hello', $2, $3)`, fmt.Sprintf("1700000000.%06d", i), turn, at)
+		exec(`INSERT INTO turn_learning (turn_id, stored, dropped) VALUES ($1, 0, 0)`, turn)
+		exec(`INSERT INTO turn_feedback (turn_id, user_id, value, at) VALUES ($1, 'U2', 'positive', $2)`, turn, at)
+	}
+	// Memories: three archived long ago (with history), one archived
+	// recently, one old and still active.
+	for i, archived := range []*time.Time{&old, &old, &old, &recent, nil} {
+		var id string
+		require.NoError(t, d.Pool.QueryRow(ctx, `INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id,
+			visibility, actor_id, written_by, message_ts, observed_at, created_at, archived_at, idempotency_key)
+			VALUES ('T1', 'personal', 'user', 'U1', 'preference', $1, $1, 'k', 'C1', 'public', 'U1', 'explicit', '1', $2, $2, $3, $1) RETURNING id::text`,
+			fmt.Sprintf("memory %d", i), old, archived).Scan(&id))
+		exec(`INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason) VALUES ($1, 'T1', 'create', 'U1', 'explicit', 'a reason')`, id)
+	}
+	// One superseded by a memory retention deletes: the link goes, the row stays.
+	exec(`UPDATE memories SET superseded_by = (SELECT id FROM memories WHERE content = 'memory 0') WHERE content = 'memory 4'`)
+	// The inbox: two delivered long ago, one recently, one never delivered.
+	for i, moved := range []*time.Time{&old, &old, &recent, nil} {
+		exec(`INSERT INTO inbox_arrivals (team, channel, ts, args, arrived_at, moved_at) VALUES ('T1', 'C1', $1, '{}', $2, $3)`, fmt.Sprintf("1700000001.%06d", i), old, moved)
+	}
+	// River's jobs: two finished long ago, one recently, one still waiting.
+	for _, j := range []struct {
+		state string
+		at    *time.Time
+	}{{"completed", &old}, {"discarded", &old}, {"completed", &recent}, {"available", nil}} {
+		exec(`INSERT INTO river_job (args, kind, max_attempts, state, finalized_at, created_at) VALUES ('{"text":"hi"}', 'mnemo_turn', 5, $1::river_job_state, $2, $3)`, j.state, j.at, old)
+	}
+
+	obs := &deleted{batches: map[string]int{}, rows: map[string]int64{}}
+	got, err := lifecycle.Sweeper{DB: d.DB, Retention: lifecycle.Defaults, Observer: obs, Batch: 2}.Sweep(ctx, now)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"session_messages": 3, "turns": 3, "memories": 3, "inbox_arrivals": 2, "river_job": 2}, got)
+	require.Equal(t, got, obs.rows, "the metric counts every row deleted")
+	require.Greater(t, obs.batches["session_messages"], 1, "deleted in batches")
+
+	require.Equal(t, 1, count(`SELECT count(*) FROM session_messages`))
+	require.Equal(t, 1, count(`SELECT count(*) FROM turns`))
+	require.Equal(t, 1, count(`SELECT count(*) FROM turn_learning`), "a turn's learning record goes with it")
+	require.Equal(t, 1, count(`SELECT count(*) FROM turn_feedback`))
+	require.Equal(t, "memory 3,memory 4", collect(t, d, `SELECT content FROM memories ORDER BY content`))
+	require.Equal(t, 2, count(`SELECT count(*) FROM memory_events`), "history goes with its memory")
+	require.Equal(t, 0, count(`SELECT count(*) FROM memories WHERE superseded_by IS NOT NULL`))
+	require.Equal(t, 2, count(`SELECT count(*) FROM inbox_arrivals`), "the recent delivery and the waiting post stay")
+	require.Equal(t, 1, count(`SELECT count(*) FROM inbox_arrivals WHERE moved_at IS NULL`))
+	require.Equal(t, 2, count(`SELECT count(*) FROM river_job`))
+	require.Equal(t, 1, count(`SELECT count(*) FROM river_job WHERE state = 'available'`))
+}
+
+func collect(t *testing.T, d *testdb.DB, sql string) string {
+	t.Helper()
+	rows, err := d.Pool.Query(context.Background(), sql)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return strings.Join(out, ",")
+}

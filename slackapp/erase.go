@@ -1,0 +1,137 @@
+package slackapp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/lifecycle"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// ActionPurgeKeepShared erases a person but keeps the shared memories they
+// wrote, attributed to a former member.
+const ActionPurgeKeepShared = "mnemo_purge_keep_shared"
+
+// ErasedBySlack is the actor of an erasure Slack asked for (a deleted
+// account), in the memories' history.
+const ErasedBySlack = "system:slack"
+
+func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
+	user := firstUser(c.args)
+	if user == "" {
+		return textReply("Usage: `%s purge @user`.", a.command)
+	}
+	archived := "archived"
+	if a.keep.Forgotten > 0 {
+		archived = "archived (deleted after " + lifecycle.FormatKeep(a.keep.Forgotten) + ")"
+	}
+	text := fmt.Sprintf("This erases <@%s> from mnemo: every memory about them, in every scope and state, and their words in mnemo's conversation log, inbox, job queue and memory history. "+
+		"It can't be undone. The shared memories they wrote can be %s or kept, attributed to a former member.", user, archived)
+	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain("Erase, archive their shared memories"))
+	confirm.Style = slack.StyleDanger
+	keep := slack.NewButtonBlockElement(ActionPurgeKeepShared, user, plain("Erase, keep their shared memories"))
+	keep.Style = slack.StyleDanger
+	cancel := slack.NewButtonBlockElement(ActionPurgeCancel, user, plain("Cancel"))
+	return reply{text: text, blocks: []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil), slack.NewActionBlock("mnemo_purge", confirm, keep, cancel)}}
+}
+
+// erase erases user for an admin who confirmed it, and answers with the
+// receipt.
+func (a *App) erase(ctx context.Context, actor provenance.Actor, team, user string, keepShared bool) reply {
+	if !actor.IsAdmin {
+		return textReply("Only an admin can erase someone.")
+	}
+	if !userRef.MatchString("<@" + user + ">") {
+		return textReply("That is not a Slack user id: %q.", user)
+	}
+	r, err := a.db.Erase(ctx, db.Erasure{Team: team, User: user, By: actor.ID, KeepShared: keepShared})
+	if err != nil {
+		a.log.Error().Err(err).Msg("erasure failed")
+		return textReply("Couldn't erase them, nothing was changed: %v.", err)
+	}
+	a.erased(ctx, actor, team, user, r)
+	return reply{text: fmt.Sprintf("Erased <@%s>. Receipt, rows by table:\n%s", user, receiptText(r)), replace: true}
+}
+
+// erased records an erasure: in the admin record, which names the person
+// nowhere, and on their App Home, which is emptied.
+func (a *App) erased(ctx context.Context, actor provenance.Actor, team, user string, r db.Receipt) {
+	a.audit(ctx, actor, "erase", "", strings.ReplaceAll(receiptText(r), "\n", "; "))
+	a.queueHome(team, user)
+}
+
+// receiptText is a receipt as a list, one table a line.
+func receiptText(r db.Receipt) string {
+	var order []string
+	by := map[string][]string{}
+	for _, l := range r {
+		if _, ok := by[l.Table]; !ok {
+			order = append(order, l.Table)
+		}
+		by[l.Table] = append(by[l.Table], fmt.Sprintf("%d %s", l.Rows, l.Action))
+	}
+	var b strings.Builder
+	for i, t := range order {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "• %s: %s", t, strings.Join(by[t], ", "))
+	}
+	return b.String()
+}
+
+// onUserChange erases a member whose account Slack deleted, when the
+// workspace enabled it (MNEMO_ERASE_DELETED_USERS). The erasure runs after
+// the ack; it is one transaction, and doing it again is harmless, so an
+// admin can repeat it with /mnemo purge if it failed (the log says so).
+func (a *App) onUserChange(ctx context.Context, evt *socketmode.Event) {
+	defer a.ack(evt) // after the decision, so what was decided is logged by the ack
+	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+	u, ok := e.InnerEvent.Data.(*slackevents.UserChangeEvent)
+	if !ok || !u.User.Deleted {
+		return
+	}
+	team := u.User.TeamID
+	if team == "" {
+		team = e.TeamID
+	}
+	log := a.log.With().Str("user", u.User.ID).Logger()
+	if !a.eraseDeleted {
+		log.Info().Msg("member's account deleted; not erased (MNEMO_ERASE_DELETED_USERS is off)")
+		return
+	}
+	if !slackID.MatchString(team) || !userRef.MatchString("<@"+u.User.ID+">") {
+		log.Error().Str("team", team).Msg("user_change without a usable team or user id; nobody erased")
+		return
+	}
+	a.async(ctx, func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, eraseTimeout)
+		defer cancel()
+		r, err := a.db.Erase(ctx, db.Erasure{Team: team, User: u.User.ID, By: ErasedBySlack})
+		if err != nil {
+			log.Error().Err(err).Msg("erasing a deleted member failed; run /mnemo purge for them")
+			return
+		}
+		a.erased(ctx, provenance.Actor{Kind: provenance.KindSystem, Team: team, ID: ErasedBySlack}, team, u.User.ID, r)
+		log.Info().Int64("rows", r.Total()).Msg("deleted member erased")
+	})
+}
+
+// eraseTimeout bounds one erasure.
+const eraseTimeout = 2 * time.Minute
+
+// actorRef names who made a change, for people: an erased actor is a
+// former member.
+func actorRef(id string) string {
+	if id == "" {
+		return db.FormerMember
+	}
+	return "<@" + id + ">"
+}
