@@ -394,8 +394,16 @@ func TestSearchRanksTextMatchAndCloseness(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, got)
 	require.Equal(t, "Deploys go out on Tuesdays after QA sign-off", got[0].Content)
-	for _, m := range got {
-		require.NotEqual(t, "The staging database is refreshed nightly", m.Content, "requireMatch drops non-matches")
+	// The memory said right after a match in its thread is its context:
+	// kept, below the match. One said elsewhere that matches nothing is not.
+	b.remember(t, alice, otherPublic, memory.ScopeChannel, memory.KindKnowledge, "The office plants are watered on Fridays")
+	got, err = b.store.Search(context.Background(), memory.ViewerAt(alice, publicThread), "when do deploys go out", 5, true)
+	require.NoError(t, err)
+	for i, m := range got {
+		require.NotEqual(t, "The office plants are watered on Fridays", m.Content, "requireMatch drops non-matches")
+		if m.Content == "The staging database is refreshed nightly" {
+			require.Positive(t, i, "context ranks below its match")
+		}
 	}
 	// Fuzzy: a typo still finds it.
 	got, err = b.store.Search(context.Background(), memory.ViewerAt(alice, publicThread), "staging databse", 5, true)

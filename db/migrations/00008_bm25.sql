@@ -328,10 +328,12 @@ BEGIN
     END LOOP;
 
     -- Thread context: the memory said just after a match in the same
-    -- thread gains 0.4 of its score, the one just before 0.2. In a
-    -- conversation the answer is often the reply to what matches the
+    -- thread scores at least 0.6 of it, the one just before at least 0.3.
+    -- In a conversation the answer is often the reply to what matches the
     -- question ("How long have you been married?" / "5 years already!").
-    -- Only neighbours the asker may see take part, in either direction.
+    -- A memory keeps the best of its own score and these, so matches in
+    -- one thread do not lift each other. Only neighbours the asker may
+    -- see take part, in either direction.
     RETURN QUERY
     WITH base AS (
         SELECT u.id, u.score FROM unnest(ids, scores) AS u(id, score)
@@ -340,20 +342,20 @@ BEGIN
         FROM base b
         CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = b.id) m
         CROSS JOIN LATERAL (
-            (SELECT p.id, 0.2::float8 AS w FROM memories p
+            (SELECT p.id, 0.3::float8 AS w FROM memories p
              WHERE p.team_id = m.team_id AND p.source_key = m.source_key AND p.archived_at IS NULL
                AND (p.observed_at, p.id) < (m.observed_at, m.id)
                AND memory_visible(p, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
              ORDER BY p.observed_at DESC, p.id DESC LIMIT 1)
             UNION ALL
-            (SELECT p.id, 0.4::float8 FROM memories p
+            (SELECT p.id, 0.6::float8 FROM memories p
              WHERE p.team_id = m.team_id AND p.source_key = m.source_key AND p.archived_at IS NULL
                AND (p.observed_at, p.id) > (m.observed_at, m.id)
                AND memory_visible(p, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
              ORDER BY p.observed_at, p.id LIMIT 1)
         ) n
     )
-    SELECT x.id, sum(x.score)::float8 AS score
+    SELECT x.id, max(x.score)::float8 AS score
     FROM (SELECT base.id, base.score FROM base UNION ALL SELECT nb.id, nb.score FROM nb) x
     GROUP BY x.id
     ORDER BY 2 DESC, x.id
