@@ -261,6 +261,7 @@ DECLARE
     total  float8;
     n      float8;
     depth  integer := greatest(k * 2, 32);
+    pick   integer := k * 2;
     bound  float8;
     kth    float8;
     open_lists integer;
@@ -284,47 +285,67 @@ BEGIN
     -- A match is weighted by the share of the query's weight it matches.
     SELECT greatest(sum(x), 1e-9) INTO total FROM unnest(idfs) AS x;
 
+    -- Each round reads every word's postings in every partition to depth,
+    -- best first, and bounds each memory seen: what it scored in the lists
+    -- it was read from, plus, for each word whose list it was not read
+    -- from, the weight at which that list was cut off (0 where the whole
+    -- list was read). Only the pick best bounded are scored exactly, by
+    -- key. The round ends the search when the k-th exact score is at least
+    -- every bound left: a memory seen but not picked, and one not seen at
+    -- all (every list's cut-off weight
+    -- summed); a pick is scored exactly, so it needs no bound, and one
+    -- the asker may not see is no answer. Otherwise the next round reads
+    -- four times deeper and scores twice as many.
     LOOP
         WITH lists AS (
-            SELECT t.term, t.idf, p.part, x.id, x.impact, x.n
+            SELECT t.term, t.idf, p.part, x.id, x.impact, x.rn
             FROM unnest(terms, idfs) AS t(term, idf)
             CROSS JOIN unnest(parts) AS p(part)
             CROSS JOIN LATERAL (
-                SELECT mp.id, mp.impact, count(*) OVER () AS n
+                -- In the key's order, so that ties end no read late.
+                SELECT mp.id, mp.impact, row_number() OVER (ORDER BY mp.impact DESC, mp.id DESC) AS rn
                 FROM memory_postings mp
                 WHERE mp.part = p.part AND mp.term = t.term
-                ORDER BY mp.impact DESC
-                LIMIT depth
+                ORDER BY mp.impact DESC, mp.id DESC
+                LIMIT depth + 1
             ) x
         ), edges AS (
-            SELECT l.term, l.idf, l.part, min(l.impact) AS last, max(l.n) AS n FROM lists l GROUP BY l.term, l.idf, l.part
-        ), b AS (
-            SELECT coalesce(sum(e.w), 0) AS bound, coalesce(sum(e.open), 0) AS open_lists FROM (
-                SELECT max(CASE WHEN edges.n >= depth THEN edges.idf * edges.last ELSE 0 END) AS w,
-                       count(*) FILTER (WHERE edges.n >= depth) AS open
-                FROM edges GROUP BY edges.term
-            ) e
+            SELECT l.term, l.part, max(l.rn) > depth AS open,
+                   max(l.idf) * min(l.impact) FILTER (WHERE l.rn <= depth) AS cut
+            FROM lists l GROUP BY l.term, l.part
+        ), cuts AS (
+            SELECT e.term, max(CASE WHEN e.open THEN e.cut ELSE 0 END) AS cut, bool_or(e.open) AS open
+            FROM edges e GROUP BY e.term
+        ), cand AS (
+            SELECT l.id, sum(l.idf * l.impact) + (SELECT sum(c.cut) FROM cuts c) - sum(c.cut) AS hi
+            FROM lists l JOIN cuts c ON c.term = l.term
+            WHERE l.rn <= depth GROUP BY l.id
+        ), pick AS (
+            SELECT c.id, c.hi FROM cand c ORDER BY c.hi DESC, c.id LIMIT pick
         ), scored AS (
-            -- Each candidate read by its key (LATERAL keeps the planner
-            -- from reading the table to join it) and scored on every word.
+            -- Each pick read by its key (LATERAL keeps the planner from
+            -- reading the table to join it) and scored on every word.
             SELECT m.id, sum(t.idf * mt.impact) * sum(t.idf) / total AS score
-            FROM (SELECT DISTINCT l.id FROM lists l) c
+            FROM pick c
             CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = c.id) m
             CROSS JOIN LATERAL memory_terms(m.search) mt
             JOIN unnest(terms, idfs) AS t(term, idf) ON t.term = mt.term
             WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
             GROUP BY m.id
-            ORDER BY score DESC, m.id
-            LIMIT k
+        ), top AS (
+            SELECT s.id, s.score FROM scored s ORDER BY s.score DESC, s.id LIMIT k
         )
-        SELECT array_agg(s.id ORDER BY s.score DESC, s.id), array_agg(s.score ORDER BY s.score DESC, s.id),
-               (SELECT b.bound FROM b), (SELECT b.open_lists FROM b)
-        INTO ids, scores, bound, open_lists
-        FROM scored s;
+        SELECT (SELECT array_agg(top.id ORDER BY top.score DESC, top.id) FROM top),
+               (SELECT array_agg(top.score ORDER BY top.score DESC, top.id) FROM top),
+               greatest((SELECT coalesce(sum(c.cut), 0) FROM cuts c),
+                        (SELECT coalesce(max(c.hi), 0) FROM cand c WHERE c.id NOT IN (SELECT pick.id FROM pick))),
+               (SELECT count(*) FROM cuts c WHERE c.open)
+        INTO ids, scores, bound, open_lists;
 
         kth := CASE WHEN coalesce(cardinality(scores), 0) >= k THEN scores[k] ELSE 0 END;
-        EXIT WHEN open_lists = 0 OR kth >= bound OR depth >= max_depth;
+        EXIT WHEN kth >= bound OR depth >= max_depth;
         depth := depth * 4;
+        pick := pick * 2;
     END LOOP;
 
     -- Thread context: the memory said just after a match in the same
