@@ -35,6 +35,13 @@ type Config struct {
 	// LogDir, when set, keeps each serve run's log there.
 	LogDir string
 	Log    io.Writer
+	// LoCoMoDir holds LoCoMo's development conversations (LOCOMO_DIR);
+	// "" leaves recall on LoCoMo out, saying how to get the data.
+	LoCoMoDir    string
+	LoCoMoShapes []string
+	// LoCoMoNoise is how many unrelated memories the noisy shape's
+	// channels hold.
+	LoCoMoNoise int
 }
 
 // Report is a run's table and what it ran on.
