@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 var shapeTitles = map[string]string{
@@ -38,14 +39,14 @@ func (s ShapeResult) Detail(noise int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** (%d memories in the database; loaded in %s, scored in %s)\n\n", shapeTitle(s.Shape, noise), s.Rows,
 		s.Load.Round(1e6), (s.Took - s.Load).Round(1e6))
-	b.WriteString("| method | questions | R@5 | R@8 | R@10 | R@25 | hit@5 | hit@8 | hit@10 | hit@25 |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| method | questions | R@5 | R@8 | R@10 | R@25 | hit@5 | hit@8 | hit@10 | hit@25 | mean time per question |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	cats := make([]int, 0, len(LoCoMoCategories))
 	for c := range LoCoMoCategories {
 		cats = append(cats, c)
 	}
 	slices.Sort(cats)
 	for _, m := range s.Methods {
-		row := func(label string, t Tally) {
+		row := func(label string, t Tally, took string) {
 			fmt.Fprintf(&b, "| %s | %d |", label, t.N)
 			for _, hit := range []bool{false, true} {
 				for _, k := range LoCoMoKs {
@@ -61,11 +62,15 @@ func (s ShapeResult) Detail(noise int) string {
 					fmt.Fprintf(&b, " %.3f |", v)
 				}
 			}
-			b.WriteString("\n")
+			fmt.Fprintf(&b, " %s |\n", took)
 		}
-		row("**"+m.Name+"**, all", m.All)
+		mean := "—"
+		if m.All.N > 0 {
+			mean = ms(m.Took / time.Duration(m.All.N))
+		}
+		row("**"+m.Name+"**, all", m.All, mean)
 		for _, c := range cats {
-			row(fmt.Sprintf("%s, cat %d %s", m.Name, c, LoCoMoCategories[c]), *m.ByCat[c])
+			row(fmt.Sprintf("%s, cat %d %s", m.Name, c, LoCoMoCategories[c]), *m.ByCat[c], "")
 		}
 	}
 	return b.String()
@@ -81,7 +86,8 @@ func (r *LoCoMoResult) Markdown(noise int) string {
 		"Recall@k: the share of a question's evidence turns in the top k, averaged over questions; hit@k: the share of questions with any. "+
 		"Search is the recall tool (requireMatch, 25 results); ForPrompt is auto-recall at its real size (%d). "+
 		"BM25 (bench/bm25: k1 1.2, b .75, lowercase words, English stop-words) and ts_rank_cd (to_tsvector('english'), the question's lexemes ORed) "+
-		"rank the same rows, every memory of the conversation's team, in the same run.\n\n",
+		"rank the same rows, every memory of the conversation's team, in the same run. "+
+		"Mean times are wall-clock per question, with the product's queries one at a time and the baselines' running alongside.\n\n",
 		r.Conversations, strings.Join(LoCoMoFiles, ", "), r.Turns, r.Questions, r.NoEvidence, r.DroppedEvidence, 8)
 	b.WriteString(SummaryHeader)
 	for _, s := range r.Shapes {

@@ -1,11 +1,16 @@
 package bench
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
 const tinyLoCoMo = `{
@@ -72,5 +77,74 @@ func TestReadConversationRefusesHeldOut(t *testing.T) {
 		if _, err := ReadConversation(dir, name); err == nil || !strings.Contains(err.Error(), "held out") {
 			t.Errorf("%s: err = %v, want refused as held out", name, err)
 		}
+	}
+}
+
+// A tiny conversation, run through every shape on a real server: the
+// asker sees the rows in each shape (every method finds the evidence of
+// questions with a rare word), the noise is in the database, and the
+// tallies count what they should.
+func TestRunLoCoMoShapes(t *testing.T) {
+	server := testdb.ServerURL(t)
+	at := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+	c := Conversation{Name: "26", SpeakerA: "Caroline", SpeakerB: "Melanie"}
+	for i, text := range []string{
+		"Hey Mel, how have you been?",
+		"I painted a sunrise over the lake last year.",
+		"I went to the LGBTQ support group yesterday.",
+		"My kids love the pottery workshop.",
+		"Adoption agencies have been so helpful.",
+		"We went camping in the mountains with the family.",
+	} {
+		speaker := []string{"Caroline", "Melanie"}[i%2]
+		c.Turns = append(c.Turns, Turn{DiaID: fmt.Sprintf("D%d:%d", 1+i/3, 1+i%3), Speaker: speaker, Text: text, At: at.AddDate(0, 0, 7*(i/3))})
+	}
+	c.Questions = []LoCoMoQuestion{
+		{Text: "When did Melanie paint a sunrise?", Category: 2, Evidence: []string{"D1:2"}},
+		{Text: "What pottery workshop and camping trips?", Category: 1, Evidence: []string{"D2:1", "D2:3"}},
+		{Text: "Which adoption agencies helped?", Category: 4, Evidence: []string{"D2:2"}},
+	}
+	var done []string
+	res, err := RunLoCoMo(context.Background(), []Conversation{c}, LoCoMoOptions{
+		Server: server, Shapes: LoCoMoShapes, Noise: 300, Database: "mnemo_t_locomo_" + randomSuffix(),
+		Done: func(s ShapeResult) { done = append(done, s.Shape) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(done, LoCoMoShapes) || len(res.Shapes) != 3 || res.Questions != 3 || res.Turns != 6 {
+		t.Fatalf("shapes %v, result %+v", done, res)
+	}
+	for _, s := range res.Shapes {
+		want := 6
+		if s.Shape == ShapeNoisy {
+			want += 300
+		}
+		if s.Rows != want {
+			t.Errorf("%s: %d rows, want %d", s.Shape, s.Rows, want)
+		}
+		for _, m := range s.Methods {
+			k := 25
+			if m.Name == MethodForPrompt {
+				k = 8
+			}
+			if m.All.N != 3 || m.ByCat[2].N != 1 || m.ByCat[3].N != 0 {
+				t.Errorf("%s, %s: counted %d questions, %d of category 2", s.Shape, m.Name, m.All.N, m.ByCat[2].N)
+			}
+			if m.All.R(k) != 1 || m.All.H(k) != 1 {
+				t.Errorf("%s, %s: recall@%d %.3f, hit@%d %.3f, want every evidence turn found", s.Shape, m.Name, k, m.All.R(k), k, m.All.H(k))
+			}
+		}
+	}
+}
+
+func randomSuffix() string { return fmt.Sprintf("%d", time.Now().UnixNano()%1_000_000_000) }
+
+func TestTally(t *testing.T) {
+	var x Tally
+	x.add([]string{"a", "", "b", "c", "d", "e", "f", "g", "h", "x"}, []string{"b", "x"}) // b at 3, x at 10
+	x.add([]string{"", "q"}, []string{"z"})
+	if x.N != 2 || x.R(5) != 0.25 || x.R(10) != 0.5 || x.H(5) != 0.5 || x.H(25) != 0.5 {
+		t.Errorf("tally %+v: R@5 %v R@10 %v H@5 %v", x, x.R(5), x.R(10), x.H(5))
 	}
 }

@@ -127,6 +127,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	fmt.Fprintln(stdout, report.Table.Markdown())
+	for _, s := range report.Sections {
+		fmt.Fprintln(stdout, s)
+	}
 	for _, m := range report.Table.Misses() {
 		fmt.Fprintf(stdout, "missed: %s\n", m)
 	}
