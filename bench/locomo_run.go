@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -105,6 +106,30 @@ func (t Tally) H(k int) float64 {
 		return 0
 	}
 	return t.Hit[k] / float64(t.N)
+}
+
+func (m *MethodResult) merge(o MethodResult) {
+	m.All.merge(o.All)
+	for c, t := range o.ByCat {
+		if m.ByCat[c] == nil {
+			m.ByCat[c] = &Tally{}
+		}
+		m.ByCat[c].merge(*t)
+	}
+	m.Took += o.Took
+}
+
+func (t *Tally) merge(o Tally) {
+	if t.Recall == nil {
+		t.Recall, t.Hit = map[int]float64{}, map[int]float64{}
+	}
+	t.N += o.N
+	for k, v := range o.Recall {
+		t.Recall[k] += v
+	}
+	for k, v := range o.Hit {
+		t.Hit[k] += v
+	}
 }
 
 func (t *Tally) add(got, evidence []string) {
@@ -261,25 +286,64 @@ func runShape(ctx context.Context, convs []Conversation, shape string, o LoCoMoO
 		func(ctx context.Context, l *loaded, q string) ([]string, error) { return base.tsRank(ctx, l, q, 25) },
 	}
 	// The product's two methods run one question at a time, as a user
-	// asks; the baselines run alongside them, on their own goroutine, so
-	// a tuning run takes the time of the slower half.
-	g, gctx = errgroup.WithContext(ctx)
-	for _, part := range [][]int{{0, 1}, {2, 3}} {
-		g.Go(func() error {
-			for _, l := range ls {
-				for _, q := range l.conv.Questions {
-					for _, i := range part {
-						t := time.Now()
-						got, err := rankers[i](gctx, l, q.Text)
-						methods[i].Took += time.Since(t)
-						if err != nil {
-							return fmt.Errorf("%s, conversation %s, %q: %w", methods[i].Name, l.conv.Name, q.Text, err)
-						}
-						methods[i].All.add(got, q.Evidence)
-						methods[i].ByCat[q.Category].add(got, q.Evidence)
-					}
-				}
+	// asks; the baselines run alongside them, two conversations at once,
+	// so a tuning run takes about the time of the slower half. Each job
+	// tallies on its own and the tallies are summed at the end.
+	score := func(ctx context.Context, l *loaded, part []int) ([]MethodResult, error) {
+		out := make([]MethodResult, len(part))
+		for n, i := range part {
+			out[n] = MethodResult{Name: methods[i].Name, ByCat: map[int]*Tally{}}
+			for c := range LoCoMoCategories {
+				out[n].ByCat[c] = &Tally{}
 			}
+		}
+		for _, q := range l.conv.Questions {
+			for n, i := range part {
+				t := time.Now()
+				got, err := rankers[i](ctx, l, q.Text)
+				out[n].Took += time.Since(t)
+				if err != nil {
+					return nil, fmt.Errorf("%s, conversation %s, %q: %w", methods[i].Name, l.conv.Name, q.Text, err)
+				}
+				out[n].All.add(got, q.Evidence)
+				out[n].ByCat[q.Category].add(got, q.Evidence)
+			}
+		}
+		return out, nil
+	}
+	var mu sync.Mutex
+	merge := func(part []int, rs []MethodResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		for n, i := range part {
+			methods[i].merge(rs[n])
+		}
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	g.Go(func() error {
+		for _, l := range ls {
+			rs, err := score(gctx, l, []int{0, 1})
+			if err != nil {
+				return err
+			}
+			merge([]int{0, 1}, rs)
+		}
+		return nil
+	})
+	sem := make(chan struct{}, 2)
+	for _, l := range ls {
+		g.Go(func() error {
+			select {
+			case sem <- struct{}{}:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			defer func() { <-sem }()
+			rs, err := score(gctx, l, []int{2, 3})
+			if err != nil {
+				return err
+			}
+			merge([]int{2, 3}, rs)
 			return nil
 		})
 	}
@@ -359,7 +423,9 @@ func loadNoise(ctx context.Context, pool *pgxpool.Pool, convs []Conversation, n 
 		r := specs[c].Row(j)
 		team := "TLOCOMO" + convs[c].Name
 		p := locomoPlace(team, ShapeNoisy, r.SourceKey[strings.LastIndex(r.SourceKey, ":")+1:])
-		r.ID = uuid.New()
+		// The corpus's id is the same in every team: make one per team,
+		// the same in every run.
+		r.ID = uuid.NewSHA1(r.ID, []byte(team))
 		r.Team, r.Scope, r.SubjectType, r.SubjectID = team, string(memory.ScopeChannel), string(memory.ScopeChannel.DefaultSubject()), p.Channel
 		r.ChannelID, r.SourceKey, r.Visibility = p.Channel, p.SourceKey, string(p.Visibility)
 		r.ArchivedAt, r.ArchivedReason, r.ArchivedBy, r.ExpiresAt = nil, "", "", nil
