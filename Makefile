@@ -11,7 +11,7 @@ GO ?= go
 SQLC := $(GO) -C devtools tool sqlc -f ../sqlc.yaml
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run chat test vet fuzz bench db db-stop generate check-generated eval eval-live eval-mutation clean
+.PHONY: all build run chat test vet fuzz bench bench-locomo db db-stop generate check-generated eval eval-live eval-mutation clean
 
 all: build
 
@@ -63,6 +63,12 @@ bench: $(DB_DEP) build
 	$(GO) test -run '^$$' -bench 'AckLatency|Enqueue' -benchtime 2000x -count 3 -timeout 10m ./slackapp/ ./inbox/ >> bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
 	@cat bench/out/gobench.txt
 	$(GO) run ./cmd/mnemo-bench --gobench bench/out/gobench.txt --mnemo bin/mnemo --logs bench/out --out bench/RESULTS.md
+
+## bench-locomo: only recall on LoCoMo, from LOCOMO_DIR, printed shape by shape: seconds for
+## the channel and personal shapes, about three minutes more for the noisy one (SHAPES=channel,personal
+## leaves it out); writes nothing
+bench-locomo: $(DB_DEP)
+	$(GO) run ./cmd/mnemo-bench --only locomo $(if $(SHAPES),--locomo-shapes $(SHAPES))
 
 ## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:54329)
 db:

@@ -35,6 +35,13 @@ type Config struct {
 	// LogDir, when set, keeps each serve run's log there.
 	LogDir string
 	Log    io.Writer
+	// LoCoMoDir holds LoCoMo's development conversations (LOCOMO_DIR);
+	// "" leaves recall on LoCoMo out, saying how to get the data.
+	LoCoMoDir    string
+	LoCoMoShapes []string
+	// LoCoMoNoise is how many unrelated memories the noisy shape's
+	// channels hold.
+	LoCoMoNoise int
 }
 
 // Report is a run's table and what it ran on.
@@ -44,6 +51,9 @@ type Report struct {
 	Started time.Time
 	Took    time.Duration
 	Notes   []string
+	// Sections are tables of their own, after the main one (recall on
+	// LoCoMo).
+	Sections []string
 }
 
 // Run measures everything and fills the table.
@@ -139,6 +149,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	addRetrieval(t, l, rr)
+
+	if cfg.LoCoMoDir == "" {
+		t.NotMeasured("LoCoMo recall (issue 19): Search recall@10 ≥ BM25 + 0.05 in the channel and personal shapes; ForPrompt recall@8 ≥ BM25; the three shapes within 0.02",
+			"see the LoCoMo section", LoCoMoHowTo)
+	} else {
+		logf("recall on LoCoMo (%s)", cfg.LoCoMoDir)
+		convs, err := ReadLoCoMo(cfg.LoCoMoDir)
+		if err != nil {
+			return nil, err
+		}
+		lr, err := RunLoCoMo(ctx, convs, LoCoMoOptions{Server: cfg.Server, Shapes: cfg.LoCoMoShapes, Noise: cfg.LoCoMoNoise, Log: logf})
+		if err != nil {
+			return nil, err
+		}
+		addLoCoMo(t, lr)
+		r.Sections = append(r.Sections, lr.Markdown(cfg.LoCoMoNoise))
+	}
 
 	r.Notes = append(r.Notes, "The recall targets (p95 ≤ 10 ms, ≥ 10× the baseline) are at a million memories. At 10k the ILIKE scan reads a few hundred visible rows and costs about what an index read does; the smaller corpora show how each cost grows.")
 	if cfg.Mnemo != "" && largest != nil {
@@ -242,14 +269,15 @@ func addRetrieval(t *Table, l *Labelled, r RetrievalResult) {
 		return fmt.Sprintf("%.1f×", v/base)
 	}
 	corpus := fmt.Sprintf("%d memories, %d questions (%d paraphrases)", len(l.Memories), n, p)
-	t.Add(Row{Metric: "retrieval recall@8, paraphrases, with cues (" + corpus + ")", Target: "≥ 0.8", Measured: f(r.Cues.ParaphraseRecall),
-		Baseline: f(r.Parent.ParaphraseRecall) + " parent commit", Ratio: x(r.Cues.ParaphraseRecall, r.Parent.ParaphraseRecall),
-		Met: met(r.Cues.ParaphraseRecall >= 0.8), Why: "paraphrases missed: " + strings.Join(r.Cues.Misses, ", ")})
+	t.NotMeasured("retrieval recall@8, paraphrases, with cues ("+corpus+")", "≥ 0.8",
+		"the corpus's cues were written by hand beside its questions, so a score with them measures the fixture (issue 19); "+
+			"cue quality can only be claimed when a model writes the cues from the content alone")
 	for _, s := range []struct {
 		name string
 		s    Scores
-	}{{"parent commit's ranking", r.Parent}, {"new ranking, no cues", r.NoCues}, {"new ranking, cues", r.Cues}, {"new ranking, cues + fake embeddings", r.Embeddings}} {
-		t.Add(Row{Metric: "retrieval, " + s.name + ": recall@8 all / direct / paraphrase", Target: "—",
+	}{{"parent commit's ranking, no cues", r.Parent}, {"current ranking, no cues", r.NoCues},
+		{"current ranking, no cues, fake embeddings (plumbing, not quality: the fake's synonyms come from this corpus)", r.Plumbing}} {
+		t.Add(Row{Metric: "retrieval (" + corpus + "), " + s.name + ": recall@8 all / direct / paraphrase", Target: "—",
 			Measured: f(s.s.Recall) + " / " + f(s.s.DirectRecall) + " / " + f(s.s.ParaphraseRecall),
 			Baseline: f(r.Parent.Recall) + " / " + f(r.Parent.DirectRecall) + " / " + f(r.Parent.ParaphraseRecall), Ratio: x(s.s.Recall, r.Parent.Recall)})
 		t.Add(Row{Metric: "retrieval, " + s.name + ": MRR all / direct / paraphrase", Target: "—",
@@ -263,7 +291,7 @@ func addRetrieval(t *Table, l *Labelled, r RetrievalResult) {
 		return fmt.Sprintf("rank %d", k)
 	}
 	t.Add(Row{Metric: "buried timezone (Q01, \"what time is it for me?\" in a channel of notes about time): Alice's memory", Target: "rank 1",
-		Measured: rank(r.Cues.Rank["Q01"]), Baseline: rank(r.Parent.Rank["Q01"]) + " parent commit", Ratio: "—", Met: met(r.Cues.Rank["Q01"] == 1)})
+		Measured: rank(r.NoCues.Rank["Q01"]) + " (no cues)", Baseline: rank(r.Parent.Rank["Q01"]) + " parent commit", Ratio: "—", Met: met(r.NoCues.Rank["Q01"] == 1)})
 }
 
 // Machine describes where the bench ran.
@@ -334,6 +362,9 @@ func (r *Report) Markdown(commit string) string {
 		m.CPUs, m.CPU, m.Memory, m.Postgres, m.Settings, m.Go, m.LoadStart, m.LoadEnd)
 	b.WriteString(r.Table.Markdown())
 	b.WriteString("\n")
+	for _, s := range r.Sections {
+		b.WriteString(s)
+	}
 	if miss := r.Table.Misses(); len(miss) > 0 {
 		b.WriteString("## Missed targets\n\n")
 		for _, s := range miss {
@@ -376,5 +407,9 @@ workspace: 2,000 people, 420 channels and their threads, DMs, all four scopes,
 about 4% archived and 4% with an expiry; the queries are questions people ask,
 in channel threads, private channels and DMs, and the recall tool's short
 queries (one in ten with a typo). The retrieval corpus is bench/testdata/
-retrieval.json (see bench/retrieval_corpus_test.go).
+retrieval.json (see bench/retrieval_corpus_test.go), loaded without its
+hand-written cues. Recall on LoCoMo (public data nobody here wrote: long
+conversations with labelled evidence turns) is the quality measure; its
+baselines, a textbook BM25 and ts_rank_cd, rank the same rows in the same
+run, and its section says how it was loaded.
 `

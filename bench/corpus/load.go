@@ -15,6 +15,13 @@ import (
 // same indexes from their own definitions and analyzes the table: the
 // schema afterwards is exactly the migrated one.
 func Load(ctx context.Context, pool *pgxpool.Pool, s Spec) error {
+	return LoadRows(ctx, pool, s.Rows, s.Row)
+}
+
+// LoadRows is Load for rows of the caller's making: row(i) for i in
+// [0, n), generated in any order (the LoCoMo benchmark moves the corpus's
+// rows into one channel of its own).
+func LoadRows(ctx context.Context, pool *pgxpool.Pool, rows int, row func(int) Row) error {
 	defs, err := secondaryIndexes(ctx, pool)
 	if err != nil {
 		return err
@@ -33,15 +40,15 @@ func Load(ctx context.Context, pool *pgxpool.Pool, s Spec) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for w := range streams {
 		g.Go(func() error {
-			from, to := s.Rows*w/streams, s.Rows*(w+1)/streams
+			from, to := rows*w/streams, rows*(w+1)/streams
 			i := from
 			n, err := pool.CopyFrom(gctx, pgx.Identifier{"memories"}, Columns, pgx.CopyFromFunc(func() ([]any, error) {
 				if i == to {
 					return nil, nil
 				}
-				row := s.Row(i)
+				r := row(i)
 				i++
-				return row.Values(), nil
+				return r.Values(), nil
 			}))
 			if err != nil {
 				return fmt.Errorf("corpus: copy rows %d-%d: %w", from, to, err)

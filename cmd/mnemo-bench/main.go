@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,10 +30,12 @@ func main() {
 }
 
 const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
+       mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
-to --out.
+to --out. Recall on LoCoMo reads its five development conversations from
+the directory LOCOMO_DIR names (see README, "Reading make bench").
   --sizes      corpus sizes for recall (default 10000,100000,1000000)
   --queries    recall queries per size (default 500)
   --remember   remembers at the largest size, one at a time and as many concurrently (default 300)
@@ -43,7 +46,13 @@ to --out.
                mentions at once, RSS (default bin/mnemo; "" skips it)
   --turns      turns timed one at a time in each serve run (default 300)
   --logs       a directory to keep each serve run's log in (default: not kept)
-  --out        where to write the results (default bench/RESULTS.md)
+  --out        where to write the results (default bench/RESULTS.md; with
+               --only, nothing is written unless --out is given)
+  --only       locomo: only recall on LoCoMo, printed shape by shape (seconds
+               for channel and personal, about a minute more for noisy)
+  --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
+  --locomo-noise   unrelated memories in each channel of the noisy shape
+               (default 100000)
 `
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -59,6 +68,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	mnemo := fs.String("mnemo", "bin/mnemo", "")
 	turns := fs.Int("turns", 300, "")
 	logDir := fs.String("logs", "", "")
+	only := fs.String("only", "", "")
+	shapes := fs.String("locomo-shapes", strings.Join(bench.LoCoMoShapes, ","), "")
+	noise := fs.Int("locomo-noise", 100000, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -72,8 +84,35 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "mnemo-bench: DATABASE_URL is not set\n\n%s", usage)
 		return 2
 	}
+	var locomoShapes []string
+	for _, s := range strings.Split(*shapes, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(bench.LoCoMoShapes, s) {
+			fmt.Fprintf(stderr, "mnemo-bench: unknown LoCoMo shape %q (want some of %s)\n", s, strings.Join(bench.LoCoMoShapes, ","))
+			return 2
+		}
+		locomoShapes = append(locomoShapes, s)
+	}
+	if *noise < 0 {
+		fmt.Fprintf(stderr, "mnemo-bench: bad --locomo-noise %d\n", *noise)
+		return 2
+	}
 	cfg := bench.Config{Server: server, Queries: *queries, Remember: *remember, Writers: *writers,
-		GoBench: *gobench, Retrieval: *retrieval, Mnemo: *mnemo, ServeTurns: *turns, LogDir: *logDir, Log: stderr}
+		GoBench: *gobench, Retrieval: *retrieval, Mnemo: *mnemo, ServeTurns: *turns, LogDir: *logDir, Log: stderr,
+		LoCoMoDir: getenv("LOCOMO_DIR"), LoCoMoShapes: locomoShapes, LoCoMoNoise: *noise}
+	switch *only {
+	case "":
+	case "locomo":
+		outSet := false
+		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+		if !outSet {
+			*out = ""
+		}
+		return onlyLoCoMo(ctx, cfg, *out, stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo can run alone\n", *only)
+		return 2
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
@@ -88,6 +127,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	fmt.Fprintln(stdout, report.Table.Markdown())
+	for _, s := range report.Sections {
+		fmt.Fprintln(stdout, s)
+	}
 	for _, m := range report.Table.Misses() {
 		fmt.Fprintf(stdout, "missed: %s\n", m)
 	}
@@ -96,6 +138,41 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", *out)
+	return 0
+}
+
+// onlyLoCoMo runs recall on LoCoMo alone, for tuning a ranking: each
+// shape's line is printed as soon as it is scored, the quick shapes first,
+// then every shape's table.
+func onlyLoCoMo(ctx context.Context, cfg bench.Config, out string, stdout, stderr io.Writer) int {
+	if cfg.LoCoMoDir == "" {
+		fmt.Fprintf(stderr, "mnemo-bench: LOCOMO_DIR is not set: %s\n", bench.LoCoMoHowTo)
+		return 2
+	}
+	convs, err := bench.ReadLoCoMo(cfg.LoCoMoDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, bench.SummaryHeader)
+	res, err := bench.RunLoCoMo(ctx, convs, bench.LoCoMoOptions{
+		Server: cfg.Server, Shapes: cfg.LoCoMoShapes, Noise: cfg.LoCoMoNoise,
+		Done: func(s bench.ShapeResult) { fmt.Fprint(stdout, bench.SummaryRow(s, cfg.LoCoMoNoise)) },
+		Log:  func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	md := res.Markdown(cfg.LoCoMoNoise)
+	fmt.Fprintf(stdout, "\n%s", md)
+	if out != "" {
+		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+			fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", out)
+	}
 	return 0
 }
 

@@ -44,7 +44,8 @@ var layers = map[string][]string{
 	"internal/archtest":  {},
 	"deploy":             {},
 	"bench/corpus":       {"memory", "provenance"},
-	"bench":              {"bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/tb", "llm", "memory", "provenance", "tools"},
+	"bench/bm25":         {},
+	"bench":              {"bench/bm25", "bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/tb", "llm", "memory", "provenance", "tools"},
 	"cmd/mnemo-bench":    {"bench"},
 }
 
@@ -52,7 +53,7 @@ var layers = map[string][]string{
 var surfaces = []string{"slackapp", "agent", "learn", "evals", "cmd/"}
 
 // testOnly may never be linked into the mnemo binary.
-var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals", module + "/bench", module + "/bench/corpus"}
+var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals", module + "/bench", module + "/bench/bm25", module + "/bench/corpus"}
 
 // driverUsers may import pgx: the stores, River's queues (the inbox and
 // learning), the test databases, and the benchmarks, which load corpora
