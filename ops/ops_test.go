@@ -127,6 +127,24 @@ func TestMetricsAreExposed(t *testing.T) {
 	}
 }
 
+// An empty inbox's oldest post is "now" by the database's clock, which
+// this process's clock may see as long ago: the gauge says 0 all the same.
+func TestInboxAgeIsZeroWhenTheInboxIsEmpty(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	var posts atomic.Int64
+	m := ops.NewMetrics()
+	m.WatchInbox(func(context.Context) (ops.InboxDepth, error) {
+		return ops.InboxDepth{Waiting: posts.Load(), Oldest: now.Add(-7 * time.Second)}, nil
+	}, func() time.Time { return now })
+	addr := serve(t, m)
+	_, body := get(t, addr+"/metrics")
+	require.Contains(t, body, "mnemo_inbox_oldest_post_age_seconds 0\n")
+	posts.Store(1) // control: with a post waiting, its age shows
+	_, body = get(t, addr+"/metrics")
+	require.Contains(t, body, "mnemo_inbox_oldest_post_age_seconds 7\n")
+}
+
 func TestNilMetricsIgnoreEverything(t *testing.T) {
 	t.Parallel()
 	var m *ops.Metrics
