@@ -1,6 +1,7 @@
 # mnemo's developer commands. `make run` and `make test` set everything up.
 
-LOCAL_DB_URL := postgres://postgres@127.0.0.1:54329/mnemo?sslmode=disable
+MNEMO_PG_PORT ?= 54329
+LOCAL_DB_URL := postgres://postgres@127.0.0.1:$(MNEMO_PG_PORT)/mnemo?sslmode=disable
 ifeq ($(origin DATABASE_URL),undefined)
 DATABASE_URL := $(LOCAL_DB_URL)
 DB_DEP := db
@@ -64,7 +65,7 @@ bench: $(DB_DEP) build
 	@cat bench/out/gobench.txt
 	$(GO) run ./cmd/mnemo-bench --gobench bench/out/gobench.txt --mnemo bin/mnemo --logs bench/out --out bench/RESULTS.md
 
-## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:54329)
+## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:$MNEMO_PG_PORT, default 54329)
 db:
 	@./scripts/db.sh start
 

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/ops"
@@ -89,6 +93,7 @@ func TestMetricsAreExposed(t *testing.T) {
 	m.ToolCalled("memory__remember", "ok", 20*time.Millisecond)
 	m.MemoryWritten("explicit", "stored")
 	m.Recalled(5*time.Millisecond, errors.New("db down"))
+	m.Feedback(db.Positive)
 
 	srv := fakellm.New(t, fakellm.Queue(fakellm.Reply{Text: "hi", InputTokens: 11, OutputTokens: 7}, fakellm.Reply{Status: 400}))
 	model := m.Model(llm.NewAnthropic("k", srv.URL, "m"))
@@ -125,6 +130,21 @@ func TestMetricsAreExposed(t *testing.T) {
 	} {
 		require.Contains(t, body, want)
 	}
+
+	// The README's metrics table names every family mnemo exports.
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	families, err := m.Registry().Gather()
+	require.NoError(t, err)
+	var ours int
+	for _, f := range families {
+		if name := f.GetName(); strings.HasPrefix(name, "mnemo_") {
+			ours++
+			row := regexp.MustCompile(`(?m)^\| [^|]*\b` + name + `\b[^|]*\|`)
+			require.True(t, row.Match(readme), "README's metrics table lacks %s", name)
+		}
+	}
+	require.GreaterOrEqual(t, ours, 17, "every family was touched")
 }
 
 // An empty inbox's oldest post is "now" by the database's clock, which
