@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -72,4 +75,62 @@ func TestServeChecksTheTokenBeforeServing(t *testing.T) {
 	require.Contains(t, errOut.String(), "SLACK_BOT_TOKEN rejected by auth.test: invalid_auth")
 	require.NotContains(t, errOut.String(), "mnemo serving")
 	require.Len(t, fs.Calls("auth.test"), 1, "control: the check ran")
+}
+
+// When Slack refuses either token, or cannot be reached, serve ends with a
+// non-zero exit and a message naming the token or the URL, instead of
+// reconnecting forever with nothing said above debug.
+func TestServeEndsNamingTheCauseWhenSlackRefusesOrIsUnreachable(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	unreachable := closed.URL + "/api/"
+	closed.Close()
+	for _, c := range []struct {
+		name  string
+		setup func(fs *fakeslack.Server)
+		url   string // SLACK_API_URL when not the fake's
+		want  []string
+	}{
+		{name: "app token refused by apps.connections.open",
+			setup: func(fs *fakeslack.Server) { fs.FailNext("apps.connections.open", "invalid_auth") },
+			want:  []string{"mnemo serve: SLACK_APP_TOKEN rejected by apps.connections.open: invalid_auth"}},
+		{name: "app token refused by the websocket",
+			setup: func(fs *fakeslack.Server) { fs.RefuseSocket(http.StatusForbidden) },
+			want:  []string{"mnemo serve: SLACK_APP_TOKEN: Slack refused the Socket Mode websocket 3 times in a row (websocket: bad handshake)"}},
+		{name: "bot token refused by auth.test",
+			setup: func(fs *fakeslack.Server) { fs.FailNext("auth.test", "invalid_auth") },
+			want:  []string{"mnemo serve: SLACK_BOT_TOKEN rejected by auth.test: invalid_auth"}},
+		{name: "Slack unreachable", url: unreachable,
+			want: []string{"mnemo serve: cannot reach Slack at " + unreachable + "auth.test: ", "connection refused"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			d := testdb.New(t)
+			fs := fakeslack.New(t)
+			if c.setup != nil {
+				c.setup(fs)
+			}
+			api := fs.URL
+			if c.url != "" {
+				api = c.url
+			}
+			env := map[string]string{
+				"DATABASE_URL": d.URL, "SLACK_BOT_TOKEN": "xoxb-test-bot-token", "SLACK_APP_TOKEN": "xapp-1-test-app-token",
+				"SLACK_API_URL": api, "MNEMO_LLM_PROVIDER": "anthropic", "MNEMO_LLM_API_KEY": "sk-ant-test-key-0123456789abcdef",
+				"MNEMO_MODEL": "claude-test", "MNEMO_HTTP_ADDR": "127.0.0.1:0",
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var errOut tb.Buffer
+			code := run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errOut)
+			require.NoError(t, ctx.Err(), "serve ended by itself:\n%s", errOut.String())
+			require.Equal(t, 1, code, errOut.String())
+			for _, want := range c.want {
+				require.Contains(t, errOut.String(), want)
+			}
+			t.Logf("serve's output:\n%s", errOut.String())
+			require.NotContains(t, errOut.String(), "xoxb-test-bot-token")
+			require.NotContains(t, errOut.String(), "xapp-1-test-app-token")
+		})
+	}
 }
