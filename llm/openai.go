@@ -181,7 +181,9 @@ func openaiResponse(resp *openai.ChatCompletion) (*Response, error) {
 }
 
 func (o *OpenAI) classify(err error) *Error {
-	return classifyOpenAI(err, o.cfg)
+	e := classifyOpenAI(err, o.cfg)
+	e.Model = o.model
+	return e
 }
 
 func classifyOpenAI(err error, c config) *Error {
