@@ -218,8 +218,8 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		bad("MNEMO_HTTP_ADDR has port %q, which is not a port number", port)
 	}
-	if n, err := strconv.Atoi(e.getenv("MNEMO_MAX_TURNS")); err != nil || n < 1 {
-		bad("MNEMO_MAX_TURNS must be a whole number of at least 1, not %q", e.getenv("MNEMO_MAX_TURNS"))
+	if n, err := strconv.Atoi(e.getenv("MNEMO_MAX_TURNS")); err != nil || n < 1 || n > 1000 {
+		bad("MNEMO_MAX_TURNS must be a whole number from 1 to 1000, not %q", e.getenv("MNEMO_MAX_TURNS"))
 	} else {
 		c.MaxTurns = n
 	}

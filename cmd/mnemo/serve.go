@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	stdlog "log"
-	"net"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -123,41 +121,6 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	return c, nil
 }
 
-// serveConfig is what only serve reads, beside Config.
-type serveConfig struct {
-	HTTPAddr        string        // MNEMO_HTTP_ADDR: /healthz, /readyz, /metrics
-	MaxTurns        int           // MNEMO_MAX_TURNS: turns this process runs at once
-	ShutdownTimeout time.Duration // MNEMO_SHUTDOWN_TIMEOUT: the drain on SIGTERM
-}
-
-// loadServeConfig reads serve's own settings and returns every problem.
-func loadServeConfig(getenv func(string) string) (serveConfig, []string) {
-	c := serveConfig{HTTPAddr: getenv("MNEMO_HTTP_ADDR"), MaxTurns: 16, ShutdownTimeout: 20 * time.Second}
-	var problems []string
-	if c.HTTPAddr == "" {
-		c.HTTPAddr = "127.0.0.1:9464"
-	} else if _, port, err := net.SplitHostPort(c.HTTPAddr); err != nil || port == "" {
-		problems = append(problems, fmt.Sprintf("MNEMO_HTTP_ADDR must be host:port, such as 127.0.0.1:9464, not %q", c.HTTPAddr))
-	}
-	if v := getenv("MNEMO_MAX_TURNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			problems = append(problems, fmt.Sprintf("MNEMO_MAX_TURNS must be a whole number from 1 to 1000, not %q", v))
-		} else {
-			c.MaxTurns = n
-		}
-	}
-	if v := getenv("MNEMO_SHUTDOWN_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			problems = append(problems, fmt.Sprintf("MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s, not %q", v))
-		} else {
-			c.ShutdownTimeout = d
-		}
-	}
-	return c, problems
-}
-
 // poolSize is serve's database pool: a connection for each turn it may
 // run, one for each learning worker, and eight for River's notifier,
 // producers and maintenance, the ack path's inbox writes and the health
@@ -171,15 +134,6 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{err.Error()}
 	}
 	cfg, err := LoadConfig(getenv, Needs{Database: true, Slack: true, Model: true})
-	sc, problems := loadServeConfig(getenv)
-	if len(problems) > 0 {
-		var ce *ConfigError
-		if !errors.As(err, &ce) {
-			ce = &ConfigError{}
-		}
-		ce.Problems = append(ce.Problems, problems...)
-		err = ce
-	}
 	if err != nil {
 		if cfg.SlackBot == "" && cfg.SlackApp == "" {
 			return fmt.Errorf("%w\n\n%s", err, SlackAppHelp)
@@ -188,7 +142,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	metrics := ops.NewMetrics()
-	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(sc.MaxTurns), metrics: metrics})
+	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(cfg.MaxTurns), metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -201,7 +155,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// enqueues learning: the hook reads the queue once turns run.
 	var learning *learn.Queue
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{
-		Logger: log, MaxConcurrent: sc.MaxTurns, Observer: metrics,
+		Logger: log, MaxConcurrent: cfg.MaxTurns, Observer: metrics,
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{
@@ -212,7 +166,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)
 	in, err := inbox.New(c.db, inbox.Options{
-		Logger: log, Handler: app, MaxTurns: sc.MaxTurns,
+		Logger: log, Handler: app, MaxTurns: cfg.MaxTurns,
 		Register: func(w *river.Workers) error { return learn.Register(w, learner, learned(metrics)) },
 		Queues:   map[string]int{river.QueueDefault: learningWorkers},
 	})
@@ -226,7 +180,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return ops.InboxDepth{Arrived: d.Arrived, Available: d.Available, Running: d.Running, Waiting: d.Waiting, Oldest: d.Oldest}, err
 	}, time.Now)
 
-	srv, err := ops.Listen(sc.HTTPAddr, metrics, []ops.Check{
+	srv, err := ops.Listen(cfg.HTTPAddr, metrics, []ops.Check{
 		{Name: "postgres", Check: c.db.Ping},
 		{Name: "slack", Check: func(context.Context) error { return app.Connected() }},
 		{Name: "queue", Check: func(context.Context) error { return in.Healthy() }},
@@ -247,12 +201,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	go sweep(ctx, c, log, time.Minute)
-	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", sc.MaxTurns).Int32("db_pool", poolSize(sc.MaxTurns)).
-		Dur("shutdown_timeout", sc.ShutdownTimeout).Msg("mnemo serving")
+	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", cfg.MaxTurns).Int32("db_pool", poolSize(cfg.MaxTurns)).
+		Dur("shutdown_timeout", cfg.ShutdownTimeout).Msg("mnemo serving")
 
 	runErr := app.Run(ctx)
-	log.Info().Dur("drain", sc.ShutdownTimeout).Msg("stopped reading Slack; finishing the turns in flight")
-	stopErr := in.Stop(sc.ShutdownTimeout)
+	log.Info().Dur("drain", cfg.ShutdownTimeout).Msg("stopped reading Slack; finishing the turns in flight")
+	stopErr := in.Stop(cfg.ShutdownTimeout)
 	if err := errors.Join(runErr, stopErr); err != nil {
 		return err
 	}

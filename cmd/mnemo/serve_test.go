@@ -18,43 +18,52 @@ import (
 
 func TestServeConfig(t *testing.T) {
 	t.Parallel()
+	type settings struct {
+		HTTPAddr        string
+		MaxTurns        int
+		ShutdownTimeout time.Duration
+	}
 	for _, c := range []struct {
 		name    string
 		env     map[string]string
-		want    serveConfig
+		want    settings
 		problem string
 	}{
-		{"defaults", nil, serveConfig{HTTPAddr: "127.0.0.1:9464", MaxTurns: 16, ShutdownTimeout: 20 * time.Second}, ""},
-		{"set", map[string]string{"MNEMO_HTTP_ADDR": "0.0.0.0:9000", "MNEMO_MAX_TURNS": "4", "MNEMO_SHUTDOWN_TIMEOUT": "45s"}, serveConfig{HTTPAddr: "0.0.0.0:9000", MaxTurns: 4, ShutdownTimeout: 45 * time.Second}, ""},
-		{"no port", map[string]string{"MNEMO_HTTP_ADDR": "9464"}, serveConfig{}, "MNEMO_HTTP_ADDR must be host:port"},
-		{"zero turns", map[string]string{"MNEMO_MAX_TURNS": "0"}, serveConfig{}, "MNEMO_MAX_TURNS must be a whole number from 1 to 1000"},
-		{"turns not a number", map[string]string{"MNEMO_MAX_TURNS": "many"}, serveConfig{}, `not "many"`},
-		{"timeout without a unit", map[string]string{"MNEMO_SHUTDOWN_TIMEOUT": "20"}, serveConfig{}, "MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s"},
+		{"defaults", nil, settings{"127.0.0.1:9464", 16, 20 * time.Second}, ""},
+		{"set", map[string]string{"MNEMO_HTTP_ADDR": "0.0.0.0:9000", "MNEMO_MAX_TURNS": "4", "MNEMO_SHUTDOWN_TIMEOUT": "45s"}, settings{"0.0.0.0:9000", 4, 45 * time.Second}, ""},
+		{"no port", map[string]string{"MNEMO_HTTP_ADDR": "9464"}, settings{}, "MNEMO_HTTP_ADDR must be host:port"},
+		{"zero turns", map[string]string{"MNEMO_MAX_TURNS": "0"}, settings{}, "MNEMO_MAX_TURNS must be a whole number from 1 to 1000"},
+		{"too many turns", map[string]string{"MNEMO_MAX_TURNS": "5000"}, settings{}, "MNEMO_MAX_TURNS must be a whole number from 1 to 1000"},
+		{"turns not a number", map[string]string{"MNEMO_MAX_TURNS": "many"}, settings{}, `not "many"`},
+		{"timeout without a unit", map[string]string{"MNEMO_SHUTDOWN_TIMEOUT": "20"}, settings{}, "MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			got, problems := loadServeConfig(func(k string) string { return c.env[k] })
+			cfg, err := LoadConfig(func(k string) string { return c.env[k] }, Needs{})
 			if c.problem == "" {
-				require.Empty(t, problems)
-				require.Equal(t, c.want, got)
+				require.NoError(t, err)
+				require.Equal(t, c.want, settings{cfg.HTTPAddr, cfg.MaxTurns, cfg.ShutdownTimeout})
 				return
 			}
-			require.Len(t, problems, 1)
-			require.Contains(t, problems[0], c.problem)
+			var ce *ConfigError
+			require.ErrorAs(t, err, &ce)
+			require.Len(t, ce.Problems, 1)
+			require.Contains(t, ce.Problems[0], c.problem)
 		})
 	}
 	require.Equal(t, int32(26), poolSize(16), "the README's formula: turns + 2 learning workers + 8")
 }
 
-// serve's own settings are listed with the rest, all at once.
+// serve's own settings are listed with the rest, all at once, and each
+// bad variable once: there is one validator.
 func TestServeListsEveryConfigProblemAtOnce(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"MNEMO_MAX_TURNS": "0", "MNEMO_SHUTDOWN_TIMEOUT": "soon"}
+	env := map[string]string{"MNEMO_MAX_TURNS": "0", "MNEMO_SHUTDOWN_TIMEOUT": "soon", "MNEMO_HTTP_ADDR": "9464"}
 	var errOut bytes.Buffer
 	code := run(context.Background(), []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errOut)
 	require.Equal(t, 1, code)
-	for _, want := range []string{"SLACK_BOT_TOKEN is not set", "MNEMO_MAX_TURNS must be", "MNEMO_SHUTDOWN_TIMEOUT must be"} {
-		require.Contains(t, errOut.String(), want)
+	for _, want := range []string{"SLACK_BOT_TOKEN is not set", "MNEMO_MAX_TURNS must be", "MNEMO_SHUTDOWN_TIMEOUT must be", "MNEMO_HTTP_ADDR must be"} {
+		require.Equal(t, 1, strings.Count(errOut.String(), want), "said once: %s\n%s", want, errOut.String())
 	}
 }
 
