@@ -28,6 +28,7 @@ run: $(DB_DEP) build
 
 ## chat: talk to mnemo in the terminal (needs only a model key)
 chat: $(DB_DEP) build
+	./bin/mnemo migrate
 	./bin/mnemo chat
 
 ## test: everything the tests need, PostgreSQL included

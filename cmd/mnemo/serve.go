@@ -43,25 +43,34 @@ func (c *core) Close() {
 	}
 }
 
-func openDB(ctx context.Context, url string, log zerolog.Logger) (*db.DB, error) {
-	return openDBSized(ctx, url, 0, log)
+// openDB opens the pool and checks that the schema is migrated; only
+// `mnemo migrate` and serve change it.
+func openDB(ctx context.Context, url string) (*db.DB, error) {
+	return openDBSized(ctx, url, 0, nil)
 }
 
 // openDBSized opens the pool with at most maxConns connections (0: pgx's
-// default) and migrates.
-func openDBSized(ctx context.Context, url string, maxConns int32, log zerolog.Logger) (*db.DB, error) {
+// default). With a logger it migrates and logs what it applied (serve);
+// without one it only checks that nothing is pending, so a read-only
+// command never changes the schema.
+func openDBSized(ctx context.Context, url string, maxConns int32, migrate *zerolog.Logger) (*db.DB, error) {
 	d, err := db.Open(ctx, url, maxConns)
 	if err != nil {
 		return nil, err
+	}
+	if migrate == nil {
+		if err := d.CheckMigrated(ctx); err != nil {
+			d.Close()
+			return nil, err
+		}
+		return d, nil
 	}
 	n, err := d.Migrate(ctx)
 	if err != nil {
 		d.Close()
 		return nil, err
 	}
-	if n > 0 {
-		log.Info().Int("applied", n).Msg("migrations applied")
-	}
+	migrate.Info().Int("applied", n).Msg("database schema migrated")
 	return d, nil
 }
 
@@ -83,10 +92,15 @@ func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, erro
 type coreOptions struct {
 	maxConns int32        // the pool's size; 0 for pgx's default
 	metrics  *ops.Metrics // counts model calls, tools, memory writes, recall
+	migrate  bool         // apply pending migrations (serve); else require none
 }
 
 func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOptions) (*core, error) {
-	d, err := openDBSized(ctx, cfg.DatabaseURL, o.maxConns, log)
+	var migrate *zerolog.Logger
+	if o.migrate {
+		migrate = &log
+	}
+	d, err := openDBSized(ctx, cfg.DatabaseURL, o.maxConns, migrate)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +156,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	metrics := ops.NewMetrics()
-	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(cfg.MaxTurns), metrics: metrics})
+	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(cfg.MaxTurns), metrics: metrics, migrate: true})
 	if err != nil {
 		return err
 	}
