@@ -74,11 +74,11 @@ func openDBSized(ctx context.Context, url string, maxConns int32, migrate *zerol
 	return d, nil
 }
 
-func newModel(cfg Config, model string) llm.Model {
+func newModel(cfg Config, model string, log zerolog.Logger) llm.Model {
 	if cfg.Provider == "anthropic" {
-		return llm.NewAnthropic(cfg.LLMKey, cfg.LLMBaseURL, model)
+		return llm.NewAnthropic(cfg.LLMKey, cfg.LLMBaseURL, model, llm.WithLogger(log))
 	}
-	return llm.NewOpenAI(cfg.LLMKey, cfg.LLMBaseURL, model)
+	return llm.NewOpenAI(cfg.LLMKey, cfg.LLMBaseURL, model, llm.WithLogger(log))
 }
 
 // buildCore wires the shared parts. Without a configured provider (the MCP
@@ -107,7 +107,7 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	c := &core{db: d, closers: []func(){d.Close}}
 	opts := memory.Options{Logger: log}
 	if cfg.Provider != "" {
-		c.model = o.metrics.Model(newModel(cfg, cfg.Model))
+		c.model = o.metrics.Model(newModel(cfg, cfg.Model, log))
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Decider = judge, judge
 	}
