@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,7 +52,9 @@ func localChat(t *testing.T, url string, d *testdb.DB, logFile string) (say func
 	var errOut bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(context.Background(), []string{"chat"}, func(k string) string { return env[k] }, in, out, &errOut)
+		code := run(context.Background(), []string{"chat"}, func(k string) string { return env[k] }, in, out, &errOut)
+		_ = in.CloseWithError(fmt.Errorf("chat ended with %d: %s", code, errOut.String())) // fails a later say
+		done <- code
 	}()
 	t.Cleanup(func() { _ = inW.Close() })
 	say = func(line string) {
