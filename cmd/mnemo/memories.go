@@ -114,7 +114,11 @@ func printMemoryTable(w io.Writer, ms []memory.Memory) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d memories\n", len(ms))
+	noun := "memories"
+	if len(ms) == 1 {
+		noun = "memory"
+	}
+	_, err := fmt.Fprintf(w, "%d %s\n", len(ms), noun)
 	return err
 }
 

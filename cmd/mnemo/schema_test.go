@@ -97,5 +97,5 @@ func TestMemoriesListFormats(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.Regexp(t, `(?m)^ID\s+SCOPE\s+SUBJECT\s+KIND\s+CREATED\s+STATE\s+CONTENT$`, table)
 	require.Regexp(t, `(?m)^`+ms[0].ID+`\s+personal\s+user:U1\s+\w+\s+\d{4}-\d\d-\d\d \d\d:\d\d\s+active\s+Prefers tabs over spaces$`, table)
-	require.True(t, strings.HasSuffix(table, "\n1 memories\n"), table)
+	require.True(t, strings.HasSuffix(table, "\n1 memory\n"), table)
 }
