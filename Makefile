@@ -1,6 +1,7 @@
 # mnemo's developer commands. `make run` and `make test` set everything up.
 
-LOCAL_DB_URL := postgres://postgres@127.0.0.1:54329/mnemo?sslmode=disable
+MNEMO_PG_PORT ?= 54329
+LOCAL_DB_URL := postgres://postgres@127.0.0.1:$(MNEMO_PG_PORT)/mnemo?sslmode=disable
 ifeq ($(origin DATABASE_URL),undefined)
 DATABASE_URL := $(LOCAL_DB_URL)
 DB_DEP := db
@@ -27,6 +28,7 @@ run: $(DB_DEP) build
 
 ## chat: talk to mnemo in the terminal (needs only a model key)
 chat: $(DB_DEP) build
+	./bin/mnemo migrate
 	./bin/mnemo chat
 
 ## test: everything the tests need, PostgreSQL included
@@ -70,7 +72,7 @@ bench: $(DB_DEP) build
 bench-locomo: $(DB_DEP)
 	$(GO) run ./cmd/mnemo-bench --only locomo $(if $(SHAPES),--locomo-shapes $(SHAPES))
 
-## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:54329)
+## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:$MNEMO_PG_PORT, default 54329)
 db:
 	@./scripts/db.sh start
 

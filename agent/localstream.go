@@ -53,12 +53,18 @@ func (l *localSurface) showFinal(text string) {
 	if l.s.out == nil {
 		return
 	}
+	// The reply is trimmed and the stream is not: whitespace around the
+	// streamed text does not make it a different answer.
+	shown := ""
+	if l.live != nil {
+		shown = l.live.shown.String()
+	}
 	switch {
-	case l.live == nil || l.live.shown.Len() == 0:
+	case shown == "":
 		_, _ = io.WriteString(l.s.out, text+"\n")
-	case l.live.shown.String() != text:
+	case strings.TrimSpace(shown) != strings.TrimSpace(text):
 		_, _ = io.WriteString(l.s.out, "\n"+text+"\n")
-	default:
+	case !strings.HasSuffix(shown, "\n"):
 		_, _ = io.WriteString(l.s.out, "\n")
 	}
 }

@@ -88,6 +88,45 @@ func (d *DB) Migrate(ctx context.Context) (int, error) {
 	return applied + len(rres.Versions), nil
 }
 
+// NotMigratedError is CheckMigrated's answer for a schema behind this
+// build: Pending of mnemo's migrations and RiverPending of River's are
+// not applied (-1 for all, on a database mnemo never migrated).
+type NotMigratedError struct{ Pending, RiverPending int }
+
+func (e *NotMigratedError) Error() string {
+	if e.Pending < 0 {
+		return "the database has no mnemo schema yet: run mnemo migrate"
+	}
+	return fmt.Sprintf("the database schema is behind this mnemo (%d migrations pending, %d of the job queue's): run mnemo migrate", e.Pending, e.RiverPending)
+}
+
+// CheckMigrated returns a *NotMigratedError unless every migration, mnemo's
+// and River's, is applied. Unlike Status, it changes nothing, not even on a
+// database mnemo never migrated.
+func (d *DB) CheckMigrated(ctx context.Context) error {
+	var versioned bool
+	if err := d.pool.QueryRow(ctx, "SELECT to_regclass('goose_db_version') IS NOT NULL").Scan(&versioned); err != nil {
+		return fmt.Errorf("migration check: %w", err)
+	}
+	if !versioned {
+		return &NotMigratedError{Pending: -1, RiverPending: -1}
+	}
+	st, err := d.Status(ctx)
+	if err != nil {
+		return err
+	}
+	pending := 0
+	for _, m := range st.Migrations {
+		if !m.Applied {
+			pending++
+		}
+	}
+	if pending > 0 || st.River < st.RiverLatest {
+		return &NotMigratedError{Pending: pending, RiverPending: st.RiverLatest - st.River}
+	}
+	return nil
+}
+
 // Status reports which migrations are applied and which are pending.
 func (d *DB) Status(ctx context.Context) (MigrationStatus, error) {
 	var st MigrationStatus

@@ -210,7 +210,18 @@ type Worker struct {
 // Work learns from the job's turn.
 func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 	_, err := w.Learner.Learn(ctx, job.Args.TurnID)
+	w.Learner.logFailure(job, err)
 	return err
+}
+
+// logFailure says at warn level that a learning job failed, with how many
+// attempts it has left: a failure is otherwise seen only in river_job.
+func (l *Learner) logFailure(job *river.Job[Args], err error) {
+	if err == nil {
+		return
+	}
+	l.log.Warn().Err(err).Int64("turn_id", job.Args.TurnID).Int("attempt", job.Attempt).Int("max_attempts", job.MaxAttempts).
+		Msg("passive learning failed for a turn")
 }
 
 // Timeout bounds one extraction.

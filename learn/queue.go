@@ -28,6 +28,9 @@ type QueueOptions struct {
 	// FetchPollInterval is how often to look for jobs when LISTEN misses
 	// them; tests shorten it.
 	FetchPollInterval time.Duration
+	// OnResult, if set, is told what each job decided, or why it failed.
+	// It must return at once.
+	OnResult func(Result, error)
 }
 
 // NewQueue builds a queue. Call Start to work jobs.
@@ -39,7 +42,7 @@ func NewQueue(d *db.DB, learner *Learner, o QueueOptions) (*Queue, error) {
 	cfg := &river.Config{Logger: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if o.Workers > 0 {
 		workers := river.NewWorkers()
-		if err := river.AddWorkerSafely(workers, &Worker{Learner: learner}); err != nil {
+		if err := river.AddWorkerSafely(workers, &observedWorker{learner: learner, onResult: o.OnResult}); err != nil {
 			return nil, fmt.Errorf("learn queue: %w", err)
 		}
 		cfg.Workers = workers
@@ -97,6 +100,7 @@ type observedWorker struct {
 
 func (w *observedWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 	res, err := w.learner.Learn(ctx, job.Args.TurnID)
+	w.learner.logFailure(job, err)
 	if w.onResult != nil {
 		w.onResult(res, err)
 	}

@@ -221,7 +221,7 @@ func (a *Anthropic) classify(err error) *Error {
 	if !errors.As(err, &ae) {
 		return transportError("anthropic", err)
 	}
-	e := &Error{Provider: "anthropic", Status: ae.StatusCode, Message: redact(ae.Message), err: err}
+	e := &Error{Provider: "anthropic", Status: ae.StatusCode, Message: redact(ae.Message), Model: a.model, err: err}
 	if ae.Response != nil {
 		e.RetryAfter = retryAfter(ae.Response.Header, a.cfg.retry.NowFunc())
 	}

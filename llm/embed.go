@@ -78,5 +78,7 @@ func embeddings(resp *openai.CreateEmbeddingResponse, n int) ([][]float32, error
 }
 
 func (e *OpenAIEmbedder) classify(err error) *Error {
-	return classifyOpenAI(err, e.cfg)
+	ce := classifyOpenAI(err, e.cfg)
+	ce.Model = e.model
+	return ce
 }

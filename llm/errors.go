@@ -49,6 +49,8 @@ type Error struct {
 	// RetryAfter is how long the provider asked us to wait (Retry-After or
 	// retry-after-ms), or 0 if it did not say.
 	RetryAfter time.Duration
+	// Model is the model the request named.
+	Model string
 
 	err error
 }
@@ -85,7 +87,23 @@ func (e *Error) Retryable() bool {
 	return false
 }
 
+// ModelNotFound reports whether the provider answered 404 about the
+// model: a wrong MNEMO_MODEL, or a model a local server has not pulled.
+func (e *Error) ModelNotFound() bool {
+	if e.Status != http.StatusNotFound || e.Model == "" {
+		return false
+	}
+	msg := strings.ToLower(e.Message)
+	return strings.Contains(msg, strings.ToLower(e.Model)) || strings.Contains(msg, "model")
+}
+
 func (e *Error) summary() string {
+	switch {
+	case e.ModelNotFound():
+		return fmt.Sprintf("model %q was not found at the provider", e.Model)
+	case e.Status == http.StatusNotFound:
+		return "the provider has no such endpoint"
+	}
 	switch e.Class {
 	case ClassAuth:
 		return "the API key was refused"
@@ -110,6 +128,12 @@ func (e *Error) Advice() string {
 	wait := ""
 	if e.RetryAfter > 0 {
 		wait = "the model provider asked me to wait " + HumanDuration(e.RetryAfter)
+	}
+	switch {
+	case e.ModelNotFound():
+		return "check the model name and that this provider serves it (an Ollama model must be pulled first); retrying will not help"
+	case e.Status == http.StatusNotFound:
+		return "check the base URL (an OpenAI-compatible server's usually ends in /v1); retrying will not help"
 	}
 	switch e.Class {
 	case ClassAuth:

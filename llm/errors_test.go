@@ -83,9 +83,11 @@ func TestProviderErrorsAreClassifiedAndRetried(t *testing.T) {
 				contains: []string{"messages: roles must alternate", "bug"}, excludes: []string{"try again"}},
 		},
 		{
-			name:    "404 (unknown model) is a bad request",
+			name:    "404 (unknown model) is a bad request that names the model",
 			replies: []fakellm.Reply{{Status: 404, ErrorMessage: "model: claude-test"}, ok},
-			want:    want{requests: 1, class: llm.ClassBadRequest, status: 404, contains: []string{"model: claude-test"}},
+			want: want{requests: 1, class: llm.ClassBadRequest, status: 404, contains: []string{
+				"was not found at the provider (HTTP 404): model: claude-test", "check the model name"},
+				excludes: []string{"bug in mnemo"}},
 		},
 		{
 			name:    "401 keeps the provider's message and says to check the key",

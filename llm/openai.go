@@ -15,9 +15,10 @@ import (
 // OpenAI talks to the OpenAI Chat Completions API or any server compatible
 // with it (Ollama, vLLM, OpenRouter) through baseURL.
 type OpenAI struct {
-	client openai.Client
-	model  string
-	cfg    config
+	client  openai.Client
+	model   string
+	baseURL string
+	cfg     config
 }
 
 var (
@@ -27,7 +28,7 @@ var (
 
 // NewOpenAI returns a Chat Completions model. baseURL may be empty.
 func NewOpenAI(apiKey, baseURL, model string, opts ...Option) *OpenAI {
-	return &OpenAI{client: newOpenAIClient(apiKey, baseURL), model: model, cfg: newConfig(opts)}
+	return &OpenAI{client: newOpenAIClient(apiKey, baseURL), model: model, baseURL: baseURL, cfg: newConfig(opts)}
 }
 
 func newOpenAIClient(apiKey, baseURL string) openai.Client {
@@ -39,9 +40,18 @@ func newOpenAIClient(apiKey, baseURL string) openai.Client {
 	return openai.NewClient(ro...)
 }
 
-// Complete sends one Chat Completions request.
+// Complete sends one Chat Completions request. A request with a Schema
+// goes by the structured-output mode this server and model take (see
+// structuredMode), found by falling back on the first such request.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
-	params, err := o.params(req)
+	if req.Schema != nil {
+		return o.completeStructured(ctx, req)
+	}
+	return o.complete(ctx, req, modeJSONSchema)
+}
+
+func (o *OpenAI) complete(ctx context.Context, req Request, mode structuredMode) (*Response, error) {
+	params, err := o.params(req, mode)
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
@@ -58,7 +68,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 // Stream sends one streaming Chat Completions request and accumulates the
 // chunks into the same Response Complete returns.
 func (o *OpenAI) Stream(ctx context.Context, req Request, onText func(delta string)) (*Response, error) {
-	params, err := o.params(req)
+	params, err := o.params(req, o.structuredMode())
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
@@ -93,14 +103,12 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, onText func(delta stri
 	})
 }
 
-func (o *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
+func (o *OpenAI) params(req Request, mode structuredMode) (openai.ChatCompletionNewParams, error) {
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(o.model)}
 	if req.MaxTokens > 0 {
 		params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
 	}
-	if req.System != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
-	}
+	system := req.System
 	if req.Schema != nil {
 		if len(req.Tools) > 0 {
 			return params, ErrSchemaWithTools
@@ -112,11 +120,28 @@ func (o *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 		if err != nil {
 			return params, fmt.Errorf("schema %s: %w", req.Schema.Name, err)
 		}
-		js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Schema.Name, Schema: schema, Strict: openai.Bool(true)}
-		if req.Schema.Description != "" {
-			js.Description = openai.String(req.Schema.Description)
+		switch mode {
+		case modeJSONSchema:
+			js := shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Schema.Name, Schema: schema, Strict: openai.Bool(true)}
+			if req.Schema.Description != "" {
+				js.Description = openai.String(req.Schema.Description)
+			}
+			params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
+		case modeJSONObject:
+			// json_object promises JSON, not the schema: the prompt names it.
+			system = withSchemaInstruction(system, req.Schema)
+			params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
+		case modeTool:
+			params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+				Name: req.Schema.Name, Description: openai.String(req.Schema.Description), Parameters: shared.FunctionParameters(schema),
+			}))
+			params.ToolChoice = openai.ToolChoiceOptionFunctionToolChoice(openai.ChatCompletionNamedToolChoiceFunctionParam{Name: req.Schema.Name})
+		case modePlain:
+			system = withSchemaInstruction(system, req.Schema)
 		}
-		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: js}}
+	}
+	if system != "" {
+		params.Messages = append(params.Messages, openai.SystemMessage(system))
 	}
 	for _, t := range req.Tools {
 		schema, err := schemaObject(t.InputSchema)
@@ -181,7 +206,9 @@ func openaiResponse(resp *openai.ChatCompletion) (*Response, error) {
 }
 
 func (o *OpenAI) classify(err error) *Error {
-	return classifyOpenAI(err, o.cfg)
+	e := classifyOpenAI(err, o.cfg)
+	e.Model = o.model
+	return e
 }
 
 func classifyOpenAI(err error, c config) *Error {

@@ -1,10 +1,13 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/require"
 
@@ -143,5 +146,61 @@ func TestCompleteJSONRefusesBadRequestsBeforeCalling(t *testing.T) {
 				require.Len(t, srv.Requests(), 1)
 			})
 		}
+	}
+}
+
+// An OpenAI-compatible server that refuses or ignores response_format
+// still gives structured answers: json_schema, then json_object, then a
+// forced tool call, then the schema in the prompt alone. The mode that
+// worked is kept for the model and logged once.
+func TestStructuredOutputFallsBackToWhatTheServerTakes(t *testing.T) {
+	t.Parallel()
+	answer := fakellm.Reply{JSON: `{"store":true,"reason":"a durable preference"}`}
+	prose := fakellm.Reply{Text: "I think it should be stored, since it is a preference."}
+	for _, c := range []struct {
+		name   string
+		script fakellm.Script
+		modes  []string // the request of each attempt: its response_format type, "tool" or "plain"
+		chosen string
+	}{
+		{"takes json_schema", func(int, *fakellm.Request) fakellm.Reply { return answer },
+			[]string{"json_schema"}, "json_schema"},
+		{"ignores response_format", fakellm.IgnoresResponseFormat(func(int, *fakellm.Request) fakellm.Reply { return answer }),
+			[]string{"json_schema", "json_object", "tool"}, "tool"},
+		{"refuses response_format", fakellm.RefusesResponseFormat(fakellm.IgnoresResponseFormat(func(int, *fakellm.Request) fakellm.Reply { return answer })),
+			[]string{"json_schema", "json_object", "tool"}, "tool"},
+		{"follows the prompt alone", func(_ int, req *fakellm.Request) fakellm.Reply {
+			if req.ResponseFormat != nil || req.ForcedTool() != "" {
+				return prose
+			}
+			return fakellm.Reply{Text: "```json\n" + answer.JSON + "\n```"}
+		}, []string{"json_schema", "json_object", "tool", "plain"}, "plain"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakellm.New(t, c.script)
+			var logs bytes.Buffer
+			m := llm.NewOpenAI("", srv.URL+"/v1", "local-model", llm.WithLogger(zerolog.New(&logs)))
+			for range 2 {
+				var v verdict
+				require.NoError(t, llm.CompleteJSON(context.Background(), m, verdictRequest(), &v))
+				require.Equal(t, verdict{Store: true, Reason: "a durable preference"}, v)
+			}
+			var got []string
+			for _, r := range srv.Requests() {
+				switch {
+				case r.ResponseFormat != nil:
+					got = append(got, r.ResponseFormat.Type)
+				case r.ForcedTool() == "verdict":
+					got = append(got, "tool")
+				default:
+					got = append(got, "plain")
+					require.Contains(t, r.System, "must match this JSON Schema", "the prompt names the schema")
+				}
+			}
+			require.Equal(t, append(c.modes, c.chosen), got, "the second call goes straight to the mode that worked")
+			require.Equal(t, 1, strings.Count(logs.String(), "structured output mode chosen"), logs.String())
+			require.Contains(t, logs.String(), `"mode":"`+c.chosen+`"`)
+		})
 	}
 }

@@ -206,7 +206,13 @@ func (c *inboxCollector) Collect(ch chan<- prometheus.Metric) {
 	for state, n := range map[string]int64{"arrived": d.Arrived, "available": d.Available, "running": d.Running, "waiting": d.Waiting} {
 		ch <- prometheus.MustNewConstMetric(inboxPostsDesc, prometheus.GaugeValue, float64(n), state)
 	}
-	ch <- prometheus.MustNewConstMetric(inboxAgeDesc, prometheus.GaugeValue, max(0, c.now().Sub(d.Oldest).Seconds()))
+	// An empty inbox has no oldest post: its "oldest" is the database's
+	// now, which this process's clock may see as seconds ago.
+	age := 0.0
+	if d.Arrived+d.Available+d.Running+d.Waiting > 0 && !d.Oldest.IsZero() {
+		age = max(0, c.now().Sub(d.Oldest).Seconds())
+	}
+	ch <- prometheus.MustNewConstMetric(inboxAgeDesc, prometheus.GaugeValue, age)
 }
 
 // Model wraps next to count its calls, their duration, the tokens they

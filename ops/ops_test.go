@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/ops"
@@ -91,6 +95,7 @@ func TestMetricsAreExposed(t *testing.T) {
 	m.Recalled(5*time.Millisecond, errors.New("db down"))
 	m.RetentionDeleted("session_messages", 1000)
 	m.RetentionDeleted("session_messages", 12)
+	m.Feedback(db.Positive)
 
 	srv := fakellm.New(t, fakellm.Queue(fakellm.Reply{Text: "hi", InputTokens: 11, OutputTokens: 7}, fakellm.Reply{Status: 400}))
 	model := m.Model(llm.NewAnthropic("k", srv.URL, "m"))
@@ -128,6 +133,39 @@ func TestMetricsAreExposed(t *testing.T) {
 	} {
 		require.Contains(t, body, want)
 	}
+
+	// The README's metrics table names every family mnemo exports.
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	families, err := m.Registry().Gather()
+	require.NoError(t, err)
+	var ours int
+	for _, f := range families {
+		if name := f.GetName(); strings.HasPrefix(name, "mnemo_") {
+			ours++
+			row := regexp.MustCompile(`(?m)^\| [^|]*\b` + name + `\b[^|]*\|`)
+			require.True(t, row.Match(readme), "README's metrics table lacks %s", name)
+		}
+	}
+	require.GreaterOrEqual(t, ours, 17, "every family was touched")
+}
+
+// An empty inbox's oldest post is "now" by the database's clock, which
+// this process's clock may see as long ago: the gauge says 0 all the same.
+func TestInboxAgeIsZeroWhenTheInboxIsEmpty(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	var posts atomic.Int64
+	m := ops.NewMetrics()
+	m.WatchInbox(func(context.Context) (ops.InboxDepth, error) {
+		return ops.InboxDepth{Waiting: posts.Load(), Oldest: now.Add(-7 * time.Second)}, nil
+	}, func() time.Time { return now })
+	addr := serve(t, m)
+	_, body := get(t, addr+"/metrics")
+	require.Contains(t, body, "mnemo_inbox_oldest_post_age_seconds 0\n")
+	posts.Store(1) // control: with a post waiting, its age shows
+	_, body = get(t, addr+"/metrics")
+	require.Contains(t, body, "mnemo_inbox_oldest_post_age_seconds 7\n")
 }
 
 func TestNilMetricsIgnoreEverything(t *testing.T) {

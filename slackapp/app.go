@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -149,7 +151,7 @@ func (a *App) UseInbox(in Inbox) { a.inbox = in }
 func (a *App) Authenticate(ctx context.Context) error {
 	auth, err := a.api.AuthTestContext(ctx)
 	if err != nil {
-		return fmt.Errorf("SLACK_BOT_TOKEN rejected by auth.test: %w", err)
+		return tokenError("SLACK_BOT_TOKEN", "auth.test", err)
 	}
 	a.botUserID, a.botID = auth.UserID, auth.BotID
 	a.log.Info().Str("bot_user", a.botUserID).Str("team", auth.TeamID).Msg("connected to Slack")
@@ -196,24 +198,127 @@ func (a *App) Run(ctx context.Context) error {
 	h.Handle(socketmode.EventTypeErrorBadMessage, on(a.onBadMessage))
 	h.Handle(socketmode.EventTypeConnected, a.onConnection(true, "socket mode connected"))
 	h.Handle(socketmode.EventTypeHello, a.onConnection(true, ""))
-	for _, t := range []socketmode.EventType{socketmode.EventTypeConnecting, socketmode.EventTypeConnectionError, socketmode.EventTypeDisconnect, socketmode.EventTypeInvalidAuth} {
+	for _, t := range []socketmode.EventType{socketmode.EventTypeConnecting, socketmode.EventTypeDisconnect} {
 		h.Handle(t, a.onConnection(false, ""))
 	}
+	// A refused app token ends Run with an error that names it; a
+	// connection that fails otherwise is retried, and said so at warn.
+	runCtx, refuse := context.WithCancelCause(ctx)
+	defer refuse(nil)
+	h.Handle(socketmode.EventTypeInvalidAuth, a.onInvalidAuth(refuse))
+	h.Handle(socketmode.EventTypeConnectionError, a.onConnectionError(refuse))
 	h.HandleDefault(on(a.onOther))
 
 	a.wg.Add(1)
-	go func() { defer a.wg.Done(); a.publishHomes(ctx) }()
+	go func() { defer a.wg.Done(); a.publishHomes(runCtx) }()
 	if a.runner != nil {
 		a.wg.Add(1)
-		go func() { defer a.wg.Done(); a.sweepAbandoned(ctx) }()
+		go func() { defer a.wg.Done(); a.sweepAbandoned(runCtx) }()
 	}
-	err := h.RunEventLoopContext(ctx)
+	err := h.RunEventLoopContext(runCtx)
+	refuse(errLoopEnded) // ends the app's own goroutines
 	a.connected.Store(false)
 	a.wg.Wait()
 	if ctx.Err() != nil {
 		return nil
 	}
+	if cause := context.Cause(runCtx); cause != errLoopEnded && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	if refused(err) {
+		return tokenError("SLACK_APP_TOKEN", "apps.connections.open", err)
+	}
 	return err
+}
+
+// errLoopEnded is the cause Run gives its own context once the event loop
+// has returned by itself.
+var errLoopEnded = errors.New("socket mode event loop ended")
+
+// refusedHandshakes is how many Socket Mode websocket handshakes Slack
+// may refuse in a row, with no connection between them, before the app
+// token is taken to be refused.
+const refusedHandshakes = 3
+
+// onInvalidAuth ends Run: Slack does not know the app token.
+func (a *App) onInvalidAuth(refuse context.CancelCauseFunc) socketmode.SocketmodeHandlerFunc {
+	return func(*socketmode.Event, *socketmode.Client) {
+		a.connected.Store(false)
+		refuse(errors.New("SLACK_APP_TOKEN rejected by apps.connections.open: invalid_auth; check that it is this app's app-level token (xapp-…) with the connections:write scope"))
+	}
+}
+
+// onConnectionError logs a failed connection attempt, which slack-go
+// retries, and ends Run when Slack keeps refusing the websocket: a
+// handshake refused (401 or 403) is the app token, not the network.
+func (a *App) onConnectionError(refuse context.CancelCauseFunc) socketmode.SocketmodeHandlerFunc {
+	var handshakes atomic.Int32
+	return func(evt *socketmode.Event, _ *socketmode.Client) {
+		a.connected.Store(false)
+		ce, ok := evt.Data.(*slack.ConnectionErrorEvent)
+		if !ok || ce.ErrorObj == nil {
+			return
+		}
+		err := ce.ErrorObj
+		switch {
+		case refused(err):
+			refuse(tokenError("SLACK_APP_TOKEN", "apps.connections.open", err))
+			return
+		case errors.Is(err, websocket.ErrBadHandshake):
+			if n := handshakes.Add(1); n >= refusedHandshakes {
+				refuse(fmt.Errorf("SLACK_APP_TOKEN: Slack refused the Socket Mode websocket %d times in a row (%w); check that the app-level token is this app's, with the connections:write scope, and that Socket Mode is on", n, err))
+				return
+			}
+		default:
+			handshakes.Store(0)
+		}
+		a.log.Warn().Err(reachError(err)).Int("attempt", ce.Attempt).Dur("retry_in", ce.Backoff).Msg("socket mode connection failed; retrying")
+	}
+}
+
+// refusedCodes are the Web API errors that mean the token is refused.
+var refusedCodes = map[string]bool{
+	"invalid_auth": true, "not_authed": true, "account_inactive": true, "token_revoked": true,
+	"token_expired": true, "not_allowed_token_type": true, "missing_scope": true, "no_permission": true,
+}
+
+// refused reports whether err is Slack refusing the token it was sent.
+func refused(err error) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && refusedCodes[se.Err]
+}
+
+// tokenError says why a call made with the token in variable failed:
+// Slack refused it, Slack could not be reached, or Slack failed.
+func tokenError(variable, method string, err error) error {
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) {
+		if refusedCodes[se.Err] {
+			return fmt.Errorf("%s rejected by %s: %w", variable, method, err)
+		}
+		return fmt.Errorf("%s: Slack answered %s with an error: %w", variable, method, err)
+	}
+	return reachError(err)
+}
+
+// reachError says that Slack could not be reached at all, at which URL,
+// when err is a transport failure (DNS, connection refused, TLS, a
+// timeout); other errors are returned as they are.
+func reachError(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	var se slack.StatusCodeError
+	if errors.As(err, &se) {
+		return err
+	}
+	where := ue.URL
+	if u, perr := url.Parse(ue.URL); perr == nil {
+		u.RawQuery = "" // the URL of a call may carry a token
+		where = u.String()
+	}
+	return fmt.Errorf("cannot reach Slack at %s: %w", where, ue.Err)
 }
 
 func (a *App) onConnection(up bool, msg string) socketmode.SocketmodeHandlerFunc {

@@ -7,20 +7,40 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// ToMrkdwn is a Markdown parser's reading of the model's text, written
+// as Slack mrkdwn.
 func TestToMrkdwn(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]string{
-		"**bold** and *italic*":                      "*bold* and _italic_",
-		"# Title\n- one\n- two":                      "*Title*\n• one\n• two",
-		"see [the docs](https://example.com/x)":      "see <https://example.com/x|the docs>",
-		"~~old~~ new":                                "~old~ new",
-		"keep `**this**` as code":                    "keep `**this**` as code",
-		"```\n**not bold** in a block\n```\n**yes**": "```\n**not bold** in a block\n```\n*yes*",
-		"if a < b && c > d":                          "if a &lt; b &amp;&amp; c &gt; d",
-		"ask <@U0ALICE> in <#C0OPS|ops>, <!here>":    "ask <@U0ALICE> in <#C0OPS|ops>, <!here>",
-		"[q](https://e.com/?a=1&b=2)":                "<https://e.com/?a=1&amp;b=2|q>",
+	for _, c := range []struct{ name, in, want string }{
+		{"bold and italic", "**bold** and *italic*", "*bold* and _italic_"},
+		{"underscore bold and italic", "__bold__ and _italic_", "*bold* and _italic_"},
+		{"heading and list", "# Title\n- one\n- two", "*Title*\n• one\n• two"},
+		{"bold inside a heading", "## The **big** one", "*The big one*"},
+		{"link", "see [the docs](https://example.com/x)", "see <https://example.com/x|the docs>"},
+		{"link with parentheses", "see [docs](https://x.io/a_(b))", "see <https://x.io/a_(b)|docs>"},
+		{"link with underscores and a formatted label", "[**the** _docs_](https://x.io/a_b_c)", "<https://x.io/a_b_c|the docs>"},
+		{"link whose text is its URL", "[https://x.io](https://x.io)", "<https://x.io>"},
+		{"autolink kept, as Slack reads it", "go to <https://x.io/a?b=1>", "go to <https://x.io/a?b=1>"},
+		{"link query escaped", "[q](https://e.com/?a=1&b=2)", "<https://e.com/?a=1&amp;b=2|q>"},
+		{"strikethrough", "~~old~~ new", "~old~ new"},
+		{"code span kept", "keep `**this**` as code", "keep `**this**` as code"},
+		{"code span escaped", "run `a < b && c`", "run `a &lt; b &amp;&amp; c`"},
+		{"fenced code kept, language dropped", "```go\n**not bold** in a block\n```\n**yes**", "```\n**not bold** in a block\n```\n*yes*"},
+		{"escaping", "if a < b && c > d", "if a &lt; b &amp;&amp; c &gt; d"},
+		{"slack tokens kept", "ask <@U0ALICE> in <#C0OPS|ops>, <!here>", "ask <@U0ALICE> in <#C0OPS|ops>, <!here>"},
+		{"slack link kept", "see <https://x.io/a|the page>", "see <https://x.io/a|the page>"},
+		{"ordered list", "1. first\n2. second", "1. first\n2. second"},
+		{"nested list", "- a\n  - b\n    - c\n- d", "• a\n    • b\n        • c\n• d"},
+		{"list item with bold and link", "- **Go**: see [spec](https://go.dev/ref/spec)", "• *Go*: see <https://go.dev/ref/spec|spec>"},
+		{"italic inside bold", "**bold _and italic_**", "*bold _and italic_*"},
+		{"paragraphs", "one\n\ntwo\nthree", "one\n\ntwo\nthree"},
+		{"quote", "> said so\n> twice", "> said so\n> twice"},
+		{"asterisks in text that are not emphasis", "2 * 3 * 4", "2 * 3 * 4"},
 	} {
-		require.Equal(t, want, ToMrkdwn(in), in)
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, c.want, ToMrkdwn(c.in), c.in)
+		})
 	}
 }
 

@@ -14,12 +14,14 @@ import (
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// Stream shows p's answer as it is generated (agent.StreamSurface): in a DM,
-// and so in an assistant thread, through Slack's streaming methods
-// (chat.startStream, appendStream, stopStream); in a channel, by posting
-// once and updating that message with chat.update.
+// Stream shows p's answer as it is generated (agent.StreamSurface) through
+// Slack's streaming methods (chat.startStream, appendStream, stopStream),
+// in DMs and assistant threads as in channels, where the stream names its
+// recipient as Bolt's say_stream does. When Slack refuses to start a
+// stream, the answer is posted once and that message updated with
+// chat.update instead.
 func (s *surface) Stream(_ context.Context, p agent.Post) agent.TextStream {
-	s.live = &liveReply{a: s.a, p: p, streaming: p.Place.Visibility == provenance.DM}
+	s.live = &liveReply{a: s.a, p: p, streaming: true}
 	return s.live
 }
 
@@ -46,6 +48,14 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 	case l.streaming && l.ts == "":
 		_, l.ts, err = l.a.api.StartStreamContext(ctx, key.Channel, slack.MsgOptionTS(string(key.Root)), slack.MsgOptionMarkdownText(text),
 			slack.MsgOptionRecipientUserID(l.p.Actor.ID), slack.MsgOptionRecipientTeamID(key.Team))
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && !transient(err) {
+			// Refused (a workspace or channel without streaming, a
+			// missing scope): this answer is posted and updated instead.
+			l.a.log.Warn().Str("error", se.Err).Str("channel", key.Channel).Msg("Slack refused to stream the answer; posting and updating it instead")
+			l.streaming, l.ts = false, ""
+			l.ts, err = l.a.post(ctx, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
+		}
 	case l.streaming:
 		_, _, err = l.a.api.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(text))
 	case l.ts == "":
@@ -91,7 +101,9 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 	defer l.mu.Unlock()
 	key := l.p.Key
 	parts := SplitMessage(ToMrkdwn(text), MaxPostChars)
-	exact := l.shown.String() == text && len(parts) == 1
+	// The answer is trimmed and the stream is not: whitespace around it
+	// does not make the streamed message a different answer.
+	exact := strings.TrimSpace(l.shown.String()) == strings.TrimSpace(text) && len(parts) == 1
 	if l.streaming && !l.stopped {
 		var opts []slack.MsgOption
 		if exact {

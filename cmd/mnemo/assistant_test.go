@@ -179,21 +179,18 @@ func TestStreamFailingMidwayEndsInTheSameMessage(t *testing.T) {
 	}
 	require.NotEmpty(t, b.statuses(dm, thread), "the assistant thread had a status line")
 
+	// A channel streams too, and ends the same way.
 	const ch = "C0GENERAL"
 	root, _ := b.mention(alice, ch, "tell me a long story", "")
 	b.slack.WaitReaction("add", "warning", root, 20*time.Second)
-	first := b.replies(ch, root, 1)[0]
-	// The turn shows :warning: before it tells why: wait for the update
-	// that ends the message.
-	b.slack.WaitPosted(1, 10*time.Second, func(m fakeslack.Message) bool {
-		return m.Updated && m.TS == first.TS && strings.Contains(m.Text, sentence)
-	})
-	shown, _ := b.slack.Shown(ch, first.TS)
-	require.True(t, strings.HasSuffix(shown, "\n\n"+sentence), shown)
-	require.NotEmpty(t, strings.TrimSuffix(shown, "\n\n"+sentence))
-	require.Len(t, b.replies(ch, root, 1), 1, "one message in the thread")
+	cst := b.slack.WaitStream(ch, root, 10*time.Second)
+	require.True(t, strings.HasSuffix(cst.Text(), "\n\n"+sentence), cst.Text())
+	require.NotEmpty(t, strings.TrimSuffix(cst.Text(), "\n\n"+sentence))
+	require.Equal(t, alice, cst.RecipientUser)
+	for _, m := range b.replies(ch, root, 1) {
+		require.Equal(t, cst.TS, m.TS, "nothing posted beside the stream")
+	}
 	require.Empty(t, b.statuses(ch, root), "a channel shows reactions, not a status line")
-	require.Empty(t, b.slack.Calls("chat.startStream")[1:], "channels are not streamed with Slack's streaming methods")
 }
 
 // Text the model writes before calling tools may stream, since it is shown
@@ -225,10 +222,11 @@ func TestStreamedPreambleIsReplacedByTheAnswer(t *testing.T) {
 	require.Contains(t, string(blocks), slackapp.ToMrkdwn(answer))
 }
 
-// In a channel the answer is posted once and updated as it grows, ending as
-// the model's text with the feedback buttons, even when Slack rate-limits
-// an update.
-func TestChannelAnswerIsPostedOnceAndUpdated(t *testing.T) {
+// In a channel the answer streams too, to the person who asked (Slack
+// requires recipient_user_id and recipient_team_id outside a DM, and the
+// fake Slack refuses a stream without them), ending as the model's text
+// with the feedback buttons.
+func TestChannelAnswerIsStreamedToItsAsker(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("Another sentence of a long and careful answer. ", 14)
 	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
@@ -237,6 +235,33 @@ func TestChannelAnswerIsPostedOnceAndUpdated(t *testing.T) {
 		}
 		return scripted.Memory()(n, req)
 	})
+	const ch = "C0GENERAL"
+	root, _ := b.mention(alice, ch, "explain at length", "")
+	b.waitDone(ch, root)
+	st := b.slack.WaitStream(ch, root, 10*time.Second)
+	require.Equal(t, alice, st.RecipientUser)
+	require.Equal(t, fakeslack.TeamID, st.RecipientTeam)
+	require.Greater(t, len(st.Appends), 1, "streamed in parts")
+	want := slackapp.ToMrkdwn(strings.TrimSpace(long))
+	shown, blocks := b.slack.Shown(ch, st.TS)
+	require.Equal(t, want, slackapp.ToMrkdwn(strings.TrimSpace(shown)))
+	require.Contains(t, string(blocks), `"feedback_buttons"`)
+	require.Empty(t, b.slack.Calls("chat.update"), "a stream needs no updates")
+}
+
+// When Slack refuses to stream in a channel, the answer is posted once and
+// updated as it grows, ending as the model's text with the feedback
+// buttons, even when Slack rate-limits an update.
+func TestChannelAnswerIsPostedAndUpdatedWhenSlackRefusesToStream(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Another sentence of a long and careful answer. ", 14)
+	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		if strings.HasPrefix(req.System, "You are mnemo") {
+			return fakellm.Reply{Text: long}
+		}
+		return scripted.Memory()(n, req)
+	})
+	b.slack.FailNext("chat.startStream", "channel_type_not_supported")
 	b.slack.RateLimit("chat.update", 1)
 	const ch = "C0GENERAL"
 	root, _ := b.mention(alice, ch, "explain at length", "")
@@ -249,5 +274,6 @@ func TestChannelAnswerIsPostedOnceAndUpdated(t *testing.T) {
 	require.Contains(t, string(blocks), `"feedback_buttons"`)
 	require.NotEqual(t, want, posts[0].Text, "the first post was the start of the answer")
 	require.True(t, strings.HasPrefix(want, posts[0].Text))
-	require.Empty(t, b.slack.Calls("chat.startStream"), "channels are updated, not streamed")
+	require.Len(t, b.slack.Calls("chat.startStream"), 1, "the stream was tried, and refused")
+	require.Empty(t, b.slack.Streams())
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -57,10 +58,22 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer c.Close()
-	learner, err := startLearning(ctx, c, log, logOut)
+	// A failed learning job is logged at warn; the chat shows how many
+	// failed on its status line, and says so as it ends.
+	var learningFailed atomic.Int64
+	learner, err := startLearning(ctx, c, log, logOut, func(_ learn.Result, err error) {
+		if err != nil {
+			learningFailed.Add(1)
+		}
+	})
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if n := learningFailed.Load(); n > 0 {
+			fmt.Fprintf(stdout, "(passive learning failed %d times this session; the log says why)\n", n)
+		}
+	}()
 	defer learner.Stop()
 
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: *team, ID: *user, Name: cfg.ChatName}
@@ -75,7 +88,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	ch := &chat{say: s.Say, in: in, out: stdout, interrupts: interrupts}
 	if isTerminal(stdout) {
-		ch.status = &statusLine{w: stdout, every: 100 * time.Millisecond}
+		ch.status = &statusLine{w: stdout, every: 100 * time.Millisecond, learningFailed: &learningFailed}
 	}
 	// Answers print as the model writes them; the turn's steps name the
 	// status line ("recalling…", "saving a memory…").
@@ -301,6 +314,23 @@ type statusLine struct {
 	w     io.Writer
 	every time.Duration
 	text  atomic.Value // string: what is happening now
+	// learningFailed counts the session's failed learning jobs; nil: none.
+	learningFailed *atomic.Int64
+}
+
+// note is what the status line adds after the turn's own state.
+func (s *statusLine) note() string {
+	if s.learningFailed == nil {
+		return ""
+	}
+	switch n := s.learningFailed.Load(); n {
+	case 0:
+		return ""
+	case 1:
+		return " · passive learning failed once (see the log)"
+	default:
+		return fmt.Sprintf(" · passive learning failed %d times (see the log)", n)
+	}
 }
 
 // show draws text with a spinner and the seconds elapsed until the
@@ -326,7 +356,7 @@ func (s *statusLine) show(text string) (stop func()) {
 		defer t.Stop()
 		started := time.Now()
 		for i := 0; ; i++ {
-			fmt.Fprintf(s.w, "\r%c %s… %ds  (Ctrl-C stops it)\x1b[K", frames[i%len(frames)], s.text.Load(), int(time.Since(started).Seconds()))
+			fmt.Fprintf(s.w, "\r%c %s… %ds  (Ctrl-C stops it)%s\x1b[K", frames[i%len(frames)], s.text.Load(), int(time.Since(started).Seconds()), s.note())
 			select {
 			case <-done:
 				fmt.Fprint(s.w, "\r\x1b[K")

@@ -341,3 +341,33 @@ func TestChatTurnShowsAProvider401(t *testing.T) {
 	require.Contains(t, out.String(), "check the API key")
 	require.NotContains(t, out.String(), "try again", "no retry advice for a refused key")
 }
+
+// A model name the provider does not know is said to be that, naming the
+// model, not blamed on mnemo.
+func TestChatTurnNamesAModelTheProviderDoesNotHave(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	model := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
+		if req.Model != "gpt-test" {
+			return fakellm.Reply{Status: 404, ErrorMessage: "The model `" + req.Model + "` does not exist or you do not have access to it."}
+		}
+		return fakellm.Reply{Text: "Hello!"}
+	})
+	env := map[string]string{
+		"DATABASE_URL": d.URL, "MNEMO_LLM_PROVIDER": "openai", "MNEMO_LLM_BASE_URL": model.URL + "/v1",
+		"MNEMO_LLM_API_KEY": "sk-test-0123456789abcdef", "MNEMO_MODEL": "nosuch", "USER": "dev",
+	}
+	chat := func() string {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"chat"}, func(k string) string { return env[k] }, strings.NewReader("hello\n/exit\n"), &out, &errOut)
+		require.Equal(t, 0, code, errOut.String())
+		return out.String()
+	}
+	out := chat()
+	t.Logf("chat printed:\n%s", out)
+	require.Contains(t, out, `openai: model "nosuch" was not found at the provider (HTTP 404): The model `+"`nosuch`"+` does not exist`)
+	require.Contains(t, out, "check the model name")
+	require.NotContains(t, out, "bug in mnemo")
+	env["MNEMO_MODEL"] = "gpt-test" // control: the same server answers a model it has
+	require.Contains(t, chat(), "mnemo> Hello!")
+}

@@ -244,7 +244,7 @@ func TestArgumentErrorsArePrintedOnceAndExitTwo(t *testing.T) {
 		{[]string{"tools", "list", "extra"}, `unexpected argument "extra"`, "tools list"},
 		{[]string{"tools", "list", "--sauce", "x"}, "flag provided but not defined: -sauce", "tools list"},
 		{[]string{"memories", "list", "--json", "U1"}, `unexpected argument "U1"`, "memories list"},
-		{[]string{"memories", "list"}, "pass --json", "memories list"},
+		{[]string{"memories", "list", "--json", "--table"}, "--json and --table are two formats: pass one", "memories list"},
 		{[]string{"mcp", "--user", "U1", "--team", "T1", "extra"}, `unexpected argument "extra"`, "mcp"},
 		{[]string{"version", "2"}, `unexpected argument "2"`, "version"},
 	} {

@@ -86,7 +86,7 @@ var Variables = []Variable{
 	{Name: "SLACK_API_URL", Meaning: "Slack's Web API base URL; tests and proxies point it elsewhere", Default: "https://slack.com/api/"},
 	{Name: "MNEMO_LLM_PROVIDER", Meaning: "the model provider: anthropic, or openai for any OpenAI-compatible server", Required: []string{"serve", "chat"}},
 	{Name: "MNEMO_MODEL", Meaning: "the model name", Required: []string{"serve", "chat"}},
-	{Name: "MNEMO_LLM_API_KEY", Meaning: "the provider's API key", DefaultNote: "ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider", Required: []string{"serve", "chat"}},
+	{Name: "MNEMO_LLM_API_KEY", Meaning: "the provider's API key; optional with MNEMO_LLM_BASE_URL (a local server such as Ollama needs none)", DefaultNote: "ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider", Required: []string{"serve", "chat"}},
 	{Name: "ANTHROPIC_API_KEY", Meaning: "the key when the provider is anthropic and MNEMO_LLM_API_KEY is unset"},
 	{Name: "OPENAI_API_KEY", Meaning: "the key when the provider is openai and MNEMO_LLM_API_KEY is unset"},
 	{Name: "MNEMO_LLM_BASE_URL", Meaning: "the provider's base URL: an OpenAI-compatible server (Ollama, vLLM, OpenRouter), a proxy or a test server", DefaultNote: "the provider's own"},
@@ -228,8 +228,8 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 		bad("MNEMO_HTTP_ADDR has port %q, which is not a port number", port)
 	}
-	if n, err := strconv.Atoi(e.getenv("MNEMO_MAX_TURNS")); err != nil || n < 1 {
-		bad("MNEMO_MAX_TURNS must be a whole number of at least 1, not %q", e.getenv("MNEMO_MAX_TURNS"))
+	if n, err := strconv.Atoi(e.getenv("MNEMO_MAX_TURNS")); err != nil || n < 1 || n > 1000 {
+		bad("MNEMO_MAX_TURNS must be a whole number from 1 to 1000, not %q", e.getenv("MNEMO_MAX_TURNS"))
 	} else {
 		c.MaxTurns = n
 	}
@@ -289,7 +289,8 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		default:
 			bad("MNEMO_LLM_PROVIDER must be anthropic or openai, not %q", c.Provider)
 		}
-		if c.LLMKey == "" && c.Provider != "" {
+		// A server of one's own (Ollama, vLLM) needs no key.
+		if c.LLMKey == "" && c.Provider != "" && c.LLMBaseURL == "" {
 			bad("MNEMO_LLM_API_KEY is not set (nor %s_API_KEY): the provider's API key", strings.ToUpper(c.Provider))
 		}
 		if c.Model == "" {

@@ -86,3 +86,16 @@ func TestRetentionSettings(t *testing.T) {
 		require.Contains(t, err.Error(), want)
 	}
 }
+
+// A server of one's own (Ollama at MNEMO_LLM_BASE_URL) needs no API key;
+// the provider's own service still does.
+func TestAPIKeyIsOptionalWithABaseURL(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"MNEMO_LLM_PROVIDER": "openai", "MNEMO_MODEL": "llama3.2", "MNEMO_LLM_BASE_URL": "http://127.0.0.1:11434/v1"}
+	get := func(k string) string { return env[k] }
+	_, err := LoadConfig(get, Needs{Model: true})
+	require.NoError(t, err)
+	delete(env, "MNEMO_LLM_BASE_URL")
+	_, err = LoadConfig(get, Needs{Model: true})
+	require.ErrorContains(t, err, "MNEMO_LLM_API_KEY is not set")
+}

@@ -17,9 +17,9 @@ const learningWorkers = 2
 
 // startLearning starts the passive-learning queue as chat runs it, on a
 // River client of its own (serve shares the inbox's).
-func startLearning(ctx context.Context, c *core, log zerolog.Logger, logOut io.Writer) (*learn.Queue, error) {
+func startLearning(ctx context.Context, c *core, log zerolog.Logger, logOut io.Writer, onResult func(learn.Result, error)) (*learn.Queue, error) {
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)
-	q, err := learn.NewQueue(c.db, learner, learn.QueueOptions{Workers: learningWorkers, LogOutput: redactWriter{logOut}, FetchPollInterval: time.Second})
+	q, err := learn.NewQueue(c.db, learner, learn.QueueOptions{Workers: learningWorkers, LogOutput: redactWriter{logOut}, FetchPollInterval: time.Second, OnResult: onResult})
 	if err != nil {
 		return nil, err
 	}

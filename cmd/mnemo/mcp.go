@@ -105,7 +105,8 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 			return err
 		}
 		log.Info().Str("user", *user).Msg("mcp serving on stdio")
-		return server.NewStdioServer(srv).Listen(ctx, stdin, stdout)
+		stdio := newDrainingStdio(ctx, stdin, stdout)
+		return server.NewStdioServer(srv).Listen(ctx, stdio, stdio)
 	}
 
 	srv, err := newMemoryMCPServer(c.memory, tools.IdentityFromContext)

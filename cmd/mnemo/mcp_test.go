@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -227,4 +230,42 @@ func TestMCPChecksItsCommandLineBeforeTheDatabase(t *testing.T) {
 		require.Contains(t, errs, "connect")
 		require.NotContains(t, errs, "tok-secret")
 	}
+}
+
+// A client that writes its calls and closes stdin gets every answer: mnemo
+// mcp ends at EOF only once the calls in flight are answered.
+func TestMCPOverStdioAnswersInFlightCallsBeforeExitingAtEOF(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"script","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	const calls = 6
+	for i := range calls {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"remember","arguments":{"content":"Deploy step %d runs before the smoke test","kind":"procedure"}}}`+"\n", i+2, i+1)
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"mcp", "--user", "U0BOB", "--team", "T0TEAM"},
+		func(k string) string { return map[string]string{"DATABASE_URL": d.URL}[k] }, strings.NewReader(in.String()), &out, &errOut)
+	require.Equal(t, 0, code, errOut.String())
+	answered := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m struct {
+			ID     float64 `json:"id"`
+			Result struct {
+				IsError bool `json:"isError"`
+			} `json:"result"`
+			Error any `json:"error"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		require.Nil(t, m.Error, line)
+		require.False(t, m.Result.IsError, line)
+		answered[m.ID] = true
+	}
+	for id := 1; id <= calls+1; id++ {
+		require.True(t, answered[float64(id)], "request %d was answered:\n%s", id, out.String())
+	}
+	var n int
+	require.NoError(t, d.Pool.QueryRow(context.Background(), "SELECT count(*) FROM memories WHERE written_by = 'mcp'").Scan(&n))
+	require.Equal(t, calls, n)
 }

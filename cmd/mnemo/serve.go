@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	stdlog "log"
-	"net"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -46,33 +44,42 @@ func (c *core) Close() {
 	}
 }
 
-func openDB(ctx context.Context, url string, log zerolog.Logger) (*db.DB, error) {
-	return openDBSized(ctx, url, 0, log)
+// openDB opens the pool and checks that the schema is migrated; only
+// `mnemo migrate` and serve change it.
+func openDB(ctx context.Context, url string) (*db.DB, error) {
+	return openDBSized(ctx, url, 0, nil)
 }
 
 // openDBSized opens the pool with at most maxConns connections (0: pgx's
-// default) and migrates.
-func openDBSized(ctx context.Context, url string, maxConns int32, log zerolog.Logger) (*db.DB, error) {
+// default). With a logger it migrates and logs what it applied (serve);
+// without one it only checks that nothing is pending, so a read-only
+// command never changes the schema.
+func openDBSized(ctx context.Context, url string, maxConns int32, migrate *zerolog.Logger) (*db.DB, error) {
 	d, err := db.Open(ctx, url, maxConns)
 	if err != nil {
 		return nil, err
+	}
+	if migrate == nil {
+		if err := d.CheckMigrated(ctx); err != nil {
+			d.Close()
+			return nil, err
+		}
+		return d, nil
 	}
 	n, err := d.Migrate(ctx)
 	if err != nil {
 		d.Close()
 		return nil, err
 	}
-	if n > 0 {
-		log.Info().Int("applied", n).Msg("migrations applied")
-	}
+	migrate.Info().Int("applied", n).Msg("database schema migrated")
 	return d, nil
 }
 
-func newModel(cfg Config, model string) llm.Model {
+func newModel(cfg Config, model string, log zerolog.Logger) llm.Model {
 	if cfg.Provider == "anthropic" {
-		return llm.NewAnthropic(cfg.LLMKey, cfg.LLMBaseURL, model)
+		return llm.NewAnthropic(cfg.LLMKey, cfg.LLMBaseURL, model, llm.WithLogger(log))
 	}
-	return llm.NewOpenAI(cfg.LLMKey, cfg.LLMBaseURL, model)
+	return llm.NewOpenAI(cfg.LLMKey, cfg.LLMBaseURL, model, llm.WithLogger(log))
 }
 
 // buildCore wires the shared parts. Without a configured provider (the MCP
@@ -86,17 +93,22 @@ func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, erro
 type coreOptions struct {
 	maxConns int32        // the pool's size; 0 for pgx's default
 	metrics  *ops.Metrics // counts model calls, tools, memory writes, recall
+	migrate  bool         // apply pending migrations (serve); else require none
 }
 
 func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOptions) (*core, error) {
-	d, err := openDBSized(ctx, cfg.DatabaseURL, o.maxConns, log)
+	var migrate *zerolog.Logger
+	if o.migrate {
+		migrate = &log
+	}
+	d, err := openDBSized(ctx, cfg.DatabaseURL, o.maxConns, migrate)
 	if err != nil {
 		return nil, err
 	}
 	c := &core{db: d, closers: []func(){d.Close}}
 	opts := memory.Options{Logger: log}
 	if cfg.Provider != "" {
-		c.model = o.metrics.Model(newModel(cfg, cfg.Model))
+		c.model = o.metrics.Model(newModel(cfg, cfg.Model, log))
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Decider = judge, judge
 	}
@@ -124,41 +136,6 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	return c, nil
 }
 
-// serveConfig is what only serve reads, beside Config.
-type serveConfig struct {
-	HTTPAddr        string        // MNEMO_HTTP_ADDR: /healthz, /readyz, /metrics
-	MaxTurns        int           // MNEMO_MAX_TURNS: turns this process runs at once
-	ShutdownTimeout time.Duration // MNEMO_SHUTDOWN_TIMEOUT: the drain on SIGTERM
-}
-
-// loadServeConfig reads serve's own settings and returns every problem.
-func loadServeConfig(getenv func(string) string) (serveConfig, []string) {
-	c := serveConfig{HTTPAddr: getenv("MNEMO_HTTP_ADDR"), MaxTurns: 16, ShutdownTimeout: 20 * time.Second}
-	var problems []string
-	if c.HTTPAddr == "" {
-		c.HTTPAddr = "127.0.0.1:9464"
-	} else if _, port, err := net.SplitHostPort(c.HTTPAddr); err != nil || port == "" {
-		problems = append(problems, fmt.Sprintf("MNEMO_HTTP_ADDR must be host:port, such as 127.0.0.1:9464, not %q", c.HTTPAddr))
-	}
-	if v := getenv("MNEMO_MAX_TURNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			problems = append(problems, fmt.Sprintf("MNEMO_MAX_TURNS must be a whole number from 1 to 1000, not %q", v))
-		} else {
-			c.MaxTurns = n
-		}
-	}
-	if v := getenv("MNEMO_SHUTDOWN_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			problems = append(problems, fmt.Sprintf("MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s, not %q", v))
-		} else {
-			c.ShutdownTimeout = d
-		}
-	}
-	return c, problems
-}
-
 // poolSize is serve's database pool: a connection for each turn it may
 // run, one for each learning worker, and eight for River's notifier,
 // producers and maintenance, the ack path's inbox writes and the health
@@ -172,15 +149,6 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{err.Error()}
 	}
 	cfg, err := LoadConfig(getenv, Needs{Database: true, Slack: true, Model: true})
-	sc, problems := loadServeConfig(getenv)
-	if len(problems) > 0 {
-		var ce *ConfigError
-		if !errors.As(err, &ce) {
-			ce = &ConfigError{}
-		}
-		ce.Problems = append(ce.Problems, problems...)
-		err = ce
-	}
 	if err != nil {
 		if cfg.SlackBot == "" && cfg.SlackApp == "" {
 			return fmt.Errorf("%w\n\n%s", err, SlackAppHelp)
@@ -189,7 +157,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	metrics := ops.NewMetrics()
-	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(sc.MaxTurns), metrics: metrics})
+	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(cfg.MaxTurns), metrics: metrics, migrate: true})
 	if err != nil {
 		return err
 	}
@@ -202,7 +170,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// enqueues learning: the hook reads the queue once turns run.
 	var learning *learn.Queue
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{
-		Logger: log, MaxConcurrent: sc.MaxTurns, Observer: metrics,
+		Logger: log, MaxConcurrent: cfg.MaxTurns, Observer: metrics,
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{
@@ -214,7 +182,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)
 	in, err := inbox.New(c.db, inbox.Options{
-		Logger: log, Handler: app, MaxTurns: sc.MaxTurns,
+		Logger: log, Handler: app, MaxTurns: cfg.MaxTurns,
 		Register: func(w *river.Workers) error {
 			if err := learn.Register(w, learner, learned(metrics)); err != nil {
 				return err
@@ -238,7 +206,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return ops.InboxDepth{Arrived: d.Arrived, Available: d.Available, Running: d.Running, Waiting: d.Waiting, Oldest: d.Oldest}, err
 	}, time.Now)
 
-	srv, err := ops.Listen(sc.HTTPAddr, metrics, []ops.Check{
+	srv, err := ops.Listen(cfg.HTTPAddr, metrics, []ops.Check{
 		{Name: "postgres", Check: c.db.Ping},
 		{Name: "slack", Check: func(context.Context) error { return app.Connected() }},
 		{Name: "queue", Check: func(context.Context) error { return in.Healthy() }},
@@ -259,12 +227,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	go sweep(ctx, c, log, time.Minute)
-	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", sc.MaxTurns).Int32("db_pool", poolSize(sc.MaxTurns)).
-		Dur("shutdown_timeout", sc.ShutdownTimeout).Msg("mnemo serving")
+	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", cfg.MaxTurns).Int32("db_pool", poolSize(cfg.MaxTurns)).
+		Dur("shutdown_timeout", cfg.ShutdownTimeout).Msg("mnemo serving")
 
 	runErr := app.Run(ctx)
-	log.Info().Dur("drain", sc.ShutdownTimeout).Msg("stopped reading Slack; finishing the turns in flight")
-	stopErr := in.Stop(sc.ShutdownTimeout)
+	log.Info().Dur("drain", cfg.ShutdownTimeout).Msg("stopped reading Slack; finishing the turns in flight")
+	stopErr := in.Stop(cfg.ShutdownTimeout)
 	if err := errors.Join(runErr, stopErr); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -39,7 +40,11 @@ func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values
 		}
 		writeJSON(w, map[string]any{"ok": true})
 	case "chat.startStream":
-		if f.Get("thread_ts") == "" {
+		// As Slack: a stream answers someone in a thread, and outside a DM
+		// it must name who (recipient_user_id) and their team.
+		outsideDM := !strings.HasPrefix(f.Get("channel"), "D")
+		if f.Get("channel") == "" || f.Get("thread_ts") == "" ||
+			(outsideDM && (f.Get("recipient_user_id") == "" || f.Get("recipient_team_id") == "")) {
 			writeJSON(w, map[string]any{"ok": false, "error": "invalid_arguments"})
 			return true
 		}

@@ -116,6 +116,7 @@ type Server struct {
 	redeliver []time.Duration // waits before each redelivery of an unacked envelope
 	delivered map[string]int  // event id → envelopes sent for it
 	closed    chan struct{}
+	refuseWS  int // RefuseSocket's HTTP status, or 0
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -464,7 +465,22 @@ func writeJSON(w http.ResponseWriter, v any) {
 
 // --- Socket Mode ---
 
+// RefuseSocket makes the Socket Mode websocket answer every handshake with
+// status (401, 403), as Slack does for a connection it will not take.
+func (s *Server) RefuseSocket(status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseWS = status
+}
+
 func (s *Server) ws(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	refuse := s.refuseWS
+	s.mu.Unlock()
+	if refuse != 0 {
+		http.Error(w, http.StatusText(refuse), refuse)
+		return
+	}
 	c, err := s.upgrad.Upgrade(w, r, nil)
 	if err != nil {
 		return
