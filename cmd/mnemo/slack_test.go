@@ -156,6 +156,68 @@ func TestBackfillsAThreadSeenForTheFirstTime(t *testing.T) {
 	require.Equal(t, 4, b.sessionRows(ch, root), "two backfilled, the question and the reply")
 }
 
+// A thread longer than one page of conversations.replies is read page by
+// page, and what is kept is its root and the newest replies before the
+// mention (500 in all by default), not its oldest 200.
+func TestBackfillReadsTheNewestMessagesOfALongThread(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0LONG"
+	root := b.nextTS()
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: root, User: bob, Text: "thread root: the Q3 migration plan"})
+	var replies []string
+	for i := 1; i < 1200; i++ {
+		ts := b.nextTS()
+		replies = append(replies, ts)
+		b.slack.Seed(fakeslack.Message{Channel: ch, TS: ts, ThreadTS: root, User: []string{bob, carol}[i%2], Text: fmt.Sprintf("reply number %04d", i)})
+	}
+	ts, _ := b.mention(alice, ch, "what was said last?", root)
+	b.replies(ch, root, 1)
+	b.waitDone(ch, ts)
+
+	require.Equal(t, 1, b.sessionRowsWithTS(root), "the root is kept")
+	require.Equal(t, 1, b.sessionRowsWithTS(replies[len(replies)-1]), "the reply just before the mention is kept")
+	require.Equal(t, 1, b.sessionRowsWithTS(replies[len(replies)-499]), "the 499th newest reply is kept")
+	require.Equal(t, 0, b.sessionRowsWithTS(replies[len(replies)-500]), "older replies are not")
+	require.Equal(t, 0, b.sessionRowsWithTS(replies[0]))
+	require.Equal(t, 500+2, b.sessionRows(ch, root), "500 backfilled, the question and the reply")
+	require.Contains(t, b.turnRequests()[0].Transcript(), "reply number 1199")
+
+	var pages int
+	for _, c := range b.slack.Calls("conversations.replies") {
+		if c.Form.Get("ts") == root {
+			pages++
+		}
+	}
+	require.Equal(t, 6, pages, "1,200 messages are 6 pages of 200")
+}
+
+// A backfill that fails leaves nothing marked: the thread's next post reads
+// it again.
+func TestFailedBackfillIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0REFILL"
+	root := b.nextTS()
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: root, User: bob, Text: "the deploy freeze starts Friday"})
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: b.nextTS(), ThreadTS: root, User: carol, Text: "noted, thanks"})
+	b.slack.FailNext("conversations.replies", "missing_scope")
+	first, _ := b.mention(alice, ch, "what did Bob say?", root)
+	b.replies(ch, root, 1)
+	b.waitDone(ch, first)
+	require.Equal(t, 2, b.sessionRows(ch, root), "the backfill failed: only the question and the reply")
+	require.Equal(t, 0, b.sessionRowsWithTS(root))
+
+	second, _ := b.mention(alice, ch, "and what did Carol say?", root)
+	b.replies(ch, root, 2)
+	b.waitDone(ch, second)
+	require.Equal(t, 1, b.sessionRowsWithTS(root), "the second post read the thread again")
+	require.Equal(t, 6, b.sessionRows(ch, root), "two backfilled, two questions and two replies")
+	tr := b.turnRequests()[1].Transcript()
+	require.Contains(t, tr, "the deploy freeze starts Friday")
+	require.Contains(t, tr, "noted, thanks")
+}
+
 func TestMalformedFrameIsAckedAndLogged(t *testing.T) {
 	t.Parallel()
 	b := startBot(t, scripted.Memory())

@@ -10,6 +10,74 @@ import (
 	"time"
 )
 
+const sessionBackfill = `-- name: SessionBackfill :execrows
+WITH logged AS (
+    INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text)
+    SELECT $1::text, $2::text, $3::text, ($4::text[])[i], ($5::text[])[i],
+        ($6::text[])[i], ($7::text[])[i], ($8::text[])[i], ($9::text[])[i]
+    FROM generate_subscripts($4::text[], 1) AS i
+    ON CONFLICT (source_key, ts) DO NOTHING
+    RETURNING 1
+)
+INSERT INTO thread_backfills (source_key, messages)
+SELECT $1::text, count(*) FROM logged
+ON CONFLICT (source_key) DO NOTHING
+`
+
+type SessionBackfillParams struct {
+	SourceKey string   `json:"sourceKey"`
+	TeamID    string   `json:"teamId"`
+	ChannelID string   `json:"channelId"`
+	Ts        []string `json:"ts"`
+	Role      []string `json:"role"`
+	ActorKind []string `json:"actorKind"`
+	ActorID   []string `json:"actorId"`
+	Authority []string `json:"authority"`
+	Text      []string `json:"text"`
+}
+
+// Logs a thread's earlier messages, read from Slack, and records its
+// backfill as done, in one statement: all of it or none. Messages already
+// logged are kept as they were. Zero rows means an earlier backfill of the
+// thread had completed.
+func (q *Queries) SessionBackfill(ctx context.Context, db DBTX, arg SessionBackfillParams) (int64, error) {
+	result, err := db.Exec(ctx, sessionBackfill,
+		arg.SourceKey,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.Ts,
+		arg.Role,
+		arg.ActorKind,
+		arg.ActorID,
+		arg.Authority,
+		arg.Text,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const sessionBackfillNeeded = `-- name: SessionBackfillNeeded :one
+SELECT (NOT EXISTS (SELECT 1 FROM thread_backfills b WHERE b.source_key = $1::text)
+    AND NOT EXISTS (SELECT 1 FROM session_messages s WHERE s.source_key = $1::text AND s.ts = $2::text))::boolean AS needed
+`
+
+type SessionBackfillNeededParams struct {
+	SourceKey string `json:"sourceKey"`
+	RootTs    string `json:"rootTs"`
+}
+
+// Whether a thread's earlier messages must still be read from Slack: no
+// backfill of it completed, and its root is not in the log (a thread the
+// bot saw start has nothing earlier to read).
+func (q *Queries) SessionBackfillNeeded(ctx context.Context, db DBTX, arg SessionBackfillNeededParams) (bool, error) {
+	row := db.QueryRow(ctx, sessionBackfillNeeded, arg.SourceKey, arg.RootTs)
+	var needed bool
+	err := row.Scan(&needed)
+	return needed, err
+}
+
 const sessionMessageAppend = `-- name: SessionMessageAppend :one
 INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -63,17 +131,6 @@ func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg Session
 		&i.Tools,
 	)
 	return i, err
-}
-
-const sessionMessageCountByThread = `-- name: SessionMessageCountByThread :one
-SELECT count(*) FROM session_messages WHERE source_key = $1
-`
-
-func (q *Queries) SessionMessageCountByThread(ctx context.Context, db DBTX, sourceKey string) (int64, error) {
-	row := db.QueryRow(ctx, sessionMessageCountByThread, sourceKey)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
 }
 
 const sessionMessageLastIDBeforeTurn = `-- name: SessionMessageLastIDBeforeTurn :one
