@@ -188,13 +188,52 @@ func (s Memories) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
 	return memoryFromRow(r), nil
 }
 
-// ListByIDPrefix returns up to 10 of a team's memories whose id starts with prefix.
+// ListByIDPrefix returns up to 10 of a team's memories whose id starts with
+// prefix (lower-case hex, with or without the dashes); none when prefix
+// can't start an id.
 func (s Memories) ListByIDPrefix(ctx context.Context, team, prefix string) ([]Memory, error) {
-	rows, err := s.q.MemoryListByIDPrefix(ctx, s.e, dbsqlc.MemoryListByIDPrefixParams{TeamID: team, Prefix: prefix})
+	lo, hi, ok := idRange(prefix)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := s.q.MemoryListByIDPrefix(ctx, s.e, dbsqlc.MemoryListByIDPrefixParams{TeamID: team, Lo: lo, Hi: hi})
 	if err != nil {
 		return nil, fmt.Errorf("memories by id prefix: %w", mapErr(err))
 	}
 	return memoriesFromRows(rows), nil
+}
+
+// idRange is the first and the last uuid that start with prefix: ids sort
+// as their text does, so the ids with a prefix are one range of the
+// primary key.
+func idRange(prefix string) (lo, hi uuid.UUID, ok bool) {
+	const form = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+	prefix = strings.ToLower(prefix)
+	if len(prefix) > len(form) {
+		return lo, hi, false
+	}
+	low, high := []byte(form), []byte(form)
+	for i := range form {
+		switch {
+		case form[i] == '-':
+			if i < len(prefix) && prefix[i] != '-' {
+				return lo, hi, false
+			}
+		case i < len(prefix):
+			if !strings.ContainsRune("0123456789abcdef", rune(prefix[i])) {
+				return lo, hi, false
+			}
+			low[i], high[i] = prefix[i], prefix[i]
+		default:
+			low[i], high[i] = '0', 'f'
+		}
+	}
+	lo, err := uuid.ParseBytes(low)
+	if err != nil {
+		return lo, hi, false
+	}
+	hi, err = uuid.ParseBytes(high)
+	return lo, hi, err == nil
 }
 
 // SimilarQuery names the subject whose active memories are compared.
@@ -565,12 +604,21 @@ type ListQuery struct {
 	Limit, Offset                                int
 }
 
+// listSettings are List's: a query matches fuzzily from a word similarity
+// of 0.3 (the <% operator's threshold, 0.6 by default).
+const listSettings = "SET LOCAL pg_trgm.word_similarity_threshold = 0.3"
+
 // List returns memories newest first.
 func (s Memories) List(ctx context.Context, f ListQuery) ([]Memory, error) {
-	rows, err := s.q.MemoryListForAdmin(ctx, s.e, dbsqlc.MemoryListForAdminParams{
-		TeamID: optional(f.Team), SubjectID: optional(f.SubjectUser), ChannelID: optional(f.Channel),
-		SourceKey: optional(f.SourceKey), IncludeArchived: f.IncludeArchived, Query: f.Query,
-		MaxResults: int32(f.Limit), Skip: int32(f.Offset),
+	var rows []dbsqlc.Memory
+	err := s.read(ctx, listSettings, func(e executor) error {
+		var err error
+		rows, err = s.q.MemoryListForAdmin(ctx, e, dbsqlc.MemoryListForAdminParams{
+			TeamID: optional(f.Team), SubjectID: optional(f.SubjectUser), ChannelID: optional(f.Channel),
+			SourceKey: optional(f.SourceKey), IncludeArchived: f.IncludeArchived, Query: f.Query,
+			MaxResults: int32(f.Limit), Skip: int32(f.Offset),
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list memories: %w", mapErr(err))

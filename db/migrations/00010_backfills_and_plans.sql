@@ -14,9 +14,10 @@ CREATE TABLE thread_backfills (
 CREATE INDEX memories_expiry ON memories (expires_at) WHERE archived_at IS NULL AND expires_at IS NOT NULL;
 -- the App Home's listing of the shared memories a person wrote;
 CREATE INDEX memories_authored ON memories (team_id, actor_id, created_at) WHERE scope <> 'personal';
--- the admin listing, newest first, and its fuzzy match (word_similarity
+-- the admin listing, newest first, of a team or a channel, and its fuzzy match (word_similarity
 -- through the <% operator, which a trigram index serves);
 CREATE INDEX memories_newest ON memories (team_id, created_at);
+CREATE INDEX memories_channel ON memories (channel_id, created_at);
 CREATE INDEX memories_trgm ON memories USING gin (content gin_trgm_ops) WITH (fastupdate = off);
 -- passive learning's read of a turn's messages;
 CREATE INDEX session_messages_turn ON session_messages (turn_id, id) WHERE turn_id IS NOT NULL;
@@ -30,6 +31,7 @@ CREATE INDEX session_messages_thread ON session_messages (source_key, ts);
 DROP INDEX session_messages_reply;
 DROP INDEX session_messages_turn;
 DROP INDEX memories_trgm;
+DROP INDEX memories_channel;
 DROP INDEX memories_newest;
 DROP INDEX memories_authored;
 DROP INDEX memories_expiry;
