@@ -29,6 +29,27 @@ func (b *bot) sessionRowsWithTS(ts string) int {
 	return n
 }
 
+// arrivals counts the inbox's arrivals of the post at ts. The arrival is
+// written before the envelope is acked, and nothing answers a post without
+// one: after WaitAck, none means the post will never be answered.
+func (b *bot) arrivals(ts string) int {
+	b.t.Helper()
+	var n int
+	require.NoError(b.t, b.db.Pool.QueryRow(context.Background(), "SELECT count(*) FROM inbox_arrivals WHERE ts = $1", ts).Scan(&n))
+	return n
+}
+
+// postedIn counts the bot's messages in channel.
+func (b *bot) postedIn(channel string) int {
+	n := 0
+	for _, m := range b.slack.Posted() {
+		if m.Channel == channel {
+			n++
+		}
+	}
+	return n
+}
+
 func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 	t.Parallel()
 	b := startBot(t, scripted.Memory())
@@ -39,6 +60,7 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 	b.replies(ch, good, 1)
 	b.waitDone(ch, good)
 	require.Equal(t, 2, b.sessionRows(ch, good), "control: the query finds a thread's rows")
+	require.Equal(t, 1, b.arrivals(good), "control: the query finds a post's arrival")
 
 	for _, bad := range []struct{ ts, threadTS string }{
 		{"17000000.memory-explicit", ""}, // rejected: label-suffixed
@@ -62,17 +84,10 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 		}
 		require.Contains(t, line, badValue, "the log names the bad value")
 		require.Equal(t, 0, b.sessionRowsWithTS(bad.ts), "nothing stored for the rejected post")
+		require.Equal(t, 0, b.arrivals(bad.ts), "nor taken into the inbox, so it is never answered")
 	}
 	require.Empty(t, b.memories("--all"), "no memory from rejected events")
-	// Only the control post was answered.
-	time.Sleep(200 * time.Millisecond)
-	n := 0
-	for _, m := range b.slack.Posted() {
-		if m.Channel == ch {
-			n++
-		}
-	}
-	require.Equal(t, 1, n)
+	require.Equal(t, 1, b.postedIn(ch), "only the control post was answered")
 }
 
 func logLine(logs, needle string) string {
@@ -106,9 +121,13 @@ func TestRetriesAndDoubleDeliveryAnswerOnce(t *testing.T) {
 	next, _ := b.mention(alice, ch, "and again", ts)
 	b.replies(ch, ts, 2)
 	b.waitDone(ch, next)
-	time.Sleep(300 * time.Millisecond)
-	require.Len(t, b.replies(ch, ts, 2), 2, "each post answered exactly once")
-	require.Len(t, b.turnRequests(), 2)
+	// Barrier: a thread's posts are answered one at a time, in order, so
+	// once a later post is answered no earlier one can be answered again.
+	last, _ := b.mention(alice, ch, "one more", ts)
+	b.replies(ch, ts, 3)
+	b.waitDone(ch, last)
+	require.Len(t, b.replies(ch, ts, 3), 3, "each post answered exactly once")
+	require.Len(t, b.turnRequests(), 3)
 }
 
 func TestIgnoresBotsEditsAndOwnMessages(t *testing.T) {
@@ -129,12 +148,13 @@ func TestIgnoresBotsEditsAndOwnMessages(t *testing.T) {
 	ts, _ := b.dm(alice, dm, "hello from a DM", "")
 	b.replies(dm, ts, 1)
 	b.waitDone(dm, ts)
-	time.Sleep(200 * time.Millisecond)
-	require.Len(t, b.turnRequests(), 1, "only the human DM reached the model")
 	for _, ev := range ignored {
 		require.Equal(t, 0, b.sessionRowsWithTS(ev["ts"].(string)))
+		require.Equal(t, 0, b.arrivals(ev["ts"].(string)), "not taken into the inbox, so never answered")
 	}
 	require.Equal(t, 1, b.sessionRowsWithTS(ts), "control: the answered DM is logged")
+	require.Equal(t, 1, b.arrivals(ts), "control: and was taken into the inbox")
+	require.Len(t, b.turnRequests(), 1, "only the human DM reached the model")
 }
 
 func TestBackfillsAThreadSeenForTheFirstTime(t *testing.T) {
