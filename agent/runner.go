@@ -331,9 +331,9 @@ func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surf
 		s.Progress(ctx, p, Failed)
 	}
 	if status == db.TurnDone {
-		log.Info().Int("steps", res.Outcome.Steps).Strs("tools", res.Outcome.ToolsRun).Int("recalled", len(res.Outcome.Recalled)).Bool("resumed", resume).Msg("turn answered")
+		log.Info().Str("event", string(EventTurnAnswered)).Int("steps", res.Outcome.Steps).Strs("tools", res.Outcome.ToolsRun).Int("recalled", len(res.Outcome.Recalled)).Bool("resumed", resume).Msg("turn answered")
 	} else {
-		log.Info().Bool("resumed", resume).Msg("turn failed; the person was told why")
+		log.Info().Str("event", string(EventTurnFailed)).Bool("resumed", resume).Msg("turn failed; the person was told why")
 	}
 	return res, nil
 }

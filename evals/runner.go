@@ -12,12 +12,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
 	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -404,24 +406,31 @@ func (a Assertion) what() string {
 	return a.Scope + "/" + a.SubjectType
 }
 
-// logLine is what the checks read from one line of the bot's JSON log.
+// logLine is what the checks read from one structured event of the bot's
+// JSON log: its event name (agent.Event, learn.Event…) and fields, never
+// its message.
 type logLine struct {
-	Message string   `json:"message"`
-	Tools   []string `json:"tools"`  // turn answered
-	Tool    string   `json:"tool"`   // tool call (debug)
-	Ran     string   `json:"ran"`    // tool call (debug)
-	Stored  bool     `json:"stored"` // passive learning decision
-	Reason  string   `json:"reason"` // passive learning decision
+	Event  string   `json:"event"`
+	Tools  []string `json:"tools"`  // agent.EventTurnAnswered
+	Tool   string   `json:"tool"`   // agent.EventToolCall (debug)
+	Ran    string   `json:"ran"`    // agent.EventToolCall (debug)
+	Stored bool     `json:"stored"` // learn.EventDecision
+	Reason string   `json:"reason"` // learn.EventDecision
 }
 
-// logLines returns the bot's log lines, in order.
+var (
+	turnAnswered = string(agent.EventTurnAnswered)
+	toolCall     = string(agent.EventToolCall)
+)
+
+// logLines returns the bot's structured events, in order.
 func (r *scenarioRun) logLines() []logLine {
 	var out []logLine
 	sc := bufio.NewScanner(strings.NewReader(r.logs.String()))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var l logLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil {
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Event != "" {
 			out = append(out, l)
 		}
 	}
@@ -433,7 +442,7 @@ func (r *scenarioRun) logLines() []logLine {
 func (r *scenarioRun) checkTools() []string {
 	ran := map[string]bool{}
 	for _, l := range r.logLines() {
-		if l.Message == "turn answered" {
+		if l.Event == turnAnswered {
 			for _, t := range l.Tools {
 				ran[t] = true
 			}
@@ -539,11 +548,11 @@ func discoveryFromLog(lines []logLine) []string {
 	searched, wrote := false, false
 	for _, l := range lines {
 		switch {
-		case l.Message == "turn answered":
+		case l.Event == turnAnswered:
 			searched = false
-		case l.Message == "tool call" && l.Tool == tools.SearchToolsName:
+		case l.Event == toolCall && l.Tool == tools.SearchToolsName:
 			searched = true
-		case l.Message == "tool call" && slices.Contains(MemoryWriteTools, l.Ran):
+		case l.Event == toolCall && slices.Contains(MemoryWriteTools, l.Ran):
 			wrote = true
 			if !searched {
 				out = append(out, fmt.Sprintf("discovery: %s ran before any %s call in its turn", l.Ran, tools.SearchToolsName))
@@ -562,7 +571,7 @@ func (r *scenarioRun) checkLearning() []string {
 	var decided []string
 	var seen []logLine
 	for _, l := range r.logLines() {
-		if l.Message == "passive learning decision" {
+		if l.Event == learn.EventDecision {
 			seen = append(seen, l)
 			decided = append(decided, fmt.Sprintf("stored=%t %s", l.Stored, l.Reason))
 		}

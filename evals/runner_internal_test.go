@@ -129,10 +129,10 @@ func TestWritesNeedDiscoveryFirst(t *testing.T) {
 
 func TestDiscoveryFromTheLiveLog(t *testing.T) {
 	t.Parallel()
-	ok := []logLine{{Message: "tool call", Tool: "searchTools"}, {Message: "tool call", Tool: "executeTool", Ran: memory.ToolRemember}, {Message: "turn answered"}}
+	ok := []logLine{{Event: toolCall, Tool: "searchTools"}, {Event: toolCall, Tool: "executeTool", Ran: memory.ToolRemember}, {Event: turnAnswered}}
 	require.Empty(t, discoveryFromLog(ok))
 	// The search of an earlier turn does not count for this one.
-	stale := append(ok, logLine{Message: "tool call", Tool: "executeTool", Ran: memory.ToolForget})
+	stale := append(ok, logLine{Event: toolCall, Tool: "executeTool", Ran: memory.ToolForget})
 	require.Len(t, discoveryFromLog(stale), 1)
 	require.Contains(t, discoveryFromLog(nil)[0], "no memory write")
 }
