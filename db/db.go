@@ -26,6 +26,9 @@ type executor = dbsqlc.DBTX
 type DB struct {
 	pool *pgxpool.Pool
 	q    *dbsqlc.Queries
+	// common caches the memories' common lexemes: one entry per DB, which
+	// goes when the DB does.
+	common *lexemes
 }
 
 // Open connects to url. It does not migrate; call Migrate for that.
@@ -72,7 +75,7 @@ func connLost(err error) bool {
 }
 
 // New wraps an open pool.
-func New(pool *pgxpool.Pool) *DB { return &DB{pool: pool, q: dbsqlc.New()} }
+func New(pool *pgxpool.Pool) *DB { return &DB{pool: pool, q: dbsqlc.New(), common: &lexemes{}} }
 
 // Close closes the pool.
 func (d *DB) Close() { d.pool.Close() }
@@ -85,7 +88,7 @@ func (d *DB) Ping(ctx context.Context) error { return d.pool.Ping(ctx) }
 
 func (d *DB) Turns() Turns       { return Turns{d.pool, d.q} }
 func (d *DB) Sessions() Sessions { return Sessions{d.pool, d.q} }
-func (d *DB) Memories() Memories { return Memories{d.pool, d.q} }
+func (d *DB) Memories() Memories { return Memories{e: d.pool, q: d.q, common: d.common} }
 func (d *DB) Leases() Leases     { return Leases{d.pool, d.q} }
 func (d *DB) Inbox() Inbox       { return Inbox{d.pool, d.q} }
 func (d *DB) Settings() Settings { return Settings{d.pool, d.q} }
@@ -100,7 +103,7 @@ type Tx struct {
 
 func (t *Tx) Turns() Turns       { return Turns{t.tx, t.q} }
 func (t *Tx) Sessions() Sessions { return Sessions{t.tx, t.q} }
-func (t *Tx) Memories() Memories { return Memories{t.tx, t.q} }
+func (t *Tx) Memories() Memories { return Memories{e: t.tx, q: t.q} }
 func (t *Tx) Audit() Audit       { return Audit{t.tx, t.q} }
 func (t *Tx) Leases() Leases     { return Leases{t.tx, t.q} }
 func (t *Tx) Inbox() Inbox       { return Inbox{t.tx, t.q} }

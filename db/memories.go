@@ -89,8 +89,9 @@ func memoriesFromRows(rows []dbsqlc.Memory) []Memory {
 
 // Memories owns the memories table.
 type Memories struct {
-	e executor
-	q *dbsqlc.Queries
+	e      executor
+	q      *dbsqlc.Queries
+	common *lexemes // nil in a transaction, which reads them afresh
 }
 
 // MemoryInsert is a new memory; the row's ids and times are set here.
@@ -352,10 +353,6 @@ type lexemes struct {
 	words []string
 }
 
-// common caches the common lexemes per pool: reading them costs about as
-// much as a search.
-var common sync.Map // executor → *lexemes
-
 // commonLexemes returns the lexemes in more than CommonWord of memories.
 func (s Memories) commonLexemes(ctx context.Context, e executor) ([]string, error) {
 	read := func() ([]string, error) {
@@ -365,11 +362,11 @@ func (s Memories) commonLexemes(ctx context.Context, e executor) ([]string, erro
 		}
 		return words, nil
 	}
-	if _, inTx := s.e.(pgx.Tx); inTx {
+	// Reading them costs about as much as a search, so a DB keeps them.
+	c := s.common
+	if c == nil {
 		return read()
 	}
-	v, _ := common.LoadOrStore(s.e, &lexemes{})
-	c := v.(*lexemes)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.words != nil && time.Since(c.at) < commonTTL {
