@@ -93,7 +93,6 @@ func (d *DB) Leases() Leases     { return Leases{d.pool, d.q} }
 func (d *DB) Inbox() Inbox       { return Inbox{d.pool, d.q} }
 func (d *DB) Settings() Settings { return Settings{d.pool, d.q} }
 func (d *DB) Audit() Audit       { return Audit{d.pool, d.q} }
-func (d *DB) Checks() Checks     { return Checks{d.pool, d.q} }
 
 // Tx is one transaction with the stores bound to it.
 type Tx struct {

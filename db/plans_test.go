@@ -29,9 +29,6 @@ import (
 // not explain, each with the reason. Every other query must be explained:
 // a new query fails the test until it runs in it or is listed here.
 var notOnServesPaths = map[string]string{
-	"EvalTurnsUnsettled":   "evals only",
-	"EvalMemoriesInThread": "evals only",
-	"EvalThreadRows":       "evals only",
 	// recall: covered by the lead's recall plan test
 	"MemorySearch":        "recall: covered by the lead's recall plan test",
 	"MemoryRecent":        "recall: covered by the lead's recall plan test",

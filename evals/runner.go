@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/db/evalcheck"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
@@ -88,7 +89,7 @@ type scenarioRun struct {
 	slack   *fakeslack.Server
 	model   *fakellm.Server // the scripted model; nil live
 	db      *testdb.DB
-	checks  db.Checks
+	checks  evalcheck.Checks
 	logs    *tb.Buffer
 	wait    time.Duration
 	replies map[string]int    // channel → replies expected so far
@@ -127,7 +128,7 @@ func runOne(ctx context.Context, s Scenario, o Options) Result {
 // drive runs the scenario's seed and events through the bot.
 func (r *scenarioRun) drive(ctx context.Context) {
 	r.db = testdb.New(r.run)
-	r.checks = r.db.DB.Checks()
+	r.checks = evalcheck.New(r.db.DB)
 	r.slack = fakeslack.New(r.run)
 	for name, id := range Users {
 		r.slack.AddUser(fakeslack.User{ID: id, Name: strings.ToUpper(name[:1]) + name[1:]})
@@ -374,7 +375,7 @@ func (r *scenarioRun) memories(ctx context.Context, key, channel string, a Asser
 			case typ == "channel" && subject == "" && a.SubjectType != "":
 				subject = channel
 			}
-			q := db.ThreadQuery{SourceKey: key, Scope: scope, SubjectType: typ, SubjectID: subject, Archived: a.Archived}
+			q := evalcheck.ThreadQuery{SourceKey: key, Scope: scope, SubjectType: typ, SubjectID: subject, Archived: a.Archived}
 			got, err := r.checks.MemoriesInThread(ctx, q)
 			if err != nil {
 				return nil, 0, err

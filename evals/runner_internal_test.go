@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/db/evalcheck"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
@@ -33,7 +34,7 @@ func TestNothingStoredChecksEveryScope(t *testing.T) {
 			{Thread: "e", Scope: "personal", SubjectType: "user", Subject: "alice", Count: 0},
 		},
 	}
-	r := &scenarioRun{s: s, checks: d.DB.Checks(), scopes: knownScopes, subjectTypes: knownSubjectTypes}
+	r := &scenarioRun{s: s, checks: evalcheck.New(d.DB), scopes: knownScopes, subjectTypes: knownSubjectTypes}
 
 	// Positive control first: the thread's message is not logged yet.
 	fails := r.checkAssertions(ctx)
