@@ -277,7 +277,7 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Memories().ArchivePersonal(ctx, m.team, m.subject, "erasure", "U0ADMIN", "slash"))
 	ok(nil, d.Settings().SetLearning(ctx, team, channel, false, "U0ADMIN"))
 	ok(nil, d.Settings().SetUserLearning(ctx, team, "U1", false))
-	ok(nil, d.Audit().Record(ctx, db.AuditEntry{Team: team, ActorID: "U0ADMIN", Action: "learning_off", Target: channel}))
+	ok(nil, d.Audit().Record(ctx, db.AuditEntry{Team: team, ActorID: "U0ADMIN", Action: db.AuditLearningOff, Target: channel}))
 
 	// A 👍 on a reply.
 	ok(d.Feedback().TurnOfReply(ctx, team, channel, replyTS))

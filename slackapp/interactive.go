@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -69,7 +70,7 @@ func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
 				r = textReply("Couldn't purge: %v.", err)
 				break
 			}
-			a.audit(ctx, actor, "purge", act.Value, fmt.Sprintf("%d memories archived", n))
+			a.audit(ctx, actor, db.AuditPurge, act.Value, fmt.Sprintf("%d memories archived", n))
 			r = reply{text: fmt.Sprintf("Archived %d personal memories of <@%s>.", n, act.Value), replace: true}
 		case ActionFeedback:
 			a.onFeedback(ctx, team, actor, cb, act)
