@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 // ErrExists is returned by Memories.Insert when an identical active memory
@@ -34,10 +35,10 @@ type Memory struct {
 	Normalized     string
 	SourceKey      string
 	ChannelID      string
-	Visibility     string
+	Visibility     provenance.Visibility
 	ActorID        string
 	ActorName      string
-	WrittenBy      string
+	WrittenBy      provenance.WrittenBy
 	MessageTS      string
 	ObservedAt     time.Time
 	CreatedAt      time.Time
@@ -54,7 +55,7 @@ func memoryFromRow(r dbsqlc.Memory) Memory {
 	m := Memory{
 		ID: r.ID, Team: r.TeamID, Scope: r.Scope, SubjectType: r.SubjectType, SubjectID: r.SubjectID,
 		Kind: r.Kind, Content: r.Content, Normalized: r.Normalized, SourceKey: r.SourceKey, ChannelID: r.ChannelID,
-		Visibility: r.Visibility, ActorID: r.ActorID, ActorName: r.ActorName, WrittenBy: r.WrittenBy,
+		Visibility: provenance.Visibility(r.Visibility), ActorID: r.ActorID, ActorName: r.ActorName, WrittenBy: provenance.WrittenBy(r.WrittenBy),
 		MessageTS: r.MessageTs, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
 		ArchivedAt: r.ArchivedAt, SupersededBy: r.SupersededBy, Sensitive: r.Sensitive, Cues: r.Cues,
 	}
@@ -96,13 +97,14 @@ type Memories struct {
 
 // MemoryInsert is a new memory; the row's ids and times are set here.
 type MemoryInsert struct {
-	Team, Scope, SubjectType, SubjectID, Kind, Content, Normalized  string
-	SourceKey, ChannelID, Visibility, ActorID, ActorName, WrittenBy string
-	MessageTS                                                       string
-	ObservedAt                                                      time.Time
-	ExpiresAt                                                       *time.Time
-	IdempotencyKey                                                  string
-	Sensitive                                                       string
+	Team, Scope, SubjectType, SubjectID, Kind, Content, Normalized string
+	SourceKey, ChannelID, ActorID, ActorName, MessageTS            string
+	Visibility                                                     provenance.Visibility
+	WrittenBy                                                      provenance.WrittenBy
+	ObservedAt                                                     time.Time
+	ExpiresAt                                                      *time.Time
+	IdempotencyKey                                                 string
+	Sensitive                                                      string
 	// Cues are the review's retrieval cues: the words and short questions
 	// a person would use when this memory is relevant ("timezone", "what
 	// time is it"). They are searched with the content, weighted below it.
@@ -158,8 +160,8 @@ func (s Memories) Insert(ctx context.Context, m MemoryInsert) (Memory, error) {
 	row, err := s.q.MemoryInsert(ctx, s.e, dbsqlc.MemoryInsertParams{
 		TeamID: m.Team, Scope: m.Scope, SubjectType: m.SubjectType, SubjectID: m.SubjectID,
 		Kind: m.Kind, Content: m.Content, Normalized: m.Normalized, Cues: JoinCues(m.Cues), SourceKey: m.SourceKey,
-		ChannelID: m.ChannelID, Visibility: m.Visibility, ActorID: m.ActorID, ActorName: m.ActorName,
-		WrittenBy: m.WrittenBy, MessageTs: m.MessageTS, ObservedAt: m.ObservedAt, ExpiresAt: m.ExpiresAt,
+		ChannelID: m.ChannelID, Visibility: string(m.Visibility), ActorID: m.ActorID, ActorName: m.ActorName,
+		WrittenBy: string(m.WrittenBy), MessageTs: m.MessageTS, ObservedAt: m.ObservedAt, ExpiresAt: m.ExpiresAt,
 		IdempotencyKey: m.IdempotencyKey, Sensitive: m.Sensitive, Embedding: m.Embedding,
 	})
 	if err = mapErr(err); errors.Is(err, ErrNotFound) {
