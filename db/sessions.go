@@ -62,11 +62,11 @@ func (s Sessions) BackfillNeeded(ctx context.Context, key threads.Key) (bool, er
 	return need, nil
 }
 
-// Backfill logs a thread's earlier messages and records its backfill as
-// done, in one statement: all of them or none, so a failed backfill is
+// Backfill records a thread's backfill as done and logs its earlier
+// messages, in one statement: all of it or none, so a failed backfill is
 // tried again. Messages already logged are kept as they were; secrets are
-// redacted as Append does. It reports false when an earlier backfill of
-// the thread had completed.
+// redacted as Append does. It reports false, and logs nothing, when an
+// earlier backfill of the thread had completed (another replica's, say).
 func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.Message) (bool, error) {
 	p := dbsqlc.SessionBackfillParams{SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel}
 	seen := make(map[threads.TS]bool, len(msgs))
@@ -89,11 +89,11 @@ func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.
 		p.Authority = append(p.Authority, string(m.Authority))
 		p.Text = append(p.Text, detect.Redact(m.Text))
 	}
-	n, err := s.q.SessionBackfill(ctx, s.e, p)
+	r, err := s.q.SessionBackfill(ctx, s.e, p)
 	if err != nil {
 		return false, fmt.Errorf("session log backfill: %w", mapErr(err))
 	}
-	return n == 1, nil
+	return r.Marked, nil
 }
 
 // ForTurn returns the thread's messages up to the turn's last one, the newest

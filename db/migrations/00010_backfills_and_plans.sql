@@ -4,7 +4,7 @@
 -- failed leaves none and is tried again on the thread's next post.
 CREATE TABLE thread_backfills (
     source_key text PRIMARY KEY,
-    messages   integer NOT NULL,
+    messages   integer NOT NULL, -- how many were read from Slack
     done_at    timestamptz NOT NULL DEFAULT now()
 );
 

@@ -10,25 +10,29 @@ import (
 	"time"
 )
 
-const sessionBackfill = `-- name: SessionBackfill :execrows
-WITH logged AS (
+const sessionBackfill = `-- name: SessionBackfill :one
+WITH mark AS (
+    INSERT INTO thread_backfills (source_key, messages)
+    VALUES ($1::text, cardinality($2::text[]))
+    ON CONFLICT (source_key) DO NOTHING
+    RETURNING source_key
+), logged AS (
     INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text)
-    SELECT $1::text, $2::text, $3::text, ($4::text[])[i], ($5::text[])[i],
+    SELECT $1::text, $3::text, $4::text, ($2::text[])[i], ($5::text[])[i],
         ($6::text[])[i], ($7::text[])[i], ($8::text[])[i], ($9::text[])[i]
-    FROM generate_subscripts($4::text[], 1) AS i
+    FROM generate_subscripts($2::text[], 1) AS i
+    WHERE EXISTS (SELECT 1 FROM mark)
     ON CONFLICT (source_key, ts) DO NOTHING
     RETURNING 1
 )
-INSERT INTO thread_backfills (source_key, messages)
-SELECT $1::text, count(*) FROM logged
-ON CONFLICT (source_key) DO NOTHING
+SELECT EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged
 `
 
 type SessionBackfillParams struct {
 	SourceKey string   `json:"sourceKey"`
+	Ts        []string `json:"ts"`
 	TeamID    string   `json:"teamId"`
 	ChannelID string   `json:"channelId"`
-	Ts        []string `json:"ts"`
 	Role      []string `json:"role"`
 	ActorKind []string `json:"actorKind"`
 	ActorID   []string `json:"actorId"`
@@ -36,26 +40,30 @@ type SessionBackfillParams struct {
 	Text      []string `json:"text"`
 }
 
-// Logs a thread's earlier messages, read from Slack, and records its
-// backfill as done, in one statement: all of it or none. Messages already
-// logged are kept as they were. Zero rows means an earlier backfill of the
-// thread had completed.
-func (q *Queries) SessionBackfill(ctx context.Context, db DBTX, arg SessionBackfillParams) (int64, error) {
-	result, err := db.Exec(ctx, sessionBackfill,
+type SessionBackfillRow struct {
+	Marked bool  `json:"marked"`
+	Logged int32 `json:"logged"`
+}
+
+// Marks a thread's backfill as done and logs the messages read from Slack,
+// in one statement: all of it or none. When an earlier backfill of the
+// thread was done, nothing is logged (marked is false). Messages already
+// logged are kept as they were.
+func (q *Queries) SessionBackfill(ctx context.Context, db DBTX, arg SessionBackfillParams) (SessionBackfillRow, error) {
+	row := db.QueryRow(ctx, sessionBackfill,
 		arg.SourceKey,
+		arg.Ts,
 		arg.TeamID,
 		arg.ChannelID,
-		arg.Ts,
 		arg.Role,
 		arg.ActorKind,
 		arg.ActorID,
 		arg.Authority,
 		arg.Text,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var i SessionBackfillRow
+	err := row.Scan(&i.Marked, &i.Logged)
+	return i, err
 }
 
 const sessionBackfillNeeded = `-- name: SessionBackfillNeeded :one
