@@ -51,11 +51,11 @@ type Delivery struct {
 // once (after a crash, a shutdown, a failure to post), so every method may
 // be called again for the same post.
 type Surface interface {
-	// Backfill returns a thread's messages before current, at most max of
-	// them (the root and the newest replies), for a thread the bot did not
-	// see start and has not yet read. It may return none; an error means
-	// nothing was read.
-	Backfill(ctx context.Context, key threads.Key, current threads.TS, max int) ([]threads.Message, error)
+	// Backfill returns a thread's messages before current, at most limit
+	// of them (the root and the newest replies), for a thread the bot did
+	// not see start and has not yet read. It may return none; an error
+	// means nothing was read.
+	Backfill(ctx context.Context, key threads.Key, current threads.TS, limit int) ([]threads.Message, error)
 	// Progress shows the turn's phase on the post.
 	Progress(ctx context.Context, p Post, phase Phase)
 	// Reply posts d.Text in the thread as the answer to d.Post and returns

@@ -169,17 +169,16 @@ func (a *App) postedFor(ctx context.Context, p agent.Post, event string) (map[in
 const repliesPage = 200
 
 // Backfill reads a thread's messages before current from
-// conversations.replies, page after page: the root and the newest max-1
-// replies. Slack returns a thread oldest first, so the newest are the last
-// pages; only max of them are held at a time.
-func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads.TS, max int) ([]threads.Message, error) {
-	if max <= 0 {
+// conversations.replies, page after page: the root and the newest replies,
+// limit in all. Slack returns a thread oldest first, so the newest are the
+// last pages; at most 2×limit replies are held at a time.
+func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads.TS, limit int) ([]threads.Message, error) {
+	if limit <= 0 {
 		return nil, nil
 	}
 	params := &slack.GetConversationRepliesParameters{ChannelID: key.Channel, Timestamp: string(key.Root), Latest: string(current), Limit: repliesPage}
 	var root *threads.Message
-	var recent []threads.Message // the newest replies, trimmed to max as they come
-	seen := map[threads.TS]bool{}
+	var recent []threads.Message // the newest replies, trimmed to limit as they come
 	for {
 		var msgs []slack.Message
 		var more bool
@@ -198,19 +197,18 @@ func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads
 				s.a.log.Warn().Err(err).Msg("backfill skipped a message")
 				continue
 			}
-			// A page may repeat the root; nothing at or after current belongs.
-			if seen[ts] || !ts.Time().Before(current.Time()) {
+			// Nothing at or after current belongs; a page may repeat the root.
+			if !ts.Time().Before(current.Time()) || (ts == key.Root && root != nil) {
 				continue
 			}
-			seen[ts] = true
 			entry := s.backfilled(key, ts, m)
 			if ts == key.Root {
 				root = &entry
 				continue
 			}
 			recent = append(recent, entry)
-			if len(recent) >= 2*max {
-				recent = append(recent[:0:0], recent[len(recent)-max:]...)
+			if len(recent) >= 2*limit {
+				recent = append(recent[:0:0], recent[len(recent)-limit:]...)
 			}
 		}
 		if !more || cursor == "" {
@@ -219,10 +217,10 @@ func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads
 		params.Cursor = cursor
 	}
 	if root != nil {
-		max--
+		limit--
 	}
-	if len(recent) > max {
-		recent = recent[len(recent)-max:]
+	if len(recent) > limit {
+		recent = recent[len(recent)-limit:]
 	}
 	if root != nil {
 		recent = append([]threads.Message{*root}, recent...)
