@@ -233,7 +233,7 @@ func compactStep(c llm.ToolCall, ran, result string) string {
 func (a *Agent) callTool(ctx context.Context, inv tools.Invocation, c llm.ToolCall, out *Outcome) tools.Result {
 	start := a.now()
 	res := a.registry.Call(ctx, inv, c.Name, c.Input)
-	a.log.Debug().Str("tool", c.Name).Str("ran", res.Tool).Bool("error", res.IsError).Msg("tool call")
+	a.log.Debug().Str("event", string(EventToolCall)).Str("tool", c.Name).Str("ran", res.Tool).Bool("error", res.IsError).Msg("tool call")
 	// Metrics are labelled with tools that exist, never with whatever name
 	// the model made up.
 	name, outcome := res.Tool, "ok"

@@ -95,7 +95,7 @@ type localSurface struct {
 	live  *localStream
 }
 
-func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS) ([]threads.Message, error) {
+func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS, int) ([]threads.Message, error) {
 	return nil, nil
 }
 

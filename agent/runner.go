@@ -51,9 +51,11 @@ type Delivery struct {
 // once (after a crash, a shutdown, a failure to post), so every method may
 // be called again for the same post.
 type Surface interface {
-	// Backfill returns a thread's earlier messages, for a thread whose log is
-	// empty although the post is a reply. It may return none.
-	Backfill(ctx context.Context, key threads.Key, current threads.TS) ([]threads.Message, error)
+	// Backfill returns a thread's messages before current, at most limit
+	// of them (the root and the newest replies), for a thread the bot did
+	// not see start and has not yet read. It may return none; an error
+	// means nothing was read.
+	Backfill(ctx context.Context, key threads.Key, current threads.TS, limit int) ([]threads.Message, error)
 	// Progress shows the turn's phase on the post.
 	Progress(ctx context.Context, p Post, phase Phase)
 	// Reply posts d.Text in the thread as the answer to d.Post and returns
@@ -82,6 +84,7 @@ type Runner struct {
 	obs       Observer
 	afterTurn TurnHook
 	slots     chan struct{}
+	backfill  int
 	now       func() time.Time
 }
 
@@ -93,8 +96,15 @@ type RunnerOptions struct {
 	// MaxConcurrent bounds the turns run at once; further posts wait for a
 	// slot. Default 16.
 	MaxConcurrent int
-	Now           func() time.Time
+	// BackfillMessages bounds the earlier messages read into the log of a
+	// thread the bot sees for the first time. Default DefaultBackfill.
+	BackfillMessages int
+	Now              func() time.Time
 }
+
+// DefaultBackfill is how many earlier messages of a thread are read when
+// the bot first sees it, unless RunnerOptions says otherwise.
+const DefaultBackfill = 500
 
 // NewRunner returns a Runner.
 func NewRunner(d *db.DB, a *Agent, o RunnerOptions) *Runner {
@@ -102,7 +112,10 @@ func NewRunner(d *db.DB, a *Agent, o RunnerOptions) *Runner {
 	if n <= 0 {
 		n = 16
 	}
-	r := &Runner{db: d, agent: a, log: o.Logger, obs: o.Observer, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), now: o.Now}
+	r := &Runner{db: d, agent: a, log: o.Logger, obs: o.Observer, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), backfill: o.BackfillMessages, now: o.Now}
+	if r.backfill <= 0 {
+		r.backfill = DefaultBackfill
+	}
 	if r.obs == nil {
 		r.obs = nopObserver{}
 	}
@@ -148,7 +161,7 @@ func (r *Runner) Accept(ctx context.Context, p Post, s Surface) (db.Turn, error)
 	}
 	if p.Key.Root != p.TS {
 		// Slack is read before the transaction, never inside it.
-		if err := r.backfill(ctx, p, s); err != nil {
+		if err := r.readThread(ctx, p, s); err != nil {
 			r.log.Warn().Err(err).Str("source_key", p.Key.SourceKey()).Msg("thread backfill failed; continuing with what is logged")
 		}
 	}
@@ -318,9 +331,9 @@ func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surf
 		s.Progress(ctx, p, Failed)
 	}
 	if status == db.TurnDone {
-		log.Info().Int("steps", res.Outcome.Steps).Strs("tools", res.Outcome.ToolsRun).Int("recalled", len(res.Outcome.Recalled)).Bool("resumed", resume).Msg("turn answered")
+		log.Info().Str("event", string(EventTurnAnswered)).Int("steps", res.Outcome.Steps).Strs("tools", res.Outcome.ToolsRun).Int("recalled", len(res.Outcome.Recalled)).Bool("resumed", resume).Msg("turn answered")
 	} else {
-		log.Info().Bool("resumed", resume).Msg("turn failed; the person was told why")
+		log.Info().Str("event", string(EventTurnFailed)).Bool("resumed", resume).Msg("turn failed; the person was told why")
 	}
 	return res, nil
 }
@@ -430,24 +443,24 @@ func outcomeOf(res Result, err error) string {
 	return OutcomeAnswered
 }
 
-// backfill logs a thread's earlier messages the first time the bot sees a
-// thread that already has some.
-func (r *Runner) backfill(ctx context.Context, p Post, s Surface) error {
-	n, err := r.db.Sessions().Len(ctx, p.Key)
-	if err != nil || n > 0 {
+// readThread logs a thread's earlier messages the first time the bot sees a
+// thread it did not see start. They are written in one statement with the
+// mark that the thread was read, so a backfill that failed leaves nothing
+// behind and the thread's next post tries it again.
+func (r *Runner) readThread(ctx context.Context, p Post, s Surface) error {
+	need, err := r.db.Sessions().BackfillNeeded(ctx, p.Key)
+	if err != nil || !need {
 		return err
 	}
-	msgs, err := s.Backfill(ctx, p.Key, p.TS)
+	msgs, err := s.Backfill(ctx, p.Key, p.TS, r.backfill)
 	if err != nil {
 		return err
 	}
-	for _, m := range msgs {
-		m.Text = Sanitize(m.Text)
-		if _, err := r.db.Sessions().Append(ctx, p.Key, m); err != nil {
-			return err
-		}
+	for i := range msgs {
+		msgs[i].Text = Sanitize(msgs[i].Text)
 	}
-	return nil
+	_, err = r.db.Sessions().Backfill(ctx, p.Key, msgs)
+	return err
 }
 
 // Sanitize makes text storable: PostgreSQL refuses NUL bytes and invalid

@@ -39,7 +39,7 @@ func newSurface() *recordingSurface {
 	return &recordingSurface{replies: map[threads.TS][]string{}, notices: map[threads.TS][]string{}}
 }
 
-func (s *recordingSurface) Backfill(context.Context, threads.Key, threads.TS) ([]threads.Message, error) {
+func (s *recordingSurface) Backfill(context.Context, threads.Key, threads.TS, int) ([]threads.Message, error) {
 	return nil, nil
 }
 

@@ -151,7 +151,7 @@ func (l *liveSurface) Status(_ context.Context, _ agent.Post, text string) {
 
 func (l *liveSurface) Stream(context.Context, agent.Post) agent.TextStream { return l.stream }
 
-func (l *liveSurface) Backfill(context.Context, threads.Key, threads.TS) ([]threads.Message, error) {
+func (l *liveSurface) Backfill(context.Context, threads.Key, threads.TS, int) ([]threads.Message, error) {
 	return nil, nil
 }
 func (l *liveSurface) Progress(context.Context, agent.Post, agent.Phase) {}

@@ -387,7 +387,7 @@ func loadConversation(ctx context.Context, d *db.DB, c Conversation, shape strin
 		in := db.MemoryInsert{
 			Team: team, Scope: string(memory.ScopeChannel), SubjectType: string(memory.ScopeChannel.DefaultSubject()), SubjectID: p.Channel,
 			Kind: string(memory.KindKnowledge), Content: content, Normalized: memory.Normalize(content), SourceKey: p.SourceKey,
-			ChannelID: p.Channel, Visibility: string(p.Visibility), ActorID: "U" + c.Name + "B", ActorName: t.Speaker,
+			ChannelID: p.Channel, Visibility: p.Visibility, ActorID: "U" + c.Name + "B", ActorName: t.Speaker,
 			WrittenBy: "explicit", ObservedAt: t.At.Add(time.Duration(i) * time.Second),
 			IdempotencyKey: "locomo:" + shape + ":" + c.Name + ":" + t.DiaID,
 		}

@@ -116,7 +116,7 @@ func (l *Labelled) Load(ctx context.Context, d *db.DB, pool *pgxpool.Pool, withC
 		row, err := d.Memories().Insert(ctx, db.MemoryInsert{
 			Team: l.Team, Scope: m.Scope, SubjectType: string(memory.Scope(m.Scope).DefaultSubject()), SubjectID: subject, Kind: m.Kind,
 			Content: m.Content, Normalized: memory.Normalize(m.Content), Cues: cues, SourceKey: p.SourceKey,
-			ChannelID: p.Channel, Visibility: string(p.Visibility), ActorID: m.Actor, ActorName: l.actor(m.Actor).Name,
+			ChannelID: p.Channel, Visibility: p.Visibility, ActorID: m.Actor, ActorName: l.actor(m.Actor).Name,
 			WrittenBy: "explicit", ObservedAt: time.Now().Add(-time.Duration(m.AgeDays) * 24 * time.Hour),
 			IdempotencyKey: m.ID,
 		})

@@ -15,15 +15,30 @@ type Audit struct {
 	q *dbsqlc.Queries
 }
 
+// AuditAction is what an admin did, as admin_audit records it.
+type AuditAction string
+
+// The admin actions on record.
+const (
+	AuditForget      AuditAction = "forget"       // a memory archived, target its id
+	AuditRestore     AuditAction = "restore"      // a memory restored, target its id
+	AuditExport      AuditAction = "export"       // a person's memories exported, target the person
+	AuditPurge       AuditAction = "purge"        // a person's personal memories archived, target the person
+	AuditLearningOn  AuditAction = "learning on"  // passive learning turned on, target the channel
+	AuditLearningOff AuditAction = "learning off" // passive learning turned off, target the channel
+)
+
 // AuditEntry is one admin action.
 type AuditEntry struct {
-	Team, ActorID, Action, Target, Detail string
+	Team, ActorID  string
+	Action         AuditAction
+	Target, Detail string
 }
 
 // Record stores one admin action, its target and detail with secrets
 // redacted.
 func (s Audit) Record(ctx context.Context, e AuditEntry) error {
-	if err := s.q.AdminAuditInsert(ctx, s.e, dbsqlc.AdminAuditInsertParams{TeamID: e.Team, ActorID: e.ActorID, Action: e.Action, Target: detect.Redact(e.Target), Detail: detect.Redact(e.Detail)}); err != nil {
+	if err := s.q.AdminAuditInsert(ctx, s.e, dbsqlc.AdminAuditInsertParams{TeamID: e.Team, ActorID: e.ActorID, Action: string(e.Action), Target: detect.Redact(e.Target), Detail: detect.Redact(e.Detail)}); err != nil {
 		return fmt.Errorf("audit: %w", mapErr(err))
 	}
 	return nil

@@ -85,12 +85,11 @@ func (d *DB) Ping(ctx context.Context) error { return d.pool.Ping(ctx) }
 
 func (d *DB) Turns() Turns       { return Turns{d.pool, d.q} }
 func (d *DB) Sessions() Sessions { return Sessions{d.pool, d.q} }
-func (d *DB) Memories() Memories { return Memories{d.pool, d.q} }
+func (d *DB) Memories() Memories { return Memories{e: d.pool, q: d.q} }
 func (d *DB) Leases() Leases     { return Leases{d.pool, d.q} }
 func (d *DB) Inbox() Inbox       { return Inbox{d.pool, d.q} }
 func (d *DB) Settings() Settings { return Settings{d.pool, d.q} }
 func (d *DB) Audit() Audit       { return Audit{d.pool, d.q} }
-func (d *DB) Checks() Checks     { return Checks{d.pool, d.q} }
 
 // Tx is one transaction with the stores bound to it.
 type Tx struct {
@@ -100,7 +99,7 @@ type Tx struct {
 
 func (t *Tx) Turns() Turns       { return Turns{t.tx, t.q} }
 func (t *Tx) Sessions() Sessions { return Sessions{t.tx, t.q} }
-func (t *Tx) Memories() Memories { return Memories{t.tx, t.q} }
+func (t *Tx) Memories() Memories { return Memories{e: t.tx, q: t.q} }
 func (t *Tx) Audit() Audit       { return Audit{t.tx, t.q} }
 func (t *Tx) Leases() Leases     { return Leases{t.tx, t.q} }
 func (t *Tx) Inbox() Inbox       { return Inbox{t.tx, t.q} }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 	"github.com/mnemo-bot/mnemo/detect"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 // ErrExists is returned by Memories.Insert when an identical active memory
@@ -34,10 +35,10 @@ type Memory struct {
 	Normalized     string
 	SourceKey      string
 	ChannelID      string
-	Visibility     string
+	Visibility     provenance.Visibility
 	ActorID        string
 	ActorName      string
-	WrittenBy      string
+	WrittenBy      provenance.WrittenBy
 	MessageTS      string
 	ObservedAt     time.Time
 	CreatedAt      time.Time
@@ -54,7 +55,7 @@ func memoryFromRow(r dbsqlc.Memory) Memory {
 	m := Memory{
 		ID: r.ID, Team: r.TeamID, Scope: r.Scope, SubjectType: r.SubjectType, SubjectID: r.SubjectID,
 		Kind: r.Kind, Content: r.Content, Normalized: r.Normalized, SourceKey: r.SourceKey, ChannelID: r.ChannelID,
-		Visibility: r.Visibility, ActorID: r.ActorID, ActorName: r.ActorName, WrittenBy: r.WrittenBy,
+		Visibility: provenance.Visibility(r.Visibility), ActorID: r.ActorID, ActorName: r.ActorName, WrittenBy: provenance.WrittenBy(r.WrittenBy),
 		MessageTS: r.MessageTs, ObservedAt: r.ObservedAt, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt,
 		ArchivedAt: r.ArchivedAt, SupersededBy: r.SupersededBy, Sensitive: r.Sensitive, Cues: r.Cues,
 	}
@@ -89,19 +90,20 @@ func memoriesFromRows(rows []dbsqlc.Memory) []Memory {
 
 // Memories owns the memories table.
 type Memories struct {
-	e executor
-	q *dbsqlc.Queries
+	e      executor
+	q      *dbsqlc.Queries
 }
 
 // MemoryInsert is a new memory; the row's ids and times are set here.
 type MemoryInsert struct {
-	Team, Scope, SubjectType, SubjectID, Kind, Content, Normalized  string
-	SourceKey, ChannelID, Visibility, ActorID, ActorName, WrittenBy string
-	MessageTS                                                       string
-	ObservedAt                                                      time.Time
-	ExpiresAt                                                       *time.Time
-	IdempotencyKey                                                  string
-	Sensitive                                                       string
+	Team, Scope, SubjectType, SubjectID, Kind, Content, Normalized string
+	SourceKey, ChannelID, ActorID, ActorName, MessageTS            string
+	Visibility                                                     provenance.Visibility
+	WrittenBy                                                      provenance.WrittenBy
+	ObservedAt                                                     time.Time
+	ExpiresAt                                                      *time.Time
+	IdempotencyKey                                                 string
+	Sensitive                                                      string
 	// Cues are the review's retrieval cues: the words and short questions
 	// a person would use when this memory is relevant ("timezone", "what
 	// time is it"). They are searched with the content, weighted below it.
@@ -157,8 +159,8 @@ func (s Memories) Insert(ctx context.Context, m MemoryInsert) (Memory, error) {
 	row, err := s.q.MemoryInsert(ctx, s.e, dbsqlc.MemoryInsertParams{
 		TeamID: m.Team, Scope: m.Scope, SubjectType: m.SubjectType, SubjectID: m.SubjectID,
 		Kind: m.Kind, Content: m.Content, Normalized: m.Normalized, Cues: JoinCues(m.Cues), SourceKey: m.SourceKey,
-		ChannelID: m.ChannelID, Visibility: m.Visibility, ActorID: m.ActorID, ActorName: m.ActorName,
-		WrittenBy: m.WrittenBy, MessageTs: m.MessageTS, ObservedAt: m.ObservedAt, ExpiresAt: m.ExpiresAt,
+		ChannelID: m.ChannelID, Visibility: string(m.Visibility), ActorID: m.ActorID, ActorName: m.ActorName,
+		WrittenBy: string(m.WrittenBy), MessageTs: m.MessageTS, ObservedAt: m.ObservedAt, ExpiresAt: m.ExpiresAt,
 		IdempotencyKey: m.IdempotencyKey, Sensitive: m.Sensitive, Embedding: m.Embedding,
 	})
 	if err = mapErr(err); errors.Is(err, ErrNotFound) {
@@ -188,13 +190,52 @@ func (s Memories) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
 	return memoryFromRow(r), nil
 }
 
-// ListByIDPrefix returns up to 10 of a team's memories whose id starts with prefix.
+// ListByIDPrefix returns up to 10 of a team's memories whose id starts with
+// prefix (lower-case hex, with or without the dashes); none when prefix
+// can't start an id.
 func (s Memories) ListByIDPrefix(ctx context.Context, team, prefix string) ([]Memory, error) {
-	rows, err := s.q.MemoryListByIDPrefix(ctx, s.e, dbsqlc.MemoryListByIDPrefixParams{TeamID: team, Prefix: prefix})
+	lo, hi, ok := idRange(prefix)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := s.q.MemoryListByIDPrefix(ctx, s.e, dbsqlc.MemoryListByIDPrefixParams{TeamID: team, Lo: lo, Hi: hi})
 	if err != nil {
 		return nil, fmt.Errorf("memories by id prefix: %w", mapErr(err))
 	}
 	return memoriesFromRows(rows), nil
+}
+
+// idRange is the first and the last uuid that start with prefix: ids sort
+// as their text does, so the ids with a prefix are one range of the
+// primary key.
+func idRange(prefix string) (lo, hi uuid.UUID, ok bool) {
+	const form = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+	prefix = strings.ToLower(prefix)
+	if len(prefix) > len(form) {
+		return lo, hi, false
+	}
+	low, high := []byte(form), []byte(form)
+	for i := range form {
+		switch {
+		case form[i] == '-':
+			if i < len(prefix) && prefix[i] != '-' {
+				return lo, hi, false
+			}
+		case i < len(prefix):
+			if !strings.ContainsRune("0123456789abcdef", rune(prefix[i])) {
+				return lo, hi, false
+			}
+			low[i], high[i] = prefix[i], prefix[i]
+		default:
+			low[i], high[i] = '0', 'f'
+		}
+	}
+	lo, err := uuid.ParseBytes(low)
+	if err != nil {
+		return lo, hi, false
+	}
+	hi, err = uuid.ParseBytes(high)
+	return lo, hi, err == nil
 }
 
 // SimilarQuery names the subject whose active memories are compared.
@@ -482,12 +523,21 @@ type ListQuery struct {
 	Limit, Offset                                int
 }
 
+// listSettings are List's: a query matches fuzzily from a word similarity
+// of 0.3 (the <% operator's threshold, 0.6 by default).
+const listSettings = "SET LOCAL pg_trgm.word_similarity_threshold = 0.3"
+
 // List returns memories newest first.
 func (s Memories) List(ctx context.Context, f ListQuery) ([]Memory, error) {
-	rows, err := s.q.MemoryListForAdmin(ctx, s.e, dbsqlc.MemoryListForAdminParams{
-		TeamID: optional(f.Team), SubjectID: optional(f.SubjectUser), ChannelID: optional(f.Channel),
-		SourceKey: optional(f.SourceKey), IncludeArchived: f.IncludeArchived, Query: f.Query,
-		MaxResults: int32(f.Limit), Skip: int32(f.Offset),
+	var rows []dbsqlc.Memory
+	err := s.read(ctx, listSettings, func(e executor) error {
+		var err error
+		rows, err = s.q.MemoryListForAdmin(ctx, e, dbsqlc.MemoryListForAdminParams{
+			TeamID: optional(f.Team), SubjectID: optional(f.SubjectUser), ChannelID: optional(f.Channel),
+			SourceKey: optional(f.SourceKey), IncludeArchived: f.IncludeArchived, Query: f.Query,
+			MaxResults: int32(f.Limit), Skip: int32(f.Offset),
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list memories: %w", mapErr(err))

@@ -101,3 +101,41 @@ func TestExtremeTextIsStoredAndFound(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, m.ID, got[0].ID)
 }
+
+// The admin listing matches a misspelled word (word similarity from 0.3,
+// through the trigram index) and by id prefix finds the ids it starts.
+func TestListMatchesFuzzilyAndByIDPrefix(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	ctx := context.Background()
+	m, err := d.DB.Memories().Insert(ctx, db.MemoryInsert{
+		Team: "T1", Scope: "channel", SubjectType: "channel", SubjectID: "C1", Kind: "knowledge",
+		Content: "Deploys of the payments service go out on Tuesdays", Normalized: "deploys of the payments service go out on tuesdays",
+		SourceKey: "slack:T1:C1:1800000000.000100", ChannelID: "C1", Visibility: "public", ActorID: "U1", WrittenBy: "explicit",
+		MessageTS: "1800000000.000100", ObservedAt: time.Now(), IdempotencyKey: "k1",
+	})
+	require.NoError(t, err)
+	list := func(q string) int {
+		got, err := d.DB.Memories().List(ctx, db.ListQuery{Team: "T1", Query: q, Limit: 10})
+		require.NoError(t, err)
+		return len(got)
+	}
+	require.Equal(t, 1, list("paymnets"), "a misspelled word matches")
+	require.Equal(t, 1, list("payments"))
+	require.Equal(t, 0, list("kubernetes"), "an unrelated word does not")
+
+	id := m.ID.String()
+	for _, prefix := range []string{id[:4], id[:8], id[:13], strings.ToUpper(id[:6])} {
+		got, err := d.DB.Memories().ListByIDPrefix(ctx, "T1", prefix)
+		require.NoError(t, err)
+		require.Len(t, got, 1, prefix)
+	}
+	for _, prefix := range []string{id[:4] + "x", id[:9] + "-", "zzzz"} {
+		got, err := d.DB.Memories().ListByIDPrefix(ctx, "T1", prefix)
+		require.NoError(t, err)
+		require.Empty(t, got, prefix)
+	}
+	got, err := d.DB.Memories().ListByIDPrefix(ctx, "T2", id[:8])
+	require.NoError(t, err)
+	require.Empty(t, got, "another team's")
+}

@@ -51,13 +51,49 @@ func (s Sessions) History(ctx context.Context, key threads.Key, limit int) ([]th
 	return messagesFromRows(rows), nil
 }
 
-// Len counts the thread's logged messages.
-func (s Sessions) Len(ctx context.Context, key threads.Key) (int64, error) {
-	n, err := s.q.SessionMessageCountByThread(ctx, s.e, key.SourceKey())
+// BackfillNeeded reports whether the thread's earlier messages must still be
+// read from Slack: no backfill of it completed, and the log does not hold
+// its root (a thread the bot saw start has nothing earlier to read).
+func (s Sessions) BackfillNeeded(ctx context.Context, key threads.Key) (bool, error) {
+	need, err := s.q.SessionBackfillNeeded(ctx, s.e, dbsqlc.SessionBackfillNeededParams{SourceKey: key.SourceKey(), RootTs: string(key.Root)})
 	if err != nil {
-		return 0, fmt.Errorf("session log count: %w", mapErr(err))
+		return false, fmt.Errorf("session log backfill check: %w", mapErr(err))
 	}
-	return n, nil
+	return need, nil
+}
+
+// Backfill records a thread's backfill as done and logs its earlier
+// messages, in one statement: all of it or none, so a failed backfill is
+// tried again. Messages already logged are kept as they were; secrets are
+// redacted as Append does. It reports false, and logs nothing, when an
+// earlier backfill of the thread had completed (another replica's, say).
+func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.Message) (bool, error) {
+	p := dbsqlc.SessionBackfillParams{SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel}
+	seen := make(map[threads.TS]bool, len(msgs))
+	for _, m := range msgs {
+		if seen[m.TS] {
+			continue
+		}
+		seen[m.TS] = true
+		if m.Authority == "" {
+			m.Authority = provenance.Context
+		}
+		kind := m.Actor.Kind
+		if kind == "" {
+			kind = provenance.KindSystem
+		}
+		p.Ts = append(p.Ts, string(m.TS))
+		p.Role = append(p.Role, string(m.Role))
+		p.ActorKind = append(p.ActorKind, string(kind))
+		p.ActorID = append(p.ActorID, m.Actor.ID)
+		p.Authority = append(p.Authority, string(m.Authority))
+		p.Text = append(p.Text, detect.Redact(m.Text))
+	}
+	r, err := s.q.SessionBackfill(ctx, s.e, p)
+	if err != nil {
+		return false, fmt.Errorf("session log backfill: %w", mapErr(err))
+	}
+	return r.Marked, nil
 }
 
 // ForTurn returns the thread's messages up to the turn's last one, the newest

@@ -12,12 +12,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/db/evalcheck"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
 	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -86,7 +89,7 @@ type scenarioRun struct {
 	slack   *fakeslack.Server
 	model   *fakellm.Server // the scripted model; nil live
 	db      *testdb.DB
-	checks  db.Checks
+	checks  evalcheck.Checks
 	logs    *tb.Buffer
 	wait    time.Duration
 	replies map[string]int    // channel → replies expected so far
@@ -125,7 +128,7 @@ func runOne(ctx context.Context, s Scenario, o Options) Result {
 // drive runs the scenario's seed and events through the bot.
 func (r *scenarioRun) drive(ctx context.Context) {
 	r.db = testdb.New(r.run)
-	r.checks = r.db.DB.Checks()
+	r.checks = evalcheck.New(r.db.DB)
 	r.slack = fakeslack.New(r.run)
 	for name, id := range Users {
 		r.slack.AddUser(fakeslack.User{ID: id, Name: strings.ToUpper(name[:1]) + name[1:]})
@@ -372,7 +375,7 @@ func (r *scenarioRun) memories(ctx context.Context, key, channel string, a Asser
 			case typ == "channel" && subject == "" && a.SubjectType != "":
 				subject = channel
 			}
-			q := db.ThreadQuery{SourceKey: key, Scope: scope, SubjectType: typ, SubjectID: subject, Archived: a.Archived}
+			q := evalcheck.ThreadQuery{SourceKey: key, Scope: scope, SubjectType: typ, SubjectID: subject, Archived: a.Archived}
 			got, err := r.checks.MemoriesInThread(ctx, q)
 			if err != nil {
 				return nil, 0, err
@@ -404,24 +407,31 @@ func (a Assertion) what() string {
 	return a.Scope + "/" + a.SubjectType
 }
 
-// logLine is what the checks read from one line of the bot's JSON log.
+// logLine is what the checks read from one structured event of the bot's
+// JSON log: its event name (agent.Event, learn.Event…) and fields, never
+// its message.
 type logLine struct {
-	Message string   `json:"message"`
-	Tools   []string `json:"tools"`  // turn answered
-	Tool    string   `json:"tool"`   // tool call (debug)
-	Ran     string   `json:"ran"`    // tool call (debug)
-	Stored  bool     `json:"stored"` // passive learning decision
-	Reason  string   `json:"reason"` // passive learning decision
+	Event  string   `json:"event"`
+	Tools  []string `json:"tools"`  // agent.EventTurnAnswered
+	Tool   string   `json:"tool"`   // agent.EventToolCall (debug)
+	Ran    string   `json:"ran"`    // agent.EventToolCall (debug)
+	Stored bool     `json:"stored"` // learn.EventDecision
+	Reason string   `json:"reason"` // learn.EventDecision
 }
 
-// logLines returns the bot's log lines, in order.
+var (
+	turnAnswered = string(agent.EventTurnAnswered)
+	toolCall     = string(agent.EventToolCall)
+)
+
+// logLines returns the bot's structured events, in order.
 func (r *scenarioRun) logLines() []logLine {
 	var out []logLine
 	sc := bufio.NewScanner(strings.NewReader(r.logs.String()))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var l logLine
-		if json.Unmarshal(sc.Bytes(), &l) == nil {
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Event != "" {
 			out = append(out, l)
 		}
 	}
@@ -433,7 +443,7 @@ func (r *scenarioRun) logLines() []logLine {
 func (r *scenarioRun) checkTools() []string {
 	ran := map[string]bool{}
 	for _, l := range r.logLines() {
-		if l.Message == "turn answered" {
+		if l.Event == turnAnswered {
 			for _, t := range l.Tools {
 				ran[t] = true
 			}
@@ -539,11 +549,11 @@ func discoveryFromLog(lines []logLine) []string {
 	searched, wrote := false, false
 	for _, l := range lines {
 		switch {
-		case l.Message == "turn answered":
+		case l.Event == turnAnswered:
 			searched = false
-		case l.Message == "tool call" && l.Tool == tools.SearchToolsName:
+		case l.Event == toolCall && l.Tool == tools.SearchToolsName:
 			searched = true
-		case l.Message == "tool call" && slices.Contains(MemoryWriteTools, l.Ran):
+		case l.Event == toolCall && slices.Contains(MemoryWriteTools, l.Ran):
 			wrote = true
 			if !searched {
 				out = append(out, fmt.Sprintf("discovery: %s ran before any %s call in its turn", l.Ran, tools.SearchToolsName))
@@ -562,7 +572,7 @@ func (r *scenarioRun) checkLearning() []string {
 	var decided []string
 	var seen []logLine
 	for _, l := range r.logLines() {
-		if l.Message == "passive learning decision" {
+		if l.Event == learn.EventDecision {
 			seen = append(seen, l)
 			decided = append(decided, fmt.Sprintf("stored=%t %s", l.Stored, l.Reason))
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/db/evalcheck"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
@@ -33,7 +34,7 @@ func TestNothingStoredChecksEveryScope(t *testing.T) {
 			{Thread: "e", Scope: "personal", SubjectType: "user", Subject: "alice", Count: 0},
 		},
 	}
-	r := &scenarioRun{s: s, checks: d.DB.Checks(), scopes: knownScopes, subjectTypes: knownSubjectTypes}
+	r := &scenarioRun{s: s, checks: evalcheck.New(d.DB), scopes: knownScopes, subjectTypes: knownSubjectTypes}
 
 	// Positive control first: the thread's message is not logged yet.
 	fails := r.checkAssertions(ctx)
@@ -129,10 +130,10 @@ func TestWritesNeedDiscoveryFirst(t *testing.T) {
 
 func TestDiscoveryFromTheLiveLog(t *testing.T) {
 	t.Parallel()
-	ok := []logLine{{Message: "tool call", Tool: "searchTools"}, {Message: "tool call", Tool: "executeTool", Ran: memory.ToolRemember}, {Message: "turn answered"}}
+	ok := []logLine{{Event: toolCall, Tool: "searchTools"}, {Event: toolCall, Tool: "executeTool", Ran: memory.ToolRemember}, {Event: turnAnswered}}
 	require.Empty(t, discoveryFromLog(ok))
 	// The search of an earlier turn does not count for this one.
-	stale := append(ok, logLine{Message: "tool call", Tool: "executeTool", Ran: memory.ToolForget})
+	stale := append(ok, logLine{Event: toolCall, Tool: "executeTool", Ran: memory.ToolForget})
 	require.Len(t, discoveryFromLog(stale), 1)
 	require.Contains(t, discoveryFromLog(nil)[0], "no memory write")
 }

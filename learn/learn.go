@@ -31,6 +31,17 @@ func (Args) InsertOpts() river.InsertOpts {
 // TranscriptLimit is how many of the thread's last messages extraction reads.
 const TranscriptLimit = 20
 
+// Structured events of passive learning in serve's JSON log (the "event"
+// field; see agent.Event): tools match these, never the message text.
+const (
+	// EventDecision: one proposed memory decided. Fields: turn, kind,
+	// stored, scope, speaker, evidence, reason.
+	EventDecision = "learning.decision"
+	// EventDecided: a turn's extraction finished. Fields: turn, skipped,
+	// stored, dropped.
+	EventDecided = "learning.decided"
+)
+
 // Learner runs passive learning for a turn.
 type Learner struct {
 	db    *db.DB
@@ -73,7 +84,7 @@ func (l *Learner) Learn(ctx context.Context, turnID int64) (Result, error) {
 	if _, err := turns.RecordLearning(ctx, turnID, res.Stored, dropped); err != nil {
 		return res, fmt.Errorf("learn: record: %w", err)
 	}
-	l.log.Info().Int64("turn", turnID).Str("skipped", res.Skipped).Int("stored", res.Stored).Int("dropped", dropped).Msg("passive learning decided")
+	l.log.Info().Str("event", EventDecided).Int64("turn", turnID).Str("skipped", res.Skipped).Int("stored", res.Stored).Int("dropped", dropped).Msg("passive learning decided")
 	return res, nil
 }
 
@@ -133,7 +144,7 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 				}
 			}
 		}
-		l.log.Info().Int64("turn", turn.ID).Str("kind", string(p.Kind)).Bool("stored", d.Store).Str("scope", string(d.Scope)).
+		l.log.Info().Str("event", EventDecision).Int64("turn", turn.ID).Str("kind", string(p.Kind)).Bool("stored", d.Store).Str("scope", string(d.Scope)).
 			Str("speaker", d.Speaker.ID).Ints("evidence", p.Evidence).Str("reason", d.Reason).Msg("passive learning decision")
 		res.Decisions = append(res.Decisions, d)
 	}

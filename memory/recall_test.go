@@ -32,7 +32,7 @@ func (b *testBundle) put(t *testing.T, actor provenance.Actor, place provenance.
 	row, err := b.db.DB.Memories().Insert(ctx, db.MemoryInsert{
 		Team: place.Team, Scope: string(scope), SubjectType: string(scope.DefaultSubject()), SubjectID: subject, Kind: string(kind),
 		Content: content, Normalized: memory.Normalize(content), Cues: cues, SourceKey: place.SourceKey,
-		ChannelID: place.Channel, Visibility: string(place.Visibility), ActorID: actor.ID, ActorName: actor.Name,
+		ChannelID: place.Channel, Visibility: place.Visibility, ActorID: actor.ID, ActorName: actor.Name,
 		WrittenBy: "explicit", ObservedAt: time.Now().Add(-age), IdempotencyKey: uuid.NewString(),
 	})
 	require.NoError(t, err)

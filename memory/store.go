@@ -444,8 +444,8 @@ func (w write) insert(req WriteRequest, now time.Time) db.MemoryInsert {
 	return db.MemoryInsert{
 		Team: w.team, Scope: string(w.scope), SubjectType: string(w.subjectType), SubjectID: w.subject,
 		Kind: string(w.kind), Content: w.canonical, Normalized: w.norm, SourceKey: req.Place.SourceKey,
-		ChannelID: req.Place.Channel, Visibility: string(vis), ActorID: req.Actor.ID,
-		ActorName: req.Actor.Name, WrittenBy: string(req.WrittenBy), MessageTS: req.MessageTS,
+		ChannelID: req.Place.Channel, Visibility: vis, ActorID: req.Actor.ID,
+		ActorName: req.Actor.Name, WrittenBy: req.WrittenBy, MessageTS: req.MessageTS,
 		ObservedAt: observed, ExpiresAt: expires, IdempotencyKey: key, Sensitive: w.sensitive,
 		Cues: w.cues,
 	}

@@ -49,7 +49,7 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 						_, err := d.DB.Memories().Insert(ctx, db.MemoryInsert{
 							Team: p.Team, Scope: string(scope), SubjectType: string(subjectType), SubjectID: subject, Kind: string(kind),
 							Content: content, Normalized: Normalize(content), SourceKey: p.SourceKey, ChannelID: p.Channel,
-							Visibility: string(p.Visibility), ActorID: u, WrittenBy: "explicit", ObservedAt: time.Now(),
+							Visibility: p.Visibility, ActorID: u, WrittenBy: "explicit", ObservedAt: time.Now(),
 							IdempotencyKey: fmt.Sprint(n), Sensitive: sensitive,
 						})
 						require.NoError(t, err)

@@ -171,7 +171,7 @@ func (a *App) cmdRestore(ctx context.Context, c invocation) reply {
 	if err != nil {
 		return textReply("Couldn't restore it: %v.", err)
 	}
-	a.audit(ctx, c.actor, "restore", m.ID.String(), "") // the id, never the text
+	a.audit(ctx, c.actor, db.AuditRestore, m.ID.String(), "") // the id, never the text
 	return textReply("Restored `%s`: %s", m.ShortID(), escape(m.Content))
 }
 
@@ -216,7 +216,11 @@ func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
 	if err := a.db.Settings().SetLearning(ctx, c.cmd.TeamID, c.cmd.ChannelID, c.args[0] == "on", c.actor.ID); err != nil {
 		return textReply("Couldn't change it: %v.", err)
 	}
-	a.audit(ctx, c.actor, "learning "+c.args[0], c.cmd.ChannelID, "")
+	action := db.AuditLearningOff
+	if c.args[0] == "on" {
+		action = db.AuditLearningOn
+	}
+	a.audit(ctx, c.actor, action, c.cmd.ChannelID, "")
 	return textReply("Passive learning is now %s in <#%s>.", c.args[0], c.cmd.ChannelID)
 }
 
@@ -316,7 +320,7 @@ func (a *App) forget(ctx context.Context, v memory.Viewer, ref string, path memo
 		return textReply("You can't forget `%s`: %s.", m.ShortID(), out.Refusal)
 	}
 	if actor.ID != m.SubjectID || m.Scope != memory.ScopePersonal {
-		a.audit(ctx, actor, "forget", m.ID.String(), "") // the id, never the forgotten text
+		a.audit(ctx, actor, db.AuditForget, m.ID.String(), "") // the id, never the forgotten text
 	}
 	return textReply("Forgotten `%s`: %s", m.ShortID(), escape(m.Content))
 }
@@ -358,15 +362,15 @@ func (a *App) sendExport(ctx context.Context, actor provenance.Actor, user strin
 		return textReply("Couldn't send the file: %v.", err)
 	}
 	if user != actor.ID {
-		a.audit(ctx, actor, "export", user, fmt.Sprintf("%d memories", len(out)))
+		a.audit(ctx, actor, db.AuditExport, user, fmt.Sprintf("%d memories", len(out)))
 		return textReply("Sent %d memories of <@%s> to your DM as %s.", len(out), user, name)
 	}
 	return textReply("Sent your %d memories to your DM as %s.", len(out), name)
 }
 
-func (a *App) audit(ctx context.Context, actor provenance.Actor, action, target, detail string) {
+func (a *App) audit(ctx context.Context, actor provenance.Actor, action db.AuditAction, target, detail string) {
 	if err := a.db.Audit().Record(ctx, db.AuditEntry{Team: actor.Team, ActorID: actor.ID, Action: action, Target: target, Detail: detail}); err != nil {
-		a.log.Error().Err(err).Str("action", action).Msg("audit record failed")
+		a.log.Error().Err(err).Str("action", string(action)).Msg("audit record failed")
 	}
 }
 

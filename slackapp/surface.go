@@ -164,39 +164,83 @@ func (a *App) postedFor(ctx context.Context, p agent.Post, event string) (map[in
 	}
 }
 
-// Backfill reads a thread's earlier messages from conversations.replies.
-func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads.TS) ([]threads.Message, error) {
-	var msgs []slack.Message
-	err := s.a.call(ctx, s.a.budget, "conversations.replies", func(ctx context.Context) error {
-		var err error
-		msgs, _, _, err = s.a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{ChannelID: key.Channel, Timestamp: string(key.Root), Limit: 200})
-		return err
-	})
-	if err != nil {
-		return nil, err
+// repliesPage is how many messages one conversations.replies call asks
+// for: Slack's recommended most.
+const repliesPage = 200
+
+// Backfill reads a thread's messages before current from
+// conversations.replies, page after page: the root and the newest replies,
+// limit in all. Slack returns a thread oldest first, so the newest are the
+// last pages; at most 2×limit replies are held at a time.
+func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads.TS, limit int) ([]threads.Message, error) {
+	if limit <= 0 {
+		return nil, nil
 	}
-	var out []threads.Message
-	for _, m := range msgs {
-		if m.Timestamp == string(current) {
-			continue
-		}
-		ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp)
+	params := &slack.GetConversationRepliesParameters{ChannelID: key.Channel, Timestamp: string(key.Root), Latest: string(current), Limit: repliesPage}
+	var root *threads.Message
+	var recent []threads.Message // the newest replies, trimmed to limit as they come
+	for {
+		var msgs []slack.Message
+		var more bool
+		var cursor string
+		err := s.a.call(ctx, s.a.budget, "conversations.replies", func(ctx context.Context) error {
+			var err error
+			msgs, more, cursor, err = s.a.api.GetConversationRepliesContext(ctx, params)
+			return err
+		})
 		if err != nil {
-			s.a.log.Warn().Err(err).Msg("backfill skipped a message")
-			continue
+			return nil, err
 		}
-		entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: agent.StoredText(s.a.cleanText(m.Text))}
-		switch {
-		case m.User == s.a.botUserID || (m.BotID != "" && m.BotID == s.a.botID):
-			entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID}
-		case m.BotID != "" || m.User == "":
-			entry.Actor = provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: m.BotID}
-		default:
-			entry.Actor = provenance.Actor{Kind: provenance.KindUser, Team: key.Team, ID: m.User}
+		for _, m := range msgs {
+			ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp)
+			if err != nil {
+				s.a.log.Warn().Err(err).Msg("backfill skipped a message")
+				continue
+			}
+			// Nothing at or after current belongs; a page may repeat the root.
+			if !ts.Time().Before(current.Time()) || (ts == key.Root && root != nil) {
+				continue
+			}
+			entry := s.backfilled(key, ts, m)
+			if ts == key.Root {
+				root = &entry
+				continue
+			}
+			recent = append(recent, entry)
+			if len(recent) >= 2*limit {
+				recent = append(recent[:0:0], recent[len(recent)-limit:]...)
+			}
 		}
-		out = append(out, entry)
+		if !more || cursor == "" {
+			break
+		}
+		params.Cursor = cursor
 	}
-	return out, nil
+	if root != nil {
+		limit--
+	}
+	if len(recent) > limit {
+		recent = recent[len(recent)-limit:]
+	}
+	if root != nil {
+		recent = append([]threads.Message{*root}, recent...)
+	}
+	return recent, nil
+}
+
+// backfilled is a message read from conversations.replies as the thread's
+// log keeps it: context, said by a person, a bot or the bot itself.
+func (s *surface) backfilled(key threads.Key, ts threads.TS, m slack.Message) threads.Message {
+	entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: agent.StoredText(s.a.cleanText(m.Text))}
+	switch {
+	case m.User == s.a.botUserID || (m.BotID != "" && m.BotID == s.a.botID):
+		entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID}
+	case m.BotID != "" || m.User == "":
+		entry.Actor = provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: m.BotID}
+	default:
+		entry.Actor = provenance.Actor{Kind: provenance.KindUser, Team: key.Team, ID: m.User}
+	}
+	return entry
 }
 
 // post sends a message, through rate limits and transient errors, for up

@@ -39,6 +39,9 @@ type Config struct {
 	MaxTurns int
 	// ShutdownTimeout is how long in-flight turns may run after SIGTERM.
 	ShutdownTimeout time.Duration
+	// BackfillMessages bounds the earlier messages read into the log of a
+	// thread the bot sees for the first time.
+	BackfillMessages int
 	// EmbeddingModel, when set, embeds memories and queries for recall,
 	// through EmbeddingBaseURL (MNEMO_LLM_BASE_URL unless set apart).
 	EmbeddingModel   string
@@ -99,6 +102,7 @@ var Variables = []Variable{
 	{Name: "MNEMO_HTTP_ADDR", Meaning: "where serve answers /healthz, /readyz and /metrics", Default: "127.0.0.1:9464"},
 	{Name: "MNEMO_MAX_TURNS", Meaning: "how many turns serve runs at once; a thread's turns run one at a time", Default: "16"},
 	{Name: "MNEMO_SHUTDOWN_TIMEOUT", Meaning: "how long serve lets in-flight turns run after SIGTERM before cancelling them", Default: "20s"},
+	{Name: "MNEMO_BACKFILL_MESSAGES", Meaning: "how many earlier messages of a thread serve reads into its log when first mentioned there (the root and the newest replies)", Default: "500"},
 	{Name: "MNEMO_LOG_LEVEL", Meaning: "debug, info, warn or error; message text is logged only at debug", Default: "info"},
 	{Name: "MNEMO_LOG_FILE", Meaning: "the file mnemo chat logs to; - for stderr", DefaultNote: "mnemo/chat.log in the user cache directory when chatting in a terminal, else stderr"},
 	{Name: "USER", Meaning: "your name in mnemo chat", Default: "you"},
@@ -258,6 +262,11 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	case "false", "0", "no", "off":
 	default:
 		bad("MNEMO_ERASE_DELETED_USERS must be true or false, not %q", v)
+	}
+	if n, err := strconv.Atoi(e.getenv("MNEMO_BACKFILL_MESSAGES")); err != nil || n < 1 || n > 100000 {
+		bad("MNEMO_BACKFILL_MESSAGES must be a whole number from 1 to 100000, not %q", e.getenv("MNEMO_BACKFILL_MESSAGES"))
+	} else {
+		c.BackfillMessages = n
 	}
 	if needs.Slack {
 		switch {

@@ -554,11 +554,25 @@ func TestFaultTwoReplicasAnswerEachPostOnce(t *testing.T) {
 	for _, p := range posts {
 		f.waitFinished(p.ts, "white_check_mark", 60*time.Second)
 	}
+	// Barrier: one more post in each thread, sent to both replicas after the
+	// others. A thread's posts are answered one at a time, in order, across
+	// replicas, so once it is answered no earlier post of its thread can
+	// still be answered a second time by the other replica.
+	for _, th := range []struct{ channel, root string }{{ch, root}, {ch, posts[1].ts}, {ch, posts[2].ts}, {dm, posts[5].ts}} {
+		var ts string
+		if th.channel == dm {
+			ts, _, _ = f.dm(dm, "one more", th.root, both)
+		} else {
+			ts, _, _ = f.mention(ch, "one more", th.root, both)
+		}
+		posts = append(posts, struct{ channel, ts string }{th.channel, ts})
+		f.waitFinished(ts, "white_check_mark", 60*time.Second)
+	}
 	for _, p := range posts {
 		require.Len(t, f.answersTo(p.channel, p.ts), 1, "post %s", p.ts)
 	}
 	require.Len(t, f.turnRequests(), len(posts), "one model turn per post")
-	require.Len(t, f.replies(ch, root), 3, "the thread's three posts, one reply each")
+	require.Len(t, f.replies(ch, root), 4, "the thread's four posts, one reply each")
 }
 
 // pgCluster is a throwaway PostgreSQL server of the test's own, which it

@@ -170,7 +170,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// enqueues learning: the hook reads the queue once turns run.
 	var learning *learn.Queue
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{
-		Logger: log, MaxConcurrent: cfg.MaxTurns, Observer: metrics,
+		Logger: log, MaxConcurrent: cfg.MaxTurns, Observer: metrics, BackfillMessages: cfg.BackfillMessages,
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{

@@ -29,6 +29,27 @@ func (b *bot) sessionRowsWithTS(ts string) int {
 	return n
 }
 
+// arrivals counts the inbox's arrivals of the post at ts. The arrival is
+// written before the envelope is acked, and nothing answers a post without
+// one: after WaitAck, none means the post will never be answered.
+func (b *bot) arrivals(ts string) int {
+	b.t.Helper()
+	var n int
+	require.NoError(b.t, b.db.Pool.QueryRow(context.Background(), "SELECT count(*) FROM inbox_arrivals WHERE ts = $1", ts).Scan(&n))
+	return n
+}
+
+// postedIn counts the bot's messages in channel.
+func (b *bot) postedIn(channel string) int {
+	n := 0
+	for _, m := range b.slack.Posted() {
+		if m.Channel == channel {
+			n++
+		}
+	}
+	return n
+}
+
 func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 	t.Parallel()
 	b := startBot(t, scripted.Memory())
@@ -39,6 +60,7 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 	b.replies(ch, good, 1)
 	b.waitDone(ch, good)
 	require.Equal(t, 2, b.sessionRows(ch, good), "control: the query finds a thread's rows")
+	require.Equal(t, 1, b.arrivals(good), "control: the query finds a post's arrival")
 
 	for _, bad := range []struct{ ts, threadTS string }{
 		{"17000000.memory-explicit", ""}, // rejected: label-suffixed
@@ -62,17 +84,10 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 		}
 		require.Contains(t, line, badValue, "the log names the bad value")
 		require.Equal(t, 0, b.sessionRowsWithTS(bad.ts), "nothing stored for the rejected post")
+		require.Equal(t, 0, b.arrivals(bad.ts), "nor taken into the inbox, so it is never answered")
 	}
 	require.Empty(t, b.memories("--all"), "no memory from rejected events")
-	// Only the control post was answered.
-	time.Sleep(200 * time.Millisecond)
-	n := 0
-	for _, m := range b.slack.Posted() {
-		if m.Channel == ch {
-			n++
-		}
-	}
-	require.Equal(t, 1, n)
+	require.Equal(t, 1, b.postedIn(ch), "only the control post was answered")
 }
 
 func logLine(logs, needle string) string {
@@ -106,9 +121,13 @@ func TestRetriesAndDoubleDeliveryAnswerOnce(t *testing.T) {
 	next, _ := b.mention(alice, ch, "and again", ts)
 	b.replies(ch, ts, 2)
 	b.waitDone(ch, next)
-	time.Sleep(300 * time.Millisecond)
-	require.Len(t, b.replies(ch, ts, 2), 2, "each post answered exactly once")
-	require.Len(t, b.turnRequests(), 2)
+	// Barrier: a thread's posts are answered one at a time, in order, so
+	// once a later post is answered no earlier one can be answered again.
+	last, _ := b.mention(alice, ch, "one more", ts)
+	b.replies(ch, ts, 3)
+	b.waitDone(ch, last)
+	require.Len(t, b.replies(ch, ts, 3), 3, "each post answered exactly once")
+	require.Len(t, b.turnRequests(), 3)
 }
 
 func TestIgnoresBotsEditsAndOwnMessages(t *testing.T) {
@@ -129,12 +148,13 @@ func TestIgnoresBotsEditsAndOwnMessages(t *testing.T) {
 	ts, _ := b.dm(alice, dm, "hello from a DM", "")
 	b.replies(dm, ts, 1)
 	b.waitDone(dm, ts)
-	time.Sleep(200 * time.Millisecond)
-	require.Len(t, b.turnRequests(), 1, "only the human DM reached the model")
 	for _, ev := range ignored {
 		require.Equal(t, 0, b.sessionRowsWithTS(ev["ts"].(string)))
+		require.Equal(t, 0, b.arrivals(ev["ts"].(string)), "not taken into the inbox, so never answered")
 	}
 	require.Equal(t, 1, b.sessionRowsWithTS(ts), "control: the answered DM is logged")
+	require.Equal(t, 1, b.arrivals(ts), "control: and was taken into the inbox")
+	require.Len(t, b.turnRequests(), 1, "only the human DM reached the model")
 }
 
 func TestBackfillsAThreadSeenForTheFirstTime(t *testing.T) {
@@ -154,6 +174,68 @@ func TestBackfillsAThreadSeenForTheFirstTime(t *testing.T) {
 	require.Contains(t, tr, "noted, thanks")
 	require.Less(t, strings.Index(tr, "deploy freeze"), strings.Index(tr, "what did Bob say?"), "history in thread order")
 	require.Equal(t, 4, b.sessionRows(ch, root), "two backfilled, the question and the reply")
+}
+
+// A thread longer than one page of conversations.replies is read page by
+// page, and what is kept is its root and the newest replies before the
+// mention (500 in all by default), not its oldest 200.
+func TestBackfillReadsTheNewestMessagesOfALongThread(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0LONG"
+	root := b.nextTS()
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: root, User: bob, Text: "thread root: the Q3 migration plan"})
+	var replies []string
+	for i := 1; i < 1200; i++ {
+		ts := b.nextTS()
+		replies = append(replies, ts)
+		b.slack.Seed(fakeslack.Message{Channel: ch, TS: ts, ThreadTS: root, User: []string{bob, carol}[i%2], Text: fmt.Sprintf("reply number %04d", i)})
+	}
+	ts, _ := b.mention(alice, ch, "what was said last?", root)
+	b.replies(ch, root, 1)
+	b.waitDone(ch, ts)
+
+	require.Equal(t, 1, b.sessionRowsWithTS(root), "the root is kept")
+	require.Equal(t, 1, b.sessionRowsWithTS(replies[len(replies)-1]), "the reply just before the mention is kept")
+	require.Equal(t, 1, b.sessionRowsWithTS(replies[len(replies)-499]), "the 499th newest reply is kept")
+	require.Equal(t, 0, b.sessionRowsWithTS(replies[len(replies)-500]), "older replies are not")
+	require.Equal(t, 0, b.sessionRowsWithTS(replies[0]))
+	require.Equal(t, 500+2, b.sessionRows(ch, root), "500 backfilled, the question and the reply")
+	require.Contains(t, b.turnRequests()[0].Transcript(), "reply number 1199")
+
+	var pages int
+	for _, c := range b.slack.Calls("conversations.replies") {
+		if c.Form.Get("ts") == root {
+			pages++
+		}
+	}
+	require.Equal(t, 6, pages, "1,200 messages are 6 pages of 200")
+}
+
+// A backfill that fails leaves nothing marked: the thread's next post reads
+// it again.
+func TestFailedBackfillIsTriedAgain(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const ch = "C0REFILL"
+	root := b.nextTS()
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: root, User: bob, Text: "the deploy freeze starts Friday"})
+	b.slack.Seed(fakeslack.Message{Channel: ch, TS: b.nextTS(), ThreadTS: root, User: carol, Text: "noted, thanks"})
+	b.slack.FailNext("conversations.replies", "missing_scope")
+	first, _ := b.mention(alice, ch, "what did Bob say?", root)
+	b.replies(ch, root, 1)
+	b.waitDone(ch, first)
+	require.Equal(t, 2, b.sessionRows(ch, root), "the backfill failed: only the question and the reply")
+	require.Equal(t, 0, b.sessionRowsWithTS(root))
+
+	second, _ := b.mention(alice, ch, "and what did Carol say?", root)
+	b.replies(ch, root, 2)
+	b.waitDone(ch, second)
+	require.Equal(t, 1, b.sessionRowsWithTS(root), "the second post read the thread again")
+	require.Equal(t, 6, b.sessionRows(ch, root), "two backfilled, two questions and two replies")
+	tr := b.turnRequests()[1].Transcript()
+	require.Contains(t, tr, "the deploy freeze starts Friday")
+	require.Contains(t, tr, "noted, thanks")
 }
 
 func TestMalformedFrameIsAckedAndLogged(t *testing.T) {

@@ -335,13 +335,17 @@ func TestFollowUpsInAThreadTheBotIsPartOf(t *testing.T) {
 	named := message(alice, "mnemo, can you summarize this thread?")
 	b.replies(ch, root, 3)
 	b.waitDone(ch, named)
-	time.Sleep(300 * time.Millisecond)
+	// The thread's posts are answered one at a time, in order: the named
+	// follow-up, answered after the chatter, is the barrier.
 	require.Len(t, b.replies(ch, root, 3), 3, "chatter was not answered")
+	require.Len(t, b.turnRequests(), 3)
 
-	// A message in a thread the bot is not part of is ignored entirely.
+	// A message in a thread the bot is not part of is ignored entirely: it
+	// is not taken into the inbox, so nothing can answer it later.
 	other := b.nextTS()
 	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "channel", "user": alice, "text": "mnemo is great", "ts": other, "channel": ch}), 5*time.Second)
-	time.Sleep(200 * time.Millisecond)
+	require.Equal(t, 0, b.arrivals(other))
+	require.Equal(t, 1, b.arrivals(named), "control: an answered post's arrival is found")
 	require.Equal(t, 0, b.sessionRowsWithTS(other))
 }
 

@@ -25,6 +25,9 @@ var layers = map[string][]string{
 	"llm":                {},
 	"db":                 {"db/internal/dbsqlc", "detect", "provenance", "threads"},
 	"db/internal/dbsqlc": {},
+	// The evals' queries, apart so that the binary does not link them.
+	"db/evalcheck":                  {"db", "db/evalcheck/internal/evalsql"},
+	"db/evalcheck/internal/evalsql": {},
 	"tools":              {"llm", "provenance"},
 	"memory":             {"db", "detect", "llm", "provenance", "threads", "tools"},
 	"learn":              {"db", "llm", "memory", "provenance", "threads"},
@@ -53,12 +56,12 @@ var layers = map[string][]string{
 var surfaces = []string{"slackapp", "agent", "learn", "evals", "cmd/"}
 
 // testOnly may never be linked into the mnemo binary.
-var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals", module + "/bench", module + "/bench/bm25", module + "/bench/corpus"}
+var testOnly = []string{"net/http/httptest", module + "/db/evalcheck", module + "/db/evalcheck/internal/evalsql", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals", module + "/bench", module + "/bench/bm25", module + "/bench/corpus"}
 
 // driverUsers may import pgx: the stores, River's queues (the inbox and
 // learning), the test databases, and the benchmarks, which load corpora
 // with COPY and make their own databases.
-var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "inbox": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
+var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "db/evalcheck/internal/evalsql": true, "inbox": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
 
 type pkg struct {
 	ImportPath string
@@ -186,6 +189,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"importing a command", []pkg{m("agent", "cmd/mnemo")}, nil, "nothing imports a command"},
 		{"test code in the binary", nil, []string{module + "/internal/fakeslack"}, "test-only"},
 		{"httptest in the binary", nil, []string{"net/http/httptest"}, "test-only"},
+		{"the evals' queries in the binary", nil, []string{module + "/db/evalcheck"}, "test-only"},
 		{"a layer skipped upward", []pkg{m("threads", "memory")}, nil, "does not allow"},
 		{"the driver above the stores", []pkg{m("slackapp", "github.com/jackc/pgx/v5")}, nil, "only the stores"},
 		{"a package with no layer", []pkg{m("util")}, nil, "not in the layer table"},

@@ -8,6 +8,7 @@
 package fakeslack
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"github.com/mnemo-bot/mnemo/internal/tb"
@@ -16,6 +17,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -349,18 +351,16 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		}})
 	case "conversations.replies":
 		s.mu.Lock()
-		root, oldest := f.Get("ts"), f.Get("oldest")
-		withMetadata := f.Get("include_all_metadata") == "1" || f.Get("include_all_metadata") == "true"
-		var msgs []Message
-		for _, m := range s.history[f.Get("channel")] {
-			if (m.TS == root || m.ThreadTS == root) && (oldest == "" || m.TS >= oldest) {
-				msgs = append(msgs, m)
-			}
-		}
+		msgs := s.thread(f.Get("channel"), f.Get("ts"), f.Get("oldest"), f.Get("latest"), f.Get("inclusive") == "1" || f.Get("inclusive") == "true")
 		s.mu.Unlock()
-		sort.Slice(msgs, func(i, j int) bool { return msgs[i].TS < msgs[j].TS })
-		out := make([]map[string]any, 0, len(msgs))
-		for _, m := range msgs {
+		withMetadata := f.Get("include_all_metadata") == "1" || f.Get("include_all_metadata") == "true"
+		page, next, err := paginate(msgs, f.Get("cursor"), f.Get("limit"))
+		if err != nil {
+			writeJSON(w, map[string]any{"ok": false, "error": "invalid_cursor"})
+			return
+		}
+		out := make([]map[string]any, 0, len(page))
+		for _, m := range page {
 			b, _ := json.Marshal(m)
 			var o map[string]any
 			_ = json.Unmarshal(b, &o)
@@ -369,7 +369,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 			}
 			out = append(out, o)
 		}
-		writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": false})
+		writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": next != "", "response_metadata": map[string]any{"next_cursor": next}})
 	case "conversations.info":
 		id := f.Get("channel")
 		ch := map[string]any{"id": id, "name": strings.ToLower(id), "is_channel": strings.HasPrefix(id, "C"),
@@ -412,6 +412,64 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
 		}
 	}
+}
+
+// thread is a thread's messages, root first and then oldest first, within
+// oldest and latest (exclusive unless inclusive), as conversations.replies
+// selects them. The caller holds s.mu.
+func (s *Server) thread(channel, root, oldest, latest string, inclusive bool) []Message {
+	var msgs []Message
+	for _, m := range s.history[channel] {
+		if m.TS != root && m.ThreadTS != root {
+			continue
+		}
+		if oldest != "" && (tsLess(m.TS, oldest) || (!inclusive && m.TS == oldest)) {
+			continue
+		}
+		if latest != "" && (tsLess(latest, m.TS) || (!inclusive && m.TS == latest)) {
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return tsLess(msgs[i].TS, msgs[j].TS) })
+	return msgs
+}
+
+// paginate cuts msgs as Slack's cursor pagination does: at most limit
+// (default and most 1000) from the message the cursor names, and the
+// cursor of the next page, or "" on the last.
+func paginate(msgs []Message, cursor, limit string) ([]Message, string, error) {
+	n, err := strconv.Atoi(limit)
+	if err != nil || n <= 0 || n > 1000 {
+		n = 1000
+	}
+	from := 0
+	if cursor != "" {
+		b, err := base64.StdEncoding.DecodeString(cursor)
+		ts, ok := strings.CutPrefix(string(b), "next_ts:")
+		if err != nil || !ok {
+			return nil, "", fmt.Errorf("bad cursor %q", cursor)
+		}
+		from = sort.Search(len(msgs), func(i int) bool { return !tsLess(msgs[i].TS, ts) })
+	}
+	to := min(from+n, len(msgs))
+	if to == len(msgs) {
+		return msgs[from:to], "", nil
+	}
+	return msgs[from:to], base64.StdEncoding.EncodeToString([]byte("next_ts:" + msgs[to].TS)), nil
+}
+
+// tsLess orders Slack timestamps by time: seconds, then the fraction.
+func tsLess(a, b string) bool {
+	as, af, _ := strings.Cut(a, ".")
+	bs, bf, _ := strings.Cut(b, ".")
+	if len(as) != len(bs) {
+		return len(as) < len(bs)
+	}
+	if as != bs {
+		return as < bs
+	}
+	return af < bf
 }
 
 func (s *Server) upload(w http.ResponseWriter, r *http.Request) {

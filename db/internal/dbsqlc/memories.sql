@@ -17,8 +17,10 @@ RETURNING *;
 SELECT * FROM memories WHERE id = @id;
 
 -- name: MemoryListByIDPrefix :many
+-- A team's memories with ids from @lo to @hi (those that start with one
+-- prefix), newest first, read from the primary key.
 SELECT * FROM memories
-WHERE team_id = @team_id AND id::text LIKE @prefix::text || '%'
+WHERE team_id = @team_id AND id BETWEEN @lo::uuid AND @hi::uuid
 ORDER BY created_at DESC
 LIMIT 10;
 
@@ -206,7 +208,9 @@ SELECT id, embedding FROM memories WHERE id = ANY(@ids::uuid[]);
 UPDATE memories SET embedding = @embedding::real[] WHERE id = @id;
 
 -- name: MemoryListForAdmin :many
--- Memories for operators and admin views, newest first.
+-- Memories for operators and admin views, newest first. A query matches
+-- the text, or fuzzily (word_similarity above the transaction's
+-- pg_trgm.word_similarity_threshold, through the trigram index).
 SELECT * FROM memories
 WHERE (sqlc.narg(team_id)::text IS NULL OR team_id = sqlc.narg(team_id))
   AND (sqlc.narg(subject_id)::text IS NULL OR (scope = 'personal' AND subject_id = sqlc.narg(subject_id)))
@@ -214,7 +218,7 @@ WHERE (sqlc.narg(team_id)::text IS NULL OR team_id = sqlc.narg(team_id))
   AND (sqlc.narg(source_key)::text IS NULL OR source_key = sqlc.narg(source_key))
   AND (@include_archived::boolean OR archived_at IS NULL)
   AND (@query::text = '' OR search @@ websearch_to_tsquery('english', @query::text)
-       OR word_similarity(@query::text, content) > 0.3)
+       OR @query::text <% content)
 ORDER BY created_at DESC, id
 LIMIT @max_results OFFSET @skip;
 

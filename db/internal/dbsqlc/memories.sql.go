@@ -438,18 +438,21 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 
 const memoryListByIDPrefix = `-- name: MemoryListByIDPrefix :many
 SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
-WHERE team_id = $1 AND id::text LIKE $2::text || '%'
+WHERE team_id = $1 AND id BETWEEN $2::uuid AND $3::uuid
 ORDER BY created_at DESC
 LIMIT 10
 `
 
 type MemoryListByIDPrefixParams struct {
-	TeamID string `json:"teamId"`
-	Prefix string `json:"prefix"`
+	TeamID string    `json:"teamId"`
+	Lo     uuid.UUID `json:"lo"`
+	Hi     uuid.UUID `json:"hi"`
 }
 
+// A team's memories with ids from @lo to @hi (those that start with one
+// prefix), newest first, read from the primary key.
 func (q *Queries) MemoryListByIDPrefix(ctx context.Context, db DBTX, arg MemoryListByIDPrefixParams) ([]Memory, error) {
-	rows, err := db.Query(ctx, memoryListByIDPrefix, arg.TeamID, arg.Prefix)
+	rows, err := db.Query(ctx, memoryListByIDPrefix, arg.TeamID, arg.Lo, arg.Hi)
 	if err != nil {
 		return nil, err
 	}
@@ -580,7 +583,7 @@ WHERE ($1::text IS NULL OR team_id = $1)
   AND ($4::text IS NULL OR source_key = $4)
   AND ($5::boolean OR archived_at IS NULL)
   AND ($6::text = '' OR search @@ websearch_to_tsquery('english', $6::text)
-       OR word_similarity($6::text, content) > 0.3)
+       OR $6::text <% content)
 ORDER BY created_at DESC, id
 LIMIT $8 OFFSET $7
 `
@@ -596,7 +599,9 @@ type MemoryListForAdminParams struct {
 	MaxResults      int32   `json:"maxResults"`
 }
 
-// Memories for operators and admin views, newest first.
+// Memories for operators and admin views, newest first. A query matches
+// the text, or fuzzily (word_similarity above the transaction's
+// pg_trgm.word_similarity_threshold, through the trigram index).
 func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryListForAdminParams) ([]Memory, error) {
 	rows, err := db.Query(ctx, memoryListForAdmin,
 		arg.TeamID,

@@ -151,6 +151,12 @@ type SessionMessage struct {
 	Tools     string    `json:"tools"`
 }
 
+type ThreadBackfill struct {
+	SourceKey string    `json:"sourceKey"`
+	Messages  int32     `json:"messages"`
+	DoneAt    time.Time `json:"doneAt"`
+}
+
 type ThreadLease struct {
 	SourceKey  string    `json:"sourceKey"`
 	PostTs     string    `json:"postTs"`

@@ -15,9 +15,6 @@ SELECT * FROM (
 ) recent
 ORDER BY ts, id;
 
--- name: SessionMessageCountByThread :one
-SELECT count(*) FROM session_messages WHERE source_key = @source_key;
-
 -- name: SessionMessageListForTurn :many
 -- The thread's messages up to the last one of the turn, newest @max_messages, oldest first.
 SELECT * FROM (
@@ -45,3 +42,31 @@ SELECT * FROM (
     LIMIT @max_messages
 ) recent
 ORDER BY created_at, id;
+
+-- name: SessionBackfillNeeded :one
+-- Whether a thread's earlier messages must still be read from Slack: no
+-- backfill of it completed, and its root is not in the log (a thread the
+-- bot saw start has nothing earlier to read).
+SELECT (NOT EXISTS (SELECT 1 FROM thread_backfills b WHERE b.source_key = @source_key::text)
+    AND NOT EXISTS (SELECT 1 FROM session_messages s WHERE s.source_key = @source_key::text AND s.ts = @root_ts::text))::boolean AS needed;
+
+-- name: SessionBackfill :one
+-- Marks a thread's backfill as done and logs the messages read from Slack,
+-- in one statement: all of it or none. When an earlier backfill of the
+-- thread was done, nothing is logged (marked is false). Messages already
+-- logged are kept as they were.
+WITH mark AS (
+    INSERT INTO thread_backfills (source_key, messages)
+    VALUES (@source_key::text, cardinality(@ts::text[]))
+    ON CONFLICT (source_key) DO NOTHING
+    RETURNING source_key
+), logged AS (
+    INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text)
+    SELECT @source_key::text, @team_id::text, @channel_id::text, (@ts::text[])[i], (@role::text[])[i],
+        (@actor_kind::text[])[i], (@actor_id::text[])[i], (@authority::text[])[i], (@text::text[])[i]
+    FROM generate_subscripts(@ts::text[], 1) AS i
+    WHERE EXISTS (SELECT 1 FROM mark)
+    ON CONFLICT (source_key, ts) DO NOTHING
+    RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged;

@@ -10,6 +10,82 @@ import (
 	"time"
 )
 
+const sessionBackfill = `-- name: SessionBackfill :one
+WITH mark AS (
+    INSERT INTO thread_backfills (source_key, messages)
+    VALUES ($1::text, cardinality($2::text[]))
+    ON CONFLICT (source_key) DO NOTHING
+    RETURNING source_key
+), logged AS (
+    INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text)
+    SELECT $1::text, $3::text, $4::text, ($2::text[])[i], ($5::text[])[i],
+        ($6::text[])[i], ($7::text[])[i], ($8::text[])[i], ($9::text[])[i]
+    FROM generate_subscripts($2::text[], 1) AS i
+    WHERE EXISTS (SELECT 1 FROM mark)
+    ON CONFLICT (source_key, ts) DO NOTHING
+    RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged
+`
+
+type SessionBackfillParams struct {
+	SourceKey string   `json:"sourceKey"`
+	Ts        []string `json:"ts"`
+	TeamID    string   `json:"teamId"`
+	ChannelID string   `json:"channelId"`
+	Role      []string `json:"role"`
+	ActorKind []string `json:"actorKind"`
+	ActorID   []string `json:"actorId"`
+	Authority []string `json:"authority"`
+	Text      []string `json:"text"`
+}
+
+type SessionBackfillRow struct {
+	Marked bool  `json:"marked"`
+	Logged int32 `json:"logged"`
+}
+
+// Marks a thread's backfill as done and logs the messages read from Slack,
+// in one statement: all of it or none. When an earlier backfill of the
+// thread was done, nothing is logged (marked is false). Messages already
+// logged are kept as they were.
+func (q *Queries) SessionBackfill(ctx context.Context, db DBTX, arg SessionBackfillParams) (SessionBackfillRow, error) {
+	row := db.QueryRow(ctx, sessionBackfill,
+		arg.SourceKey,
+		arg.Ts,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.Role,
+		arg.ActorKind,
+		arg.ActorID,
+		arg.Authority,
+		arg.Text,
+	)
+	var i SessionBackfillRow
+	err := row.Scan(&i.Marked, &i.Logged)
+	return i, err
+}
+
+const sessionBackfillNeeded = `-- name: SessionBackfillNeeded :one
+SELECT (NOT EXISTS (SELECT 1 FROM thread_backfills b WHERE b.source_key = $1::text)
+    AND NOT EXISTS (SELECT 1 FROM session_messages s WHERE s.source_key = $1::text AND s.ts = $2::text))::boolean AS needed
+`
+
+type SessionBackfillNeededParams struct {
+	SourceKey string `json:"sourceKey"`
+	RootTs    string `json:"rootTs"`
+}
+
+// Whether a thread's earlier messages must still be read from Slack: no
+// backfill of it completed, and its root is not in the log (a thread the
+// bot saw start has nothing earlier to read).
+func (q *Queries) SessionBackfillNeeded(ctx context.Context, db DBTX, arg SessionBackfillNeededParams) (bool, error) {
+	row := db.QueryRow(ctx, sessionBackfillNeeded, arg.SourceKey, arg.RootTs)
+	var needed bool
+	err := row.Scan(&needed)
+	return needed, err
+}
+
 const sessionMessageAppend = `-- name: SessionMessageAppend :one
 INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -63,17 +139,6 @@ func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg Session
 		&i.Tools,
 	)
 	return i, err
-}
-
-const sessionMessageCountByThread = `-- name: SessionMessageCountByThread :one
-SELECT count(*) FROM session_messages WHERE source_key = $1
-`
-
-func (q *Queries) SessionMessageCountByThread(ctx context.Context, db DBTX, sourceKey string) (int64, error) {
-	row := db.QueryRow(ctx, sessionMessageCountByThread, sourceKey)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
 }
 
 const sessionMessageLastIDBeforeTurn = `-- name: SessionMessageLastIDBeforeTurn :one

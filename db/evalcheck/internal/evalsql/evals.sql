@@ -7,8 +7,9 @@ WHERE t.status = 'running'
    OR (t.status = 'done' AND NOT EXISTS (SELECT 1 FROM turn_learning l WHERE l.turn_id = t.id));
 
 -- name: EvalMemoriesInThread :many
--- Memories of one thread, scope and subject type, active or archived.
-SELECT * FROM memories
+-- The ids of one thread's memories of a scope and subject type, active or
+-- archived, oldest first.
+SELECT id FROM memories
 WHERE source_key = @source_key AND scope = @scope AND subject_type = @subject_type
   AND (@subject_id::text = '' OR subject_id = @subject_id::text)
   AND (archived_at IS NOT NULL) = @archived::boolean

@@ -3,14 +3,16 @@
 //   sqlc v1.31.1
 // source: evals.sql
 
-package dbsqlc
+package evalsql
 
 import (
 	"context"
+
+	"github.com/google/uuid"
 )
 
 const evalMemoriesInThread = `-- name: EvalMemoriesInThread :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
+SELECT id FROM memories
 WHERE source_key = $1 AND scope = $2 AND subject_type = $3
   AND ($4::text = '' OR subject_id = $4::text)
   AND (archived_at IS NOT NULL) = $5::boolean
@@ -25,8 +27,9 @@ type EvalMemoriesInThreadParams struct {
 	Archived    bool   `json:"archived"`
 }
 
-// Memories of one thread, scope and subject type, active or archived.
-func (q *Queries) EvalMemoriesInThread(ctx context.Context, db DBTX, arg EvalMemoriesInThreadParams) ([]Memory, error) {
+// The ids of one thread's memories of a scope and subject type, active or
+// archived, oldest first.
+func (q *Queries) EvalMemoriesInThread(ctx context.Context, db DBTX, arg EvalMemoriesInThreadParams) ([]uuid.UUID, error) {
 	rows, err := db.Query(ctx, evalMemoriesInThread,
 		arg.SourceKey,
 		arg.Scope,
@@ -38,41 +41,13 @@ func (q *Queries) EvalMemoriesInThread(ctx context.Context, db DBTX, arg EvalMem
 		return nil, err
 	}
 	defer rows.Close()
-	var items []Memory
+	var items []uuid.UUID
 	for rows.Next() {
-		var i Memory
-		if err := rows.Scan(
-			&i.ID,
-			&i.TeamID,
-			&i.Scope,
-			&i.SubjectType,
-			&i.SubjectID,
-			&i.Kind,
-			&i.Content,
-			&i.Normalized,
-			&i.SourceKey,
-			&i.ChannelID,
-			&i.Visibility,
-			&i.ActorID,
-			&i.ActorName,
-			&i.WrittenBy,
-			&i.MessageTs,
-			&i.ObservedAt,
-			&i.CreatedAt,
-			&i.ExpiresAt,
-			&i.ArchivedAt,
-			&i.ArchivedReason,
-			&i.ArchivedBy,
-			&i.SupersededBy,
-			&i.IdempotencyKey,
-			&i.Sensitive,
-			&i.Cues,
-			&i.Embedding,
-			&i.Search,
-		); err != nil {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
