@@ -413,7 +413,7 @@ func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
 			ThreadAny: !f.RequireMatch, AboutActor: f.AboutActor, Reserve: int32(max(f.Reserve, 0)),
 			// Closeness raises a match by up to a fifth, so the BM25 top k
 			// is read a little past the rows returned.
-			DepthK: int32(rowLimit + rowLimit/2 + 4), MaxDepth: MaxDepth, RowLimit: int32(rowLimit),
+			DepthK: int32(rowLimit + 4), MaxDepth: MaxDepth, RowLimit: int32(rowLimit),
 		})
 		if err != nil {
 			return err

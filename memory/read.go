@@ -109,13 +109,16 @@ const (
 	// keeps before every turn, the most relevant first, however many
 	// channel memories match better.
 	PromptReserved = 3
+	// PromptSpare is how many memories recall reads past PromptMemories,
+	// to take the place of those the character budget leaves out.
+	PromptSpare = 4
 )
 
 // ForPrompt picks the memories that go into a turn's prompt: up to
 // PromptReserved of the asker's own preferences, then the most relevant
 // memories v may have applied, within the prompt budget, best first.
 func (s *Store) ForPrompt(ctx context.Context, v Viewer, query string) ([]Memory, error) {
-	fs, err := s.search(ctx, v, Apply, query, PromptMemories*2, false, PromptReserved)
+	fs, err := s.search(ctx, v, Apply, query, PromptMemories+PromptSpare, false, PromptReserved)
 	if err != nil {
 		return nil, err
 	}

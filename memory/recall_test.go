@@ -341,3 +341,20 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 	require.Zero(t, df("zeppelin"), "a deleted memory leaves the statistics")
 	require.Zero(t, postings(m.ID))
 }
+
+// An update that changes a memory's id (a repair by hand, a test giving
+// ids a shared prefix) re-indexes it under its new id.
+func TestRecallIndexFollowsAnIDChange(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	alice := user("UA")
+	m := b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The zeppelin hangar opens at dawn", nil, time.Hour)
+	id := uuid.New()
+	_, err := b.db.Pool.Exec(ctx, "UPDATE memories SET id = $1 WHERE id = $2", id, m.ID)
+	require.NoError(t, err)
+	got, err := b.store.Search(ctx, memory.ViewerAt(alice, publicThread), "zeppelin", 5, true)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, id, got[0].ID)
+}

@@ -151,8 +151,10 @@ BEGIN
         came := 'SELECT n.* FROM memory_index_new n WHERE n.archived_at IS NULL';
     END IF;
     IF TG_OP = 'UPDATE' THEN
-        gone := gone || ' AND EXISTS (SELECT 1 FROM memory_index_new n WHERE n.id = o.id AND (' || changed || '))';
-        came := came || ' AND EXISTS (SELECT 1 FROM memory_index_old o WHERE o.id = n.id AND (' || changed || '))';
+        -- A row is re-indexed unless its other version has the same id and
+        -- nothing that matters changed (an id that changed matches none).
+        gone := gone || ' AND NOT EXISTS (SELECT 1 FROM memory_index_new n WHERE n.id = o.id AND NOT (' || changed || '))';
+        came := came || ' AND NOT EXISTS (SELECT 1 FROM memory_index_old o WHERE o.id = n.id AND NOT (' || changed || '))';
     END IF;
     IF gone IS NOT NULL THEN
         EXECUTE format($q$
