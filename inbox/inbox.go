@@ -252,19 +252,25 @@ func (i *Inbox) Start(ctx context.Context) error {
 	return nil
 }
 
-// cancelGrace bounds the wait for cancelled turns to return.
-const cancelGrace = 5 * time.Second
+// cancelGrace bounds the wait for cancelled turns to return; cancelFloor is
+// the least they are given, whatever the drain.
+const (
+	cancelGrace = 5 * time.Second
+	cancelFloor = 500 * time.Millisecond
+)
 
 // Stop stops moving posts and taking jobs, and gives the jobs in flight
-// drain to finish; then it cancels them, and they go back to the inbox, for
-// another replica or the next start. It returns nil when every job finished
-// or went back.
+// most of drain to finish; then it cancels them, and they go back to the
+// inbox, for another replica or the next start. It returns within drain
+// (or cancelFloor, if longer; a cancelled job that ignores its context
+// aside), and nil when every job finished or went back.
 func (i *Inbox) Stop(drain time.Duration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if !i.started {
 		return nil
 	}
+	deadline := time.Now().Add(drain)
 	i.started = false
 	i.cancel()
 	i.loops.Wait()
@@ -272,18 +278,20 @@ func (i *Inbox) Stop(drain time.Duration) error {
 	// A post that arrived as the mover stopped is moved now, so another
 	// replica can work it; one that can't be is safe where it is, and moved
 	// by the next start or another replica's sweep.
-	mctx, mcancel := context.WithTimeout(context.Background(), min(drain, moveOnStop))
+	mctx, mcancel := context.WithTimeout(context.Background(), min(drain/4, moveOnStop))
 	i.moveArrivals(mctx)
 	mcancel()
 	if !i.works {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), drain)
+	// The turns get the drain, less the grace their cancellation needs.
+	grace := min(cancelGrace, drain/4)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(-grace))
 	defer cancel()
 	err := i.client.Stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		i.log.Warn().Dur("drain", drain).Msg("turns still running at the shutdown deadline; cancelling them, they go back to the inbox")
-		ctx, cancel := context.WithTimeout(context.Background(), cancelGrace)
+		ctx, cancel := context.WithDeadline(context.Background(), later(deadline, time.Now().Add(cancelFloor)))
 		defer cancel()
 		err = i.client.StopAndCancel(ctx)
 	}
@@ -291,6 +299,13 @@ func (i *Inbox) Stop(drain time.Duration) error {
 		return fmt.Errorf("inbox: stop: %w", err)
 	}
 	return nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Depth counts the posts in the inbox, by where they are, arrivals not

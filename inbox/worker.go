@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
@@ -159,18 +160,12 @@ func (i *Inbox) hold(ctx context.Context, l db.Lease) (context.Context, func()) 
 // reap hands back to the queue the jobs of leases whose holder stopped
 // renewing them (a process that died mid-turn), until ctx ends.
 func (i *Inbox) reap(ctx context.Context) {
-	t := time.NewTicker(i.o.LeaseTTL / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every := i.o.LeaseTTL / 4
+	periodic.Run(ctx, every, max(every, 5*time.Second), func(ctx context.Context) {
 		if err := i.reapOnce(ctx); err != nil && ctx.Err() == nil {
 			i.log.Debug().Err(err).Msg("lease reaping failed")
 		}
-	}
+	})
 }
 
 func (i *Inbox) reapOnce(ctx context.Context) error {
