@@ -115,6 +115,8 @@ type Server struct {
 	redeliver []time.Duration // waits before each redelivery of an unacked envelope
 	delivered map[string]int  // event id → envelopes sent for it
 	closed    chan struct{}
+	hang      map[string]bool // methods whose calls are never answered
+	hung      int             // calls waiting on a hung method now
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -124,6 +126,7 @@ func New(t tb.TB) *Server {
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},
 		nextTS: 1800000000, failNext: map[string]string{}, limitWait: map[string]string{},
 		sentAt: map[string]time.Time{}, ackedAt: map[string]time.Time{}, delivered: map[string]int{}, closed: make(chan struct{}),
+		hang: map[string]bool{},
 	}
 	s.cond = sync.NewCond(&s.mu)
 	// slack-go dials with the Origin Slack's own servers expect.
@@ -202,6 +205,22 @@ func (s *Server) ReleasePosts() {
 	s.cond.Broadcast()
 }
 
+// Hang makes every later call of the methods wait without an answer, as a
+// Slack that accepted the connection and never replied: until the caller
+// gives up or the server closes.
+func (s *Server) Hang(methods ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range methods {
+		s.hang[m] = true
+	}
+}
+
+// WaitHung waits until at least n calls are waiting on hung methods.
+func (s *Server) WaitHung(n int, timeout time.Duration) {
+	s.waitFor(timeout, fmt.Sprintf("%d hung calls", n), func() bool { return s.hung >= n })
+}
+
 // FailNext makes the next call of method answer {"ok":false,"error":code}.
 func (s *Server) FailNext(method, code string) {
 	s.mu.Lock()
@@ -256,8 +275,22 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	if limited {
 		s.limited[method]--
 	}
+	hang := s.hang[method]
+	if hang {
+		s.hung++
+	}
 	s.mu.Unlock()
 	s.cond.Broadcast()
+	if hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.closed:
+		}
+		s.mu.Lock()
+		s.hung--
+		s.mu.Unlock()
+		return
+	}
 	if limited {
 		s.mu.Lock()
 		wait := s.limitWait[method]
