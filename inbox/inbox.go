@@ -31,7 +31,8 @@ const Attempts = 3
 var RetryAfter = []time.Duration{5 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute}
 
 // Post is one Slack post that may need a turn, as the inbox keeps it: the
-// args of its River job. It is unique by (team, channel, ts).
+// args of its River job. It is unique by (team, channel, ts), and the job
+// it replaces, if any.
 type Post struct {
 	Team        string `json:"team" river:"unique"`
 	Channel     string `json:"channel" river:"unique"`
@@ -45,6 +46,12 @@ type Post struct {
 	Mention    bool   `json:"mention,omitempty"`
 	EnvelopeID string `json:"envelope_id,omitempty"`
 	EventID    string `json:"event_id,omitempty"`
+	// Takeover is the job this one replaces: one a process that died left
+	// running (see Inbox.rescue), 0 for a post's first job. It is part of
+	// the unique key, so the replacement is not taken for a duplicate.
+	Takeover int64 `json:"takeover,omitempty" river:"unique"`
+	// Prior counts the attempts the jobs this one replaces made.
+	Prior int `json:"prior,omitempty"`
 }
 
 // Kind names the job in River.
@@ -54,10 +61,10 @@ func (Post) Kind() string { return "mnemo_turn" }
 // so a post answered (or given up on) is never taken in again while River
 // keeps its job (a day for completed jobs, a week for discarded ones; Slack
 // stops retrying within minutes).
-func (Post) InsertOpts() river.InsertOpts {
+func (p Post) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{
 		Queue:       TurnsQueue,
-		MaxAttempts: Attempts + 2,
+		MaxAttempts: Attempts + 2 - p.Prior,
 		UniqueOpts:  river.UniqueOpts{ByArgs: true, ByState: rivertype.JobStates()},
 	}
 }
