@@ -50,6 +50,8 @@ type Message struct {
 	// replaces the message it answers.
 	Response bool `json:"-"`
 	Replace  bool `json:"-"`
+	// Envelope is the slash command's envelope a response_url answer is for.
+	Envelope string `json:"-"`
 	// At is when the fake took the call that posted or updated it.
 	At time.Time `json:"-"`
 }
@@ -468,7 +470,7 @@ func (s *Server) response(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.posted = append(s.posted, Message{Channel: "response_url", Text: body.Text, Blocks: body.Blocks, Ephemeral: body.ResponseType != "in_channel", Response: true, Replace: body.ReplaceOriginal})
+	s.posted = append(s.posted, Message{Channel: "response_url", Text: body.Text, Blocks: body.Blocks, Ephemeral: body.ResponseType != "in_channel", Response: true, Replace: body.ReplaceOriginal, Envelope: r.URL.Query().Get("envelope"), At: time.Now()})
 	s.mu.Unlock()
 	s.cond.Broadcast()
 	_, _ = w.Write([]byte("ok"))
@@ -776,7 +778,7 @@ func (s *Server) SendSlashCommand(command, text, user, channel string) string {
 		"payload": map[string]any{
 			"token": "legacy", "team_id": TeamID, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
 			"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
-			"api_app_id": AppID, "response_url": s.srv.URL + "/response", "trigger_id": "trig",
+			"api_app_id": AppID, "response_url": s.srv.URL + "/response?envelope=" + id, "trigger_id": "trig",
 		},
 	})
 	s.SendRaw(b)
