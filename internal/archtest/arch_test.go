@@ -29,9 +29,9 @@ var layers = map[string][]string{
 	"memory":             {"db", "detect", "llm", "provenance", "threads", "tools"},
 	"learn":              {"db", "llm", "memory", "provenance", "threads"},
 	"agent":              {"db", "llm", "memory", "provenance", "threads", "tools"},
-	"inbox":              {"db", "threads"},
+	"inbox":              {"db", "internal/periodic", "threads"},
 	"ops":                {"db", "llm"},
-	"slackapp":           {"agent", "db", "inbox", "memory", "provenance", "threads", "tools"},
+	"slackapp":           {"agent", "db", "inbox", "internal/periodic", "memory", "provenance", "threads", "tools"},
 	"cmd/mnemo":          {"*"},
 	"cmd/mnemo-eval":     {"evals"},
 	"evals":              {"*"},
@@ -40,11 +40,13 @@ var layers = map[string][]string{
 	"internal/scripted":  {"internal/fakellm", "learn", "llm", "memory", "tools"},
 	"internal/testdb":    {"db", "internal/tb"},
 	"internal/tb":        {},
+	"internal/periodic":  {},
 	"internal/archtest":  {},
 	"deploy":             {},
 	"bench/corpus":       {"memory", "provenance"},
 	"bench":              {"bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/tb", "llm", "memory", "provenance", "tools"},
 	"cmd/mnemo-bench":    {"bench"},
+	"cmd/mnemo-soak":     {"bench"},
 }
 
 // surfaces are what memory, the store and its rules, must never reach.
