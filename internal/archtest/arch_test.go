@@ -60,6 +60,11 @@ var testOnly = []string{"net/http/httptest", module + "/internal/fakeslack", mod
 // with COPY and make their own databases.
 var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "inbox": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
 
+// riverDriverAPI is River's driver interface (Driver().GetExecutor() and
+// its params), which no package may call: riverpgxv5, which makes the
+// driver, is another package.
+const riverDriverAPI = "github.com/riverqueue/river/riverdriver"
+
 type pkg struct {
 	ImportPath string
 	Imports    []string
@@ -78,6 +83,9 @@ func check(pkgs []pkg, binaryDeps []string) []string {
 			continue
 		}
 		for _, imp := range p.Imports {
+			if imp == riverDriverAPI {
+				out = append(out, fmt.Sprintf("%s imports %s, River's driver API, which River marks unstable (\"DO NOT USE\"): use the client's public API", rel, imp))
+			}
 			if strings.HasPrefix(imp, "github.com/jackc/pgx") && !driverUsers[rel] {
 				out = append(out, fmt.Sprintf("%s imports %s: only the stores (db) talk to the driver", rel, imp))
 			}
@@ -189,6 +197,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"a layer skipped upward", []pkg{m("threads", "memory")}, nil, "does not allow"},
 		{"the driver above the stores", []pkg{m("slackapp", "github.com/jackc/pgx/v5")}, nil, "only the stores"},
 		{"a package with no layer", []pkg{m("util")}, nil, "not in the layer table"},
+		{"River's unstable driver API", []pkg{m("inbox", riverDriverAPI)}, nil, "River marks unstable"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
