@@ -12,7 +12,7 @@ GO ?= go
 SQLC := $(GO) -C devtools tool sqlc -f ../sqlc.yaml
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run chat test vet fuzz bench bench-locomo db db-stop generate check-generated eval eval-live eval-mutation clean
+.PHONY: all build run chat test vet lint fuzz fuzz-smoke soak bench bench-locomo db db-stop generate check-generated eval eval-live eval-mutation clean
 
 all: build
 
@@ -31,13 +31,18 @@ chat: $(DB_DEP) build
 	./bin/mnemo migrate
 	./bin/mnemo chat
 
-## test: everything the tests need, PostgreSQL included
+## test: everything the tests need, PostgreSQL included, under the race detector
 test: $(DB_DEP)
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 10m ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 vet:
 	$(GO) vet ./...
+
+## lint: staticcheck, pinned in devtools/go.mod
+lint:
+	$(GO) -C devtools build -o ../bin/staticcheck honnef.co/go/tools/cmd/staticcheck
+	./bin/staticcheck ./...
 
 ## eval: the memory workflow evals with the scripted model
 eval: $(DB_DEP) build
@@ -51,10 +56,27 @@ eval-live: $(DB_DEP) build
 eval-mutation: $(DB_DEP)
 	./scripts/eval-mutation.sh
 
-## fuzz: fuzz targets, 30s each
-fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParseTS$$' -fuzztime 30s ./threads/
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeEnvelope$$' -fuzztime 30s ./slackapp/
+## fuzz: every fuzz target (each func Fuzz* in a _test.go), FUZZTIME each (default 30s)
+FUZZTIME ?= 30s
+fuzz: $(DB_DEP)
+	@set -e; for dir in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for target in $$(grep -h '^func Fuzz' $$dir/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+			echo "$(GO) test -run '^$$' -fuzz '^$$target\$$' -fuzztime $(FUZZTIME) $$dir"; \
+			$(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$dir; \
+		done; \
+	done
+
+## fuzz-smoke: every fuzz target for 10 s, as CI runs them
+fuzz-smoke:
+	$(MAKE) fuzz FUZZTIME=10s
+
+## soak: drive the real `mnemo serve` with the fake Slack and model for SOAK_DURATION
+## (default 10m): steady mentions, follow-ups, DMs, slash commands and remembers, a kill -9
+## and a PostgreSQL restart partway; fails on a post lost or answered twice, or on growth
+## that does not level off (not part of test)
+SOAK_DURATION ?= 10m
+soak: $(DB_DEP) build
+	$(GO) run ./cmd/mnemo-soak --mnemo bin/mnemo --duration $(SOAK_DURATION)
 
 ## bench: seed the corpora (up to a million memories), run the Go benchmarks and the bench
 ## command, which also drives the real `mnemo serve` against the fakes; print one table and

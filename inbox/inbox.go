@@ -31,7 +31,8 @@ const Attempts = 3
 var RetryAfter = []time.Duration{5 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute}
 
 // Post is one Slack post that may need a turn, as the inbox keeps it: the
-// args of its River job. It is unique by (team, channel, ts).
+// args of its River job. It is unique by (team, channel, ts), and the job
+// it replaces, if any.
 type Post struct {
 	Team        string `json:"team" river:"unique"`
 	Channel     string `json:"channel" river:"unique"`
@@ -45,6 +46,12 @@ type Post struct {
 	Mention    bool   `json:"mention,omitempty"`
 	EnvelopeID string `json:"envelope_id,omitempty"`
 	EventID    string `json:"event_id,omitempty"`
+	// Takeover is the job this one replaces: one a process that died left
+	// running (see Inbox.rescue), 0 for a post's first job. It is part of
+	// the unique key, so the replacement is not taken for a duplicate.
+	Takeover int64 `json:"takeover,omitempty" river:"unique"`
+	// Prior counts the attempts the jobs this one replaces made.
+	Prior int `json:"prior,omitempty"`
 }
 
 // Kind names the job in River.
@@ -54,10 +61,10 @@ func (Post) Kind() string { return "mnemo_turn" }
 // so a post answered (or given up on) is never taken in again while River
 // keeps its job (a day for completed jobs, a week for discarded ones; Slack
 // stops retrying within minutes).
-func (Post) InsertOpts() river.InsertOpts {
+func (p Post) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{
 		Queue:       TurnsQueue,
-		MaxAttempts: Attempts + 2,
+		MaxAttempts: Attempts + 2 - p.Prior,
 		UniqueOpts:  river.UniqueOpts{ByArgs: true, ByState: rivertype.JobStates()},
 	}
 }
@@ -252,19 +259,25 @@ func (i *Inbox) Start(ctx context.Context) error {
 	return nil
 }
 
-// cancelGrace bounds the wait for cancelled turns to return.
-const cancelGrace = 5 * time.Second
+// cancelGrace bounds the wait for cancelled turns to return; cancelFloor is
+// the least they are given, whatever the drain.
+const (
+	cancelGrace = 5 * time.Second
+	cancelFloor = 500 * time.Millisecond
+)
 
 // Stop stops moving posts and taking jobs, and gives the jobs in flight
-// drain to finish; then it cancels them, and they go back to the inbox, for
-// another replica or the next start. It returns nil when every job finished
-// or went back.
+// most of drain to finish; then it cancels them, and they go back to the
+// inbox, for another replica or the next start. It returns within drain
+// (or cancelFloor, if longer; a cancelled job that ignores its context
+// aside), and nil when every job finished or went back.
 func (i *Inbox) Stop(drain time.Duration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if !i.started {
 		return nil
 	}
+	deadline := time.Now().Add(drain)
 	i.started = false
 	i.cancel()
 	i.loops.Wait()
@@ -272,18 +285,20 @@ func (i *Inbox) Stop(drain time.Duration) error {
 	// A post that arrived as the mover stopped is moved now, so another
 	// replica can work it; one that can't be is safe where it is, and moved
 	// by the next start or another replica's sweep.
-	mctx, mcancel := context.WithTimeout(context.Background(), min(drain, moveOnStop))
+	mctx, mcancel := context.WithTimeout(context.Background(), min(drain/4, moveOnStop))
 	i.moveArrivals(mctx)
 	mcancel()
 	if !i.works {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), drain)
+	// The turns get the drain, less the grace their cancellation needs.
+	grace := min(cancelGrace, drain/4)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(-grace))
 	defer cancel()
 	err := i.client.Stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		i.log.Warn().Dur("drain", drain).Msg("turns still running at the shutdown deadline; cancelling them, they go back to the inbox")
-		ctx, cancel := context.WithTimeout(context.Background(), cancelGrace)
+		ctx, cancel := context.WithDeadline(context.Background(), later(deadline, time.Now().Add(cancelFloor)))
 		defer cancel()
 		err = i.client.StopAndCancel(ctx)
 	}
@@ -291,6 +306,13 @@ func (i *Inbox) Stop(drain time.Duration) error {
 		return fmt.Errorf("inbox: stop: %w", err)
 	}
 	return nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Depth counts the posts in the inbox, by where they are, arrivals not

@@ -330,9 +330,18 @@ func TestDeadProcessTurnIsHandedBack(t *testing.T) {
 	b.start(t)
 	b.h.waitFor(t, "the turn to be finished", func() bool { return len(b.h.finished) == 1 })
 	require.Contains(t, b.logs.String(), "a stopped process's turn was handed back to the inbox")
-	var attempt int
-	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT attempt FROM river_job WHERE id = $1", job).Scan(&attempt))
-	require.Equal(t, 2, attempt, "the dead attempt counts")
+	// Handed back with River's public API: the dead job is marked for
+	// cancellation (River's rescuer finalizes it), and a job that takes it
+	// over ran the turn, the dead attempt counted.
+	var cancelAttempted bool
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT metadata ? 'cancel_attempted_at' FROM river_job WHERE id = $1", job).Scan(&cancelAttempted))
+	require.True(t, cancelAttempted, "the dead job is marked for cancellation")
+	var attempt, prior int
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT attempt, (args->>'prior')::int FROM river_job WHERE (args->>'takeover')::bigint = $1", job).Scan(&attempt, &prior))
+	require.Equal(t, 2, prior+attempt, "the dead attempt counts")
+	var jobs int
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM river_job").Scan(&jobs))
+	require.Equal(t, 2, jobs, "control: the query sees both jobs")
 }
 
 func TestHealthFollowsTheQueue(t *testing.T) {

@@ -23,6 +23,8 @@ const moveOnStop = time.Second
 // deleted, and pruneBatch how many at a time.
 const (
 	pruneEvery = 10 * time.Minute
+	// moveTimeout bounds one move, and one prune.
+	moveTimeout = 10 * time.Second
 	pruneBatch = 1000
 )
 
@@ -37,7 +39,9 @@ func (i *Inbox) move(ctx context.Context) {
 		i.moveArrivals(ctx)
 		if ctx.Err() == nil && i.o.Now().Sub(pruned) >= pruneEvery {
 			pruned = i.o.Now()
-			i.prune(ctx)
+			pctx, cancel := context.WithTimeout(ctx, moveTimeout)
+			i.prune(pctx)
+			cancel()
 		}
 		select {
 		case <-ctx.Done():
@@ -53,7 +57,9 @@ func (i *Inbox) move(ctx context.Context) {
 // the last move saw none left sends its own wake-up.
 func (i *Inbox) moveArrivals(ctx context.Context) {
 	for ctx.Err() == nil {
-		more, err := i.moveOne(ctx)
+		mctx, cancel := context.WithTimeout(ctx, moveTimeout)
+		more, err := i.moveOne(mctx)
+		cancel()
 		if ctx.Err() != nil {
 			return
 		}

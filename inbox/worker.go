@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
@@ -28,7 +28,7 @@ func (w *worker) Timeout(*river.Job[Post]) time.Duration { return w.in.o.TurnTim
 // NextRetry schedules the attempt after a failed one.
 func (w *worker) NextRetry(job *river.Job[Post]) time.Time {
 	waits := w.in.o.RetryAfter
-	return w.in.o.Now().Add(waits[min(max(job.Attempt-1, 0), len(waits)-1)])
+	return w.in.o.Now().Add(waits[min(max(attempt(job)-1, 0), len(waits)-1)])
 }
 
 func (w *worker) Work(ctx context.Context, job *river.Job[Post]) error {
@@ -44,7 +44,7 @@ const busyWait = time.Second
 
 func (i *Inbox) work(ctx context.Context, job *river.Job[Post]) error {
 	p := job.Args
-	if job.Attempt > Attempts {
+	if attempt(job) > Attempts {
 		// The turn's attempts ended without the person being told: a process
 		// died during the last one, or telling them failed.
 		return i.handler.GiveUp(ctx, p, lastError(job.JobRow))
@@ -98,7 +98,7 @@ func (i *Inbox) failed(ctx context.Context, job *river.Job[Post], err error) err
 		i.log.Info().Int64("job", job.ID).Str("ts", job.Args.TS).Msg("turn interrupted by shutdown; back in the inbox")
 		return river.JobSnooze(0)
 	}
-	if job.Attempt < Attempts {
+	if attempt(job) < Attempts {
 		return err
 	}
 	// The attempt's context may be spent (a timeout); telling gets its own.
@@ -159,18 +159,12 @@ func (i *Inbox) hold(ctx context.Context, l db.Lease) (context.Context, func()) 
 // reap hands back to the queue the jobs of leases whose holder stopped
 // renewing them (a process that died mid-turn), until ctx ends.
 func (i *Inbox) reap(ctx context.Context) {
-	t := time.NewTicker(i.o.LeaseTTL / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every := i.o.LeaseTTL / 4
+	periodic.Run(ctx, every, max(every, 5*time.Second), func(ctx context.Context) {
 		if err := i.reapOnce(ctx); err != nil && ctx.Err() == nil {
 			i.log.Debug().Err(err).Msg("lease reaping failed")
 		}
-	}
+	})
 }
 
 func (i *Inbox) reapOnce(ctx context.Context) error {
@@ -190,8 +184,13 @@ func (i *Inbox) reapOnce(ctx context.Context) error {
 	return nil
 }
 
-// rescue puts a running job whose process stopped back in the queue, or
-// discards it when its attempts are spent, with River's own rescue.
+// rescue hands back the turn of a running job whose process stopped, with
+// River's public API: it marks the job for cancellation (River's rescuer
+// finalizes it as cancelled once it counts as stuck, and a process still
+// running it is told to stop) and, in the same transaction, inserts a job
+// that takes it over, carrying the attempts made so far. When those are
+// spent, there is no new job: the person was told by the last attempt, or
+// the abandoned-turn sweep tells them.
 func (i *Inbox) rescue(ctx context.Context, l db.Lease) error {
 	job, err := i.client.JobGet(ctx, l.JobID)
 	if errors.Is(err, rivertype.ErrNotFound) {
@@ -203,24 +202,36 @@ func (i *Inbox) rescue(ctx context.Context, l db.Lease) error {
 	if job.State != rivertype.JobStateRunning {
 		return nil
 	}
-	now := i.o.Now()
-	state, finalized := rivertype.JobStateAvailable, (*time.Time)(nil)
-	if job.Attempt >= job.MaxAttempts {
-		state, finalized = rivertype.JobStateDiscarded, &now
+	var p Post
+	if err := json.Unmarshal(job.EncodedArgs, &p); err != nil {
+		return fmt.Errorf("inbox: job %d: %w", job.ID, err)
 	}
-	attemptErr, err := json.Marshal(rivertype.AttemptError{At: now, Attempt: job.Attempt, Error: fmt.Sprintf("process %s stopped renewing the thread's lease", l.Holder)})
+	p.Takeover, p.Prior = job.ID, p.Prior+job.Attempt
+	handedBack := p.Prior < Attempts+2
+	err = i.db.InTx(ctx, func(tx *db.Tx) error {
+		if _, err := i.client.JobCancelTx(ctx, tx.Pgx(), job.ID); err != nil {
+			return err
+		}
+		if !handedBack {
+			return nil
+		}
+		_, err := i.client.InsertTx(ctx, tx.Pgx(), p, nil)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if _, err := i.client.Driver().GetExecutor().JobRescueMany(ctx, &riverdriver.JobRescueManyParams{
-		ID: []int64{job.ID}, Error: [][]byte{attemptErr}, FinalizedAt: []*time.Time{finalized},
-		ScheduledAt: []time.Time{now}, State: []string{string(state)}, StuckHorizon: now.Add(time.Second),
-	}); err != nil {
-		return err
+	if !handedBack {
+		i.log.Warn().Int64("job", job.ID).Str("holder", l.Holder).Str("source_key", l.SourceKey).Msg("a stopped process's turn had no attempt left; its job was cancelled")
+		return nil
 	}
-	i.log.Warn().Int64("job", job.ID).Str("holder", l.Holder).Str("source_key", l.SourceKey).Str("state", string(state)).Msg("a stopped process's turn was handed back to the inbox")
+	i.log.Warn().Int64("job", job.ID).Str("holder", l.Holder).Str("source_key", l.SourceKey).Int("attempts", p.Prior).Msg("a stopped process's turn was handed back to the inbox")
 	return nil
 }
+
+// attempt is the post's attempt that job is: the jobs it took over made
+// the first ones.
+func attempt(job *river.Job[Post]) int { return job.Args.Prior + job.Attempt }
 
 // lastError is the error of a job's last failed attempt.
 func lastError(job *rivertype.JobRow) error {

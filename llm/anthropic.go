@@ -27,7 +27,7 @@ func NewAnthropic(apiKey, baseURL, model string, opts ...Option) *Anthropic {
 	// The SDK's retries are off: withRetry retries, so that a Retry-After
 	// longer than the caller's deadline ends the call at once instead of
 	// being slept through.
-	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0)}
+	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0), option.WithHTTPClient(httpClient)}
 	if baseURL != "" {
 		ro = append(ro, option.WithBaseURL(baseURL))
 	}

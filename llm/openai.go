@@ -33,7 +33,7 @@ func NewOpenAI(apiKey, baseURL, model string, opts ...Option) *OpenAI {
 
 func newOpenAIClient(apiKey, baseURL string) openai.Client {
 	// The SDK's retries are off: withRetry retries (see NewAnthropic).
-	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0)}
+	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0), option.WithHTTPClient(httpClient)}
 	if baseURL != "" {
 		ro = append(ro, option.WithBaseURL(baseURL))
 	}

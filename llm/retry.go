@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -85,6 +86,14 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	}
 	return d/2 + time.Duration(p.JitterFunc()*float64(d/2))
 }
+
+// HTTPTimeout bounds one HTTP request to a provider, streamed answers
+// included: past the longest deadline any caller sets (a turn's 4 minutes),
+// so that a request with no deadline of its own still ends.
+const HTTPTimeout = 5 * time.Minute
+
+// httpClient is the providers' and embedders' HTTP client.
+var httpClient = &http.Client{Timeout: HTTPTimeout}
 
 // Option configures a provider or an embedder.
 type Option func(*config)

@@ -333,7 +333,9 @@ func TestExpiry(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	alice := user("UA")
-	soon := time.Now().Add(300 * time.Millisecond)
+	// Long enough for both writes and the first read, even under the race
+	// detector on a loaded machine (300 ms was not).
+	soon := time.Now().Add(3 * time.Second)
 	later := time.Now().Add(time.Hour)
 	for content, exp := range map[string]time.Time{"Is on call for payments this rotation": soon, "Is the release captain for version nine": later} {
 		out, err := b.store.Remember(context.Background(), memory.WriteRequest{Actor: alice, Place: dmAlice, Content: content, ExpiresAt: &exp, WrittenBy: provenance.ByExplicit})
@@ -341,7 +343,7 @@ func TestExpiry(t *testing.T) {
 		require.Equal(t, memory.Stored, out.Status, out.Reason)
 	}
 	require.Len(t, b.visible(t, alice, dmAlice), 2)
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(time.Until(soon) + 100*time.Millisecond)
 	vis := b.visible(t, alice, dmAlice)
 	require.Len(t, vis, 1, "expired is invisible at once, before any sweep")
 	require.True(t, vis["Is the release captain for version nine"])

@@ -129,7 +129,7 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 	})
 	if errors.Is(err, ErrReviewUnavailable) {
 		s.log.Warn().Err(err).Msg("memory review unavailable; nothing stored")
-		return nil, errors.New("I couldn't check this memory just now; nothing was stored. Say so, and suggest trying again in a minute")
+		return nil, errors.New("the memory could not be checked just now, so nothing was stored; it can be tried again in a minute")
 	}
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/memory"
 )
@@ -107,7 +108,15 @@ type App struct {
 	chanTypes sync.Map // channel → channel_type, from conversations.info
 	working   sync.Map // channel/ts → closed when the post's Working reaction is shown
 	homeQueue chan homeRequest
-	wg        sync.WaitGroup
+	loops     sync.WaitGroup // Run's own loops
+
+	// The slow work after an ack (async): tracked until Close, and
+	// cancelled by halt if Close's deadline passes first.
+	tasksMu     sync.Mutex
+	tasksClosed bool
+	tasks       sync.WaitGroup
+	halt        context.Context
+	haltNow     context.CancelFunc
 
 	feedbackHook func(db.Verdict) // feedback.go
 }
@@ -136,6 +145,7 @@ func New(c Config) *App {
 	if a.now == nil {
 		a.now = time.Now
 	}
+	a.halt, a.haltNow = context.WithCancel(context.Background())
 	// Any change to someone's personal memories, from a tool, learning or
 	// an admin, republishes their App Home once the app runs.
 	c.Memory.OnPersonalChange(func(team, subject string) { a.queueHome(team, subject) })
@@ -168,7 +178,9 @@ func (a *App) Connected() error {
 
 // Run connects over Socket Mode and handles events until ctx ends; then it
 // stops reading the socket and returns once the envelopes it was handling
-// are handled. Turns are not run here but by the inbox, which drains them.
+// are handled. Turns are not run here but by the inbox, which drains them;
+// the slow work envelopes and turns started (reactions, replies to slash
+// commands) is joined by Close, once the inbox has stopped.
 func (a *App) Run(ctx context.Context) error {
 	if a.botUserID == "" {
 		if err := a.Authenticate(ctx); err != nil {
@@ -209,16 +221,19 @@ func (a *App) Run(ctx context.Context) error {
 	h.Handle(socketmode.EventTypeConnectionError, a.onConnectionError(refuse))
 	h.HandleDefault(on(a.onOther))
 
-	a.wg.Add(1)
-	go func() { defer a.wg.Done(); a.publishHomes(runCtx) }()
+	a.loops.Add(1)
+	go func() { defer a.loops.Done(); a.publishHomes(runCtx) }()
 	if a.runner != nil {
-		a.wg.Add(1)
-		go func() { defer a.wg.Done(); a.sweepAbandoned(runCtx) }()
+		a.loops.Add(1)
+		go func() {
+			defer a.loops.Done()
+			periodic.Run(runCtx, sweepEvery, sweepTimeout, a.sweepOnce)
+		}()
 	}
 	err := h.RunEventLoopContext(runCtx)
 	refuse(errLoopEnded) // ends the app's own goroutines
 	a.connected.Store(false)
-	a.wg.Wait()
+	a.loops.Wait()
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -355,41 +370,73 @@ func (a *App) ack(evt *socketmode.Event, payload ...any) {
 	}
 }
 
-// async runs slow work after the ack, tracked so shutdown can wait for it.
-// The work outlives ctx's cancellation, within its own deadline.
+// asyncTimeout bounds the slow work after an ack: a slash command's answer
+// (which may ask the model to review a memory), an App Home, a reaction.
+const asyncTimeout = 2 * time.Minute
+
+// async runs slow work after the ack, tracked so that Close can join it.
+// The work outlives ctx's cancellation (a shutdown lets it finish), within
+// asyncTimeout, and is cancelled if Close's deadline passes. After Close it
+// runs at once, in the caller's goroutine, under the same bounds.
 func (a *App) async(ctx context.Context, f func(ctx context.Context)) {
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
+	run := func() {
 		defer func() {
 			if r := recover(); r != nil {
 				a.log.Error().Interface("panic", r).Msg("handler panicked")
 			}
 		}()
-		f(context.WithoutCancel(ctx))
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), asyncTimeout)
+		defer cancel()
+		stop := context.AfterFunc(a.halt, cancel)
+		defer stop()
+		f(actx)
+	}
+	a.tasksMu.Lock()
+	if a.tasksClosed {
+		a.tasksMu.Unlock()
+		run()
+		return
+	}
+	a.tasks.Add(1)
+	a.tasksMu.Unlock()
+	go func() {
+		defer a.tasks.Done()
+		run()
 	}()
 }
 
-// sweepEvery is how often the app looks for abandoned turns.
-const sweepEvery = 5 * time.Minute
-
-// sweepAbandoned tells the threads of turns nothing will finish (their
-// inbox jobs ended, for instance with the process that ran their last
-// attempt) that the request failed, until ctx ends. It replaces waiting
-// forever with :eyes: on the post.
-func (a *App) sweepAbandoned(ctx context.Context) {
-	t := time.NewTicker(sweepEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		a.sweepOnce(ctx)
+// Close waits for the work async started, until ctx ends; then it cancels
+// what is left and waits for it to return, which its own calls' deadlines
+// bound. Call it once Run has returned and the inbox has stopped (the
+// inbox's turns start async work too). It returns an error if ctx ended
+// first.
+func (a *App) Close(ctx context.Context) error {
+	a.tasksMu.Lock()
+	a.tasksClosed = true
+	a.tasksMu.Unlock()
+	done := make(chan struct{})
+	go func() { a.tasks.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
 	}
+	a.haltNow()
+	<-done
+	return fmt.Errorf("slack app: background calls still running at the shutdown deadline were cancelled: %w", ctx.Err())
 }
 
+// sweepEvery is how often the app looks for abandoned turns, and
+// sweepTimeout bounds one look (and telling the threads it finds).
+const (
+	sweepEvery   = 5 * time.Minute
+	sweepTimeout = time.Minute
+)
+
+// sweepOnce tells the threads of turns nothing will finish (their inbox
+// jobs ended, for instance with the process that ran their last attempt)
+// that the request failed. It replaces waiting forever with :eyes: on the
+// post.
 func (a *App) sweepOnce(ctx context.Context) {
 	posts, err := a.runner.Abandoned(ctx, a.now().Add(-a.stale), 20)
 	if err != nil {

@@ -37,7 +37,9 @@ func (a *App) publishHomes(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case r := <-a.homeQueue:
-			a.publishHome(ctx, r.team, r.user, 0)
+			pctx, cancel := context.WithTimeout(ctx, asyncTimeout)
+			a.publishHome(pctx, r.team, r.user, 0)
+			cancel()
 		}
 	}
 }

@@ -285,9 +285,13 @@ func (a *App) react(ctx context.Context, add bool, p agent.Post, r reaction) {
 
 // call runs one Web API call, and runs it again after a rate limit (waiting
 // what Slack asks) or a transient error (with backoff and jitter), until it
-// succeeds, fails for good, or budget has passed.
+// succeeds, fails for good, or budget has passed. The budget is also the
+// calls' deadline: a request Slack never answers ends with it (and each
+// request with the HTTP client's timeout, serve's SlackHTTPTimeout).
 func (a *App) call(ctx context.Context, budget time.Duration, method string, f func(ctx context.Context) error) error {
 	deadline := a.now().Add(budget)
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
 	for attempt := 0; ; attempt++ {
 		err := f(ctx)
 		if err == nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -362,12 +364,13 @@ func (s *MCPSource) dial(ctx, stream context.Context) (*client.Client, error) {
 		}
 		return client.NewStdioMCPClient(s.cfg.Command, env, s.cfg.Args...)
 	case MCPSSE:
-		c, err = client.NewSSEMCPClient(s.cfg.URL, transport.WithHeaders(s.cfg.Headers), transport.WithEndpointTimeout(s.ConnectTimeout))
+		c, err = client.NewSSEMCPClient(s.cfg.URL, transport.WithHeaders(s.cfg.Headers), transport.WithEndpointTimeout(s.ConnectTimeout),
+			transport.WithResponseTimeout(s.CallTimeout), transport.WithHTTPClient(sseHTTPClient(s.ConnectTimeout)))
 		if err == nil {
 			err = c.Start(stream)
 		}
 	default:
-		c, err = client.NewStreamableHttpClient(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers))
+		c, err = client.NewStreamableHttpClient(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPTimeout(s.CallTimeout))
 		if err == nil {
 			err = c.Start(ctx)
 		}
@@ -467,4 +470,15 @@ func objectSchema(raw json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(m)
 	return b
+}
+
+// sseHTTPClient is an SSE server's client. Its event stream stays open for
+// the connection's life, so no whole-request timeout: connecting, the TLS
+// handshake and the response's headers are bounded instead, and each call
+// by CallTimeout (WithResponseTimeout).
+func sseHTTPClient(connect time.Duration) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSHandshakeTimeout, t.ResponseHeaderTimeout = connect, connect
+	t.DialContext = (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext
+	return &http.Client{Transport: t}
 }

@@ -50,9 +50,3 @@ var firstNames = []string{
 }
 
 var lastInitials = "ABCDEFGHIJKLMNOPRSTVWZ"
-
-var channelStems = []string{
-	"general", "engineering", "random", "deploys", "incidents", "releases", "help-eng", "design", "product",
-	"data", "security", "support", "sales", "marketing", "announcements", "oncall", "infra", "mobile", "frontend",
-	"backend", "qa", "finance", "people", "hiring", "docs", "platform", "growth", "analytics", "ops", "standup",
-}

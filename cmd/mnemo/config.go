@@ -101,7 +101,7 @@ var Variables = []Variable{
 	{Name: "MNEMO_MCP_CONFIG", Meaning: `an MCP client configuration file ({"mcpServers": …} or {"servers": …}) whose servers become tool sources`},
 	{Name: "MNEMO_HTTP_ADDR", Meaning: "where serve answers /healthz, /readyz and /metrics", Default: "127.0.0.1:9464"},
 	{Name: "MNEMO_MAX_TURNS", Meaning: "how many turns serve runs at once; a thread's turns run one at a time", Default: "16"},
-	{Name: "MNEMO_SHUTDOWN_TIMEOUT", Meaning: "how long serve lets in-flight turns run after SIGTERM before cancelling them", Default: "20s"},
+	{Name: "MNEMO_SHUTDOWN_TIMEOUT", Meaning: "how long serve takes at most to stop after SIGTERM; in-flight turns run for most of it, then are cancelled", Default: "20s"},
 	{Name: "MNEMO_BACKFILL_MESSAGES", Meaning: "how many earlier messages of a thread serve reads into its log when first mentioned there (the root and the newest replies)", Default: "500"},
 	{Name: "MNEMO_LOG_LEVEL", Meaning: "debug, info, warn or error; message text is logged only at debug", Default: "info"},
 	{Name: "MNEMO_LOG_FILE", Meaning: "the file mnemo chat logs to; - for stderr", DefaultNote: "mnemo/chat.log in the user cache directory when chatting in a terminal, else stderr"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	stdlog "log"
+	"net/http"
 	"os"
 	"time"
 
@@ -14,10 +15,12 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/llm"
@@ -163,7 +166,10 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer c.Close()
 
-	api := slack.New(cfg.SlackBot, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp))
+	// Every Web API request ends: a Slack that never answers fails the call
+	// (retried within its budget) instead of holding a turn or a shutdown.
+	api := slack.New(cfg.SlackBot, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp),
+		slack.OptionHTTPClient(&http.Client{Timeout: slackHTTPTimeout}))
 	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
 	// The learning queue rides on the inbox's River client, which needs the
 	// app (its handler), which needs the runner, whose after-turn hook
@@ -214,46 +220,83 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	go srv.Serve()
-	defer func() {
+	// One owner for everything serve runs: the operator server, the socket,
+	// the inbox's workers and mover, the sweeps and the Slack calls in the
+	// background. The first to fail, or the signal, stops them all, and
+	// shutdown joins them within MNEMO_SHUTDOWN_TIMEOUT.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		srv.Serve()
+		return nil
+	})
+	start := func() error {
+		if err := app.Authenticate(gctx); err != nil {
+			return err
+		}
+		return in.Start(gctx)
+	}
+	if err := start(); err != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
-	}()
-	if err := app.Authenticate(ctx); err != nil {
+		_ = g.Wait()
 		return err
 	}
-	if err := in.Start(ctx); err != nil {
-		return err
-	}
-	go sweep(ctx, c, log, time.Minute)
 	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", cfg.MaxTurns).Int32("db_pool", poolSize(cfg.MaxTurns)).
 		Dur("shutdown_timeout", cfg.ShutdownTimeout).Msg("mnemo serving")
 
-	runErr := app.Run(ctx)
-	log.Info().Dur("drain", cfg.ShutdownTimeout).Msg("stopped reading Slack; finishing the turns in flight")
-	stopErr := in.Stop(cfg.ShutdownTimeout)
-	if err := errors.Join(runErr, stopErr); err != nil {
+	g.Go(func() error {
+		periodic.Run(gctx, time.Minute, sweepTimeout, func(ctx context.Context) { sweepExpired(ctx, c, log) })
+		return nil
+	})
+	g.Go(func() error {
+		if err := app.Run(gctx); err != nil {
+			return fmt.Errorf("slack: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		return shutdown(in, app, srv, cfg.ShutdownTimeout, log)
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	log.Info().Msg("mnemo stopped")
 	return nil
 }
 
-// sweep archives expired memories, periodically.
-func sweep(ctx context.Context, c *core, log zerolog.Logger, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if n, err := c.memory.SweepExpired(ctx); err != nil {
-			log.Warn().Err(err).Msg("expiry sweep failed")
-		} else if n > 0 {
-			log.Info().Int64("archived", n).Msg("expired memories archived")
-		}
+// slackHTTPTimeout bounds one Slack Web API request; sweepTimeout one
+// expiry sweep.
+const (
+	slackHTTPTimeout = 30 * time.Second
+	sweepTimeout     = 30 * time.Second
+)
+
+// shutdown stops serve's parts in order, within timeout: the inbox drains
+// the turns in flight (Run has stopped reading Slack), then the app's
+// background Slack calls, which turns start too, are joined, then the
+// operator server, which answered /healthz and /readyz until then.
+func shutdown(in *inbox.Inbox, app *slackapp.App, srv *ops.Server, timeout time.Duration, log zerolog.Logger) error {
+	deadline := time.Now().Add(timeout)
+	// The last part of the budget is for the app's calls and the server.
+	reserve := min(2*time.Second, timeout/5)
+	log.Info().Dur("drain", timeout-reserve).Msg("stopped reading Slack; finishing the turns in flight")
+	stopErr := in.Stop(timeout - reserve)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if err := app.Close(ctx); err != nil {
+		// Reactions, titles, slash-command answers: nothing a turn needs.
+		log.Warn().Err(err).Msg("background Slack calls cancelled at the shutdown deadline")
+	}
+	return errors.Join(stopErr, srv.Shutdown(ctx))
+}
+
+// sweepExpired archives expired memories.
+func sweepExpired(ctx context.Context, c *core, log zerolog.Logger) {
+	if n, err := c.memory.SweepExpired(ctx); err != nil {
+		log.Warn().Err(err).Msg("expiry sweep failed")
+	} else if n > 0 {
+		log.Info().Int64("archived", n).Msg("expired memories archived")
 	}
 }

@@ -32,10 +32,10 @@ var layers = map[string][]string{
 	"memory":             {"db", "detect", "llm", "provenance", "threads", "tools"},
 	"learn":              {"db", "llm", "memory", "provenance", "threads"},
 	"agent":              {"db", "llm", "memory", "provenance", "threads", "tools"},
-	"inbox":              {"db", "threads"},
+	"inbox":              {"db", "internal/periodic", "threads"},
 	"ops":                {"db", "llm"},
 	"lifecycle":          {"db"},
-	"slackapp":           {"agent", "db", "detect", "inbox", "lifecycle", "memory", "provenance", "threads", "tools"},
+	"slackapp":           {"agent", "db", "detect", "inbox", "internal/periodic", "lifecycle", "memory", "provenance", "threads", "tools"},
 	"cmd/mnemo":          {"*"},
 	"cmd/mnemo-eval":     {"evals"},
 	"evals":              {"*"},
@@ -44,12 +44,14 @@ var layers = map[string][]string{
 	"internal/scripted":  {"internal/fakellm", "learn", "llm", "memory", "tools"},
 	"internal/testdb":    {"db", "internal/tb"},
 	"internal/tb":        {},
+	"internal/periodic":  {},
 	"internal/archtest":  {},
 	"deploy":             {},
 	"bench/corpus":       {"memory", "provenance"},
 	"bench/bm25":         {},
 	"bench":              {"bench/bm25", "bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/tb", "llm", "memory", "provenance", "tools"},
 	"cmd/mnemo-bench":    {"bench"},
+	"cmd/mnemo-soak":     {"bench"},
 }
 
 // surfaces are what memory, the store and its rules, must never reach.
@@ -62,6 +64,11 @@ var testOnly = []string{"net/http/httptest", module + "/db/evalcheck", module + 
 // learning), the test databases, and the benchmarks, which load corpora
 // with COPY and make their own databases.
 var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "db/evalcheck/internal/evalsql": true, "inbox": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
+
+// riverDriverAPI is River's driver interface (Driver().GetExecutor() and
+// its params), which no package may call: riverpgxv5, which makes the
+// driver, is another package.
+const riverDriverAPI = "github.com/riverqueue/river/riverdriver"
 
 type pkg struct {
 	ImportPath string
@@ -81,6 +88,9 @@ func check(pkgs []pkg, binaryDeps []string) []string {
 			continue
 		}
 		for _, imp := range p.Imports {
+			if imp == riverDriverAPI {
+				out = append(out, fmt.Sprintf("%s imports %s, River's driver API, which River marks unstable (\"DO NOT USE\"): use the client's public API", rel, imp))
+			}
 			if strings.HasPrefix(imp, "github.com/jackc/pgx") && !driverUsers[rel] {
 				out = append(out, fmt.Sprintf("%s imports %s: only the stores (db) talk to the driver", rel, imp))
 			}
@@ -193,6 +203,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"a layer skipped upward", []pkg{m("threads", "memory")}, nil, "does not allow"},
 		{"the driver above the stores", []pkg{m("slackapp", "github.com/jackc/pgx/v5")}, nil, "only the stores"},
 		{"a package with no layer", []pkg{m("util")}, nil, "not in the layer table"},
+		{"River's unstable driver API", []pkg{m("inbox", riverDriverAPI)}, nil, "River marks unstable"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,6 +52,8 @@ type Message struct {
 	// replaces the message it answers.
 	Response bool `json:"-"`
 	Replace  bool `json:"-"`
+	// Envelope is the slash command's envelope a response_url answer is for.
+	Envelope string `json:"-"`
 	// At is when the fake took the call that posted or updated it.
 	At time.Time `json:"-"`
 }
@@ -118,7 +120,9 @@ type Server struct {
 	redeliver []time.Duration // waits before each redelivery of an unacked envelope
 	delivered map[string]int  // event id → envelopes sent for it
 	closed    chan struct{}
-	refuseWS  int // RefuseSocket's HTTP status, or 0
+	refuseWS  int             // RefuseSocket's HTTP status, or 0
+	hang      map[string]bool // methods whose calls are never answered
+	hung      int             // calls waiting on a hung method now
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -128,6 +132,7 @@ func New(t tb.TB) *Server {
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},
 		nextTS: 1800000000, failNext: map[string]string{}, failing: map[string]string{}, limitWait: map[string]string{},
 		sentAt: map[string]time.Time{}, ackedAt: map[string]time.Time{}, delivered: map[string]int{}, closed: make(chan struct{}),
+		hang: map[string]bool{},
 	}
 	s.cond = sync.NewCond(&s.mu)
 	// slack-go dials with the Origin Slack's own servers expect.
@@ -206,6 +211,22 @@ func (s *Server) ReleasePosts() {
 	s.cond.Broadcast()
 }
 
+// Hang makes every later call of the methods wait without an answer, as a
+// Slack that accepted the connection and never replied: until the caller
+// gives up or the server closes.
+func (s *Server) Hang(methods ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range methods {
+		s.hang[m] = true
+	}
+}
+
+// WaitHung waits until at least n calls are waiting on hung methods.
+func (s *Server) WaitHung(n int, timeout time.Duration) {
+	s.waitFor(timeout, fmt.Sprintf("%d hung calls", n), func() bool { return s.hung >= n })
+}
+
 // FailNext makes the next call of method answer {"ok":false,"error":code}.
 func (s *Server) FailNext(method, code string) {
 	s.mu.Lock()
@@ -275,8 +296,22 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	if limited {
 		s.limited[method]--
 	}
+	hang := s.hang[method]
+	if hang {
+		s.hung++
+	}
 	s.mu.Unlock()
 	s.cond.Broadcast()
+	if hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.closed:
+		}
+		s.mu.Lock()
+		s.hung--
+		s.mu.Unlock()
+		return
+	}
 	if limited {
 		s.mu.Lock()
 		wait := s.limitWait[method]
@@ -510,7 +545,7 @@ func (s *Server) response(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.posted = append(s.posted, Message{Channel: "response_url", Text: body.Text, Blocks: body.Blocks, Ephemeral: body.ResponseType != "in_channel", Response: true, Replace: body.ReplaceOriginal})
+	s.posted = append(s.posted, Message{Channel: "response_url", Text: body.Text, Blocks: body.Blocks, Ephemeral: body.ResponseType != "in_channel", Response: true, Replace: body.ReplaceOriginal, Envelope: r.URL.Query().Get("envelope"), At: time.Now()})
 	s.mu.Unlock()
 	s.cond.Broadcast()
 	_, _ = w.Write([]byte("ok"))
@@ -833,7 +868,7 @@ func (s *Server) SendSlashCommand(command, text, user, channel string) string {
 		"payload": map[string]any{
 			"token": "legacy", "team_id": TeamID, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
 			"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
-			"api_app_id": AppID, "response_url": s.srv.URL + "/response", "trigger_id": "trig",
+			"api_app_id": AppID, "response_url": s.srv.URL + "/response?envelope=" + id, "trigger_id": "trig",
 		},
 	})
 	s.SendRaw(b)
