@@ -250,10 +250,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return nil
 	})
 	g.Go(func() error {
-		if err := app.Run(gctx); err != nil {
-			return fmt.Errorf("slack: %w", err)
-		}
-		return nil
+		// Run's error names its cause (a refused token, say) as it is.
+		return app.Run(gctx)
 	})
 	g.Go(func() error {
 		<-gctx.Done()
