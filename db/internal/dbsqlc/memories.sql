@@ -115,29 +115,39 @@ WITH parts AS (
     FROM parts, terms, memory_bm25(parts.p, terms.t, @depth_k::int, @max_depth::int, @team_id::text, @actor_id::text,
                                    @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean) AS b(id, score)
 ), cand AS (
-    SELECT bm.id, bm.score AS bm, true AS matched, false AS fill FROM bm
+    SELECT bm.id, bm.score AS bm, true AS matched, false AS fill, false AS word FROM bm
     UNION ALL
-    (SELECT m.id, 0, false, false FROM memories m
+    (SELECT m.id, 0, false, false, false FROM memories m
      WHERE @thread_any::boolean AND m.team_id = @team_id AND m.scope = 'conversation' AND m.source_key = @source_key::text
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
        AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @row_limit::int)
     UNION ALL
-    (SELECT m.id, 0, false, true FROM memories m
+    (SELECT m.id, 0, false, true, false FROM memories m
      WHERE @thread_any::boolean AND m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace')
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
        AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @row_limit::int)
     UNION ALL
-    (SELECT m.id, 0, false, false FROM memories m
+    (SELECT m.id, 0, false, false, false FROM memories m
      WHERE @reserve::int > 0 AND m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text
        AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
        AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
      ORDER BY m.created_at DESC LIMIT @reserve::int)
+    UNION ALL
+    -- The asker's preferences that share a word with the query, for the
+    -- reserved slots, however many shared memories match better.
+    (SELECT m.id, 0, false, false, true FROM memories m, terms
+     WHERE @reserve::int > 0 AND cardinality(terms.t) > 0 AND m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text
+       AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
+       AND ts_match_vq(m.search, (SELECT string_agg(quote_literal(x), ' | ')::tsquery FROM unnest(terms.t) AS x))
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+     ORDER BY m.created_at DESC LIMIT 64)
 ), one AS (
-    SELECT DISTINCT ON (c.id) c.id, c.bm, c.matched, c.fill FROM cand c ORDER BY c.id, c.matched DESC, c.fill
+    SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
+    FROM cand c GROUP BY c.id
 ), ranked AS (
-    SELECT o.id, o.matched, m.kind, m.created_at,
+    SELECT o.id, o.matched, o.word, m.kind, m.created_at,
            (CASE WHEN o.matched THEN o.bm ELSE 1 END
             * (1 + CASE
                    WHEN m.source_key = @source_key::text THEN 0.15
@@ -145,10 +155,10 @@ WITH parts AS (
                    WHEN m.channel_id = @channel_id::text THEN 0.05
                    ELSE 0 END
                + 0.02 / (1 + date_part('epoch', now() - m.created_at) / 2592000))
-            - CASE WHEN o.matched THEN 0 WHEN o.fill THEN 4 ELSE 2 END)::float8 AS score
+            - CASE WHEN o.matched THEN 0 WHEN o.word THEN 1.25 WHEN o.fill THEN 4 ELSE 2 END)::float8 AS score
     FROM one o JOIN memories m ON m.id = o.id
 ), prefs AS (
-    SELECT r.id, row_number() OVER (ORDER BY r.matched DESC, r.score DESC, r.created_at DESC) AS n
+    SELECT r.id, row_number() OVER (ORDER BY (r.matched OR r.word) DESC, r.score DESC, r.created_at DESC) AS n
     FROM ranked r JOIN memories m ON m.id = r.id
     WHERE r.kind = 'preference' AND m.scope = 'personal' AND m.subject_id = @actor_id::text
 ), top AS (
