@@ -358,3 +358,22 @@ func TestRecallIndexFollowsAnIDChange(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, id, got[0].ID)
 }
+
+// A new memory that ties with hundreds of older ones (the same words, the
+// same length) is found by the next search: postings of one weight are
+// read newest first, so the depth at which recall stops reading never
+// leaves it out.
+func TestNewMemoryTiedWithManyIsFoundAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	const text = "Deploys of payments go out on Tuesdays after QA sign-off"
+	for i := range 2 * int(db.MaxDepth) {
+		b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindProcedure, text, nil, time.Duration(i+1)*time.Hour)
+	}
+	m := b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindProcedure, text, nil, 0)
+	got, err := b.store.Search(context.Background(), memory.ViewerAt(alice, publicThread), text, 10, true)
+	require.NoError(t, err)
+	require.Len(t, got, 10)
+	require.Equal(t, m.ID, got[0].ID, "the newest of the tied memories comes first")
+}

@@ -101,12 +101,16 @@ $$;
 -- A thread's memories in the order they were said: recall's thread context.
 CREATE INDEX memories_thread_order ON memories (team_id, source_key, observed_at, id) WHERE archived_at IS NULL;
 
+-- Postings of one weight are read newest first (at, the memory's
+-- created_at): recency breaks ties, and a new memory is read before the
+-- hundred older ones it ties with.
 CREATE TABLE memory_postings (
     part   text NOT NULL,
     term   text NOT NULL,
     impact real NOT NULL,
+    at     timestamptz NOT NULL,
     id     uuid NOT NULL,
-    PRIMARY KEY (part, term, impact, id)
+    PRIMARY KEY (part, term, impact, at, id)
 );
 
 CREATE TABLE memory_term_stats (
@@ -138,7 +142,7 @@ CREATE TABLE memory_part_stats (
 CREATE FUNCTION memory_index_sync() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
     part CONSTANT text := 'memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)';
-    changed CONSTANT text := '(o.archived_at IS NULL) <> (n.archived_at IS NULL) OR o.search IS DISTINCT FROM n.search OR '
+    changed CONSTANT text := '(o.archived_at IS NULL) <> (n.archived_at IS NULL) OR o.search IS DISTINCT FROM n.search OR o.created_at IS DISTINCT FROM n.created_at OR '
         || replace('memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)', 'r.', 'o.')
         || ' <> ' || replace('memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)', 'r.', 'n.');
     gone text;
@@ -163,11 +167,11 @@ BEGIN
             ON CONFLICT (part) DO UPDATE SET docs = s.docs + excluded.docs$q$, gone, part);
         EXECUTE format($q$
             WITH x AS (
-                SELECT %2$s AS part, r.id, t.term, t.impact
+                SELECT %2$s AS part, r.id, r.created_at AS at, t.term, t.impact
                 FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t
             ), d AS (
                 DELETE FROM memory_postings p USING x
-                WHERE p.part = x.part AND p.term = x.term AND p.impact = x.impact AND p.id = x.id
+                WHERE p.part = x.part AND p.term = x.term AND p.impact = x.impact AND p.at = x.at AND p.id = x.id
             )
             INSERT INTO memory_term_stats AS s (part, term, df)
             SELECT part, term, -count(*) FROM x GROUP BY part, term ORDER BY part, term
@@ -188,11 +192,11 @@ BEGIN
             ON CONFLICT (part) DO UPDATE SET docs = s.docs + excluded.docs$q$, came, part);
         EXECUTE format($q$
             WITH x AS (
-                SELECT %2$s AS part, r.id, t.term, t.impact
+                SELECT %2$s AS part, r.id, r.created_at AS at, t.term, t.impact
                 FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t
             ), ins AS (
-                INSERT INTO memory_postings (part, term, impact, id)
-                SELECT part, term, impact, id FROM x
+                INSERT INTO memory_postings (part, term, impact, at, id)
+                SELECT part, term, impact, at, id FROM x
                 ON CONFLICT DO NOTHING
             )
             INSERT INTO memory_term_stats AS s (part, term, df)
@@ -238,11 +242,11 @@ BEGIN
     INSERT INTO memory_part_stats (part, docs)
     SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), count(*)
     FROM memories r WHERE r.archived_at IS NULL GROUP BY 1;
-    INSERT INTO memory_postings (part, term, impact, id)
-    SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), t.term, t.impact, r.id
+    INSERT INTO memory_postings (part, term, impact, at, id)
+    SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), t.term, t.impact, r.created_at, r.id
     FROM memories r CROSS JOIN LATERAL memory_terms(r.search) t
     WHERE r.archived_at IS NULL;
-    ALTER TABLE memory_postings ADD PRIMARY KEY (part, term, impact, id);
+    ALTER TABLE memory_postings ADD PRIMARY KEY (part, term, impact, at, id);
     INSERT INTO memory_term_stats (part, term, df)
     SELECT part, term, count(*) FROM memory_postings GROUP BY part, term;
 END
@@ -304,11 +308,12 @@ BEGIN
             FROM unnest(terms, idfs) AS t(term, idf)
             CROSS JOIN unnest(parts) AS p(part)
             CROSS JOIN LATERAL (
-                -- In the key's order, so that ties end no read late.
-                SELECT mp.id, mp.impact, row_number() OVER (ORDER BY mp.impact DESC, mp.id DESC) AS rn
+                -- In the key's order (weight, then newest), so that ties end no
+                -- read late.
+                SELECT mp.id, mp.impact, row_number() OVER (ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC) AS rn
                 FROM memory_postings mp
                 WHERE mp.part = p.part AND mp.term = t.term
-                ORDER BY mp.impact DESC, mp.id DESC
+                ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC
                 LIMIT depth + 1
             ) x
         ), edges AS (
@@ -327,18 +332,19 @@ BEGIN
         ), scored AS (
             -- Each pick read by its key (LATERAL keeps the planner from
             -- reading the table to join it) and scored on every word.
-            SELECT m.id, sum(t.idf * mt.impact) * sum(t.idf) / total AS score
+            SELECT m.id, m.created_at, sum(t.idf * mt.impact) * sum(t.idf) / total AS score
             FROM pick c
             CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = c.id) m
             CROSS JOIN LATERAL memory_terms(m.search) mt
             JOIN unnest(terms, idfs) AS t(term, idf) ON t.term = mt.term
             WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
-            GROUP BY m.id
+            GROUP BY m.id, m.created_at
         ), top AS (
-            SELECT s.id, s.score FROM scored s ORDER BY s.score DESC, s.id LIMIT k
+            -- Recency breaks ties.
+            SELECT s.id, s.score, s.created_at FROM scored s ORDER BY s.score DESC, s.created_at DESC, s.id LIMIT k
         )
-        SELECT (SELECT array_agg(top.id ORDER BY top.score DESC, top.id) FROM top),
-               (SELECT array_agg(top.score ORDER BY top.score DESC, top.id) FROM top),
+        SELECT (SELECT array_agg(top.id ORDER BY top.score DESC, top.created_at DESC, top.id) FROM top),
+               (SELECT array_agg(top.score ORDER BY top.score DESC, top.created_at DESC, top.id) FROM top),
                greatest((SELECT coalesce(sum(c.cut), 0) FROM cuts c),
                         (SELECT coalesce(max(c.hi), 0) FROM cand c WHERE c.id NOT IN (SELECT pick.id FROM pick))),
                (SELECT count(*) FROM cuts c WHERE c.open)
@@ -359,9 +365,9 @@ BEGIN
     -- see take part, in either direction.
     RETURN QUERY
     WITH base AS (
-        SELECT u.id, u.score FROM unnest(ids, scores) AS u(id, score)
+        SELECT u.id, u.score, u.pos FROM unnest(ids, scores) WITH ORDINALITY AS u(id, score, pos)
     ), nb AS (
-        SELECT b.score * n.w AS score, n.id
+        SELECT b.score * n.w AS score, n.id, b.pos + 0.5 AS pos
         FROM base b
         CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = b.id) m
         CROSS JOIN LATERAL (
@@ -379,9 +385,9 @@ BEGIN
         ) n
     )
     SELECT x.id, max(x.score)::float8 AS score
-    FROM (SELECT base.id, base.score FROM base UNION ALL SELECT nb.id, nb.score FROM nb) x
+    FROM (SELECT base.id, base.score, base.pos FROM base UNION ALL SELECT nb.id, nb.score, nb.pos FROM nb) x
     GROUP BY x.id
-    ORDER BY 2 DESC, x.id
+    ORDER BY 2 DESC, min(x.pos)
     LIMIT k;
 END
 $$;

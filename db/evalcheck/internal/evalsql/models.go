@@ -88,6 +88,7 @@ type MemoryPosting struct {
 	Part   string    `json:"part"`
 	Term   string    `json:"term"`
 	Impact float32   `json:"impact"`
+	At     time.Time `json:"at"`
 	ID     uuid.UUID `json:"id"`
 }
 
