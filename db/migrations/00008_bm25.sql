@@ -304,13 +304,13 @@ BEGIN
     -- four times deeper and scores twice as many.
     LOOP
         WITH lists AS (
-            SELECT t.term, t.idf, p.part, x.id, x.impact, x.rn
+            SELECT t.term, t.idf, p.part, x.id, x.at, x.impact, x.rn
             FROM unnest(terms, idfs) AS t(term, idf)
             CROSS JOIN unnest(parts) AS p(part)
             CROSS JOIN LATERAL (
                 -- In the key's order (weight, then newest), so that ties end no
                 -- read late.
-                SELECT mp.id, mp.impact, row_number() OVER (ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC) AS rn
+                SELECT mp.id, mp.at, mp.impact, row_number() OVER (ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC) AS rn
                 FROM memory_postings mp
                 WHERE mp.part = p.part AND mp.term = t.term
                 ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC
@@ -324,15 +324,19 @@ BEGIN
             SELECT e.term, max(CASE WHEN e.open THEN e.cut ELSE 0 END) AS cut, bool_or(e.open) AS open
             FROM edges e GROUP BY e.term
         ), cand AS (
-            SELECT l.id, sum(l.idf * l.impact) + (SELECT sum(c.cut) FROM cuts c) - sum(c.cut) AS hi
+            SELECT l.id, max(l.at) AS at,
+                   (sum(l.idf * l.impact) + (SELECT sum(c.cut) FROM cuts c) - sum(c.cut))::real::float8 AS hi
             FROM lists l JOIN cuts c ON c.term = l.term
             WHERE l.rn <= depth GROUP BY l.id
         ), pick AS (
-            SELECT c.id, c.hi FROM cand c ORDER BY c.hi DESC, c.id LIMIT pick
+            SELECT c.id, c.hi FROM cand c ORDER BY c.hi DESC, c.at DESC, c.id LIMIT pick
         ), scored AS (
             -- Each pick read by its key (LATERAL keeps the planner from
             -- reading the table to join it) and scored on every word.
-            SELECT m.id, m.created_at, sum(t.idf * mt.impact) * sum(t.idf) / total AS score
+            -- Rounded to a float4's precision, so that memories of the same
+            -- words tie whatever order their terms were summed in, and
+            -- recency breaks the tie.
+            SELECT m.id, m.created_at, (sum(t.idf * mt.impact) * sum(t.idf) / total)::real::float8 AS score
             FROM pick c
             CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = c.id) m
             CROSS JOIN LATERAL memory_terms(m.search) mt
