@@ -90,8 +90,8 @@ func memoriesFromRows(rows []dbsqlc.Memory) []Memory {
 
 // Memories owns the memories table.
 type Memories struct {
-	e      executor
-	q      *dbsqlc.Queries
+	e executor
+	q *dbsqlc.Queries
 }
 
 // MemoryInsert is a new memory; the row's ids and times are set here.

@@ -25,7 +25,7 @@ const (
 	pruneEvery = 10 * time.Minute
 	// moveTimeout bounds one move, and one prune.
 	moveTimeout = 10 * time.Second
-	pruneBatch = 1000
+	pruneBatch  = 1000
 )
 
 // move takes arrivals into River, whenever Enqueue says one came and every
