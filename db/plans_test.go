@@ -9,12 +9,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -66,51 +64,6 @@ var bigTables = []string{"memories", "memory_events", "session_messages", "turns
 // rows reads a large part of it, through an index or not.
 const manyRows = 10_000
 
-// statement is a query as the driver sent it, with the settings of its
-// transaction.
-type statement struct {
-	name, sql, settings string
-	args                []any
-}
-
-// recorder is a pgx tracer that keeps every named query a store runs,
-// batched ones included.
-type recorder struct {
-	mu       sync.Mutex
-	settings map[*pgx.Conn]string
-	got      []statement
-}
-
-var queryName = regexp.MustCompile(`^-- name: (\w+)`)
-
-func (r *recorder) keep(c *pgx.Conn, sql string, args []any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case strings.HasPrefix(sql, "BEGIN"):
-		r.settings[c] = sql
-	case sql == "commit" || sql == "rollback":
-		delete(r.settings, c)
-	default:
-		if m := queryName.FindStringSubmatch(sql); m != nil {
-			r.got = append(r.got, statement{name: m[1], sql: sql, settings: r.settings[c], args: args})
-		}
-	}
-}
-
-func (r *recorder) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	r.keep(c, d.SQL, d.Args)
-	return ctx
-}
-func (r *recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (r *recorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	return ctx
-}
-func (r *recorder) TraceBatchQuery(_ context.Context, c *pgx.Conn, d pgx.TraceBatchQueryData) {
-	r.keep(c, d.SQL, d.Args)
-}
-func (r *recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
-
 // TestServePlansReadNoBigTableWhole: at 100,000 rows in each large table,
 // no statement serve runs per turn, per event or on a timer (the sweeps,
 // the mover, the reaper) reads a large table whole. Each is explained as it
@@ -123,7 +76,7 @@ func TestServePlansReadNoBigTableWhole(t *testing.T) {
 	require.NoError(t, corpus.Load(ctx, d.Pool, corpus.Spec{Rows: 100_000, Seed: 11, Now: now}))
 	fill(t, d.Pool)
 
-	rec := &recorder{settings: map[*pgx.Conn]string{}}
+	rec := &testdb.Recorder{Prefix: ""}
 	cfg, err := pgxpool.ParseConfig(d.URL)
 	require.NoError(t, err)
 	cfg.ConnConfig.Tracer = rec
@@ -133,18 +86,18 @@ func TestServePlansReadNoBigTableWhole(t *testing.T) {
 	runServesQueries(t, db.New(pool), d.Pool)
 
 	// Control: the check below does see a whole-table read.
-	control := explain(t, d.Pool, statement{name: "control", sql: "SELECT count(*) FROM session_messages WHERE text ILIKE $1", args: []any{"%deploy%"}})
+	control := explain(t, d.Pool, testdb.Statement{Name: "control", SQL: "SELECT count(*) FROM session_messages WHERE text ILIKE $1", Args: []any{"%deploy%"}})
 	require.NotEmpty(t, bigTableReads(t, control))
 
 	explained := map[string]bool{}
 	var whole []string
-	for _, s := range rec.got {
-		if _, skip := notOnServesPaths[s.name]; skip {
+	for _, s := range rec.Got() {
+		if _, skip := notOnServesPaths[s.Name]; skip {
 			continue
 		}
-		explained[s.name] = true
+		explained[s.Name] = true
 		for _, r := range bigTableReads(t, explain(t, d.Pool, s)) {
-			whole = append(whole, s.name+": "+r)
+			whole = append(whole, s.Name+": "+r)
 		}
 	}
 	require.Empty(t, whole, "statements that read a large table whole")
@@ -330,19 +283,19 @@ func generatedQueries(t *testing.T) []string {
 
 // explain runs EXPLAIN (ANALYZE, BUFFERS) on s with its arguments, in a
 // transaction with its settings that is rolled back.
-func explain(t *testing.T, pool *pgxpool.Pool, s statement) string {
+func explain(t *testing.T, pool *pgxpool.Pool, s testdb.Statement) string {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if s.settings != "" {
-		_, err := tx.Exec(ctx, strings.TrimPrefix(strings.TrimPrefix(s.settings, "BEGIN READ ONLY;"), "BEGIN;"))
+	if s.Settings != "" {
+		_, err := tx.Exec(ctx, strings.TrimPrefix(strings.TrimPrefix(s.Settings, "BEGIN READ ONLY;"), "BEGIN;"))
 		require.NoError(t, err)
 	}
 	var plan string
-	err = tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+s.sql, s.args...).Scan(&plan)
-	require.NoError(t, err, s.name)
+	err = tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+s.SQL, s.Args...).Scan(&plan)
+	require.NoError(t, err, s.Name)
 	return plan
 }
 

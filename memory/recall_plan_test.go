@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,40 +21,6 @@ import (
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
-// statement is a query the store ran, as the driver sent it, with the
-// settings of its transaction.
-type statement struct {
-	name, sql, settings string
-	args                []any
-}
-
-// recorder is a pgx tracer that keeps the memory queries a store runs.
-type recorder struct {
-	mu       sync.Mutex
-	settings map[*pgx.Conn]string
-	got      []statement
-}
-
-var queryName = regexp.MustCompile(`^-- name: (\w+)`)
-
-func (r *recorder) TraceQueryStart(ctx context.Context, c *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case strings.HasPrefix(d.SQL, "BEGIN"):
-		r.settings[c] = d.SQL
-	case d.SQL == "commit" || d.SQL == "rollback":
-		delete(r.settings, c)
-	default:
-		if m := queryName.FindStringSubmatch(d.SQL); m != nil && strings.HasPrefix(m[1], "Memory") {
-			r.got = append(r.got, statement{name: m[1], sql: d.SQL, settings: r.settings[c], args: d.Args})
-		}
-	}
-	return ctx
-}
-
-func (r *recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-
 // Recall must cost what it matches, not what is stored: at 100,000
 // memories, no plan of the recall queries (auto-recall, the recall tool,
 // the listing, remember's candidates) reads the memories table whole, and
@@ -70,7 +34,7 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 	spec := corpus.Spec{Rows: 100_000, Seed: 7, Now: time.Now()}
 	require.NoError(t, corpus.Load(ctx, d.Pool, spec))
 
-	rec := &recorder{settings: map[*pgx.Conn]string{}}
+	rec := &testdb.Recorder{Prefix: "Memory"}
 	cfg, err := pgxpool.ParseConfig(d.URL)
 	require.NoError(t, err)
 	cfg.ConnConfig.Tracer = rec
@@ -103,19 +67,19 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 
 	// Control: the check below does see a whole-table read.
 	// (No index serves length(); ILIKE has the trigram index since 00010.)
-	control := explain(t, d.Pool, statement{name: "control", sql: "SELECT count(*) FROM memories WHERE length(content) > $1", args: []any{10}})
+	control := explain(t, d.Pool, testdb.Statement{Name: "control", SQL: "SELECT count(*) FROM memories WHERE length(content) > $1", Args: []any{10}})
 	require.NotEmpty(t, tableReads(t, control))
 
 	seen := map[string]int{}
-	for _, s := range rec.got {
-		if s.name == "MemoryInsert" || s.name == "MemoryEventInsert" || s.name == "MemorySubjectLock" || s.name == "MemoryGetByID" {
+	for _, s := range rec.Got() {
+		if s.Name == "MemoryInsert" || s.Name == "MemoryEventInsert" || s.Name == "MemorySubjectLock" || s.Name == "MemoryGetByID" {
 			continue
 		}
 		plan := explain(t, d.Pool, s)
-		seen[s.name]++
-		require.NotContains(t, plan, "JIT", "%s is JIT-compiled", s.name)
-		require.Empty(t, tableReads(t, plan), "%s reads the memories table whole:\n%s", s.name, plan)
-		if s.name == "MemoryFindSimilar" {
+		seen[s.Name]++
+		require.NotContains(t, plan, "JIT", "%s is JIT-compiled", s.Name)
+		require.Empty(t, tableReads(t, plan), "%s reads the memories table whole:\n%s", s.Name, plan)
+		if s.Name == "MemoryFindSimilar" {
 			walk(root(t, plan), func(n map[string]any) {
 				if n["CTE Name"] == "cand" {
 					require.LessOrEqual(t, n["Actual Rows"], float64(64), "similarity() runs on a bounded set")
@@ -130,8 +94,8 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 	// MemorySearch's ranking runs inside memory_bm25, whose statements its
 	// own plan does not show: auto_explain shows each of them as it runs.
 	nested := 0
-	for _, s := range rec.got {
-		if s.name != "MemorySearch" {
+	for _, s := range rec.Got() {
+		if s.Name != "MemorySearch" {
 			continue
 		}
 		for _, plan := range explainNested(t, d.URL, s) {
@@ -145,7 +109,7 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 
 // explainNested runs s as the store ran it, with auto_explain logging the
 // plan of every statement that memory_bm25 runs inside it.
-func explainNested(t *testing.T, url string, s statement) []string {
+func explainNested(t *testing.T, url string, s testdb.Statement) []string {
 	t.Helper()
 	ctx := context.Background()
 	cfg, err := pgx.ParseConfig(url)
@@ -162,14 +126,14 @@ func explainNested(t *testing.T, url string, s statement) []string {
 	tx, err := conn.Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if s.settings != "" {
-		_, err := tx.Exec(ctx, strings.TrimPrefix(strings.TrimPrefix(s.settings, "BEGIN READ ONLY;"), "BEGIN;"))
+	if s.Settings != "" {
+		_, err := tx.Exec(ctx, strings.TrimPrefix(strings.TrimPrefix(s.Settings, "BEGIN READ ONLY;"), "BEGIN;"))
 		require.NoError(t, err)
 	}
 	_, err = tx.Exec(ctx, "LOAD 'auto_explain'; SET LOCAL auto_explain.log_min_duration = 0; SET LOCAL auto_explain.log_nested_statements = on; "+
 		"SET LOCAL auto_explain.log_analyze = on; SET LOCAL auto_explain.log_format = json; SET LOCAL client_min_messages = log")
 	require.NoError(t, err)
-	rows, err := tx.Query(ctx, s.sql, s.args...)
+	rows, err := tx.Query(ctx, s.SQL, s.Args...)
 	require.NoError(t, err)
 	rows.Close()
 	require.NoError(t, rows.Err())
@@ -177,27 +141,27 @@ func explainNested(t *testing.T, url string, s statement) []string {
 }
 
 // explain runs EXPLAIN (ANALYZE, BUFFERS) on s as the store ran it.
-func explain(t *testing.T, pool *pgxpool.Pool, s statement) string {
+func explain(t *testing.T, pool *pgxpool.Pool, s testdb.Statement) string {
 	t.Helper()
 	ctx := context.Background()
 	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if s.settings != "" {
-		_, err := tx.Exec(ctx, strings.TrimPrefix(strings.TrimPrefix(s.settings, "BEGIN READ ONLY;"), "BEGIN;"))
+	if s.Settings != "" {
+		_, err := tx.Exec(ctx, strings.TrimPrefix(strings.TrimPrefix(s.Settings, "BEGIN READ ONLY;"), "BEGIN;"))
 		require.NoError(t, err)
 	}
 	// A prepared statement outlives the transaction.
-	_, err = tx.Exec(ctx, "PREPARE recall_stmt AS "+s.sql)
-	require.NoError(t, err, s.name)
+	_, err = tx.Exec(ctx, "PREPARE recall_stmt AS "+s.SQL)
+	require.NoError(t, err, s.Name)
 	defer tx.Exec(ctx, "DEALLOCATE recall_stmt") //nolint:errcheck
-	lits := make([]string, len(s.args))
-	for i, a := range s.args {
+	lits := make([]string, len(s.Args))
+	for i, a := range s.Args {
 		lits[i] = literal(t, a)
 	}
 	var plan string
 	err = tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE recall_stmt("+strings.Join(lits, ", ")+")").Scan(&plan)
-	require.NoError(t, err, s.name)
+	require.NoError(t, err, s.Name)
 	return plan
 }
 
