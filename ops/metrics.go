@@ -24,6 +24,7 @@ type Metrics struct {
 	eventsRefused      *prometheus.CounterVec
 	ackSeconds         prometheus.Observer
 	channelUnknown     prometheus.Counter
+	slackRefused       *prometheus.CounterVec
 
 	turns        *prometheus.CounterVec
 	turnSeconds  *prometheus.HistogramVec
@@ -60,6 +61,7 @@ func NewMetrics() *Metrics {
 	m.eventsRefused = counter("events_refused_total", "Envelopes not acked because the inbox could not take the post in (Slack delivers them again), by type.", "type")
 	m.ackSeconds = histogram("event_ack_seconds", "Time from an envelope's arrival to its ack, including the inbox write. Slack's budget is 3 s.",
 		[]float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 3}).WithLabelValues()
+	m.slackRefused = counter("slack_requests_refused_total", "Requests to /slack/* (http mode) refused before they were parsed, by reason: missing_signature, bad_signature, stale_timestamp (401), too_large (413).", "reason")
 	m.turns = counter("turns_total", "Turn runs, by outcome: answered, failed (the person was told why), retry, interrupted (shutdown), duplicate.", "outcome")
 	m.turnSeconds = histogram("turn_duration_seconds", "Duration of turn runs, by outcome.", prometheus.ExponentialBuckets(0.25, 2, 10), "outcome")
 	m.modelCalls = counter("model_calls_total", "Model calls (each with the provider retries inside it), by outcome: ok or error.", "outcome")
@@ -107,6 +109,14 @@ func (m *Metrics) EventDeduplicated(kind string) {
 func (m *Metrics) EventRefused(kind string) {
 	if m != nil {
 		m.eventsRefused.WithLabelValues(kind).Inc()
+	}
+}
+
+// SlackRequestRefused counts a request to /slack/* refused before it was
+// parsed (bad signature, old timestamp, too large).
+func (m *Metrics) SlackRequestRefused(reason string) {
+	if m != nil {
+		m.slackRefused.WithLabelValues(reason).Inc()
 	}
 }
 

@@ -55,6 +55,25 @@ func Listen(addr string, m *Metrics, ready []Check, log zerolog.Logger) (*Server
 	return &Server{ln: ln, log: log, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}, nil
 }
 
+// ListenHandler binds addr (named by the variable that set it, for the
+// error) for handler, with every server timeout set: Slack's HTTP routes
+// are exposed to the internet, so a slow or idle client can hold nothing
+// for long.
+func ListenHandler(variable, addr string, handler http.Handler, log zerolog.Logger) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", variable, addr, err)
+	}
+	return &Server{ln: ln, log: log, srv: &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      15 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}}, nil
+}
+
 // Addr is the address the server listens on (useful with port 0).
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
@@ -103,7 +102,7 @@ type App struct {
 	botUserID string
 	botID     string
 	connected atomic.Bool
-	arrived   sync.Map // envelope id → when it arrived, until it is acked
+	httpMode  atomic.Bool // Mount was called: Slack delivers over HTTP
 	homes     sync.Map // team/user → the App Home's DM channel
 	chanTypes sync.Map // channel → channel_type, from conversations.info
 	working   sync.Map // channel/ts → closed when the post's Working reaction is shown
@@ -168,15 +167,17 @@ func (a *App) Authenticate(ctx context.Context) error {
 	return nil
 }
 
-// Connected returns nil while the Socket Mode connection is up.
+// Connected returns nil while the Socket Mode connection is up; over HTTP,
+// where Slack connects to mnemo, always.
 func (a *App) Connected() error {
-	if !a.connected.Load() {
+	if !a.httpMode.Load() && !a.connected.Load() {
 		return errors.New("socket mode not connected")
 	}
 	return nil
 }
 
-// Run connects over Socket Mode and handles events until ctx ends; then it
+// Run connects over Socket Mode (unless Mount took Slack's deliveries over
+// HTTP) and handles events until ctx ends; then it
 // stops reading the socket and returns once the envelopes it was handling
 // are handled. Turns are not run here but by the inbox, which drains them;
 // the slow work envelopes and turns started (reactions, replies to slash
@@ -187,26 +188,27 @@ func (a *App) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	// The bot's whole Slack surface, one handler per event type.
-	h := socketmode.NewSocketmodeHandler(a.sm)
-	on := func(f func(context.Context, *socketmode.Event)) socketmode.SocketmodeHandlerFunc {
-		return func(evt *socketmode.Event, _ *socketmode.Client) {
-			if evt.Request != nil && evt.Request.EnvelopeID != "" {
-				a.arrived.Store(evt.Request.EnvelopeID, a.now())
-				defer a.arrived.Delete(evt.Request.EnvelopeID)
-			}
-			a.obs.EventReceived(kindOf(evt))
-			f(ctx, evt)
+	if a.httpMode.Load() {
+		// Slack delivers over HTTP (Mount): serve's server answers it, and
+		// Run owns only the app's own loops.
+		a.loops.Add(1)
+		go func() { defer a.loops.Done(); a.publishHomes(ctx) }()
+		if a.runner != nil {
+			a.loops.Add(1)
+			go func() { defer a.loops.Done(); periodic.Run(ctx, sweepEvery, sweepTimeout, a.sweepOnce) }()
 		}
+		a.loops.Wait()
+		return nil
 	}
-	h.HandleEvents(slackevents.AppMention, on(a.onAppMention))
-	h.HandleEvents(slackevents.Message, on(a.onMessage))
-	h.HandleEvents(slackevents.AppHomeOpened, on(a.onAppHomeOpened))
-	h.HandleEvents(slackevents.AssistantThreadStarted, on(a.onAssistantThreadStarted))
-	h.HandleEvents(slackevents.AssistantThreadContextChanged, on(a.onAssistantContextChanged))
-	h.HandleEvents(slackevents.UserChange, on(a.onUserChange))
-	h.HandleSlashCommand(a.command, on(a.onSlashCommand))
-	h.Handle(socketmode.EventTypeInteractive, on(a.onInteractive))
+	// The bot's whole Slack surface goes through dispatch, as HTTP's does;
+	// what is left here is the connection's own life.
+	h := socketmode.NewSocketmodeHandler(a.sm)
+	h.Handle(socketmode.EventTypeEventsAPI, a.fromSocket(ctx))
+	h.Handle(socketmode.EventTypeSlashCommand, a.fromSocket(ctx))
+	h.Handle(socketmode.EventTypeInteractive, a.fromSocket(ctx))
+	on := func(f func(context.Context, *socketmode.Event)) socketmode.SocketmodeHandlerFunc {
+		return func(evt *socketmode.Event, _ *socketmode.Client) { f(ctx, evt) }
+	}
 	h.Handle(socketmode.EventTypeErrorBadMessage, on(a.onBadMessage))
 	h.Handle(socketmode.EventTypeConnected, a.onConnection(true, "socket mode connected"))
 	h.Handle(socketmode.EventTypeHello, a.onConnection(true, ""))
@@ -347,29 +349,6 @@ func (a *App) onConnection(up bool, msg string) socketmode.SocketmodeHandlerFunc
 	}
 }
 
-// kindOf names an envelope for metrics: the inner event type of an Events
-// API envelope, otherwise the envelope type.
-func kindOf(evt *socketmode.Event) string {
-	if e, ok := evt.Data.(slackevents.EventsAPIEvent); ok && e.InnerEvent.Type != "" {
-		return e.InnerEvent.Type
-	}
-	return string(evt.Type)
-}
-
-// ack acknowledges an envelope.
-func (a *App) ack(evt *socketmode.Event, payload ...any) {
-	if evt.Request == nil || evt.Request.EnvelopeID == "" {
-		return
-	}
-	if err := a.sm.Ack(*evt.Request, payload...); err != nil {
-		a.log.Error().Err(err).Str("envelope_id", evt.Request.EnvelopeID).Msg("ack failed")
-		return
-	}
-	if at, ok := a.arrived.Load(evt.Request.EnvelopeID); ok {
-		a.obs.EventAcked(kindOf(evt), a.now().Sub(at.(time.Time)))
-	}
-}
-
 // asyncTimeout bounds the slow work after an ack: a slash command's answer
 // (which may ask the model to review a memory), an App Home, a reaction.
 const asyncTimeout = 2 * time.Minute
@@ -452,11 +431,11 @@ func (a *App) sweepOnce(ctx context.Context) {
 	}
 }
 
+// onOther acks the envelopes no handler takes (hello aside).
 func (a *App) onOther(_ context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	if evt.Type == socketmode.EventTypeEventsAPI {
-		if e, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
-			a.log.Debug().Str("type", e.InnerEvent.Type).Msg("ignored event type")
+	if evt.Request != nil && evt.Request.EnvelopeID != "" {
+		if err := a.sm.Ack(*evt.Request); err != nil {
+			a.log.Error().Err(err).Str("envelope_id", evt.Request.EnvelopeID).Msg("ack failed")
 		}
 	}
 }

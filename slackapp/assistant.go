@@ -6,7 +6,6 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
-	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/memory"
@@ -29,12 +28,12 @@ var (
 // maxTitle keeps a thread's title to one line of the container's list.
 const maxTitle = 60
 
-func (a *App) onAssistantThreadStarted(ctx context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+func (a *App) onAssistantThreadStarted(ctx context.Context, d *delivery) {
+	a.ack(d)
+	e, _ := d.data.(slackevents.EventsAPIEvent)
 	m, ok := e.InnerEvent.Data.(*slackevents.AssistantThreadStartedEvent)
 	if !ok || m.AssistantThread.ChannelID == "" || m.AssistantThread.ThreadTimeStamp == "" || m.AssistantThread.UserID == "" {
-		a.log.Error().Str("envelope_id", evt.Request.EnvelopeID).Msg("assistant_thread_started without a thread rejected")
+		a.log.Error().Str("envelope_id", d.id).Msg("assistant_thread_started without a thread rejected")
 		return
 	}
 	th := m.AssistantThread
@@ -50,9 +49,9 @@ func (a *App) onAssistantThreadStarted(ctx context.Context, evt *socketmode.Even
 // onAssistantContextChanged notes that the person moved to another channel
 // with the container open. mnemo answers from its own memory, not from the
 // channel being viewed, so nothing changes.
-func (a *App) onAssistantContextChanged(_ context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+func (a *App) onAssistantContextChanged(_ context.Context, d *delivery) {
+	a.ack(d)
+	e, _ := d.data.(slackevents.EventsAPIEvent)
 	if m, ok := e.InnerEvent.Data.(*slackevents.AssistantThreadContextChangedEvent); ok {
 		a.log.Debug().Str("channel", m.AssistantThread.ChannelID).Str("viewing", m.AssistantThread.Context.ChannelID).Msg("assistant thread context changed")
 	}

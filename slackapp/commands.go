@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/lifecycle"
@@ -44,9 +43,9 @@ var (
 	channelRef = regexp.MustCompile(`^<#([CGD][A-Z0-9]+)(?:\|[^>]*)?>$`)
 )
 
-func (a *App) onSlashCommand(ctx context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	cmd, ok := evt.Data.(slack.SlashCommand)
+func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
+	a.ack(d)
+	cmd, ok := d.data.(slack.SlashCommand)
 	if !ok {
 		return
 	}

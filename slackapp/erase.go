@@ -8,7 +8,6 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
-	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/lifecycle"
@@ -91,9 +90,9 @@ func receiptText(r db.Receipt) string {
 // workspace enabled it (MNEMO_ERASE_DELETED_USERS). The erasure runs after
 // the ack; it is one transaction, and doing it again is harmless, so an
 // admin can repeat it with /mnemo purge if it failed (the log says so).
-func (a *App) onUserChange(ctx context.Context, evt *socketmode.Event) {
-	defer a.ack(evt) // after the decision, so what was decided is logged by the ack
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+func (a *App) onUserChange(ctx context.Context, d *delivery) {
+	defer a.ack(d) // after the decision, so what was decided is logged by the ack
+	e, _ := d.data.(slackevents.EventsAPIEvent)
 	u, ok := e.InnerEvent.Data.(*slackevents.UserChangeEvent)
 	if !ok || !u.User.Deleted {
 		return

@@ -12,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
-	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
@@ -90,9 +89,6 @@ func postFrom(e slackevents.EventsAPIEvent, envelopeID, botUserID string) (inbox
 	return p, admit, nil
 }
 
-func (a *App) onAppMention(ctx context.Context, evt *socketmode.Event) { a.onPost(ctx, evt) }
-func (a *App) onMessage(ctx context.Context, evt *socketmode.Event)    { a.onPost(ctx, evt) }
-
 // admitTimeout bounds the inbox write, well inside Slack's 3-second ack
 // budget: a write that can't finish by then is refused and redelivered.
 const admitTimeout = 2500 * time.Millisecond
@@ -100,19 +96,19 @@ const admitTimeout = 2500 * time.Millisecond
 // onPost takes a post into the inbox and only then acks its envelope. When
 // the inbox can't take it (the database is down), the envelope is not
 // acked, so Slack delivers it again.
-func (a *App) onPost(ctx context.Context, evt *socketmode.Event) {
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
-	kind := kindOf(evt)
-	p, v, err := postFrom(e, evt.Request.EnvelopeID, a.botUserID)
-	log := a.log.With().Str("envelope_id", evt.Request.EnvelopeID).Str("channel", p.Channel).Str("ts", p.TS).Logger()
+func (a *App) onPost(ctx context.Context, d *delivery) {
+	e, _ := d.data.(slackevents.EventsAPIEvent)
+	kind := d.kind
+	p, v, err := postFrom(e, d.id, a.botUserID)
+	log := a.log.With().Str("envelope_id", d.id).Str("channel", p.Channel).Str("ts", p.TS).Logger()
 	switch v {
 	case reject:
 		log.Error().Err(err).Str("thread_ts", p.ThreadTS).Str("type", kind).Msg("event rejected")
-		a.ack(evt)
+		a.ack(d)
 		return
 	case ignore:
 		log.Debug().Str("type", kind).Msg("event not for the bot")
-		a.ack(evt)
+		a.ack(d)
 		return
 	}
 	// The write must happen even when the socket is closing: the envelope
@@ -135,9 +131,9 @@ func (a *App) onPost(ctx context.Context, evt *socketmode.Event) {
 		// Caught by the arrival's key: the post waits to be moved into the
 		// job queue, or was moved within the last day. Older copies reach
 		// the job queue, whose unique job catches them (the inbox logs it).
-		log.Info().Str("event_id", p.EventID).Int("retry_attempt", evt.Request.RetryAttempt).Str("caught_by", "inbox arrivals").Msg("post already in the inbox; duplicate ignored")
+		log.Info().Str("event_id", p.EventID).Int("retry_attempt", d.retry).Str("retry_reason", d.reason).Str("caught_by", "inbox arrivals").Msg("post already in the inbox; duplicate ignored")
 	}
-	a.ack(evt)
+	a.ack(d)
 }
 
 // giveUpSentence tells a thread that its post's turn failed for good.

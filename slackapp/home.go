@@ -6,7 +6,6 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
-	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -44,9 +43,9 @@ func (a *App) publishHomes(ctx context.Context) {
 	}
 }
 
-func (a *App) onAppHomeOpened(ctx context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	e, _ := evt.Data.(slackevents.EventsAPIEvent)
+func (a *App) onAppHomeOpened(ctx context.Context, d *delivery) {
+	a.ack(d)
+	e, _ := d.data.(slackevents.EventsAPIEvent)
 	h, ok := e.InnerEvent.Data.(*slackevents.AppHomeOpenedEvent)
 	if !ok || h.Tab != "home" {
 		return

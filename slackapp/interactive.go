@@ -6,15 +6,14 @@ import (
 	"fmt"
 
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/socketmode"
 
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
-func (a *App) onInteractive(ctx context.Context, evt *socketmode.Event) {
-	a.ack(evt)
-	cb, ok := evt.Data.(slack.InteractionCallback)
+func (a *App) onInteractive(ctx context.Context, d *delivery) {
+	a.ack(d)
+	cb, ok := d.data.(slack.InteractionCallback)
 	if !ok || cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
 		return
 	}

@@ -1,7 +1,8 @@
 // Package fakeslack is a local Slack for tests: the Web API methods mnemo
 // calls, over HTTP as slack-go sends them, and the Socket Mode websocket with
 // hello, events_api, slash_commands, interactive and disconnect envelopes,
-// to one connection or to all of them (two replicas). Like Slack, it can
+// to one connection or to all of them (two replicas), or, after DeliverHTTP,
+// the same deliveries as signed POSTs to the app's request URLs (http.go). Like Slack, it can
 // deliver an envelope again when it is not acked in time, and it keeps
 // message metadata for conversations.replies. It records acks (and when
 // they came), posted messages, reactions and every API call.
@@ -123,6 +124,13 @@ type Server struct {
 	refuseWS  int             // RefuseSocket's HTTP status, or 0
 	hang      map[string]bool // methods whose calls are never answered
 	hung      int             // calls waiting on a hung method now
+
+	// HTTP delivery (http.go): the app's base URL, its signing secret,
+	// the client that posts, and the app's answers by envelope.
+	appURL, secret string
+	client         *http.Client
+	answers        map[string]Answer
+	httpWG         sync.WaitGroup
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -132,7 +140,7 @@ func New(t tb.TB) *Server {
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},
 		nextTS: 1800000000, failNext: map[string]string{}, failing: map[string]string{}, limitWait: map[string]string{},
 		sentAt: map[string]time.Time{}, ackedAt: map[string]time.Time{}, delivered: map[string]int{}, closed: make(chan struct{}),
-		hang: map[string]bool{},
+		hang: map[string]bool{}, answers: map[string]Answer{},
 	}
 	s.cond = sync.NewCond(&s.mu)
 	// slack-go dials with the Origin Slack's own servers expect.
@@ -153,6 +161,7 @@ func New(t tb.TB) *Server {
 			_ = c.Close()
 		}
 		s.mu.Unlock()
+		s.httpWG.Wait() // each request ends within HTTPAckTimeout
 		s.srv.Close()
 	})
 	s.users[BotUserID] = User{ID: BotUserID, Name: "mnemo", IsBot: true}
@@ -636,10 +645,11 @@ func (s *Server) write(c *websocket.Conn, v any) {
 	_ = c.WriteJSON(v)
 }
 
-// WaitConnected waits until the bot has a Socket Mode connection.
+// WaitConnected waits until the bot has a Socket Mode connection; over
+// HTTP, where the fake connects to the bot, it returns at once.
 func (s *Server) WaitConnected(timeout time.Duration) {
 	s.t.Helper()
-	s.waitFor(timeout, "a socket mode connection", func() bool { return len(s.conns) > 0 })
+	s.waitFor(timeout, "a socket mode connection", func() bool { return s.appURL != "" || len(s.conns) > 0 })
 }
 
 // WaitConnections waits until the bot (or its replicas) holds n Socket
@@ -743,6 +753,10 @@ func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
 	}
 	if o.EventID == "" {
 		o.EventID = "Ev" + strings.ToUpper(strings.ReplaceAll(o.EnvelopeID, "-", ""))
+	}
+	if s.HTTPDelivery() {
+		s.sendEventHTTP(event, o)
+		return o.EnvelopeID
 	}
 	s.WaitConnected(10 * time.Second)
 	if !s.deliver(event, o) {
@@ -863,14 +877,20 @@ func (s *Server) Acked(envelopeID string) bool {
 func (s *Server) SendSlashCommand(command, text, user, channel string) string {
 	s.t.Helper()
 	id := s.envelope()
-	b, _ := json.Marshal(map[string]any{
-		"type": "slash_commands", "envelope_id": id, "accepts_response_payload": true,
-		"payload": map[string]any{
-			"token": "legacy", "team_id": TeamID, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
-			"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
-			"api_app_id": AppID, "response_url": s.srv.URL + "/response?envelope=" + id, "trigger_id": "trig",
-		},
-	})
+	payload := map[string]string{
+		"token": "legacy", "team_id": TeamID, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
+		"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
+		"api_app_id": AppID, "response_url": s.srv.URL + "/response?envelope=" + id, "trigger_id": "trig-" + id,
+	}
+	if s.HTTPDelivery() {
+		form := url.Values{}
+		for k, v := range payload {
+			form.Set(k, v)
+		}
+		s.sendFormHTTP(id, "/slack/commands", form)
+		return id
+	}
+	b, _ := json.Marshal(map[string]any{"type": "slash_commands", "envelope_id": id, "accepts_response_payload": true, "payload": payload})
 	s.SendRaw(b)
 	return id
 }
@@ -879,6 +899,11 @@ func (s *Server) SendSlashCommand(command, text, user, channel string) string {
 func (s *Server) SendInteractive(payload map[string]any) string {
 	s.t.Helper()
 	id := s.envelope()
+	if s.HTTPDelivery() {
+		p, _ := json.Marshal(payload)
+		s.sendFormHTTP(id, "/slack/interactivity", url.Values{"payload": {string(p)}})
+		return id
+	}
 	b, _ := json.Marshal(map[string]any{"type": "interactive", "envelope_id": id, "accepts_response_payload": false, "payload": payload})
 	s.SendRaw(b)
 	return id
