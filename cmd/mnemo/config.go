@@ -35,6 +35,12 @@ type Config struct {
 
 	// HTTPAddr is where serve answers /healthz, /readyz and /metrics.
 	HTTPAddr string
+	// SlackMode is how Slack reaches serve: "socket" (Socket Mode, the
+	// default) or "http" (the Events API over HTTP, on SlackHTTPAddr, each
+	// request signed with SigningSecret).
+	SlackMode     string
+	SlackHTTPAddr string
+	SigningSecret string
 	// MaxTurns bounds the turns serve runs at once.
 	MaxTurns int
 	// ShutdownTimeout is how long in-flight turns may run after SIGTERM.
@@ -85,7 +91,10 @@ var Variables = []Variable{
 	{Name: "DATABASE_URL", Meaning: "PostgreSQL connection string, " + db.URLForm + "; the make targets set it to the local cluster",
 		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval"}},
 	{Name: "SLACK_BOT_TOKEN", Meaning: "the Slack app's bot token, xoxb-…", Required: []string{"serve"}},
-	{Name: "SLACK_APP_TOKEN", Meaning: "the app-level token for Socket Mode, xapp-…", Required: []string{"serve"}},
+	{Name: "SLACK_APP_TOKEN", Meaning: "the app-level token for Socket Mode, xapp-…; not read in http mode", Required: []string{"serve"}},
+	{Name: "MNEMO_SLACK_MODE", Meaning: "how Slack reaches serve: socket (Socket Mode: no public URL, at most 10 connections) or http (the Events API over HTTPS at /slack/*, behind a load balancer)", Default: "socket"},
+	{Name: "SLACK_SIGNING_SECRET", Meaning: "the app's signing secret (Basic Information → App Credentials); in http mode every request must be signed with it, and serve needs it"},
+	{Name: "MNEMO_SLACK_HTTP_ADDR", Meaning: "in http mode, where serve answers Slack's requests (POST /slack/events, /slack/interactivity, /slack/commands), apart from MNEMO_HTTP_ADDR so that only /slack/* is exposed", Default: "127.0.0.1:3000"},
 	{Name: "SLACK_API_URL", Meaning: "Slack's Web API base URL; tests and proxies point it elsewhere", Default: "https://slack.com/api/"},
 	{Name: "MNEMO_LLM_PROVIDER", Meaning: "the model provider: anthropic, or openai for any OpenAI-compatible server", Required: []string{"serve", "chat"}},
 	{Name: "MNEMO_MODEL", Meaning: "the model name", Required: []string{"serve", "chat"}},
@@ -184,6 +193,9 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		MCPConfig:        e.getenv("MNEMO_MCP_CONFIG"),
 		JudgeModel:       e.getenv("MNEMO_JUDGE_MODEL"),
 		HTTPAddr:         e.getenv("MNEMO_HTTP_ADDR"),
+		SlackMode:        strings.ToLower(e.getenv("MNEMO_SLACK_MODE")),
+		SlackHTTPAddr:    e.getenv("MNEMO_SLACK_HTTP_ADDR"),
+		SigningSecret:    e.getenv("SLACK_SIGNING_SECRET"),
 		EmbeddingModel:   e.getenv("MNEMO_EMBEDDING_MODEL"),
 		EmbeddingBaseURL: e.getenv("MNEMO_EMBEDDING_BASE_URL"),
 		LogFile:          e.getenv("MNEMO_LOG_FILE"),
@@ -227,10 +239,23 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		}
 		c.Admins = append(c.Admins, a)
 	}
-	if host, port, err := net.SplitHostPort(c.HTTPAddr); err != nil || port == "" || strings.ContainsAny(host, "/ ") {
-		bad("MNEMO_HTTP_ADDR must be host:port, like 127.0.0.1:9464, not %q", c.HTTPAddr)
-	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		bad("MNEMO_HTTP_ADDR has port %q, which is not a port number", port)
+	checkAddr := func(name, addr, example string) {
+		if host, port, err := net.SplitHostPort(addr); err != nil || port == "" || strings.ContainsAny(host, "/ ") {
+			bad("%s must be host:port, like %s, not %q", name, example, addr)
+		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			bad("%s has port %q, which is not a port number", name, port)
+		}
+	}
+	checkAddr("MNEMO_HTTP_ADDR", c.HTTPAddr, "127.0.0.1:9464")
+	switch c.SlackMode {
+	case "socket":
+	case "http":
+		checkAddr("MNEMO_SLACK_HTTP_ADDR", c.SlackHTTPAddr, "0.0.0.0:3000")
+		if _, port, _ := net.SplitHostPort(c.SlackHTTPAddr); c.SlackHTTPAddr == c.HTTPAddr && port != "0" {
+			bad("MNEMO_SLACK_HTTP_ADDR and MNEMO_HTTP_ADDR must differ: Slack's routes are exposed, /metrics is not")
+		}
+	default:
+		bad("MNEMO_SLACK_MODE must be socket or http, not %q", c.SlackMode)
 	}
 	if n, err := strconv.Atoi(e.getenv("MNEMO_MAX_TURNS")); err != nil || n < 1 || n > 1000 {
 		bad("MNEMO_MAX_TURNS must be a whole number from 1 to 1000, not %q", e.getenv("MNEMO_MAX_TURNS"))
@@ -276,6 +301,13 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 			bad("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
 		}
 		switch {
+		case c.SlackMode == "http":
+			// Slack connects to mnemo: no app-level token, but every
+			// request must be signed.
+			c.SlackApp = ""
+			if c.SigningSecret == "" {
+				bad("SLACK_SIGNING_SECRET is not set: in http mode (MNEMO_SLACK_MODE=http) every request from Slack is checked with the app's signing secret, under Basic Information → App Credentials")
+			}
 		case c.SlackApp == "":
 			bad("%s", missing("SLACK_APP_TOKEN"))
 		case !strings.HasPrefix(c.SlackApp, "xapp-"):

@@ -99,3 +99,40 @@ func TestAPIKeyIsOptionalWithABaseURL(t *testing.T) {
 	_, err = LoadConfig(get, Needs{Model: true})
 	require.ErrorContains(t, err, "MNEMO_LLM_API_KEY is not set")
 }
+
+// In http mode serve needs the signing secret, not the app token, and a
+// Slack address of its own.
+func TestHTTPModeConfig(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"DATABASE_URL": "postgres://x", "SLACK_BOT_TOKEN": "xoxb-1", "MNEMO_LLM_PROVIDER": "openai", "MNEMO_LLM_API_KEY": "k", "MNEMO_MODEL": "m"}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	serve := Needs{Database: true, Slack: true, Model: true}
+	_, err := LoadConfig(env(base), serve)
+	require.ErrorContains(t, err, "SLACK_APP_TOKEN is not set", "socket mode is the default")
+
+	_, err = LoadConfig(env(with("MNEMO_SLACK_MODE", "http")), serve)
+	require.ErrorContains(t, err, "SLACK_SIGNING_SECRET is not set")
+	require.NotContains(t, err.Error(), "SLACK_APP_TOKEN")
+
+	c, err := LoadConfig(env(with("MNEMO_SLACK_MODE", "HTTP", "SLACK_SIGNING_SECRET", "s3cret", "SLACK_APP_TOKEN", "xapp-unused")), serve)
+	require.NoError(t, err)
+	require.Equal(t, "http", c.SlackMode)
+	require.Equal(t, "127.0.0.1:3000", c.SlackHTTPAddr)
+	require.Empty(t, c.SlackApp, "no Socket Mode in http mode")
+
+	_, err = LoadConfig(env(with("MNEMO_SLACK_MODE", "webhook")), serve)
+	require.ErrorContains(t, err, "MNEMO_SLACK_MODE must be socket or http")
+	_, err = LoadConfig(env(with("MNEMO_SLACK_MODE", "http", "SLACK_SIGNING_SECRET", "s", "MNEMO_SLACK_HTTP_ADDR", "3000")), serve)
+	require.ErrorContains(t, err, "MNEMO_SLACK_HTTP_ADDR must be host:port")
+	_, err = LoadConfig(env(with("MNEMO_SLACK_MODE", "http", "SLACK_SIGNING_SECRET", "s", "MNEMO_SLACK_HTTP_ADDR", "0.0.0.0:9464", "MNEMO_HTTP_ADDR", "0.0.0.0:9464")), serve)
+	require.ErrorContains(t, err, "must differ")
+}

@@ -62,6 +62,14 @@ func startBotOn(t *testing.T, d *testdb.DB, script fakellm.Script, extraEnv ...s
 	for i := 0; i+1 < len(extraEnv); i += 2 {
 		b.env[extraEnv[i]] = extraEnv[i+1]
 	}
+	overHTTP := b.env["MNEMO_SLACK_MODE"] == "http"
+	if overHTTP {
+		// Slack posts to the bot: no app token, a signing secret, and a
+		// port of its own for /slack/*.
+		delete(b.env, "SLACK_APP_TOKEN")
+		b.env["SLACK_SIGNING_SECRET"] = testSigningSecret
+		b.env["MNEMO_SLACK_HTTP_ADDR"] = "127.0.0.1:0"
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"serve"}, b.getenv, strings.NewReader(""), io.Discard, b.logs) }()
@@ -76,8 +84,45 @@ func startBotOn(t *testing.T, d *testdb.DB, script fakellm.Script, extraEnv ...s
 			t.Logf("serve logs:\n%s", b.logs.String())
 		}
 	})
+	if overHTTP {
+		b.slack.DeliverHTTP("http://"+b.servingAddr("slack_http"), testSigningSecret)
+	}
 	b.slack.WaitConnected(15 * time.Second)
 	return b
+}
+
+// testSigningSecret is the fake Slack app's signing secret in http mode.
+const testSigningSecret = "8f742231b10e8888abcd99yyyzzz85a5"
+
+// transports are the two ways Slack reaches serve; the core end-to-end
+// suite runs over each (MNEMO_SLACK_MODE).
+var transports = []string{"socket", "http"}
+
+// forEachTransport runs f as a subtest per transport, with the extra
+// environment that selects it.
+func forEachTransport(t *testing.T, f func(t *testing.T, modeEnv []string)) {
+	for _, mode := range transports {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			f(t, []string{"MNEMO_SLACK_MODE", mode})
+		})
+	}
+}
+
+// servingAddr waits until serve says it is serving and returns the address
+// its "mnemo serving" line gives in field (http, slack_http).
+func (b *bot) servingAddr(field string) string {
+	b.t.Helper()
+	var line string
+	require.Eventually(b.t, func() bool {
+		line = logLine(b.logs.String(), `"mnemo serving"`)
+		return line != ""
+	}, 30*time.Second, 10*time.Millisecond, "serve never said it was serving:\n%s", b.logs.String())
+	var fields map[string]any
+	require.NoError(b.t, json.Unmarshal([]byte(line), &fields))
+	addr, _ := fields[field].(string)
+	require.NotEmpty(b.t, addr, "%s in %s", field, line)
+	return addr
 }
 
 func (b *bot) getenv(k string) string { return b.env[k] }

@@ -170,7 +170,10 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// (retried within its budget) instead of holding a turn or a shutdown.
 	api := slack.New(cfg.SlackBot, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp),
 		slack.OptionHTTPClient(&http.Client{Timeout: slackHTTPTimeout}))
-	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
+	var sm *socketmode.Client
+	if cfg.SlackMode == "socket" {
+		sm = socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
+	}
 	// The learning queue rides on the inbox's River client, which needs the
 	// app (its handler), which needs the runner, whose after-turn hook
 	// enqueues learning: the hook reads the queue once turns run.
@@ -212,12 +215,28 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return ops.InboxDepth{Arrived: d.Arrived, Available: d.Available, Running: d.Running, Waiting: d.Waiting, Oldest: d.Oldest}, err
 	}, time.Now)
 
+	// In http mode Slack's routes get a server of their own, apart from
+	// /metrics: an operator exposes /slack/* to the internet and keeps the
+	// operator endpoints inside. Other routes of the same Slack app (the
+	// OAuth install) are mounted on slackMux beside them.
+	var slackSrv *ops.Server
+	if cfg.SlackMode == "http" {
+		slackMux := http.NewServeMux()
+		app.Mount(slackMux, slackapp.HTTPOptions{SigningSecret: cfg.SigningSecret, Refused: metrics.SlackRequestRefused})
+		slackMux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+		if slackSrv, err = ops.ListenHandler("MNEMO_SLACK_HTTP_ADDR", cfg.SlackHTTPAddr, slackMux, log); err != nil {
+			return err
+		}
+	}
 	srv, err := ops.Listen(cfg.HTTPAddr, metrics, []ops.Check{
 		{Name: "postgres", Check: c.db.Ping},
 		{Name: "slack", Check: func(context.Context) error { return app.Connected() }},
 		{Name: "queue", Check: func(context.Context) error { return in.Healthy() }},
 	}, log)
 	if err != nil {
+		if slackSrv != nil {
+			_ = slackSrv.Shutdown(context.Background())
+		}
 		return err
 	}
 	// One owner for everything serve runs: the operator server, the socket,
@@ -239,10 +258,23 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
+		if slackSrv != nil {
+			_ = slackSrv.Shutdown(sctx)
+		}
 		_ = g.Wait()
 		return err
 	}
-	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", cfg.MaxTurns).Int32("db_pool", poolSize(cfg.MaxTurns)).
+	// Slack's requests are taken once the inbox and the bot's identity are
+	// ready; the listener was bound at start, so they waited in its queue.
+	slackAddr := ""
+	if slackSrv != nil {
+		slackAddr = slackSrv.Addr()
+		g.Go(func() error {
+			slackSrv.Serve()
+			return nil
+		})
+	}
+	log.Info().Str("version", version).Str("http", srv.Addr()).Str("slack_mode", cfg.SlackMode).Str("slack_http", slackAddr).Int("max_turns", cfg.MaxTurns).Int32("db_pool", poolSize(cfg.MaxTurns)).
 		Dur("shutdown_timeout", cfg.ShutdownTimeout).Msg("mnemo serving")
 
 	g.Go(func() error {
@@ -255,7 +287,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		return shutdown(in, app, srv, cfg.ShutdownTimeout, log)
+		return shutdown(in, app, srv, slackSrv, cfg.ShutdownTimeout, log)
 	})
 	if err := g.Wait(); err != nil {
 		return err
@@ -271,23 +303,34 @@ const (
 	sweepTimeout     = 30 * time.Second
 )
 
-// shutdown stops serve's parts in order, within timeout: the inbox drains
+// shutdown stops serve's parts in order, within timeout: Slack's HTTP
+// server, in http mode, answers its requests in flight, the inbox drains
 // the turns in flight (Run has stopped reading Slack), then the app's
 // background Slack calls, which turns start too, are joined, then the
 // operator server, which answered /healthz and /readyz until then.
-func shutdown(in *inbox.Inbox, app *slackapp.App, srv *ops.Server, timeout time.Duration, log zerolog.Logger) error {
+func shutdown(in *inbox.Inbox, app *slackapp.App, srv, slackSrv *ops.Server, timeout time.Duration, log zerolog.Logger) error {
 	deadline := time.Now().Add(timeout)
 	// The last part of the budget is for the app's calls and the server.
 	reserve := min(2*time.Second, timeout/5)
-	log.Info().Dur("drain", timeout-reserve).Msg("stopped reading Slack; finishing the turns in flight")
-	stopErr := in.Stop(timeout - reserve)
+	var slackErr error
+	if slackSrv != nil {
+		// In http mode, Slack's server stops taking requests first and
+		// answers those in flight (an ack waits for one inbox write); a
+		// request it no longer takes is retried by Slack, to a replica
+		// that is still up.
+		sctx, cancel := context.WithTimeout(context.Background(), min(5*time.Second, (timeout-reserve)/2))
+		slackErr = slackSrv.Shutdown(sctx)
+		cancel()
+	}
+	log.Info().Dur("drain", time.Until(deadline)-reserve).Msg("stopped reading Slack; finishing the turns in flight")
+	stopErr := in.Stop(time.Until(deadline) - reserve)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	if err := app.Close(ctx); err != nil {
 		// Reactions, titles, slash-command answers: nothing a turn needs.
 		log.Warn().Err(err).Msg("background Slack calls cancelled at the shutdown deadline")
 	}
-	return errors.Join(stopErr, srv.Shutdown(ctx))
+	return errors.Join(slackErr, stopErr, srv.Shutdown(ctx))
 }
 
 // sweepExpired archives expired memories.

@@ -221,37 +221,40 @@ func TestPurgeNeedsConfirmation(t *testing.T) {
 	require.Equal(t, []string{admin + " erase"}, b.auditActions())
 }
 
+// Buttons and the App Home, over Socket Mode and over HTTP.
 func TestForgetButtonAndAppHome(t *testing.T) {
 	t.Parallel()
-	b := startBot(t, scripted.Memory())
-	m1 := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
-	m2 := b.seed(alice, memory.ScopePersonal, "D0ALICE", "I prefer replies in French")
+	forEachTransport(t, func(t *testing.T, mode []string) {
+		b := startBot(t, scripted.Memory(), mode...)
+		m1 := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+		m2 := b.seed(alice, memory.ScopePersonal, "D0ALICE", "I prefer replies in French")
 
-	// The Forget button on a /mnemo memories answer.
-	before := len(b.responses())
-	b.click(alice, "C0TEAM", "mnemo_forget", m1.ID.String())
-	require.Contains(t, b.nextResponse(before).Text, "Forgotten")
-	require.True(t, b.archived(m1.ShortID()))
-	// Someone else's Forget press is refused, and names nothing.
-	before = len(b.responses())
-	b.click(bob, "C0TEAM", "mnemo_forget", m2.ID.String())
-	require.Contains(t, b.nextResponse(before).Text, "No single memory you can see")
-	require.False(t, b.archived(m2.ShortID()))
+		// The Forget button on a /mnemo memories answer.
+		before := len(b.responses())
+		b.click(alice, "C0TEAM", "mnemo_forget", m1.ID.String())
+		require.Contains(t, b.nextResponse(before).Text, "Forgotten")
+		require.True(t, b.archived(m1.ShortID()))
+		// Someone else's Forget press is refused, and names nothing.
+		before = len(b.responses())
+		b.click(bob, "C0TEAM", "mnemo_forget", m2.ID.String())
+		require.Contains(t, b.nextResponse(before).Text, "No single memory you can see")
+		require.False(t, b.archived(m2.ShortID()))
 
-	// App Home.
-	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_home_opened", "user": alice, "channel": "D0ALICE", "tab": "home", "event_ts": "1800000000.000100"}), 5*time.Second)
-	view := b.slack.WaitView(alice, 10*time.Second, nil)
-	require.Contains(t, string(view), "What mnemo remembers about you")
-	require.Contains(t, string(view), "Prefers replies in French")
-	require.Contains(t, string(view), "in a DM")
-	require.Contains(t, string(view), `"action_id":"mnemo_forget"`)
-	require.Contains(t, string(view), "passive learning in our DM is on")
-	require.NotContains(t, string(view), "Prefers terse PR summaries", "forgotten memories are gone")
+		// App Home.
+		b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_home_opened", "user": alice, "channel": "D0ALICE", "tab": "home", "event_ts": "1800000000.000100"}), 5*time.Second)
+		view := b.slack.WaitView(alice, 10*time.Second, nil)
+		require.Contains(t, string(view), "What mnemo remembers about you")
+		require.Contains(t, string(view), "Prefers replies in French")
+		require.Contains(t, string(view), "in a DM")
+		require.Contains(t, string(view), `"action_id":"mnemo_forget"`)
+		require.Contains(t, string(view), "passive learning in our DM is on")
+		require.NotContains(t, string(view), "Prefers terse PR summaries", "forgotten memories are gone")
 
-	b.click(alice, "", "mnemo_forget", m2.ID.String())
-	view = b.slack.WaitView(alice, 10*time.Second, func(v json.RawMessage) bool { return !strings.Contains(string(v), "Prefers replies in French") })
-	require.Contains(t, string(view), "Nothing yet")
-	require.True(t, b.archived(m2.ShortID()))
+		b.click(alice, "", "mnemo_forget", m2.ID.String())
+		view = b.slack.WaitView(alice, 10*time.Second, func(v json.RawMessage) bool { return !strings.Contains(string(v), "Prefers replies in French") })
+		require.Contains(t, string(view), "Nothing yet")
+		require.True(t, b.archived(m2.ShortID()))
+	})
 }
 
 // reactionsOn lists the reaction calls on the post at ts, in order.
