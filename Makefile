@@ -112,16 +112,21 @@ check-generated:
 clean:
 	rm -rf bin
 
-## check-deploy: lint and render the Helm chart (helm pinned in devtools/go.mod), then check the
+## check-deploy: lint and render the Helm chart, in socket and in http mode (helm pinned in devtools/go.mod), then check the
 ## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml
 .PHONY: check-deploy
 HELM := $(GO) -C devtools tool helm
 CHART := ../deploy/helm/mnemo
+# The chart in http mode, with every optional object of that mode.
+CHART_HTTP := --set slack.mode=http --set ingress.enabled=true --set ingress.host=mnemo.example.com --set autoscaling.enabled=true --set secrets.slackSigningSecret=x
 check-deploy:
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set serviceMonitor.enabled=true
+	$(HELM) lint --strict $(CHART) $(CHART_HTTP)
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	echo "$(HELM) template mnemo $(CHART) [--set serviceMonitor.enabled=true]"; \
+	echo "$(HELM) template mnemo $(CHART) [--set serviceMonitor.enabled=true | $(CHART_HTTP)]"; \
 	$(HELM) template mnemo $(CHART) > "$$tmp/default.yaml"; \
 	$(HELM) template mnemo $(CHART) --set serviceMonitor.enabled=true > "$$tmp/servicemonitor.yaml"; \
-	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml" -build-image-binary
+	$(HELM) template mnemo $(CHART) $(CHART_HTTP) > "$$tmp/http.yaml"; \
+	if $(HELM) template mnemo $(CHART) --set ingress.enabled=true --set ingress.host=x >/dev/null 2>&1; then echo "an Ingress in socket mode must be refused"; exit 1; fi; \
+	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml" -rendered-http="$$tmp/http.yaml" -build-image-binary

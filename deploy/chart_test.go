@@ -20,6 +20,7 @@ import (
 var (
 	renderedDefault        = flag.String("rendered-default", "", "helm template output with default values")
 	renderedServiceMonitor = flag.String("rendered-servicemonitor", "", "helm template output with serviceMonitor.enabled=true")
+	renderedHTTP           = flag.String("rendered-http", "", "helm template output in http mode, with the Ingress and the autoscaler")
 	buildImageBinary       = flag.Bool("build-image-binary", false, "run the Dockerfile's go build command (slow on a fresh machine)")
 )
 
@@ -200,9 +201,13 @@ func readRendered(t *testing.T, path string) map[string]object {
 		if o.Kind == "" {
 			continue // an empty document between separators
 		}
-		_, dup := objs[o.Kind]
-		require.False(t, dup, "two %s objects", o.Kind)
-		objs[o.Kind] = o
+		key := o.Kind
+		if o.Kind == "Service" && o.Metadata.Labels["app.kubernetes.io/component"] == "slack" {
+			key = "Service/slack" // http mode's second Service
+		}
+		_, dup := objs[key]
+		require.False(t, dup, "two %s objects", key)
+		objs[key] = o
 	}
 	return objs
 }
@@ -280,6 +285,8 @@ func TestRenderedChart(t *testing.T) {
 		names = append(names, e.Name)
 	}
 	require.Equal(t, "0.0.0.0:9464", env["MNEMO_HTTP_ADDR"].Value)
+	require.Equal(t, "socket", env["MNEMO_SLACK_MODE"].Value, "Socket Mode unless asked")
+	require.NotContains(t, env, "MNEMO_SLACK_HTTP_ADDR")
 	requireReadByMnemo(t, envRead(t), names, "the Deployment")
 	for _, secret := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "MNEMO_LLM_API_KEY", "DATABASE_URL"} {
 		require.NotContains(t, env, secret, "secrets come from the Secret, not plain values")
@@ -363,4 +370,127 @@ func TestRenderedChart(t *testing.T) {
 	}
 	require.NoError(t, yaml.Unmarshal(chart, &meta))
 	require.True(t, strings.HasSuffix(c.Image, ":"+meta.AppVersion), c.Image)
+}
+
+// In http mode the chart adds a Service for /slack/* on the pods' slack
+// port, an Ingress that routes only /slack/ to it, and an autoscaler that
+// owns the replica count; the operator Service still serves health and
+// metrics, on a port the Ingress never reaches.
+func TestRenderedHTTPChart(t *testing.T) {
+	if *renderedHTTP == "" {
+		t.Skip("needs helm's output: run make check-deploy")
+	}
+	t.Parallel()
+	objs := readRendered(t, *renderedHTTP)
+	var kinds []string
+	for k := range objs {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	require.Equal(t, []string{"Deployment", "HorizontalPodAutoscaler", "Ingress", "Job", "PodDisruptionBudget", "Secret", "Service", "Service/slack"}, kinds)
+
+	var dep struct {
+		Replicas *int          `yaml:"replicas"`
+		Selector labelSelector `yaml:"selector"`
+		Template podTemplate   `yaml:"template"`
+	}
+	decodeSpec(t, objs["Deployment"], &dep)
+	require.Nil(t, dep.Replicas, "the autoscaler owns the replica count")
+	c := dep.Template.Spec.Containers[0]
+	ports := map[string]int{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	require.Equal(t, map[string]int{"http": 9464, "slack": 3000}, ports)
+	env := map[string]envVar{}
+	var names []string
+	for _, e := range c.Env {
+		env[e.Name] = e
+		names = append(names, e.Name)
+	}
+	require.Equal(t, "http", env["MNEMO_SLACK_MODE"].Value)
+	require.Equal(t, "0.0.0.0:3000", env["MNEMO_SLACK_HTTP_ADDR"].Value)
+	require.Equal(t, "0.0.0.0:9464", env["MNEMO_HTTP_ADDR"].Value)
+	requireReadByMnemo(t, envRead(t), names, "the Deployment in http mode")
+	require.NotContains(t, env, "SLACK_SIGNING_SECRET", "the signing secret comes from the Secret")
+
+	// The signing secret is in the Secret the pods read.
+	var secret struct {
+		StringData map[string]string `yaml:"stringData"`
+	}
+	f, err := os.ReadFile(*renderedHTTP)
+	require.NoError(t, err)
+	for _, doc := range strings.Split(string(f), "\n---") {
+		if strings.Contains(doc, "kind: Secret") {
+			require.NoError(t, yaml.Unmarshal([]byte(doc), &secret))
+		}
+	}
+	require.Contains(t, secret.StringData, "SLACK_SIGNING_SECRET")
+	require.Equal(t, objs["Secret"].Metadata.Name, c.EnvFrom[0].SecretRef.Name)
+
+	type svcSpec struct {
+		Selector map[string]string `yaml:"selector"`
+		Ports    []struct {
+			Name       string `yaml:"name"`
+			Port       int    `yaml:"port"`
+			TargetPort string `yaml:"targetPort"`
+		} `yaml:"ports"`
+	}
+	var slackSvc, opsSvc svcSpec
+	decodeSpec(t, objs["Service/slack"], &slackSvc)
+	decodeSpec(t, objs["Service"], &opsSvc)
+	require.True(t, selects(slackSvc.Selector, dep.Template.Metadata.Labels))
+	require.Len(t, slackSvc.Ports, 1)
+	require.Equal(t, "slack", slackSvc.Ports[0].TargetPort, "only Slack's port")
+	require.Len(t, opsSvc.Ports, 1)
+	require.Equal(t, "http", opsSvc.Ports[0].TargetPort, "health and metrics apart")
+
+	var ing struct {
+		Rules []struct {
+			Host string `yaml:"host"`
+			HTTP struct {
+				Paths []struct {
+					Path     string `yaml:"path"`
+					PathType string `yaml:"pathType"`
+					Backend  struct {
+						Service struct {
+							Name string `yaml:"name"`
+							Port struct {
+								Name string `yaml:"name"`
+							} `yaml:"port"`
+						} `yaml:"service"`
+					} `yaml:"backend"`
+				} `yaml:"paths"`
+			} `yaml:"http"`
+		} `yaml:"rules"`
+	}
+	decodeSpec(t, objs["Ingress"], &ing)
+	require.Equal(t, "networking.k8s.io/v1", objs["Ingress"].APIVersion)
+	require.Len(t, ing.Rules, 1)
+	require.Equal(t, "mnemo.example.com", ing.Rules[0].Host)
+	require.Len(t, ing.Rules[0].HTTP.Paths, 1, "nothing but /slack/ is exposed")
+	p := ing.Rules[0].HTTP.Paths[0]
+	require.Equal(t, "/slack/", p.Path)
+	require.Equal(t, "Prefix", p.PathType)
+	require.Equal(t, objs["Service/slack"].Metadata.Name, p.Backend.Service.Name)
+	require.Equal(t, "slack", p.Backend.Service.Port.Name)
+
+	var hpa struct {
+		ScaleTargetRef struct {
+			Kind string `yaml:"kind"`
+			Name string `yaml:"name"`
+		} `yaml:"scaleTargetRef"`
+		MinReplicas int `yaml:"minReplicas"`
+		MaxReplicas int `yaml:"maxReplicas"`
+	}
+	decodeSpec(t, objs["HorizontalPodAutoscaler"], &hpa)
+	require.Equal(t, "autoscaling/v2", objs["HorizontalPodAutoscaler"].APIVersion)
+	require.Equal(t, "Deployment", hpa.ScaleTargetRef.Kind)
+	require.Equal(t, objs["Deployment"].Metadata.Name, hpa.ScaleTargetRef.Name)
+	var pdb struct {
+		MinAvailable int `yaml:"minAvailable"`
+	}
+	decodeSpec(t, objs["PodDisruptionBudget"], &pdb)
+	require.Less(t, pdb.MinAvailable, hpa.MinReplicas, "the budget must leave room to evict a pod")
+	require.LessOrEqual(t, hpa.MinReplicas, hpa.MaxReplicas)
 }

@@ -113,6 +113,35 @@ func TestComposeMigratesBeforeServing(t *testing.T) {
 	}
 }
 
+// compose.http.yaml layers http mode over compose.yaml: the Slack address
+// it sets is the container port it publishes, on loopback for a TLS proxy,
+// apart from the operator port.
+func TestComposeHTTPVariant(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("compose.http.yaml")
+	require.NoError(t, err)
+	var c composeFile
+	require.NoError(t, yaml.Unmarshal(raw, &c))
+	require.Len(t, c.Services, 1, "an override of the mnemo service only")
+	mnemo, ok := c.Services["mnemo"]
+	require.True(t, ok)
+	require.Equal(t, "http", mnemo.Environment["MNEMO_SLACK_MODE"])
+	_, port, ok := strings.Cut(mnemo.Environment["MNEMO_SLACK_HTTP_ADDR"], ":")
+	require.True(t, ok)
+	require.Equal(t, []string{"127.0.0.1:" + port + ":" + port}, mnemo.Ports)
+	require.NotEqual(t, "9464", port)
+	var names []string
+	for k := range mnemo.Environment {
+		names = append(names, k)
+	}
+	requireReadByMnemo(t, envRead(t), names, "compose.http.yaml")
+	base, err := os.ReadFile("compose.yaml")
+	require.NoError(t, err)
+	var b composeFile
+	require.NoError(t, yaml.Unmarshal(base, &b))
+	require.Contains(t, b.Services, "mnemo", "it overrides a service compose.yaml has")
+}
+
 func TestEnvExampleNamesWhatServeNeeds(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile(".env.example")

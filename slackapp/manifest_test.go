@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"net/url"
 	"os"
 	"testing"
 
@@ -10,7 +11,53 @@ import (
 
 func TestManifest(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("manifest.yaml")
+	checkManifest(t, "manifest.yaml", true)
+}
+
+// manifest.http.yaml is manifest.yaml with Slack's request URLs instead of
+// Socket Mode: the same checks hold, and apart from the transport the two
+// say the same.
+func TestHTTPManifest(t *testing.T) {
+	t.Parallel()
+	checkManifest(t, "manifest.http.yaml", false)
+	read := func(name string) map[string]any {
+		raw, err := os.ReadFile(name)
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, yaml.Unmarshal(raw, &m))
+		return m
+	}
+	socket, http := read("manifest.yaml"), read("manifest.http.yaml")
+	at := func(m map[string]any, path ...string) map[string]any {
+		for _, p := range path {
+			m = m[p].(map[string]any)
+		}
+		return m
+	}
+	urls := map[string]string{}
+	take := func(m map[string]any, key, name string) {
+		v, ok := m[key].(string)
+		require.True(t, ok, "%s has no %s", name, key)
+		urls[name] = v
+		delete(m, key)
+	}
+	take(at(http, "settings", "event_subscriptions"), "request_url", "/slack/events")
+	take(at(http, "settings", "interactivity"), "request_url", "/slack/interactivity")
+	take(http["features"].(map[string]any)["slash_commands"].([]any)[0].(map[string]any), "url", "/slack/commands")
+	for path, raw := range urls {
+		u, err := url.Parse(raw)
+		require.NoError(t, err)
+		require.Equal(t, "https", u.Scheme, "Slack posts only to HTTPS")
+		require.Equal(t, path, u.Path, "the route serve answers")
+		require.Equal(t, "mnemo.example.com", u.Host, "a placeholder host, the same for all three")
+	}
+	at(http, "settings")["socket_mode_enabled"] = true
+	require.Equal(t, socket, http)
+}
+
+func checkManifest(t *testing.T, name string, socketMode bool) {
+	t.Helper()
+	raw, err := os.ReadFile(name)
 	require.NoError(t, err)
 	var m struct {
 		Features struct {
@@ -45,7 +92,7 @@ func TestManifest(t *testing.T) {
 		} `yaml:"settings"`
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &m))
-	require.True(t, m.Settings.SocketMode)
+	require.Equal(t, socketMode, m.Settings.SocketMode)
 	require.True(t, m.Settings.Interactivity.Enabled, "buttons")
 	require.True(t, m.Features.AppHome.HomeTab)
 	require.True(t, m.Features.AppHome.MessagesTab, "DMs")

@@ -41,3 +41,21 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "mnemo.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
+
+{{/* mnemo.slackMode is socket or http, checked, with what each needs. */}}
+{{- define "mnemo.slackMode" -}}
+{{- $mode := .Values.slack.mode | default "socket" }}
+{{- if not (has $mode (list "socket" "http")) }}
+{{- fail (printf "slack.mode must be socket or http, not %q" $mode) }}
+{{- end }}
+{{- if and (eq $mode "socket") .Values.ingress.enabled }}
+{{- fail "ingress.enabled needs slack.mode=http: in socket mode Slack is reached by an outbound websocket" }}
+{{- end }}
+{{- if and (eq $mode "socket") .Values.autoscaling.enabled }}
+{{- fail "autoscaling.enabled needs slack.mode=http: Socket Mode allows at most 10 connections per app" }}
+{{- end }}
+{{- if and .Values.ingress.enabled (not .Values.ingress.host) }}
+{{- fail "ingress.host is required with ingress.enabled" }}
+{{- end }}
+{{- $mode }}
+{{- end }}
