@@ -151,6 +151,14 @@ func addAck(t *Table, gobench string, r *Report) {
 		}
 		return strings.Join(s, ", ")
 	}
+	if overHTTP, ok := g.Get("BenchmarkAckLatency", "http-p99-ms"); ok {
+		bareHTTP, _ := g.Get("BenchmarkAckLatency", "bare-http-p99-ms")
+		t.Add(Row{Metric: "ack latency p99 over HTTP (MNEMO_SLACK_MODE=http: signed POST, verify, the same durable inbox write, 200), beside Socket Mode's (BenchmarkAckLatency)", Target: "≤ 10 ms",
+			Measured: fmt.Sprintf("%.2f ms (Socket Mode %.2f ms)", overHTTP, inbox), Baseline: fmt.Sprintf("%.2f ms bare net/http, signature check only", bareHTTP),
+			Ratio: fmt.Sprintf("%.1f×", overHTTP/max(bareHTTP, 0.001)), Met: met(overHTTP <= 10)})
+		r.Notes = append(r.Notes, fmt.Sprintf("Ack latency over HTTP, each run of BenchmarkAckLatency (ms): p99 mnemo %s, bare net/http %s; p50 mnemo %s, bare net/http %s. The same runs' Socket Mode figures are above: the two transports take turns, one delivery at a time.",
+			runs("http-p99-ms"), runs("bare-http-p99-ms"), runs("http-p50-ms"), runs("bare-http-p50-ms")))
+	}
 	r.Notes = append(r.Notes, fmt.Sprintf("Ack latency, each run of BenchmarkAckLatency (ms): p99 inbox %s, floor %s, bare %s; p50 inbox %s, floor %s, bare %s.",
 		runs("inbox-p99-ms"), runs("floor-p99-ms"), runs("bare-p99-ms"), runs("inbox-p50-ms"), runs("floor-p50-ms"), runs("bare-p50-ms")))
 	if e, ok := g.Get("BenchmarkEnqueue", "enqueue-p99-ms"); ok {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -69,4 +70,27 @@ PASS
 	require.Equal(t, 331.0, v)
 	_, ok = g.Get("BenchmarkParseTS", "bare-p99-ms")
 	require.False(t, ok)
+}
+
+// The HTTP transport's ack is reported beside Socket Mode's, from the same
+// runs, with every run in the notes.
+func TestAckRowsGiveHTTPBesideSocketMode(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "gobench.txt")
+	require.NoError(t, os.WriteFile(path, []byte(`BenchmarkAckLatency-2   	    2000	   1110600 ns/op	         0.342 bare-p99-ms	         1.98 inbox-p99-ms	         0.50 bare-http-p99-ms	         2.40 http-p99-ms
+BenchmarkAckLatency-2   	    2000	   1110600 ns/op	         0.410 bare-p99-ms	         2.50 inbox-p99-ms	         0.60 bare-http-p99-ms	         3.10 http-p99-ms
+`), 0o600))
+	var tb Table
+	var r Report
+	addAck(&tb, path, &r)
+	var row *Row
+	for i := range tb.Rows {
+		if strings.Contains(tb.Rows[i].Metric, "over HTTP") {
+			row = &tb.Rows[i]
+		}
+	}
+	require.NotNil(t, row, "an HTTP row: %+v", tb.Rows)
+	require.Equal(t, "3.10 ms (Socket Mode 2.50 ms)", row.Measured, "the median runs, HTTP beside socket")
+	require.Contains(t, row.Baseline, "0.60 ms")
+	require.Contains(t, strings.Join(r.Notes, "\n"), "p99 mnemo 2.40, 3.10")
 }

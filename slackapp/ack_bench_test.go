@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -34,7 +36,11 @@ import (
 // neither client's ack shares the machine with a move. A third client (c)
 // is the floor of any durable ack: bare slack-go that makes the same
 // single-row durable INSERT on the same pool, then acks (floor-*). The
-// connections take turns, one envelope at a time. Slack's budget is 3 s.
+// connections take turns, one envelope at a time. Over HTTP, in the same
+// turns, (d) mnemo's HTTP transport (http-*: signature check, the same
+// dispatch and inbox write, then 200) and (e) a bare net/http handler that
+// only checks the signature (bare-http-*) answer a fake Slack's signed
+// POSTs. Slack's budget is 3 s.
 func BenchmarkAckLatency(b *testing.B) {
 	d := testdb.New(b)
 	fs := fakeslack.New(b)
@@ -92,32 +98,67 @@ func BenchmarkAckLatency(b *testing.B) {
 	go func() { _ = floor.RunEventLoopContext(ctx) }()
 	fs.WaitConnections(3, 10*time.Second)
 
+	// Over HTTP, from a second fake Slack that posts signed requests: (d)
+	// mnemo's handler (verify, parse, the same durable inbox write, 200),
+	// the same dispatch as (b); (e) the floor of any HTTP app, a net/http
+	// handler that only verifies the signature and answers 200.
+	const secret = "bench-signing-secret"
+	httpApp := slackapp.New(slackapp.Config{
+		API: api, DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
+		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), Inbox: in,
+	})
+	if err := httpApp.Authenticate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	httpApp.Mount(mux, slackapp.HTTPOptions{SigningSecret: secret})
+	mux.HandleFunc("POST /bare/slack/events", func(w http.ResponseWriter, r *http.Request) {
+		sv, err := slack.NewSecretsVerifier(r.Header, secret)
+		body, _ := io.ReadAll(http.MaxBytesReader(w, r.Body, slackapp.MaxRequestBody))
+		if err != nil || func() error { _, _ = sv.Write(body); return sv.Ensure() }() != nil {
+			http.Error(w, "unsigned", http.StatusUnauthorized)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	b.Cleanup(srv.Close)
+	httpDone := make(chan error, 1)
+	go func() { httpDone <- httpApp.Run(ctx) }()
+	b.Cleanup(func() { cancel(); <-httpDone })
+	overHTTP, bareHTTP := fakeslack.New(b), fakeslack.New(b)
+	overHTTP.DeliverHTTP(srv.URL, secret)
+	bareHTTP.DeliverHTTP(srv.URL+"/bare", secret)
+
 	n := 0
-	ack := func(to fakeslack.Target) time.Duration {
+	send := func(via *fakeslack.Server, to fakeslack.Target, moved bool) time.Duration {
 		n++
 		ts := fmt.Sprintf("%d.%06d", 1800000000+n, 100)
-		env := fs.SendEvent(map[string]any{"type": "app_mention", "user": "U0ALICE", "text": "<@" + fakeslack.BotUserID + "> hi", "ts": ts, "channel": "C0BENCH"}, fakeslack.EventOptions{To: to})
-		fs.WaitAck(env, 10*time.Second)
-		lat, ok := fs.AckLatency(env)
+		env := via.SendEvent(map[string]any{"type": "app_mention", "user": "U0ALICE", "text": "<@" + fakeslack.BotUserID + "> hi", "ts": ts, "channel": "C0BENCH"}, fakeslack.EventOptions{To: to})
+		via.WaitAck(env, 10*time.Second)
+		lat, ok := via.AckLatency(env)
 		if !ok {
 			b.Fatalf("no ack time for %s", env)
 		}
-		if to == fakeslack.Conn(2) {
+		if moved {
 			waitMoved(b, d, ts)
 		}
 		return lat
 	}
+	ack := func(to fakeslack.Target) time.Duration { return send(fs, to, to == fakeslack.Conn(2)) }
 	for i := 0; i < 20; i++ { // warm every path: connections, pool, prepared statements
 		ack(fakeslack.Conn(1))
 		ack(fakeslack.Conn(3))
 		ack(fakeslack.Conn(2))
+		send(bareHTTP, fakeslack.Newest, false)
+		send(overHTTP, fakeslack.Newest, true)
 	}
-	var bareLat, floorLat, inboxLat []time.Duration
+	var bareLat, floorLat, inboxLat, bareHTTPLat, httpLat []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		bareLat = append(bareLat, ack(fakeslack.Conn(1)))
 		floorLat = append(floorLat, ack(fakeslack.Conn(3)))
 		inboxLat = append(inboxLat, ack(fakeslack.Conn(2)))
+		bareHTTPLat = append(bareHTTPLat, send(bareHTTP, fakeslack.Newest, false))
+		httpLat = append(httpLat, send(overHTTP, fakeslack.Newest, true))
 	}
 	b.StopTimer()
 	report := func(name string, lat []time.Duration) {
@@ -132,6 +173,8 @@ func BenchmarkAckLatency(b *testing.B) {
 	report("bare", bareLat)
 	report("floor", floorLat)
 	report("inbox", inboxLat)
+	report("bare-http", bareHTTPLat)
+	report("http", httpLat)
 }
 
 // waitMoved waits until the mover has taken the post into River.
