@@ -402,4 +402,7 @@ const SlackAppHelp = `mnemo needs a Slack app to serve. To create one:
   3. Install the app to the workspace; "OAuth & Permissions" shows the Bot User
      OAuth Token: that is SLACK_BOT_TOKEN (xoxb-…).
   4. export SLACK_BOT_TOKEN=… SLACK_APP_TOKEN=… and run make run again.
+Behind a load balancer instead (MNEMO_SLACK_MODE=http): paste slackapp/manifest.http.yaml
+with your host, skip step 2, and export SLACK_SIGNING_SECRET (Basic Information →
+App Credentials) instead of SLACK_APP_TOKEN.
 To try mnemo without Slack, run: make chat`

@@ -43,6 +43,16 @@ func (s *Server) DeliverHTTP(baseURL, signingSecret string) {
 	s.client = &http.Client{Timeout: HTTPAckTimeout}
 }
 
+// SetHTTPAckTimeout changes how long the server waits for the app's answer
+// (HTTPAckTimeout, as Slack, unless a test needs its timeouts sooner).
+func (s *Server) SetHTTPAckTimeout(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client != nil {
+		s.client.Timeout = d
+	}
+}
+
 // HTTPDelivery reports whether the server delivers over HTTP.
 func (s *Server) HTTPDelivery() bool {
 	s.mu.Lock()
