@@ -49,7 +49,9 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
   --out        where to write the results (default bench/RESULTS.md; with
                --only, nothing is written unless --out is given)
   --only       locomo: only recall on LoCoMo, printed shape by shape (seconds
-               for channel and personal, about a minute more for noisy)
+               for channel and personal, about a minute more for noisy);
+               recall: only recall over the corpora of --sizes, leaving the
+               largest one's database in place for tuning by hand
   --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
   --locomo-noise   unrelated memories in each channel of the noisy shape
                (default 100000)
@@ -112,8 +114,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 		return onlyLoCoMo(ctx, cfg, *out, stdout, stderr)
+	case "recall":
+		cfg.RecallOnly = true
+		outSet := false
+		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+		if !outSet {
+			*out = ""
+		}
 	default:
-		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo can run alone\n", *only)
+		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo or recall can run alone\n", *only)
 		return 2
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -135,6 +144,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	for _, m := range report.Table.Misses() {
 		fmt.Fprintf(stdout, "missed: %s\n", m)
+	}
+	if *out == "" {
+		return 0
 	}
 	if err := os.WriteFile(*out, []byte(report.Markdown(commit())), 0o644); err != nil {
 		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
