@@ -40,7 +40,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 	if _, err := fs.parse(args, 0); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["chat"])
+	cfg, err := LoadConfig(getenv, "chat")
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer closeLog()
-	level := cfg.LogLevel
+	level := cfg.LogLevel.Level()
 	if logPath == "" {
 		level = max(level, zerolog.WarnLevel) // stderr: keep it quiet
 	}

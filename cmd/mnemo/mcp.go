@@ -88,11 +88,11 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 			return err
 		}
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["mcp"])
+	cfg, err := LoadConfig(getenv, "mcp")
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	log := newLogger(stderr, cfg.LogLevel.Level())
 	c, err := buildCore(ctx, cfg, log)
 	if err != nil {
 		return err

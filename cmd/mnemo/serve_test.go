@@ -39,10 +39,10 @@ func TestServeConfig(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := LoadConfig(func(k string) string { return c.env[k] }, Needs{})
+			cfg, err := LoadConfig(func(k string) string { return c.env[k] }, "")
 			if c.problem == "" {
 				require.NoError(t, err)
-				require.Equal(t, c.want, settings{cfg.HTTPAddr, cfg.MaxTurns, cfg.ShutdownTimeout})
+				require.Equal(t, c.want, settings{string(cfg.HTTPAddr), int(cfg.MaxTurns), time.Duration(cfg.ShutdownTimeout)})
 				return
 			}
 			var ce *ConfigError

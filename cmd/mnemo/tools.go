@@ -33,17 +33,17 @@ func cmdTools(ctx context.Context, args []string, getenv func(string) string, st
 	if _, err := fs.parse(rest, 0); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["tools"])
+	cfg, err := LoadConfig(getenv, "tools")
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	log := newLogger(stderr, cfg.LogLevel.Level())
 	// getenv can't tell unset from empty, so ${VAR} set to "" reads as
 	// unset here.
 	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	// The memory tools need a store to run, not to be listed: no database
 	// is opened.
-	reg, closeAll, err := newRegistry(memory.New(nil, memory.Options{}), cfg.MCPConfig, lookup, log)
+	reg, closeAll, err := newRegistry(memory.New(nil, memory.Options{}), string(cfg.MCPConfig), lookup, log)
 	if err != nil {
 		return err
 	}
