@@ -12,7 +12,7 @@ GO ?= go
 SQLC := $(GO) -C devtools tool sqlc -f ../sqlc.yaml
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run chat test vet lint fuzz fuzz-smoke soak bench bench-locomo db db-stop generate check-generated eval eval-live eval-mutation clean
+.PHONY: all build run chat test vet lint fuzz fuzz-smoke soak bench bench-locomo bench-serve db db-stop generate check-generated eval eval-live eval-mutation clean
 
 all: build
 
@@ -93,6 +93,13 @@ bench: $(DB_DEP) build
 ## leaves it out); writes nothing
 bench-locomo: $(DB_DEP)
 	$(GO) run ./cmd/mnemo-bench --only locomo $(if $(SHAPES),--locomo-shapes $(SHAPES))
+
+## bench-serve: only the serve run of make bench (turn overhead, 50 mentions at once, RSS), over
+## an empty database and a corpus of SERVE_SIZE memories (default 1000000; 100000 loads in a
+## minute); prints the rows, writes nothing
+SERVE_SIZE ?= 1000000
+bench-serve: $(DB_DEP) build
+	$(GO) run ./cmd/mnemo-bench --only serve --sizes $(SERVE_SIZE) --mnemo bin/mnemo
 
 ## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:$MNEMO_PG_PORT, default 54329)
 db:

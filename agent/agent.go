@@ -105,6 +105,28 @@ type Turn struct {
 	// Live shows the turn while it runs (status line, streamed answer); nil
 	// shows nothing.
 	Live *Live
+	// Recalled is the turn's recall made ahead (Agent.Recall, beside the
+	// thread's lease); nil makes Run recall.
+	Recalled *Recalled
+}
+
+// Recalled is a recall made ahead of a turn's run.
+type Recalled struct {
+	Memories []memory.Memory
+	Err      error
+	Took     time.Duration
+}
+
+// Recall picks the memories for a turn whose last message is query, as Run
+// does, for a runner that recalls while it does other work. It returns nil
+// when the agent has no recall.
+func (a *Agent) Recall(ctx context.Context, inv tools.Invocation, query string) *Recalled {
+	if a.recall == nil {
+		return nil
+	}
+	start := a.now()
+	ms, err := a.recall.ForPrompt(ctx, memory.ViewerAt(inv.Actor, inv.Place), query)
+	return &Recalled{Memories: ms, Err: err, Took: a.now().Sub(start)}
 }
 
 // Outcome is what a turn produced.
@@ -151,10 +173,14 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		query = t.History[n-1].Text
 	}
 	if a.recall != nil {
+		// A recall made ahead is still the turn's first step, and shown so.
 		t.Live.Status(ctx, StatusRecalling)
-		start := a.now()
-		ms, err := a.recall.ForPrompt(ctx, memory.ViewerAt(t.Inv.Actor, t.Inv.Place), query)
-		a.obs.Recalled(a.now().Sub(start), err)
+		rec := t.Recalled
+		if rec == nil {
+			rec = a.Recall(ctx, t.Inv, query)
+		}
+		ms, err := rec.Memories, rec.Err
+		a.obs.Recalled(rec.Took, err)
 		if err != nil {
 			// The turn goes on without memories rather than failing: the
 			// failure is logged and counted.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -229,10 +230,93 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (res Result, err er
 	if err != nil {
 		return res, r.unfinished(ctx, err)
 	}
+	return r.runAttempt(ctx, log, p, s, t, nil, res)
+}
+
+// Taken is a post a job took up with its thread's lease (Runner.Take).
+type Taken struct {
+	db.Taken
+	recalled *Recalled
+}
+
+// Take takes a post up for a job in one database round trip: it records
+// the post's turn and logs the post (once, however often it is called; a
+// thread seen for the first time is backfilled first), takes the thread's
+// lease for the job while the turn runs, and counts the attempt. The
+// turn's recall runs beside it. Taken.Leased false with a running turn
+// means the thread is busy: the post waits for it, before later posts. The
+// call that records the turn shows the post as being worked on.
+func (r *Runner) Take(ctx context.Context, p Post, s Surface, lease db.Lease, ttl time.Duration) (Taken, error) {
+	p.Text = Sanitize(p.Text)
+	if p.Key.Root != p.TS {
+		// Slack is read before the batch, never inside it.
+		if err := r.readThread(ctx, p, s); err != nil {
+			r.log.Warn().Err(err).Str("source_key", p.Key.SourceKey()).Msg("thread backfill failed; continuing with what is logged")
+		}
+	}
+	// Recall needs only the post, so it runs while the post is taken up,
+	// on a connection of its own, and is joined before Take returns; it is
+	// wasted only when the thread is busy or the turn already decided.
+	var tk Taken
+	var wg sync.WaitGroup
+	if r.agent != nil && utf8.RuneCountInString(p.Text) <= MaxMessageChars {
+		wg.Go(func() {
+			tk.recalled = r.agent.Recall(ctx, r.invocation(p, 0), StoredText(p.Text))
+		})
+	}
+	taken, err := r.db.Turns().Take(ctx, db.TurnTake{
+		Start: db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID},
+		Key:   p.Key,
+		Post:  threads.Message{TS: p.TS, Role: threads.RoleUser, Actor: p.Actor, Authority: provenance.Instruction, Text: StoredText(p.Text)},
+		Lease: &lease, TTL: ttl,
+	})
+	wg.Wait()
+	if err != nil {
+		return Taken{}, err
+	}
+	tk.Taken = taken
+	if !taken.Leased || taken.Turn.Pending != nil {
+		tk.recalled = nil
+	}
+	if taken.Created {
+		s.Progress(ctx, p, Working)
+	}
+	return tk, nil
+}
+
+// RunTaken answers a post Take took up with its thread's lease, as Run does
+// (the turn is recorded, its attempt counted, its recall made).
+func (r *Runner) RunTaken(ctx context.Context, p Post, s Surface, tk Taken) (res Result, err error) {
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return Result{}, r.unfinished(ctx, ctx.Err())
+	}
+	defer func() { <-r.slots }()
+	start := r.now()
+	defer func() { r.obs.TurnFinished(outcomeOf(res, err), r.now().Sub(start)) }()
+
+	p.Text = Sanitize(p.Text)
+	log := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Logger()
+	t := tk.Turn
+	res.TurnID = t.ID
+	if t.Status != db.TurnRunning {
+		return res, ErrTurnFinished
+	}
+	if !tk.Leased {
+		return res, fmt.Errorf("agent: turn %d run without its thread's lease", t.ID)
+	}
+	return r.runAttempt(ctx, log, p, s, t, tk.recalled, res)
+}
+
+// runAttempt runs an attempt at a running turn whose attempt is counted:
+// it decides what to post, unless an earlier attempt did, and posts it.
+func (r *Runner) runAttempt(ctx context.Context, log zerolog.Logger, p Post, s Surface, t db.Turn, recalled *Recalled, res Result) (Result, error) {
+	var err error
 	resume := t.Pending != nil
 	if !resume {
 		var pending db.Pending
-		pending, res.Outcome, err = r.decide(ctx, p, s, t.ID)
+		pending, res.Outcome, err = r.decide(ctx, p, s, t.ID, recalled)
 		if err != nil {
 			log.Warn().Err(err).Int("attempt", t.Attempts).Msg("turn not finished; it will be run again")
 			return res, r.unfinished(ctx, err)
@@ -248,7 +332,7 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (res Result, err er
 // decide runs the model for a post and returns what to post: the answer, or
 // a notice when the answer can't be had (too long a message, a model
 // error). An error means nothing was decided and the turn must run again.
-func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64) (db.Pending, Outcome, error) {
+func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64, recalled *Recalled) (db.Pending, Outcome, error) {
 	if n := utf8.RuneCountInString(p.Text); n > MaxMessageChars {
 		return db.Pending{Kind: db.PendingNotice, Text: fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, MaxMessageChars)}, Outcome{}, nil
 	}
@@ -256,8 +340,7 @@ func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64) (d
 	if err != nil {
 		return db.Pending{}, Outcome{}, err
 	}
-	inv := tools.Invocation{Actor: p.Actor, Place: p.Place, MessageTS: string(p.TS), TurnID: turnID, WrittenBy: provenance.ByExplicit}
-	out, err := r.agent.Run(ctx, Turn{Inv: inv, History: lastIs(history, p), Live: LiveFor(ctx, s, p)})
+	out, err := r.agent.Run(ctx, Turn{Inv: r.invocation(p, turnID), History: lastIs(history, p), Live: LiveFor(ctx, s, p), Recalled: recalled})
 	switch {
 	case err == nil:
 		return db.Pending{Kind: db.PendingAnswer, Text: out.Reply}, out, nil
@@ -269,6 +352,11 @@ func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64) (d
 		return db.Pending{Kind: db.PendingNotice, Text: FailureSentence(err, out)}, out, nil
 	}
 	return db.Pending{}, out, err
+}
+
+// invocation is who runs a post's turn's tools, and where.
+func (r *Runner) invocation(p Post, turnID int64) tools.Invocation {
+	return tools.Invocation{Actor: p.Actor, Place: p.Place, MessageTS: string(p.TS), TurnID: turnID, WrittenBy: provenance.ByExplicit}
 }
 
 // lastIs returns the thread's history ending with the post being answered.

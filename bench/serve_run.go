@@ -80,7 +80,7 @@ func measureServe(ctx context.Context, cfg Config, r *Report, largest *Database,
 		ms(base.In.P50), ms(base.In.P95), ms(base.Out.P50), ms(base.Out.P95)))
 	r.Notes = append(r.Notes, fmt.Sprintf("Turn overhead once the bot is idle (each turn sent after the previous turn's learning job finished): p50/p95 %s/%s at %s, %s/%s on the empty database. "+
 		"It is slower than under steady traffic. Stage timings taken once with temporary traces showed every step grow, the database reads most (recall p50 2.4 → 4.5 ms), not one queue: "+
-		"we read it as this virtual machine's cost of waking idle CPUs at each of a turn's hand-offs (socket, inbox, mover, River's notification, worker; about 25 database round trips and two Web API calls). "+
+		"we read it as this virtual machine's cost of waking idle CPUs at each of a turn's hand-offs (socket, inbox, mover, River's notification, worker, and the database round trips and Web API calls between them). "+
 		"Both are small beside a model's seconds.", ms(big.Quiet.P50), ms(big.Quiet.P95), count(spec.Rows), ms(base.Quiet.P50), ms(base.Quiet.P95)))
 	r.Notes = append(r.Notes, fmt.Sprintf("RSS: the kernel's high-water mark over the whole run (start, migrations check, %d turns, the burst) was %s.", serveWarmup+turns+serveConcurrent, mb(big.HWM)))
 	return nil
@@ -90,18 +90,19 @@ func addServe(t *Table, rows int, base, big ServeResult) {
 	size := count(rows)
 	t.Add(Row{Metric: fmt.Sprintf("turn overhead without the model (event in → model request out, + model answer → Slack post), p50 @%s", size), Target: "—",
 		Measured: ms(big.Overhead.P50), Baseline: ms(base.Overhead.P50) + " empty database", Ratio: faster(base.Overhead.P50, big.Overhead.P50)})
-	t.Add(Row{Metric: fmt.Sprintf("turn overhead without the model, p95 @%s", size), Target: "≤ 15 ms",
+	t.Add(Row{Metric: fmt.Sprintf("turn overhead without the model, p95 @%s", size), Target: "≤ 12 ms",
 		Measured: ms(big.Overhead.P95), Baseline: ms(base.Overhead.P95) + " empty database", Ratio: faster(base.Overhead.P95, big.Overhead.P95),
-		Met: met(big.Overhead.P95 <= 15*time.Millisecond), Why: fmt.Sprintf("the empty database's p95 is %s, so the million memories %s; "+
-			"the rest is the way in: the inbox's durable write, the move into River, River's fetch, the turn's record, lease and attempt, about 25 database round trips "+
-			"and two Web API calls before the model request (%s at p95), then the post (%s). Runs on this shared machine vary by a third (see the load average); "+
-			"each half is in the note on turn overhead", ms(base.Overhead.P95), scaleCost(big.Overhead.P95-base.Overhead.P95), ms(big.In.P95), ms(big.Out.P95))})
+		Met: met(big.Overhead.P95 <= 12*time.Millisecond), Why: fmt.Sprintf("the empty database's p95 is %s, so the %s memories %s; "+
+			"the rest is the way in: the inbox's durable write, the move into River, River's fetch, then at most ten database round trips from the job's pickup "+
+			"to the model request (the turn's record, lease and attempt in one, recall beside it; slackapp's round-trip test holds the count) "+
+			"(%s at p95), then the post (%s). Runs on this shared machine vary by a third (see the load average); "+
+			"each half is in the note on turn overhead", ms(base.Overhead.P95), size, scaleCost(big.Overhead.P95-base.Overhead.P95), ms(big.In.P95), ms(big.Out.P95))})
 	t.Add(Row{Metric: fmt.Sprintf("turn overhead without the model, p50 / p95 @%s, each turn sent once the bot is idle (%d turns)", size, big.Quiet.N), Target: "—",
 		Measured: ms(big.Quiet.P50) + " / " + ms(big.Quiet.P95), Baseline: ms(base.Quiet.P50) + " / " + ms(base.Quiet.P95) + " empty database", Ratio: faster(base.Quiet.P95, big.Quiet.P95),
 		Why: "see the note on turn overhead"})
-	bound := time.Duration(1.5 * float64(big.Predicted))
+	bound := time.Duration(1.3 * float64(big.Predicted))
 	t.Add(Row{Metric: fmt.Sprintf("%d simultaneous mentions (500 ms model, turn limit %d): first send to last reply; answered once", serveConcurrent, serveMaxTurns),
-		Target:   fmt.Sprintf("≤ 1.5× %s = %s; %d once", ms(big.Predicted), ms(bound), serveConcurrent),
+		Target:   fmt.Sprintf("≤ 1.3× %s = %s; %d once", ms(big.Predicted), ms(bound), serveConcurrent),
 		Measured: fmt.Sprintf("%s; %d once, %d twice or more", ms(big.Burst), big.Replies, big.Doubled), Baseline: ms(big.Predicted) + " predicted",
 		Ratio: fmt.Sprintf("%.2f×", float64(big.Burst)/float64(big.Predicted)),
 		Met:   met(big.Burst <= bound && big.Replies == serveConcurrent && big.Doubled == 0), Why: "the turns queue behind the turn limit"})

@@ -201,6 +201,12 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(nil, d.Turns().Decide(ctx, opened.ID, db.Pending{Kind: db.PendingAnswer, Text: "hello"}, false))
 	ok(nil, d.Turns().Finish(ctx, opened.ID, db.TurnDone, false, "1800000001.000200"))
 	ok(nil, d.Leases().Release(ctx, source, 1))
+	// The next post of the thread, taken up in one batch with its lease.
+	ok(d.Turns().Take(ctx, db.TurnTake{
+		Start: db.TurnStart{Place: provenance.Place{Team: team, Channel: channel, SourceKey: source, Visibility: provenance.Public}, MessageTS: "1800000002.000100", ActorID: "U1"},
+		Key:   key, Post: threads.Message{TS: "1800000002.000100", Role: threads.RoleUser, Actor: provenance.Actor{Kind: provenance.KindUser, ID: "U1"}, Text: "and again"},
+		Lease: &db.Lease{SourceKey: source, PostTS: "1800000002.000100", JobID: 3, Holder: "c"}, TTL: time.Minute,
+	}))
 	ok(d.Turns().Get(ctx, turnID))
 
 	// Learning after the turn.

@@ -68,7 +68,10 @@ func (s Sessions) BackfillNeeded(ctx context.Context, key threads.Key) (bool, er
 // redacted as Append does. It reports false, and logs nothing, when an
 // earlier backfill of the thread had completed (another replica's, say).
 func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.Message) (bool, error) {
-	p := dbsqlc.SessionBackfillParams{SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel}
+	// Empty arrays, not NULL, for a thread with nothing before its post:
+	// the mark's count is cardinality(ts), which is NULL for NULL.
+	p := dbsqlc.SessionBackfillParams{SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel,
+		Ts: []string{}, Role: []string{}, ActorKind: []string{}, ActorID: []string{}, Authority: []string{}, Text: []string{}}
 	seen := make(map[threads.TS]bool, len(msgs))
 	for _, m := range msgs {
 		if seen[m.TS] {

@@ -77,3 +77,22 @@ func TestBackfillLogsOnceAndKeepsWhatWasLogged(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, needSeen)
 }
+
+// A thread with nothing before its post (an assistant thread's first
+// message) is marked read too, so its next post does not read Slack again.
+// Its empty list once went in as NULL, and the mark failed every time.
+func TestBackfillOfAnEmptyThreadMarksIt(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	ctx := context.Background()
+	key := threads.Key{Team: "T1", Channel: "D1", Root: "1800000000.000100"}
+	need, err := d.DB.Sessions().BackfillNeeded(ctx, key)
+	require.NoError(t, err)
+	require.True(t, need, "a thread not read yet needs reading (the check below can say so)")
+	marked, err := d.DB.Sessions().Backfill(ctx, key, nil)
+	require.NoError(t, err)
+	require.True(t, marked)
+	need, err = d.DB.Sessions().BackfillNeeded(ctx, key)
+	require.NoError(t, err)
+	require.False(t, need)
+}

@@ -12,8 +12,9 @@
 // runs it at least once, and the turn runner posts its reply at most once.
 //
 // Turns of one thread run one at a time, on any replica: a job takes the
-// thread's lease (db.Leases) and renews it while it works, and a job whose
-// thread is busy snoozes. No database lock is held across a model or Slack
+// thread's lease (db.Leases), through its handler, in the same round trip
+// as the handler's record of the post (Handler.Accept, Claim), renews it
+// while it works, and a job whose thread is busy snoozes. No database lock is held across a model or Slack
 // call. A process that dies leaves a lease that expires; any replica hands
 // its job back to the queue with River's own rescue, long before River's
 // time-based rescuer would. After its last attempt a post's author is told

@@ -73,16 +73,51 @@ func (p Post) InsertOpts() river.InsertOpts {
 type Handler interface {
 	// Accept takes a post in as soon as its job runs, before its thread is
 	// free: it decides whether the post needs a turn and, if it does,
-	// records the turn and logs the post. false means nothing more to do.
-	// It may be called several times for a post.
-	Accept(ctx context.Context, p Post) (bool, error)
-	// Turn runs the post's turn while the job holds its thread. An error
-	// means the turn did not finish and is tried again.
-	Turn(ctx context.Context, p Post) error
+	// records the turn, logs the post and takes the thread's lease the
+	// claim names (in the same round trip as its own writes, or with
+	// Claim.Acquire). It may be called several times for a post.
+	Accept(ctx context.Context, p Post, c Claim) (Accepted, error)
+	// Turn runs the post's turn while the job holds its thread; a is what
+	// Accept returned. An error means the turn did not finish and is tried
+	// again.
+	Turn(ctx context.Context, p Post, a Accepted) error
 	// GiveUp tells the post's author, in its thread, that the request failed
 	// and can be asked again; cause is the last attempt's error. An error
 	// means they were not told; it is tried again.
 	GiveUp(ctx context.Context, p Post, cause error) error
+}
+
+// Claim is the thread's lease a post's job asks for, until now+TTL; the
+// inbox renews it while the turn runs and releases it after.
+type Claim struct {
+	Lease db.Lease
+	TTL   time.Duration
+	db    *db.DB
+}
+
+// Acquire takes the claimed lease on its own, for a handler that writes
+// nothing with it (see db.Leases.Acquire).
+func (c Claim) Acquire(ctx context.Context) (bool, error) {
+	// A lease lost to a crash of the database is taken again by the job's
+	// next run; its commit need not wait for the disk.
+	var ok bool
+	err := c.db.InTxRelaxed(ctx, func(tx *db.Tx) error {
+		var err error
+		ok, err = tx.Leases().Acquire(ctx, c.Lease, c.TTL)
+		return err
+	})
+	return ok, err
+}
+
+// Accepted is what Accept did with a post.
+type Accepted struct {
+	// Needed is true when the post needs a turn.
+	Needed bool
+	// Leased is true when its job took the thread's lease; false with
+	// Needed means the thread is busy, and the job waits for it.
+	Leased bool
+	// State is the handler's own, handed back to Turn.
+	State any
 }
 
 // Options configures an Inbox.
@@ -110,7 +145,10 @@ type Options struct {
 	// FetchPollInterval is how often River looks for jobs when no
 	// notification came. Default 1 second.
 	FetchPollInterval time.Duration
-	Now               func() time.Time
+	// Middleware is River's, around every job the client works (a test
+	// marks the turns' contexts with it).
+	Middleware []rivertype.Middleware
+	Now        func() time.Time
 }
 
 // River notifies an insert, and fetches, at most once per FetchCooldown
@@ -174,6 +212,7 @@ func New(d *db.DB, o Options) (*Inbox, error) {
 		// The leases hand back a dead process's turns within LeaseTTL; this
 		// is River's own rescue, for any job that held no lease.
 		RescueStuckJobsAfter: o.TurnTimeout + time.Minute,
+		Middleware:           o.Middleware,
 	}
 	i.works = o.Handler != nil || o.Register != nil
 	if i.works {

@@ -37,14 +37,19 @@ func newHandler() *handler {
 	return h
 }
 
-func (h *handler) Accept(_ context.Context, p inbox.Post) (bool, error) {
+func (h *handler) Accept(ctx context.Context, p inbox.Post, c inbox.Claim) (inbox.Accepted, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.accepted[p.TS]++
-	return !h.ignore[p.TS], nil
+	ignore := h.ignore[p.TS]
+	h.mu.Unlock()
+	if ignore {
+		return inbox.Accepted{}, nil
+	}
+	leased, err := c.Acquire(ctx)
+	return inbox.Accepted{Needed: true, Leased: leased}, err
 }
 
-func (h *handler) Turn(ctx context.Context, p inbox.Post) error {
+func (h *handler) Turn(ctx context.Context, p inbox.Post, _ inbox.Accepted) error {
 	h.mu.Lock()
 	h.started = append(h.started, p.TS)
 	h.running++

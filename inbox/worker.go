@@ -49,36 +49,25 @@ func (i *Inbox) work(ctx context.Context, job *river.Job[Post]) error {
 		// died during the last one, or telling them failed.
 		return i.handler.GiveUp(ctx, p, lastError(job.JobRow))
 	}
-	needed, err := i.handler.Accept(ctx, p)
-	if err != nil {
-		return i.failed(ctx, job, err)
-	}
-	if !needed {
-		return nil
-	}
 	key, _, err := threads.KeyFor(p.Team, p.Channel, p.TS, p.ThreadTS)
 	if err != nil {
 		// Posts are checked before they are taken in; a bad one is a bug.
 		return river.JobCancel(fmt.Errorf("inbox: post with a bad timestamp: %w", err))
 	}
 	l := db.Lease{SourceKey: key.SourceKey(), PostTS: p.TS, JobID: job.ID, Holder: i.client.ID()}
-	// A lease lost to a crash of the database is taken again by the job's
-	// next run; its commit need not wait for the disk.
-	var ok bool
-	err = i.db.InTxRelaxed(ctx, func(tx *db.Tx) error {
-		var err error
-		ok, err = tx.Leases().Acquire(ctx, l, i.o.LeaseTTL)
-		return err
-	})
+	acc, err := i.handler.Accept(ctx, p, Claim{Lease: l, TTL: i.o.LeaseTTL, db: i.db})
 	if err != nil {
 		return i.failed(ctx, job, err)
 	}
-	if !ok {
+	if !acc.Needed {
+		return nil
+	}
+	if !acc.Leased {
 		// Snoozing counts no attempt and holds no worker while it waits.
 		return river.JobSnooze(busyWait + time.Duration(rand.Int64N(int64(busyWait/2))))
 	}
 	turnCtx, release := i.hold(ctx, l)
-	err = i.handler.Turn(turnCtx, p)
+	err = i.handler.Turn(turnCtx, p, acc)
 	lost := errors.Is(context.Cause(turnCtx), errLeaseLost)
 	release()
 	if err == nil {

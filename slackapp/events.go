@@ -169,33 +169,36 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 // Accept takes a post in from the inbox: a mention or a DM needs a turn; a
 // message in a thread needs one when it addresses the bot in a thread the
 // bot is part of, and is otherwise logged as context or ignored. A post
-// that needs a turn is recorded and logged now, even if its thread is busy.
-func (a *App) Accept(ctx context.Context, ip inbox.Post) (bool, error) {
-	// A post waiting for its thread is accepted again each time its job
-	// wakes; once its turn is recorded, a read says enough: the runner's
-	// Accept makes it, and a thread message makes it first, so that its
-	// addressing is not decided again.
+// that needs a turn is recorded and logged now, with the claim's lease
+// taken in the same round trip (the runner's Take), even if its thread is
+// busy.
+func (a *App) Accept(ctx context.Context, ip inbox.Post, c inbox.Claim) (inbox.Accepted, error) {
 	p, err := a.resolve(ctx, ip)
 	if err != nil {
-		return false, err
+		return inbox.Accepted{}, err
 	}
 	log := a.log.With().Str("envelope_id", ip.EnvelopeID).Str("channel", ip.Channel).Str("ts", ip.TS).Logger()
 	if !ip.Mention && p.visibility != provenance.DM {
+		// A thread message whose turn is recorded was found addressed
+		// before: its addressing is not decided again.
 		if t, err := a.db.Turns().Find(ctx, ip.Team, ip.Channel, ip.TS); err == nil {
-			return t.Status == db.TurnRunning, nil
+			if t.Status != db.TurnRunning {
+				return inbox.Accepted{}, nil
+			}
 		} else if !errors.Is(err, db.ErrNotFound) {
-			return false, err
-		}
-		addressed, err := a.addressed(ctx, log, p)
-		if err != nil || !addressed {
-			return false, err
+			return inbox.Accepted{}, err
+		} else {
+			addressed, err := a.addressed(ctx, log, p)
+			if err != nil || !addressed {
+				return inbox.Accepted{}, err
+			}
 		}
 	}
-	t, err := a.runner.Accept(ctx, p.Post, &surface{a: a})
+	tk, err := a.runner.Take(ctx, p.Post, &surface{a: a}, c.Lease, c.TTL)
 	if err != nil {
-		return false, err
+		return inbox.Accepted{}, err
 	}
-	return t.Status == db.TurnRunning, nil
+	return inbox.Accepted{Needed: tk.Turn.Status == db.TurnRunning, Leased: tk.Leased, State: tk}, nil
 }
 
 // addressed decides whether a message in a thread is for the bot (see
@@ -226,12 +229,16 @@ func (a *App) addressed(ctx context.Context, log zerolog.Logger, p slackPost) (b
 }
 
 // Turn runs an accepted post's turn; the inbox holds its thread.
-func (a *App) Turn(ctx context.Context, ip inbox.Post) error {
+func (a *App) Turn(ctx context.Context, ip inbox.Post, acc inbox.Accepted) error {
 	p, err := a.resolve(ctx, ip)
 	if err != nil {
 		return err
 	}
-	_, err = a.runner.Run(ctx, p.Post, &surface{a: a})
+	tk, ok := acc.State.(agent.Taken)
+	if !ok {
+		return fmt.Errorf("slackapp: turn of %s run without Accept's state", ip.TS)
+	}
+	_, err = a.runner.RunTaken(ctx, p.Post, &surface{a: a}, tk)
 	if errors.Is(err, agent.ErrTurnFinished) {
 		a.log.Debug().Str("ts", ip.TS).Msg("turn already finished")
 		return nil

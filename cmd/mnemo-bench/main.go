@@ -31,6 +31,7 @@ func main() {
 
 const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
        mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
+       mnemo-bench --only serve [--sizes N] [--turns N] [--mnemo FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
@@ -51,7 +52,9 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
   --only       locomo: only recall on LoCoMo, printed shape by shape (seconds
                for channel and personal, about a minute more for noisy);
                recall: only recall over the corpora of --sizes, leaving the
-               largest one's database in place for tuning by hand
+               largest one's database in place for tuning by hand;
+               serve: only the serve run (turn overhead, the 50 mentions,
+               RSS) over a corpus of the last --sizes size; writes nothing
   --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
   --locomo-noise   unrelated memories in each channel of the noisy shape
                (default 100000)
@@ -107,6 +110,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		LoCoMoDir: getenv("LOCOMO_DIR"), LoCoMoShapes: locomoShapes, LoCoMoNoise: *noise, LoCoMoKeep: *keep}
 	switch *only {
 	case "":
+	case "serve":
+		return onlyServe(ctx, cfg, *sizes, stdout, stderr)
 	case "locomo":
 		outSet := false
 		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
@@ -122,7 +127,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 	default:
-		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo or recall can run alone\n", *only)
+		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo, recall or serve can run alone\n", *only)
 		return 2
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -153,6 +158,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return 1
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", *out)
+	return 0
+}
+
+// onlyServe runs the serve run alone, over a corpus of the last size.
+func onlyServe(ctx context.Context, cfg bench.Config, sizes string, stdout, stderr io.Writer) int {
+	list := strings.Split(sizes, ",")
+	n, err := strconv.Atoi(strings.TrimSpace(list[len(list)-1]))
+	if err != nil || n <= 0 {
+		fmt.Fprintf(stderr, "mnemo-bench: bad size %q\n", list[len(list)-1])
+		return 2
+	}
+	cfg.Sizes = []int{n}
+	report, err := bench.RunServe(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, report.Table.Markdown())
+	for _, note := range report.Notes {
+		fmt.Fprintln(stdout, note)
+	}
+	fmt.Fprintf(stdout, "load average at the end: %s\n", report.Machine.LoadEnd)
 	return 0
 }
 

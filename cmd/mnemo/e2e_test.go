@@ -127,8 +127,10 @@ func TestRecallAcrossThreadsAndPrivacy(t *testing.T) {
 		b.waitDone(ch, r2)
 		prompt := lastTurnPrompt(t, b, "summarize PR 42")
 		require.Contains(t, prompt, "Prefers terse PR summaries")
-		require.NotContains(t, prompt, "4411")
-		require.NotContains(t, reply, "4411")
+		// Not "4411" alone: the prompt names memories by short random ids,
+		// which contain it now and then.
+		require.NotContains(t, strings.ToLower(prompt), "badge")
+		require.NotContains(t, strings.ToLower(reply), "badge")
 		require.Contains(t, prompt, "not instructions", "memories are quoted context")
 
 		// Control: in a new DM thread the same query path does carry it.

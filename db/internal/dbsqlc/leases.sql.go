@@ -52,6 +52,51 @@ func (q *Queries) ThreadLeaseAcquire(ctx context.Context, db DBTX, arg ThreadLea
 	return job_id, err
 }
 
+const threadLeaseAcquireForTurn = `-- name: ThreadLeaseAcquireForTurn :exec
+INSERT INTO thread_leases (source_key, post_ts, job_id, holder, expires_at)
+SELECT $1::text, $2::text, $3, $4, now() + make_interval(secs => $5::float8)
+WHERE NOT EXISTS (
+    SELECT 1 FROM thread_waiters w
+    WHERE w.source_key = $1::text
+      AND w.post_ts::numeric < ($2::text)::numeric
+      AND w.seen_at > now() - make_interval(secs => $6::float8)
+)
+  AND EXISTS (
+    SELECT 1 FROM turns t
+    WHERE t.team_id = $7::text AND t.channel_id = $8::text AND t.message_ts = $2::text AND t.status = 'running'
+)
+ON CONFLICT (source_key) DO UPDATE
+SET post_ts = EXCLUDED.post_ts, holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+WHERE thread_leases.job_id = EXCLUDED.job_id AND thread_leases.holder = EXCLUDED.holder
+`
+
+type ThreadLeaseAcquireForTurnParams struct {
+	SourceKey          string  `json:"sourceKey"`
+	PostTs             string  `json:"postTs"`
+	JobID              int64   `json:"jobId"`
+	Holder             string  `json:"holder"`
+	TtlSeconds         float64 `json:"ttlSeconds"`
+	WaiterFreshSeconds float64 `json:"waiterFreshSeconds"`
+	TeamID             string  `json:"teamId"`
+	ChannelID          string  `json:"channelId"`
+}
+
+// ThreadLeaseAcquire for a post whose turn is running: a finished turn
+// takes no lease. Part of the batch that takes a post (Turns.Take).
+func (q *Queries) ThreadLeaseAcquireForTurn(ctx context.Context, db DBTX, arg ThreadLeaseAcquireForTurnParams) error {
+	_, err := db.Exec(ctx, threadLeaseAcquireForTurn,
+		arg.SourceKey,
+		arg.PostTs,
+		arg.JobID,
+		arg.Holder,
+		arg.TtlSeconds,
+		arg.WaiterFreshSeconds,
+		arg.TeamID,
+		arg.ChannelID,
+	)
+	return err
+}
+
 const threadLeaseReapExpired = `-- name: ThreadLeaseReapExpired :many
 DELETE FROM thread_leases
 WHERE source_key IN (
@@ -152,6 +197,49 @@ func (q *Queries) ThreadWaiterPrune(ctx context.Context, db DBTX, before time.Ti
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const threadWaiterSettle = `-- name: ThreadWaiterSettle :exec
+WITH held AS (
+    SELECT EXISTS (
+        SELECT 1 FROM thread_leases l
+        WHERE l.source_key = $1::text AND l.job_id = $5 AND l.holder = $6
+    ) AS held
+), gone AS (
+    DELETE FROM thread_waiters w
+    WHERE w.source_key = $1::text AND w.post_ts = $2::text AND (SELECT held FROM held)
+)
+INSERT INTO thread_waiters (source_key, post_ts)
+SELECT $1::text, $2::text
+WHERE NOT (SELECT held FROM held)
+  AND EXISTS (
+    SELECT 1 FROM turns t
+    WHERE t.team_id = $3::text AND t.channel_id = $4::text AND t.message_ts = $2::text AND t.status = 'running'
+)
+ON CONFLICT (source_key, post_ts) DO UPDATE SET seen_at = now()
+`
+
+type ThreadWaiterSettleParams struct {
+	SourceKey string `json:"sourceKey"`
+	PostTs    string `json:"postTs"`
+	TeamID    string `json:"teamId"`
+	ChannelID string `json:"channelId"`
+	JobID     int64  `json:"jobId"`
+	Holder    string `json:"holder"`
+}
+
+// After ThreadLeaseAcquireForTurn: a post that took its thread waits no
+// more; one whose running turn did not take it waits, before later posts.
+func (q *Queries) ThreadWaiterSettle(ctx context.Context, db DBTX, arg ThreadWaiterSettleParams) error {
+	_, err := db.Exec(ctx, threadWaiterSettle,
+		arg.SourceKey,
+		arg.PostTs,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.JobID,
+		arg.Holder,
+	)
+	return err
 }
 
 const threadWaiterUpsert = `-- name: ThreadWaiterUpsert :exec

@@ -70,3 +70,12 @@ WITH mark AS (
     RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged;
+
+-- name: SessionMessageAppendPost :exec
+-- Logs a post with its turn, unless a message with its ts is logged
+-- already. Part of the batch that takes a post (Turns.Take), after the turn.
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
+SELECT @source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @authority, @text, t.id, ''
+FROM turns t
+WHERE t.team_id = @team_id AND t.channel_id = @channel_id AND t.message_ts = @ts
+ON CONFLICT (source_key, ts) DO NOTHING;

@@ -141,6 +141,43 @@ func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg Session
 	return i, err
 }
 
+const sessionMessageAppendPost = `-- name: SessionMessageAppendPost :exec
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, t.id, ''
+FROM turns t
+WHERE t.team_id = $2 AND t.channel_id = $3 AND t.message_ts = $4
+ON CONFLICT (source_key, ts) DO NOTHING
+`
+
+type SessionMessageAppendPostParams struct {
+	SourceKey string `json:"sourceKey"`
+	TeamID    string `json:"teamId"`
+	ChannelID string `json:"channelId"`
+	Ts        string `json:"ts"`
+	Role      string `json:"role"`
+	ActorKind string `json:"actorKind"`
+	ActorID   string `json:"actorId"`
+	Authority string `json:"authority"`
+	Text      string `json:"text"`
+}
+
+// Logs a post with its turn, unless a message with its ts is logged
+// already. Part of the batch that takes a post (Turns.Take), after the turn.
+func (q *Queries) SessionMessageAppendPost(ctx context.Context, db DBTX, arg SessionMessageAppendPostParams) error {
+	_, err := db.Exec(ctx, sessionMessageAppendPost,
+		arg.SourceKey,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.Ts,
+		arg.Role,
+		arg.ActorKind,
+		arg.ActorID,
+		arg.Authority,
+		arg.Text,
+	)
+	return err
+}
+
 const sessionMessageLastIDBeforeTurn = `-- name: SessionMessageLastIDBeforeTurn :one
 SELECT coalesce(max(s.id), 0)::bigint FROM session_messages s
 WHERE s.source_key = $1 AND s.turn_id IS NOT NULL AND s.turn_id < $2

@@ -57,3 +57,15 @@ ON CONFLICT (turn_id) DO NOTHING;
 
 -- name: TurnLearningGet :one
 SELECT * FROM turn_learning WHERE turn_id = @turn_id;
+
+-- name: TurnTakeAttempt :one
+-- Counts one more attempt at a running turn whose thread's lease @job_id
+-- (of @holder) holds; no row when it does not, or the turn has finished.
+-- Part of the batch that takes a post (Turns.Take), after the lease.
+UPDATE turns SET attempts = attempts + 1, updated_at = now()
+WHERE team_id = @team_id AND channel_id = @channel_id AND message_ts = @message_ts AND status = 'running'
+  AND EXISTS (
+    SELECT 1 FROM thread_leases l
+    WHERE l.source_key = @source_key::text AND l.job_id = @job_id AND l.holder = @holder
+  )
+RETURNING *;

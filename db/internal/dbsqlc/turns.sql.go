@@ -325,3 +325,56 @@ func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (Tu
 	)
 	return i, err
 }
+
+const turnTakeAttempt = `-- name: TurnTakeAttempt :one
+UPDATE turns SET attempts = attempts + 1, updated_at = now()
+WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3 AND status = 'running'
+  AND EXISTS (
+    SELECT 1 FROM thread_leases l
+    WHERE l.source_key = $4::text AND l.job_id = $5 AND l.holder = $6
+  )
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
+`
+
+type TurnTakeAttemptParams struct {
+	TeamID    string `json:"teamId"`
+	ChannelID string `json:"channelId"`
+	MessageTs string `json:"messageTs"`
+	SourceKey string `json:"sourceKey"`
+	JobID     int64  `json:"jobId"`
+	Holder    string `json:"holder"`
+}
+
+// Counts one more attempt at a running turn whose thread's lease @job_id
+// (of @holder) holds; no row when it does not, or the turn has finished.
+// Part of the batch that takes a post (Turns.Take), after the lease.
+func (q *Queries) TurnTakeAttempt(ctx context.Context, db DBTX, arg TurnTakeAttemptParams) (Turn, error) {
+	row := db.QueryRow(ctx, turnTakeAttempt,
+		arg.TeamID,
+		arg.ChannelID,
+		arg.MessageTs,
+		arg.SourceKey,
+		arg.JobID,
+		arg.Holder,
+	)
+	var i Turn
+	err := row.Scan(
+		&i.ID,
+		&i.TeamID,
+		&i.ChannelID,
+		&i.MessageTs,
+		&i.SourceKey,
+		&i.ActorID,
+		&i.Status,
+		&i.UsedMemoryWrite,
+		&i.CreatedAt,
+		&i.FinishedAt,
+		&i.Visibility,
+		&i.Attempts,
+		&i.PendingKind,
+		&i.PendingText,
+		&i.ReplyTs,
+		&i.UpdatedAt,
+	)
+	return i, err
+}
