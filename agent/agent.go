@@ -10,11 +10,13 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // Recaller picks the memories a turn's prompt carries.
@@ -36,6 +38,8 @@ type Observer interface {
 	MemoryWritten(path, outcome string)
 	// Recalled: the turn's recall took d; err is its failure, if any.
 	Recalled(d time.Duration, err error)
+	// BudgetExceeded: a budget (usage.Limit) ended a turn.
+	BudgetExceeded(limit string)
 }
 
 // Turn outcomes, as Observer.TurnFinished reports them.
@@ -53,6 +57,7 @@ func (nopObserver) TurnFinished(string, time.Duration)       {}
 func (nopObserver) ToolCalled(string, string, time.Duration) {}
 func (nopObserver) MemoryWritten(string, string)             {}
 func (nopObserver) Recalled(time.Duration, error)            {}
+func (nopObserver) BudgetExceeded(string)                    {}
 
 // Agent runs turns. Build it with New.
 type Agent struct {
@@ -62,25 +67,29 @@ type Agent struct {
 	log         zerolog.Logger
 	obs         Observer
 	maxSteps    int
+	toolSteps   int
 	turnTimeout time.Duration
 	now         func() time.Time
 }
 
 // Options configures an Agent.
 type Options struct {
-	Model       llm.Model
-	Registry    *tools.Registry
-	Recall      Recaller // optional
-	Logger      zerolog.Logger
-	Observer    Observer      // optional
-	MaxSteps    int           // default 8
+	Model    llm.Model
+	Registry *tools.Registry
+	Recall   Recaller // optional
+	Logger   zerolog.Logger
+	Observer Observer // optional
+	MaxSteps int      // default 8
+	// ToolSteps bounds the tool calls of one turn (MNEMO_BUDGET_TURN_TOOL_STEPS);
+	// a turn that asks for more ends with a *usage.LimitError. 0: no bound.
+	ToolSteps   int
 	TurnTimeout time.Duration // default 2 minutes
 	Now         func() time.Time
 }
 
 // New returns an Agent.
 func New(o Options) *Agent {
-	a := &Agent{model: o.Model, registry: o.Registry, recall: o.Recall, log: o.Logger, obs: o.Observer, maxSteps: o.MaxSteps, turnTimeout: o.TurnTimeout, now: o.Now}
+	a := &Agent{model: o.Model, registry: o.Registry, recall: o.Recall, log: o.Logger, obs: o.Observer, maxSteps: o.MaxSteps, toolSteps: o.ToolSteps, turnTimeout: o.TurnTimeout, now: o.Now}
 	if a.obs == nil {
 		a.obs = nopObserver{}
 	}
@@ -118,7 +127,9 @@ type Outcome struct {
 	ToolTrace       []string
 	UsedMemoryWrite bool
 	Steps           int
-	Recalled        []memory.Memory
+	// ToolSteps counts the tool calls the model made.
+	ToolSteps int
+	Recalled  []memory.Memory
 	// Remembered and Forgotten are the contents memory tools stored and
 	// archived during the turn, so that a turn that fails afterwards can say
 	// what it did.
@@ -154,7 +165,18 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		t.Live.Status(ctx, StatusRecalling)
 		start := a.now()
 		ms, err := a.recall.ForPrompt(ctx, memory.ViewerAt(t.Inv.Actor, t.Inv.Place), query)
-		a.obs.Recalled(a.now().Sub(start), err)
+		d := a.now().Sub(start)
+		a.obs.Recalled(d, err)
+		ranked, outcome := make([]usage.Ranked, len(ms)), "ok"
+		for i, m := range ms {
+			ranked[i] = usage.Ranked{ID: m.ID, Score: m.Score}
+		}
+		if err != nil {
+			outcome = "error"
+		}
+		if rerr := usage.Recall(ctx, ranked, d, outcome); rerr != nil {
+			a.log.Warn().Err(rerr).Msg("turn's recall not recorded")
+		}
 		if err != nil {
 			// The turn goes on without memories rather than failing: the
 			// failure is logged and counted.
@@ -187,6 +209,10 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 			}
 			return out, nil
 		}
+		if a.toolSteps > 0 && out.ToolSteps+len(resp.ToolCalls) > a.toolSteps {
+			return out, &usage.LimitError{Limit: usage.LimitTurnTools, Max: int64(a.toolSteps)}
+		}
+		out.ToolSteps += len(resp.ToolCalls)
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
 		var results []llm.ToolResult
 		for _, c := range resp.ToolCalls {
@@ -247,7 +273,11 @@ func (a *Agent) callTool(ctx context.Context, inv tools.Invocation, c llm.ToolCa
 	if res.IsError {
 		outcome = "error"
 	}
-	a.obs.ToolCalled(name, outcome, a.now().Sub(start))
+	d := a.now().Sub(start)
+	a.obs.ToolCalled(name, outcome, d)
+	if err := usage.Step(ctx, db.StepTool, name, outcome, d); err != nil {
+		a.log.Warn().Err(err).Msg("turn's tool call not recorded")
+	}
 	if res.Tool != "" {
 		out.ToolsRun = append(out.ToolsRun, res.Tool)
 	}

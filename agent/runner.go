@@ -15,6 +15,7 @@ import (
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // Post is one human message addressed to the bot, as every front end hands
@@ -85,6 +86,7 @@ type Runner struct {
 	afterTurn TurnHook
 	slots     chan struct{}
 	backfill  int
+	meter     *usage.Meter
 	now       func() time.Time
 }
 
@@ -99,7 +101,10 @@ type RunnerOptions struct {
 	// BackfillMessages bounds the earlier messages read into the log of a
 	// thread the bot sees for the first time. Default DefaultBackfill.
 	BackfillMessages int
-	Now              func() time.Time
+	// Meter records each turn's model usage and steps and enforces the
+	// budgets; nil records nothing and limits nothing.
+	Meter *usage.Meter
+	Now   func() time.Time
 }
 
 // DefaultBackfill is how many earlier messages of a thread are read when
@@ -112,7 +117,7 @@ func NewRunner(d *db.DB, a *Agent, o RunnerOptions) *Runner {
 	if n <= 0 {
 		n = 16
 	}
-	r := &Runner{db: d, agent: a, log: o.Logger, obs: o.Observer, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), backfill: o.BackfillMessages, now: o.Now}
+	r := &Runner{db: d, agent: a, log: o.Logger, obs: o.Observer, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), backfill: o.BackfillMessages, meter: o.Meter, now: o.Now}
 	if r.backfill <= 0 {
 		r.backfill = DefaultBackfill
 	}
@@ -257,13 +262,26 @@ func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64) (d
 		return db.Pending{}, Outcome{}, err
 	}
 	inv := tools.Invocation{Actor: p.Actor, Place: p.Place, MessageTS: string(p.TS), TurnID: turnID, WrittenBy: provenance.ByExplicit}
+	ctx = r.meter.Begin(ctx, usage.Scope{TurnID: turnID, Team: p.Place.Team, Person: p.Actor.ID, Channel: p.Place.Channel})
 	out, err := r.agent.Run(ctx, Turn{Inv: inv, History: lastIs(history, p), Live: LiveFor(ctx, s, p)})
+	var limit *usage.LimitError
 	switch {
 	case err == nil:
 		return db.Pending{Kind: db.PendingAnswer, Text: out.Reply}, out, nil
 	case ctx.Err() != nil:
 		return db.Pending{}, out, err
+	case errors.As(err, &limit):
+		r.log.Warn().Str("source_key", p.Key.SourceKey()).Str("limit", string(limit.Limit)).Int64("max", limit.Max).Msg("turn stopped by a budget")
+		r.obs.BudgetExceeded(string(limit.Limit))
+		if serr := usage.Step(ctx, db.StepBudget, string(limit.Limit), "stopped", 0); serr != nil {
+			r.log.Warn().Err(serr).Msg("turn's budget stop not recorded")
+		}
+		out.Err = err
+		return db.Pending{Kind: db.PendingNotice, Text: FailureSentence(err, out)}, out, nil
 	case errors.Is(err, ErrNoReply), errors.As(err, new(*ModelError)):
+		if serr := usage.Step(ctx, db.StepError, "model", errorClass(err), 0); serr != nil {
+			r.log.Warn().Err(serr).Msg("turn's error not recorded")
+		}
 		r.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Int("steps", out.Steps).Strs("tools", out.ToolsRun).Msg("turn failed")
 		out.Err = err
 		return db.Pending{Kind: db.PendingNotice, Text: FailureSentence(err, out)}, out, nil
@@ -500,9 +518,27 @@ func FailureSentence(err error, out Outcome) string {
 	return s + "."
 }
 
-func failureReason(err error) string {
+// errorClass names a failed turn's cause for its record: the model
+// error's class, or what else ended it.
+func errorClass(err error) string {
 	var le *llm.Error
 	switch {
+	case errors.As(err, &le):
+		return string(le.Class)
+	case errors.Is(err, ErrNoReply):
+		return "no_reply"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	}
+	return "other"
+}
+
+func failureReason(err error) string {
+	var le *llm.Error
+	var limit *usage.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return strings.TrimSuffix(limit.Sentence(time.Now()), ".")
 	case errors.Is(err, context.DeadlineExceeded):
 		return "Sorry, I ran out of time working on this; please try again, perhaps with a narrower question"
 	case errors.Is(err, context.Canceled):

@@ -22,6 +22,7 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // Inbox takes a post in before its envelope is acked. *inbox.Inbox is one.
@@ -80,6 +81,8 @@ type Config struct {
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change).
 	EraseDeletedUsers bool
+	// Prices turn tokens into estimated costs in /mnemo stats.
+	Prices usage.Prices
 }
 
 // App handles Slack events. Build it with New and start it with Run.
@@ -98,6 +101,7 @@ type App struct {
 	stale        time.Duration
 	now          func() time.Time
 	keep         lifecycle.Retention
+	prices       usage.Prices
 	eraseDeleted bool
 
 	botUserID string
@@ -131,7 +135,7 @@ func New(c Config) *App {
 		api: c.API, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
-		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers,
+		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices,
 	}
 	if a.obs == nil {
 		a.obs = nopObserver{}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/lifecycle"
+	turnusage "github.com/mnemo-bot/mnemo/usage"
 )
 
 // Config is mnemo's configuration, parsed once from the environment.
@@ -55,6 +56,10 @@ type Config struct {
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change with deleted: true).
 	EraseDeletedUsers bool
+	// Budgets are the MNEMO_BUDGET_* limits; zero fields are none.
+	Budgets turnusage.Limits
+	// Prices turn tokens into an estimated cost (MNEMO_PRICES).
+	Prices turnusage.Prices
 }
 
 // Variable is one environment variable mnemo reads. Variables is the one
@@ -110,6 +115,11 @@ var Variables = []Variable{
 	{Name: "MNEMO_RETENTION_INBOX", Meaning: "the longest serve keeps a delivered inbox post and a finished job (River keeps completed jobs a day at most)", Default: "7d"},
 	{Name: "MNEMO_RETENTION_FORGOTTEN", Meaning: "how long a forgotten, superseded or expired memory is kept, with its history, before it is deleted", Default: "30d"},
 	{Name: "MNEMO_ERASE_DELETED_USERS", Meaning: "true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does", Default: "false"},
+	{Name: "MNEMO_BUDGET_PERSON_DAILY_TOKENS", Meaning: "the most tokens (input plus output) one person's turns may use per UTC day, across replicas; a turn past it ends with a sentence saying so; 0 for no limit", Default: "0"},
+	{Name: "MNEMO_BUDGET_CHANNEL_DAILY_TOKENS", Meaning: "the most tokens one channel's turns may use per UTC day, across replicas; 0 for no limit", Default: "0"},
+	{Name: "MNEMO_BUDGET_TURN_MODEL_CALLS", Meaning: "the most model calls one turn may make; 0 for no limit", Default: "0"},
+	{Name: "MNEMO_BUDGET_TURN_TOOL_STEPS", Meaning: "the most tool calls the model may make in one turn; 0 for no limit", Default: "0"},
+	{Name: "MNEMO_PRICES", Meaning: "model prices for estimated costs in mnemo stats: model=input/output in dollars per million tokens, comma-separated (claude-sonnet-4-5=3/15,gpt-4.1=2/8), or the path of a file of such lines", DefaultNote: "none: no costs shown"},
 }
 
 // variable returns name's entry in Variables.
@@ -262,6 +272,26 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	case "false", "0", "no", "off":
 	default:
 		bad("MNEMO_ERASE_DELETED_USERS must be true or false, not %q", v)
+	}
+	for _, b := range []struct {
+		name string
+		to   *int64
+	}{
+		{"MNEMO_BUDGET_PERSON_DAILY_TOKENS", &c.Budgets.PersonDailyTokens},
+		{"MNEMO_BUDGET_CHANNEL_DAILY_TOKENS", &c.Budgets.ChannelDailyTokens},
+		{"MNEMO_BUDGET_TURN_MODEL_CALLS", &c.Budgets.TurnModelCalls},
+		{"MNEMO_BUDGET_TURN_TOOL_STEPS", &c.Budgets.TurnToolSteps},
+	} {
+		if n, err := strconv.ParseInt(e.getenv(b.name), 10, 64); err != nil || n < 0 {
+			bad("%s must be a whole number, 0 for no limit, not %q", b.name, e.getenv(b.name))
+		} else {
+			*b.to = n
+		}
+	}
+	if p, err := turnusage.ParsePrices(e.getenv("MNEMO_PRICES")); err != nil {
+		bad("MNEMO_PRICES: %v", err)
+	} else {
+		c.Prices = p
 	}
 	if n, err := strconv.Atoi(e.getenv("MNEMO_BACKFILL_MESSAGES")); err != nil || n < 1 || n > 100000 {
 		bad("MNEMO_BACKFILL_MESSAGES must be a whole number from 1 to 100000, not %q", e.getenv("MNEMO_BACKFILL_MESSAGES"))

@@ -28,6 +28,7 @@ import (
 	"github.com/mnemo-bot/mnemo/ops"
 	"github.com/mnemo-bot/mnemo/slackapp"
 	"github.com/mnemo-bot/mnemo/tools"
+	turnusage "github.com/mnemo-bot/mnemo/usage"
 )
 
 // core is what every model-running command shares: the database, the memory
@@ -38,7 +39,9 @@ type core struct {
 	registry *tools.Registry
 	model    llm.Model
 	agent    *agent.Agent
-	closers  []func()
+	// meter records each turn's model usage and enforces the budgets.
+	meter   *turnusage.Meter
+	closers []func()
 }
 
 func (c *core) Close() {
@@ -108,10 +111,11 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	if err != nil {
 		return nil, err
 	}
-	c := &core{db: d, closers: []func(){d.Close}}
+	c := &core{db: d, closers: []func(){d.Close}, meter: turnusage.NewMeter(d, cfg.Budgets, log, nil)}
 	opts := memory.Options{Logger: log}
 	if cfg.Provider != "" {
-		c.model = o.metrics.Model(newModel(cfg, cfg.Model, log))
+		// Budgets outermost: a call a budget refuses is no model call.
+		c.model = c.meter.Model(o.metrics.Model(newModel(cfg, cfg.Model, log)))
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Decider = judge, judge
 	}
@@ -130,7 +134,7 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	c.registry = reg
 	c.closers = append(c.closers, closeTools)
 	if c.model != nil {
-		ao := agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log}
+		ao := agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log, ToolSteps: int(cfg.Budgets.TurnToolSteps)}
 		if o.metrics != nil {
 			ao.Observer = o.metrics
 		}
@@ -176,14 +180,14 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// enqueues learning: the hook reads the queue once turns run.
 	var learning *learn.Queue
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{
-		Logger: log, MaxConcurrent: cfg.MaxTurns, Observer: metrics, BackfillMessages: cfg.BackfillMessages,
+		Logger: log, MaxConcurrent: cfg.MaxTurns, Observer: metrics, BackfillMessages: cfg.BackfillMessages, Meter: c.meter,
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{
 		API: api, Socket: sm, DB: c.db, Runner: runner, Memory: c.memory,
 		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
 		SlashCommand: cfg.SlashCommand, Observer: metrics,
-		Retention: cfg.Retention, EraseDeletedUsers: cfg.EraseDeletedUsers,
+		Retention: cfg.Retention, EraseDeletedUsers: cfg.EraseDeletedUsers, Prices: cfg.Prices,
 	})
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)

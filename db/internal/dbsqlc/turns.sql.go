@@ -13,7 +13,7 @@ import (
 const turnAttempt = `-- name: TurnAttempt :one
 UPDATE turns SET attempts = attempts + 1, updated_at = now()
 WHERE id = $1
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
 `
 
 // Counts one more attempt at a turn.
@@ -37,6 +37,7 @@ func (q *Queries) TurnAttempt(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 	)
 	return i, err
 }
@@ -50,7 +51,7 @@ WHERE id IN (
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
 `
 
 type TurnClaimAbandonedParams struct {
@@ -87,6 +88,7 @@ func (q *Queries) TurnClaimAbandoned(ctx context.Context, db DBTX, arg TurnClaim
 			&i.PendingText,
 			&i.ReplyTs,
 			&i.UpdatedAt,
+			&i.TraceID,
 		); err != nil {
 			return nil, err
 		}
@@ -155,7 +157,7 @@ func (q *Queries) TurnFinish(ctx context.Context, db DBTX, arg TurnFinishParams)
 }
 
 const turnGetByID = `-- name: TurnGetByID :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at FROM turns WHERE id = $1
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns WHERE id = $1
 `
 
 func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, error) {
@@ -178,12 +180,13 @@ func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 	)
 	return i, err
 }
 
 const turnGetByPost = `-- name: TurnGetByPost :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at FROM turns
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns
 WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3
 `
 
@@ -213,6 +216,7 @@ func (q *Queries) TurnGetByPost(ctx context.Context, db DBTX, arg TurnGetByPostP
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 	)
 	return i, err
 }
@@ -259,7 +263,7 @@ const turnOpen = `-- name: TurnOpen :one
 INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, (xmax = 0)::boolean AS created
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, (xmax = 0)::boolean AS created
 `
 
 type TurnOpenParams struct {
@@ -288,6 +292,7 @@ type TurnOpenRow struct {
 	PendingText     *string    `json:"pendingText"`
 	ReplyTs         *string    `json:"replyTs"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
+	TraceID         string     `json:"traceId"`
 	Created         bool       `json:"created"`
 }
 
@@ -321,6 +326,7 @@ func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (Tu
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 		&i.Created,
 	)
 	return i, err
