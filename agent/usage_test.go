@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -102,4 +103,28 @@ func TestToolStepBudgetEndsTheTurn(t *testing.T) {
 	require.Equal(t, []string{"recall:recall", "tool:searchTools", "budget:turn_tool_steps"}, names, "the second step did not run")
 	require.Empty(t, b.obs.writes, "nothing was remembered")
 	require.Equal(t, []string{"turn_tool_steps"}, b.obs.budgets)
+}
+
+// The stats report: a person sees their own days; the workspace's view
+// names the top channels and people and, with prices, the cost.
+func TestUsageReport(t *testing.T) {
+	t.Parallel()
+	b := setupMetered(t, withUsage(scripted.Memory()), usage.Limits{})
+	ctx := context.Background()
+	_, err := b.runner.Run(ctx, post("1800000000.000100", "hello there"), newSurface())
+	require.NoError(t, err)
+	prices, err := usage.ParsePrices("m=3/15")
+	require.NoError(t, err)
+	now := time.Now()
+	mine, err := usage.Report(ctx, b.db.DB, prices, usage.ReportRequest{Team: "T1", Person: "UA", Now: now})
+	require.NoError(t, err)
+	require.Contains(t, mine, now.UTC().Format("2006-01-02")+": 40 tokens in (10 cached), 5 out, 1 model calls, ≈ $0.0002")
+	require.NotContains(t, mine, "Top people")
+	other, err := usage.Report(ctx, b.db.DB, prices, usage.ReportRequest{Team: "T1", Person: "UB", Now: now})
+	require.NoError(t, err)
+	require.Contains(t, other, "• none", "someone else's usage is not theirs")
+	all, err := usage.Report(ctx, b.db.DB, nil, usage.ReportRequest{Team: "T1", All: true, Now: now})
+	require.NoError(t, err)
+	require.Contains(t, all, "Top channels:\n• <#D1>: 40 tokens in, 5 out")
+	require.Contains(t, all, "Top people:\n• <@UA>: 40 tokens in, 5 out")
 }

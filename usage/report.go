@@ -65,9 +65,9 @@ func Report(ctx context.Context, d *db.DB, prices Prices, r ReportRequest) (stri
 		case !t.priced:
 			return ""
 		case t.unpriced:
-			return fmt.Sprintf(", ≈ $%.2f (some models have no price)", t.cost)
+			return ", ≈ " + dollars(t.cost) + " (some models have no price)"
 		}
-		return fmt.Sprintf(", ≈ $%.2f", t.cost)
+		return ", ≈ " + dollars(t.cost)
 	}
 	var order []string
 	perDay := map[string]*total{}
@@ -135,4 +135,12 @@ func Report(ctx context.Context, d *db.DB, prices Prices, r ReportRequest) (stri
 		}
 	}
 	return b.String(), nil
+}
+
+// dollars writes a cost in cents, or finer below a cent.
+func dollars(c float64) string {
+	if c > 0 && c < 0.01 {
+		return fmt.Sprintf("$%.4f", c)
+	}
+	return fmt.Sprintf("$%.2f", c)
 }

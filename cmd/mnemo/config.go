@@ -88,7 +88,7 @@ func (v Variable) DefaultText() string {
 // shows them.
 var Variables = []Variable{
 	{Name: "DATABASE_URL", Meaning: "PostgreSQL connection string, " + db.URLForm + "; the make targets set it to the local cluster",
-		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval"}},
+		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval", "stats"}},
 	{Name: "SLACK_BOT_TOKEN", Meaning: "the Slack app's bot token, xoxb-…", Required: []string{"serve"}},
 	{Name: "SLACK_APP_TOKEN", Meaning: "the app-level token for Socket Mode, xapp-…", Required: []string{"serve"}},
 	{Name: "SLACK_API_URL", Meaning: "Slack's Web API base URL; tests and proxies point it elsewhere", Default: "https://slack.com/api/"},
@@ -145,6 +145,7 @@ var commandNeeds = map[string]Needs{
 	"migrate":  {Database: true},
 	"mcp":      {Database: true},
 	"memories": {Database: true},
+	"stats":    {Database: true},
 	"eval":     {Database: true},
 	"tools":    {},
 }
