@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/llm"
@@ -164,8 +167,18 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 	if a.recall != nil {
 		t.Live.Status(ctx, StatusRecalling)
 		start := a.now()
-		ms, err := a.recall.ForPrompt(ctx, memory.ViewerAt(t.Inv.Actor, t.Inv.Place), query)
+		rctx, span := tracer.Start(ctx, "recall")
+		ms, err := a.recall.ForPrompt(rctx, memory.ViewerAt(t.Inv.Actor, t.Inv.Place), query)
 		d := a.now().Sub(start)
+		ids := make([]string, len(ms))
+		for i, m := range ms {
+			ids[i] = m.ID.String()
+		}
+		span.SetAttributes(attribute.Int("mnemo.recall.injected", len(ms)), attribute.StringSlice("mnemo.recall.memory_ids", ids))
+		if err != nil {
+			span.SetStatus(codes.Error, "recall failed")
+		}
+		span.End()
 		a.obs.Recalled(d, err)
 		ranked, outcome := make([]usage.Ranked, len(ms)), "ok"
 		for i, m := range ms {
@@ -258,6 +271,9 @@ func compactStep(c llm.ToolCall, ran, result string) string {
 // callTool runs one tool call and notes in out what it ran and wrote.
 func (a *Agent) callTool(ctx context.Context, inv tools.Invocation, c llm.ToolCall, out *Outcome) tools.Result {
 	start := a.now()
+	ctx, span := tracer.Start(ctx, "execute_tool", trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.call.id", c.ID)))
+	defer span.End()
 	res := a.registry.Call(ctx, inv, c.Name, c.Input)
 	a.log.Debug().Str("event", string(EventToolCall)).Str("tool", c.Name).Str("ran", res.Tool).Bool("error", res.IsError).Msg("tool call")
 	// Metrics are labelled with tools that exist, never with whatever name
@@ -272,7 +288,12 @@ func (a *Agent) callTool(ctx context.Context, inv tools.Invocation, c llm.ToolCa
 	}
 	if res.IsError {
 		outcome = "error"
+		span.SetStatus(codes.Error, "tool error")
 	}
+	// The name the model asked for goes into the span only when it is a
+	// tool that exists, as with the metrics.
+	span.SetName("execute_tool " + name)
+	span.SetAttributes(attribute.String("gen_ai.tool.name", name), attribute.String("mnemo.tool.outcome", outcome))
 	d := a.now().Sub(start)
 	a.obs.ToolCalled(name, outcome, d)
 	if err := usage.Step(ctx, db.StepTool, name, outcome, d); err != nil {

@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/llm"
@@ -212,15 +215,36 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (res Result, err er
 	}
 	defer func() { <-r.slots }()
 	start := r.now()
-	defer func() { r.obs.TurnFinished(outcomeOf(res, err), r.now().Sub(start)) }()
+	ctx, span := tracer.Start(ctx, "turn", trace.WithAttributes(attribute.String("slack.channel", p.Place.Channel), attribute.String("slack.ts", string(p.TS))))
+	defer func() {
+		outcome := outcomeOf(res, err)
+		span.SetAttributes(attribute.String("mnemo.turn.outcome", outcome), attribute.Int64("mnemo.turn.id", res.TurnID))
+		if err != nil && outcome != OutcomeDuplicate {
+			span.SetStatus(codes.Error, outcome)
+		}
+		span.End()
+		r.obs.TurnFinished(outcome, r.now().Sub(start))
+	}()
 
 	p.Text = Sanitize(p.Text)
-	log := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Logger()
+	logc := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS))
+	traceID := ""
+	if sc := span.SpanContext(); sc.HasTraceID() {
+		traceID = sc.TraceID().String()
+		logc = logc.Str("trace_id", traceID)
+	}
+	log := logc.Logger()
 	t, err := r.Accept(ctx, p, s)
 	if err != nil {
 		return res, r.unfinished(ctx, err)
 	}
 	res.TurnID = t.ID
+	if traceID != "" && t.TraceID == "" && t.Status == db.TurnRunning {
+		// The first traced attempt's trace is the turn's.
+		if err := r.db.Usage().SetTrace(ctx, t.ID, traceID); err != nil {
+			log.Warn().Err(err).Msg("turn's trace id not recorded")
+		}
+	}
 	if t.Status != db.TurnRunning {
 		return res, ErrTurnFinished
 	}
@@ -315,17 +339,23 @@ func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surf
 	status := db.TurnDone
 	var posted []threads.Message
 	var err error
+	pctx, span := tracer.Start(ctx, "slack.reply", trace.WithAttributes(attribute.String("mnemo.reply.kind", string(t.Pending.Kind)), attribute.Bool("mnemo.reply.resumed", resume)))
 	if t.Pending.Kind == db.PendingNotice {
 		status, res.Failure = db.TurnFailed, d.Text
-		err = s.Notify(ctx, d)
+		err = s.Notify(pctx, d)
 	} else {
-		posted, err = s.Reply(ctx, d)
+		posted, err = s.Reply(pctx, d)
 		if len(posted) > 0 && len(res.Outcome.ToolTrace) > 0 {
 			// What the turn's tools did rides with the reply, for the
 			// asker's next turn (a resumed run no longer knows it).
 			posted[0].Tools = strings.Join(res.Outcome.ToolTrace, "; ")
 		}
 	}
+	span.SetAttributes(attribute.Int("mnemo.reply.messages", len(posted)))
+	if err != nil {
+		span.SetStatus(codes.Error, "not posted")
+	}
+	span.End()
 	switch {
 	case errors.Is(err, ErrUndeliverable):
 		log.Error().Err(err).Int("posted", len(posted)).Msg("the thread can't be posted in; the turn ends without a reply")

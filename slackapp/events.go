@@ -13,6 +13,8 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
@@ -103,7 +105,13 @@ const admitTimeout = 2500 * time.Millisecond
 func (a *App) onPost(ctx context.Context, evt *socketmode.Event) {
 	e, _ := evt.Data.(slackevents.EventsAPIEvent)
 	kind := kindOf(evt)
+	// The turn's trace starts here: the event's arrival and its ack.
+	ctx, span := tracer.Start(ctx, "slack.event "+kind, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("slack.event.type", kind), attribute.String("slack.envelope_id", evt.Request.EnvelopeID)))
+	defer span.End()
 	p, v, err := postFrom(e, evt.Request.EnvelopeID, a.botUserID)
+	span.SetAttributes(attribute.String("slack.channel", p.Channel), attribute.String("slack.ts", p.TS))
+	p = inbox.WithTrace(ctx, p)
 	log := a.log.With().Str("envelope_id", evt.Request.EnvelopeID).Str("channel", p.Channel).Str("ts", p.TS).Logger()
 	switch v {
 	case reject:
@@ -130,6 +138,7 @@ func (a *App) onPost(ctx context.Context, evt *socketmode.Event) {
 		log.Error().Err(err).Msg("inbox write failed; envelope not acked, so Slack delivers it again")
 		return
 	}
+	span.SetAttributes(attribute.Bool("mnemo.duplicate", duplicate))
 	if duplicate {
 		a.obs.EventDeduplicated(kind)
 		// Caught by the arrival's key: the post waits to be moved into the

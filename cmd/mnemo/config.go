@@ -60,6 +60,8 @@ type Config struct {
 	Budgets turnusage.Limits
 	// Prices turn tokens into an estimated cost (MNEMO_PRICES).
 	Prices turnusage.Prices
+	// TraceContent puts message text into model call spans.
+	TraceContent bool
 }
 
 // Variable is one environment variable mnemo reads. Variables is the one
@@ -119,6 +121,8 @@ var Variables = []Variable{
 	{Name: "MNEMO_BUDGET_CHANNEL_DAILY_TOKENS", Meaning: "the most tokens one channel's turns may use per UTC day, across replicas; 0 for no limit", Default: "0"},
 	{Name: "MNEMO_BUDGET_TURN_MODEL_CALLS", Meaning: "the most model calls one turn may make; 0 for no limit", Default: "0"},
 	{Name: "MNEMO_BUDGET_TURN_TOOL_STEPS", Meaning: "the most tool calls the model may make in one turn; 0 for no limit", Default: "0"},
+	{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Meaning: "an OTLP collector (http://host:4318, or :4317 with OTEL_EXPORTER_OTLP_PROTOCOL=grpc): serve exports one trace per turn; the other standard OTEL_* variables (headers, OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT…) apply as OpenTelemetry documents them", DefaultNote: "none: no spans are exported"},
+	{Name: "MNEMO_TRACE_CONTENT", Meaning: "true: model call spans carry the system prompt, the messages and the answer; people's words then reach the trace backend", Default: "false"},
 	{Name: "MNEMO_PRICES", Meaning: "model prices for estimated costs in mnemo stats: model=input/output in dollars per million tokens, comma-separated (claude-sonnet-4-5=3/15,gpt-4.1=2/8), or the path of a file of such lines", DefaultNote: "none: no costs shown"},
 }
 
@@ -266,6 +270,18 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		} else {
 			*r.to = d
 		}
+	}
+	// The exporter reads the OTEL_* variables itself (ops.StartTracing);
+	// a malformed endpoint is caught here, with the rest.
+	if ep := e.getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); ep != "" && !isURL(ep) {
+		bad("OTEL_EXPORTER_OTLP_ENDPOINT is not a URL such as http://collector:4318")
+	}
+	switch v := strings.ToLower(e.getenv("MNEMO_TRACE_CONTENT")); v {
+	case "true", "1", "yes", "on":
+		c.TraceContent = true
+	case "false", "0", "no", "off":
+	default:
+		bad("MNEMO_TRACE_CONTENT must be true or false, not %q", v)
 	}
 	switch v := strings.ToLower(e.getenv("MNEMO_ERASE_DELETED_USERS")); v {
 	case "true", "1", "yes", "on":

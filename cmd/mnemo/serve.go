@@ -115,7 +115,7 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	opts := memory.Options{Logger: log}
 	if cfg.Provider != "" {
 		// Budgets outermost: a call a budget refuses is no model call.
-		c.model = c.meter.Model(o.metrics.Model(newModel(cfg, cfg.Model, log)))
+		c.model = c.meter.Model(ops.Trace(o.metrics.Model(newModel(cfg, cfg.Model, log)), cfg.TraceContent))
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Decider = judge, judge
 	}
@@ -163,6 +163,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	stopTracing, err := ops.StartTracing(ctx, getenv, version)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := ops.StopTracing(stopTracing); err != nil {
+			log.Warn().Err(err).Msg("spans not all exported at shutdown")
+		}
+	}()
 	metrics := ops.NewMetrics()
 	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(cfg.MaxTurns), metrics: metrics, migrate: true})
 	if err != nil {
