@@ -54,6 +54,9 @@ var notOnServesPaths = map[string]string{
 	"EraseUserSettings":      "erasure: once per confirmed purge",
 	"FeedbackCounts":         "counts the team's feedback, on an admin's demand",
 	"UsageErase":             "erasure: once per confirmed purge",
+	// `mnemo turns show <permalink>`: an operator's command, by channel and
+	// ts without the team (channel ids are unique across workspaces).
+	"TurnGetByMessage": "an operator's command, by permalink",
 	// `/mnemo stats` and `mnemo stats` sum a week of the team's usage, on
 	// demand: what they sum grows with the team's turns.
 	"UsageByDay":       "sums a week of the team's usage, on demand",

@@ -100,6 +100,22 @@ func (s Turns) Find(ctx context.Context, team, channel, ts string) (Turn, error)
 	return turnFromRow(r), nil
 }
 
+// ByMessage returns the turn of the message at (channel, ts): the post it
+// answers, or the first message of its reply. ErrNotFound when none; an
+// error when two workspaces have one.
+func (s Turns) ByMessage(ctx context.Context, channel, ts string) (Turn, error) {
+	rows, err := s.q.TurnGetByMessage(ctx, s.e, dbsqlc.TurnGetByMessageParams{ChannelID: channel, Ts: ts})
+	switch {
+	case err != nil:
+		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, mapErr(err))
+	case len(rows) == 0:
+		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, ErrNotFound)
+	case len(rows) > 1:
+		return Turn{}, fmt.Errorf("turn of message %s: more than one workspace has one; give the turn's id", ts)
+	}
+	return turnFromRow(rows[0]), nil
+}
+
 // Attempt counts one more attempt at a turn and returns the turn as it
 // stands.
 func (s Turns) Attempt(ctx context.Context, id int64) (Turn, error) {

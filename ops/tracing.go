@@ -181,4 +181,3 @@ func StopTracing(stop func(context.Context) error) error {
 	}
 	return nil
 }
-

@@ -83,6 +83,9 @@ type Config struct {
 	EraseDeletedUsers bool
 	// Prices turn tokens into estimated costs in /mnemo stats.
 	Prices usage.Prices
+	// AdminOversight lets an admin's Inspect show recalled memories not
+	// visible to them in the turn's place, audited.
+	AdminOversight bool
 }
 
 // App handles Slack events. Build it with New and start it with Run.
@@ -102,6 +105,7 @@ type App struct {
 	now          func() time.Time
 	keep         lifecycle.Retention
 	prices       usage.Prices
+	oversight    bool
 	eraseDeleted bool
 
 	botUserID string
@@ -135,7 +139,7 @@ func New(c Config) *App {
 		api: c.API, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
-		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices,
+		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices, oversight: c.AdminOversight,
 	}
 	if a.obs == nil {
 		a.obs = nopObserver{}

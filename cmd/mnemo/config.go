@@ -62,6 +62,9 @@ type Config struct {
 	Prices turnusage.Prices
 	// TraceContent puts message text into model call spans.
 	TraceContent bool
+	// AdminOversight lets an inspecting admin see recalled memories not
+	// visible to them in the turn's place; each such look is audited.
+	AdminOversight bool
 }
 
 // Variable is one environment variable mnemo reads. Variables is the one
@@ -90,7 +93,7 @@ func (v Variable) DefaultText() string {
 // shows them.
 var Variables = []Variable{
 	{Name: "DATABASE_URL", Meaning: "PostgreSQL connection string, " + db.URLForm + "; the make targets set it to the local cluster",
-		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval", "stats"}},
+		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval", "stats", "turns"}},
 	{Name: "SLACK_BOT_TOKEN", Meaning: "the Slack app's bot token, xoxb-…", Required: []string{"serve"}},
 	{Name: "SLACK_APP_TOKEN", Meaning: "the app-level token for Socket Mode, xapp-…", Required: []string{"serve"}},
 	{Name: "SLACK_API_URL", Meaning: "Slack's Web API base URL; tests and proxies point it elsewhere", Default: "https://slack.com/api/"},
@@ -123,6 +126,7 @@ var Variables = []Variable{
 	{Name: "MNEMO_BUDGET_TURN_TOOL_STEPS", Meaning: "the most tool calls the model may make in one turn; 0 for no limit", Default: "0"},
 	{Name: "OTEL_EXPORTER_OTLP_ENDPOINT", Meaning: "an OTLP collector (http://host:4318, or :4317 with OTEL_EXPORTER_OTLP_PROTOCOL=grpc): serve exports one trace per turn; the other standard OTEL_* variables (headers, OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT…) apply as OpenTelemetry documents them", DefaultNote: "none: no spans are exported"},
 	{Name: "MNEMO_TRACE_CONTENT", Meaning: "true: model call spans carry the system prompt, the messages and the answer; people's words then reach the trace backend", Default: "false"},
+	{Name: "MNEMO_ADMIN_OVERSIGHT", Meaning: "true: an admin inspecting a turn (mnemo turns show, the Inspect shortcut) sees the recalled memories they could not see in its place; each such look is recorded in the admin audit", Default: "false"},
 	{Name: "MNEMO_PRICES", Meaning: "model prices for estimated costs in mnemo stats: model=input/output in dollars per million tokens, comma-separated (claude-sonnet-4-5=3/15,gpt-4.1=2/8), or the path of a file of such lines", DefaultNote: "none: no costs shown"},
 }
 
@@ -150,6 +154,7 @@ var commandNeeds = map[string]Needs{
 	"mcp":      {Database: true},
 	"memories": {Database: true},
 	"stats":    {Database: true},
+	"turns":    {Database: true},
 	"eval":     {Database: true},
 	"tools":    {},
 }
@@ -275,6 +280,13 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	// a malformed endpoint is caught here, with the rest.
 	if ep := e.getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); ep != "" && !isURL(ep) {
 		bad("OTEL_EXPORTER_OTLP_ENDPOINT is not a URL such as http://collector:4318")
+	}
+	switch v := strings.ToLower(e.getenv("MNEMO_ADMIN_OVERSIGHT")); v {
+	case "true", "1", "yes", "on":
+		c.AdminOversight = true
+	case "false", "0", "no", "off":
+	default:
+		bad("MNEMO_ADMIN_OVERSIGHT must be true or false, not %q", v)
 	}
 	switch v := strings.ToLower(e.getenv("MNEMO_TRACE_CONTENT")); v {
 	case "true", "1", "yes", "on":

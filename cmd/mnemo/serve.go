@@ -196,7 +196,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		API: api, Socket: sm, DB: c.db, Runner: runner, Memory: c.memory,
 		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
 		SlashCommand: cfg.SlashCommand, Observer: metrics,
-		Retention: cfg.Retention, EraseDeletedUsers: cfg.EraseDeletedUsers, Prices: cfg.Prices,
+		Retention: cfg.Retention, EraseDeletedUsers: cfg.EraseDeletedUsers, Prices: cfg.Prices, AdminOversight: cfg.AdminOversight,
 	})
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)

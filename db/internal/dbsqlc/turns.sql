@@ -57,3 +57,11 @@ ON CONFLICT (turn_id) DO NOTHING;
 
 -- name: TurnLearningGet :one
 SELECT * FROM turn_learning WHERE turn_id = @turn_id;
+
+-- name: TurnGetByMessage :many
+-- The turn of a message a permalink names: the post it answers or its
+-- reply's first message, in any workspace (`mnemo turns show`).
+SELECT * FROM turns
+WHERE channel_id = @channel_id AND (message_ts = @ts OR reply_ts = @ts)
+ORDER BY id
+LIMIT 2;

@@ -185,6 +185,58 @@ func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, err
 	return i, err
 }
 
+const turnGetByMessage = `-- name: TurnGetByMessage :many
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns
+WHERE channel_id = $1 AND (message_ts = $2 OR reply_ts = $2)
+ORDER BY id
+LIMIT 2
+`
+
+type TurnGetByMessageParams struct {
+	ChannelID string `json:"channelId"`
+	Ts        string `json:"ts"`
+}
+
+// The turn of a message a permalink names: the post it answers or its
+// reply's first message, in any workspace (`mnemo turns show`).
+func (q *Queries) TurnGetByMessage(ctx context.Context, db DBTX, arg TurnGetByMessageParams) ([]Turn, error) {
+	rows, err := db.Query(ctx, turnGetByMessage, arg.ChannelID, arg.Ts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Turn
+	for rows.Next() {
+		var i Turn
+		if err := rows.Scan(
+			&i.ID,
+			&i.TeamID,
+			&i.ChannelID,
+			&i.MessageTs,
+			&i.SourceKey,
+			&i.ActorID,
+			&i.Status,
+			&i.UsedMemoryWrite,
+			&i.CreatedAt,
+			&i.FinishedAt,
+			&i.Visibility,
+			&i.Attempts,
+			&i.PendingKind,
+			&i.PendingText,
+			&i.ReplyTs,
+			&i.UpdatedAt,
+			&i.TraceID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const turnGetByPost = `-- name: TurnGetByPost :one
 SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns
 WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3
