@@ -30,16 +30,16 @@ func cmdStats(ctx context.Context, args []string, getenv func(string) string, st
 	if *days < 1 || *days > 366 {
 		return argsError{"--days must be from 1 to 366", "stats"}
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["stats"])
+	cfg, err := LoadConfig(getenv, "stats")
 	if err != nil {
 		return err
 	}
-	d, err := openDB(ctx, cfg.DatabaseURL)
+	d, err := openDB(ctx, string(cfg.DatabaseURL))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	report, err := turnusage.Report(ctx, d, cfg.Prices, turnusage.ReportRequest{Team: *team, Person: *person, All: *person == "", Days: *days, Now: time.Now()})
+	report, err := turnusage.Report(ctx, d, cfg.Prices.Prices, turnusage.ReportRequest{Team: *team, Person: *person, All: *person == "", Days: *days, Now: time.Now()})
 	if err != nil {
 		return err
 	}

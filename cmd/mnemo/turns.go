@@ -42,14 +42,14 @@ func cmdTurns(ctx context.Context, args []string, getenv func(string) string, st
 	if len(pos) != 1 {
 		return argsError{"give one turn id or message permalink", "turns show"}
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["turns"])
+	cfg, err := LoadConfig(getenv, "turns")
 	if err != nil {
 		return err
 	}
 	if *as == "" || !slices.Contains(cfg.Admins, *as) {
 		return argsError{"--as must name you, an admin listed in MNEMO_ADMINS", "turns show"}
 	}
-	d, err := openDB(ctx, cfg.DatabaseURL)
+	d, err := openDB(ctx, string(cfg.DatabaseURL))
 	if err != nil {
 		return err
 	}
@@ -60,8 +60,8 @@ func cmdTurns(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: t.Place.Team, ID: *as, IsAdmin: true}
 	// What an admin may see in the turn's place, shown to them alone.
-	v := memory.Viewer{Actor: actor, Place: t.Place, Private: true, Oversight: cfg.AdminOversight}
-	in, err := agent.Inspect(ctx, d, memory.New(d, memory.Options{}), agent.InspectRequest{TurnID: t.ID, Viewer: v, Prices: cfg.Prices})
+	v := memory.Viewer{Actor: actor, Place: t.Place, Private: true, Oversight: bool(cfg.AdminOversight)}
+	in, err := agent.Inspect(ctx, d, memory.New(d, memory.Options{}), agent.InspectRequest{TurnID: t.ID, Viewer: v, Prices: cfg.Prices.Prices})
 	if err != nil {
 		return err
 	}
