@@ -113,11 +113,13 @@ clean:
 	rm -rf bin
 
 ## check-deploy: lint and render the Helm chart (helm pinned in devtools/go.mod), then check the
-## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml
+## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml,
+## and the Grafana dashboard (valid JSON, every query naming a metric ops registers)
 .PHONY: check-deploy
 HELM := $(GO) -C devtools tool helm
 CHART := ../deploy/helm/mnemo
 check-deploy:
+	$(GO) test -count=1 ./ops/ -run TestGrafanaDashboardQueriesNameExistingMetrics
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set serviceMonitor.enabled=true
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
