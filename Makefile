@@ -120,13 +120,15 @@ clean:
 	rm -rf bin
 
 ## check-deploy: lint and render the Helm chart, in socket and in http mode (helm pinned in devtools/go.mod), then check the
-## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml
+## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml,
+## and the Grafana dashboard (valid JSON, every query naming a metric ops registers)
 .PHONY: check-deploy
 HELM := $(GO) -C devtools tool helm
 CHART := ../deploy/helm/mnemo
 # The chart in http mode, with every optional object of that mode.
 CHART_HTTP := --set slack.mode=http --set ingress.enabled=true --set ingress.host=mnemo.example.com --set autoscaling.enabled=true --set secrets.slackSigningSecret=x
 check-deploy:
+	$(GO) test -count=1 ./ops/ -run TestGrafanaDashboardQueriesNameExistingMetrics
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set serviceMonitor.enabled=true
 	$(HELM) lint --strict $(CHART) $(CHART_HTTP)

@@ -9,12 +9,17 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // Recaller picks the memories a turn's prompt carries.
@@ -36,6 +41,8 @@ type Observer interface {
 	MemoryWritten(path, outcome string)
 	// Recalled: the turn's recall took d; err is its failure, if any.
 	Recalled(d time.Duration, err error)
+	// BudgetExceeded: a budget (usage.Limit) ended a turn.
+	BudgetExceeded(limit string)
 }
 
 // Turn outcomes, as Observer.TurnFinished reports them.
@@ -53,6 +60,7 @@ func (nopObserver) TurnFinished(string, time.Duration)       {}
 func (nopObserver) ToolCalled(string, string, time.Duration) {}
 func (nopObserver) MemoryWritten(string, string)             {}
 func (nopObserver) Recalled(time.Duration, error)            {}
+func (nopObserver) BudgetExceeded(string)                    {}
 
 // Agent runs turns. Build it with New.
 type Agent struct {
@@ -62,25 +70,29 @@ type Agent struct {
 	log         zerolog.Logger
 	obs         Observer
 	maxSteps    int
+	toolSteps   int
 	turnTimeout time.Duration
 	now         func() time.Time
 }
 
 // Options configures an Agent.
 type Options struct {
-	Model       llm.Model
-	Registry    *tools.Registry
-	Recall      Recaller // optional
-	Logger      zerolog.Logger
-	Observer    Observer      // optional
-	MaxSteps    int           // default 8
+	Model    llm.Model
+	Registry *tools.Registry
+	Recall   Recaller // optional
+	Logger   zerolog.Logger
+	Observer Observer // optional
+	MaxSteps int      // default 8
+	// ToolSteps bounds the tool calls of one turn (MNEMO_BUDGET_TURN_TOOL_STEPS);
+	// a turn that asks for more ends with a *usage.LimitError. 0: no bound.
+	ToolSteps   int
 	TurnTimeout time.Duration // default 2 minutes
 	Now         func() time.Time
 }
 
 // New returns an Agent.
 func New(o Options) *Agent {
-	a := &Agent{model: o.Model, registry: o.Registry, recall: o.Recall, log: o.Logger, obs: o.Observer, maxSteps: o.MaxSteps, turnTimeout: o.TurnTimeout, now: o.Now}
+	a := &Agent{model: o.Model, registry: o.Registry, recall: o.Recall, log: o.Logger, obs: o.Observer, maxSteps: o.MaxSteps, toolSteps: o.ToolSteps, turnTimeout: o.TurnTimeout, now: o.Now}
 	if a.obs == nil {
 		a.obs = nopObserver{}
 	}
@@ -125,8 +137,19 @@ func (a *Agent) Recall(ctx context.Context, inv tools.Invocation, query string) 
 		return nil
 	}
 	start := a.now()
-	ms, err := a.recall.ForPrompt(ctx, memory.ViewerAt(inv.Actor, inv.Place), query)
-	return &Recalled{Memories: ms, Err: err, Took: a.now().Sub(start)}
+	rctx, span := tracer.Start(ctx, "recall")
+	ms, err := a.recall.ForPrompt(rctx, memory.ViewerAt(inv.Actor, inv.Place), query)
+	took := a.now().Sub(start)
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID.String()
+	}
+	span.SetAttributes(attribute.Int("mnemo.recall.injected", len(ms)), attribute.StringSlice("mnemo.recall.memory_ids", ids))
+	if err != nil {
+		span.SetStatus(codes.Error, "recall failed")
+	}
+	span.End()
+	return &Recalled{Memories: ms, Err: err, Took: took}
 }
 
 // Outcome is what a turn produced.
@@ -140,7 +163,9 @@ type Outcome struct {
 	ToolTrace       []string
 	UsedMemoryWrite bool
 	Steps           int
-	Recalled        []memory.Memory
+	// ToolSteps counts the tool calls the model made.
+	ToolSteps int
+	Recalled  []memory.Memory
 	// Remembered and Forgotten are the contents memory tools stored and
 	// archived during the turn, so that a turn that fails afterwards can say
 	// what it did.
@@ -181,6 +206,16 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		}
 		ms, err := rec.Memories, rec.Err
 		a.obs.Recalled(rec.Took, err)
+		ranked, outcome := make([]usage.Ranked, len(ms)), "ok"
+		for i, m := range ms {
+			ranked[i] = usage.Ranked{ID: m.ID, Score: m.Score}
+		}
+		if err != nil {
+			outcome = "error"
+		}
+		if rerr := usage.Recall(ctx, ranked, rec.Took, outcome); rerr != nil {
+			a.log.Warn().Err(rerr).Msg("turn's recall not recorded")
+		}
 		if err != nil {
 			// The turn goes on without memories rather than failing: the
 			// failure is logged and counted.
@@ -213,6 +248,10 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 			}
 			return out, nil
 		}
+		if a.toolSteps > 0 && out.ToolSteps+len(resp.ToolCalls) > a.toolSteps {
+			return out, &usage.LimitError{Limit: usage.LimitTurnTools, Max: int64(a.toolSteps)}
+		}
+		out.ToolSteps += len(resp.ToolCalls)
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
 		var results []llm.ToolResult
 		for _, c := range resp.ToolCalls {
@@ -258,6 +297,9 @@ func compactStep(c llm.ToolCall, ran, result string) string {
 // callTool runs one tool call and notes in out what it ran and wrote.
 func (a *Agent) callTool(ctx context.Context, inv tools.Invocation, c llm.ToolCall, out *Outcome) tools.Result {
 	start := a.now()
+	ctx, span := tracer.Start(ctx, "execute_tool", trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.call.id", c.ID)))
+	defer span.End()
 	res := a.registry.Call(ctx, inv, c.Name, c.Input)
 	a.log.Debug().Str("event", string(EventToolCall)).Str("tool", c.Name).Str("ran", res.Tool).Bool("error", res.IsError).Msg("tool call")
 	// Metrics are labelled with tools that exist, never with whatever name
@@ -272,8 +314,17 @@ func (a *Agent) callTool(ctx context.Context, inv tools.Invocation, c llm.ToolCa
 	}
 	if res.IsError {
 		outcome = "error"
+		span.SetStatus(codes.Error, "tool error")
 	}
-	a.obs.ToolCalled(name, outcome, a.now().Sub(start))
+	// The name the model asked for goes into the span only when it is a
+	// tool that exists, as with the metrics.
+	span.SetName("execute_tool " + name)
+	span.SetAttributes(attribute.String("gen_ai.tool.name", name), attribute.String("mnemo.tool.outcome", outcome))
+	d := a.now().Sub(start)
+	a.obs.ToolCalled(name, outcome, d)
+	if err := usage.Step(ctx, db.StepTool, name, outcome, d); err != nil {
+		a.log.Warn().Err(err).Msg("turn's tool call not recorded")
+	}
 	if res.Tool != "" {
 		out.ToolsRun = append(out.ToolsRun, res.Tool)
 	}

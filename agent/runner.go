@@ -10,12 +10,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/rs/zerolog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // Post is one human message addressed to the bot, as every front end hands
@@ -86,6 +90,7 @@ type Runner struct {
 	afterTurn TurnHook
 	slots     chan struct{}
 	backfill  int
+	meter     *usage.Meter
 	now       func() time.Time
 }
 
@@ -100,7 +105,10 @@ type RunnerOptions struct {
 	// BackfillMessages bounds the earlier messages read into the log of a
 	// thread the bot sees for the first time. Default DefaultBackfill.
 	BackfillMessages int
-	Now              func() time.Time
+	// Meter records each turn's model usage and steps and enforces the
+	// budgets; nil records nothing and limits nothing.
+	Meter *usage.Meter
+	Now   func() time.Time
 }
 
 // DefaultBackfill is how many earlier messages of a thread are read when
@@ -113,7 +121,7 @@ func NewRunner(d *db.DB, a *Agent, o RunnerOptions) *Runner {
 	if n <= 0 {
 		n = 16
 	}
-	r := &Runner{db: d, agent: a, log: o.Logger, obs: o.Observer, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), backfill: o.BackfillMessages, now: o.Now}
+	r := &Runner{db: d, agent: a, log: o.Logger, obs: o.Observer, afterTurn: o.AfterTurn, slots: make(chan struct{}, n), backfill: o.BackfillMessages, meter: o.Meter, now: o.Now}
 	if r.backfill <= 0 {
 		r.backfill = DefaultBackfill
 	}
@@ -208,15 +216,36 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (res Result, err er
 	}
 	defer func() { <-r.slots }()
 	start := r.now()
-	defer func() { r.obs.TurnFinished(outcomeOf(res, err), r.now().Sub(start)) }()
+	ctx, span := tracer.Start(ctx, "turn", trace.WithAttributes(attribute.String("slack.channel", p.Place.Channel), attribute.String("slack.ts", string(p.TS))))
+	defer func() {
+		outcome := outcomeOf(res, err)
+		span.SetAttributes(attribute.String("mnemo.turn.outcome", outcome), attribute.Int64("mnemo.turn.id", res.TurnID))
+		if err != nil && outcome != OutcomeDuplicate {
+			span.SetStatus(codes.Error, outcome)
+		}
+		span.End()
+		r.obs.TurnFinished(outcome, r.now().Sub(start))
+	}()
 
 	p.Text = Sanitize(p.Text)
-	log := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Logger()
+	logc := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS))
+	traceID := ""
+	if sc := span.SpanContext(); sc.HasTraceID() {
+		traceID = sc.TraceID().String()
+		logc = logc.Str("trace_id", traceID)
+	}
+	log := logc.Logger()
 	t, err := r.Accept(ctx, p, s)
 	if err != nil {
 		return res, r.unfinished(ctx, err)
 	}
 	res.TurnID = t.ID
+	if traceID != "" && t.TraceID == "" && t.Status == db.TurnRunning {
+		// The first traced attempt's trace is the turn's.
+		if err := r.db.Usage().SetTrace(ctx, t.ID, traceID); err != nil {
+			log.Warn().Err(err).Msg("turn's trace id not recorded")
+		}
+	}
 	if t.Status != db.TurnRunning {
 		return res, ErrTurnFinished
 	}
@@ -340,13 +369,26 @@ func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64, re
 	if err != nil {
 		return db.Pending{}, Outcome{}, err
 	}
+	ctx = r.meter.Begin(ctx, usage.Scope{TurnID: turnID, Team: p.Place.Team, Person: p.Actor.ID, Channel: p.Place.Channel})
 	out, err := r.agent.Run(ctx, Turn{Inv: r.invocation(p, turnID), History: lastIs(history, p), Live: LiveFor(ctx, s, p), Recalled: recalled})
+	var limit *usage.LimitError
 	switch {
 	case err == nil:
 		return db.Pending{Kind: db.PendingAnswer, Text: out.Reply}, out, nil
 	case ctx.Err() != nil:
 		return db.Pending{}, out, err
+	case errors.As(err, &limit):
+		r.log.Warn().Str("source_key", p.Key.SourceKey()).Str("limit", string(limit.Limit)).Int64("max", limit.Max).Msg("turn stopped by a budget")
+		r.obs.BudgetExceeded(string(limit.Limit))
+		if serr := usage.Step(ctx, db.StepBudget, string(limit.Limit), "stopped", 0); serr != nil {
+			r.log.Warn().Err(serr).Msg("turn's budget stop not recorded")
+		}
+		out.Err = err
+		return db.Pending{Kind: db.PendingNotice, Text: FailureSentence(err, out)}, out, nil
 	case errors.Is(err, ErrNoReply), errors.As(err, new(*ModelError)):
+		if serr := usage.Step(ctx, db.StepError, "model", errorClass(err), 0); serr != nil {
+			r.log.Warn().Err(serr).Msg("turn's error not recorded")
+		}
 		r.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Int("steps", out.Steps).Strs("tools", out.ToolsRun).Msg("turn failed")
 		out.Err = err
 		return db.Pending{Kind: db.PendingNotice, Text: FailureSentence(err, out)}, out, nil
@@ -385,17 +427,23 @@ func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surf
 	status := db.TurnDone
 	var posted []threads.Message
 	var err error
+	pctx, span := tracer.Start(ctx, "slack.reply", trace.WithAttributes(attribute.String("mnemo.reply.kind", string(t.Pending.Kind)), attribute.Bool("mnemo.reply.resumed", resume)))
 	if t.Pending.Kind == db.PendingNotice {
 		status, res.Failure = db.TurnFailed, d.Text
-		err = s.Notify(ctx, d)
+		err = s.Notify(pctx, d)
 	} else {
-		posted, err = s.Reply(ctx, d)
+		posted, err = s.Reply(pctx, d)
 		if len(posted) > 0 && len(res.Outcome.ToolTrace) > 0 {
 			// What the turn's tools did rides with the reply, for the
 			// asker's next turn (a resumed run no longer knows it).
 			posted[0].Tools = strings.Join(res.Outcome.ToolTrace, "; ")
 		}
 	}
+	span.SetAttributes(attribute.Int("mnemo.reply.messages", len(posted)))
+	if err != nil {
+		span.SetStatus(codes.Error, "not posted")
+	}
+	span.End()
 	switch {
 	case errors.Is(err, ErrUndeliverable):
 		log.Error().Err(err).Int("posted", len(posted)).Msg("the thread can't be posted in; the turn ends without a reply")
@@ -588,9 +636,27 @@ func FailureSentence(err error, out Outcome) string {
 	return s + "."
 }
 
-func failureReason(err error) string {
+// errorClass names a failed turn's cause for its record: the model
+// error's class, or what else ended it.
+func errorClass(err error) string {
 	var le *llm.Error
 	switch {
+	case errors.As(err, &le):
+		return string(le.Class)
+	case errors.Is(err, ErrNoReply):
+		return "no_reply"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	}
+	return "other"
+}
+
+func failureReason(err error) string {
+	var le *llm.Error
+	var limit *usage.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return strings.TrimSuffix(limit.Sentence(time.Now()), ".")
 	case errors.Is(err, context.DeadlineExceeded):
 		return "Sorry, I ran out of time working on this; please try again, perhaps with a narrower question"
 	case errors.Is(err, context.Canceled):

@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // recordingSurface is a thread that remembers what was posted in it, like
@@ -83,9 +84,10 @@ func (s *recordingSurface) Notify(_ context.Context, d agent.Delivery) error {
 // outcomes is an agent.Observer that keeps the turn outcomes and memory
 // writes.
 type outcomes struct {
-	mu     sync.Mutex
-	turns  []string
-	writes []string
+	mu      sync.Mutex
+	turns   []string
+	writes  []string
+	budgets []string
 }
 
 func (o *outcomes) TurnFinished(outcome string, _ time.Duration) {
@@ -100,6 +102,11 @@ func (o *outcomes) MemoryWritten(path, outcome string) {
 	o.writes = append(o.writes, path+" "+outcome)
 }
 func (o *outcomes) Recalled(time.Duration, error) {}
+func (o *outcomes) BudgetExceeded(limit string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.budgets = append(o.budgets, limit)
+}
 
 type runnerBundle struct {
 	db     *testdb.DB
@@ -110,12 +117,22 @@ type runnerBundle struct {
 
 func setupRunner(t *testing.T, script fakellm.Script) *runnerBundle {
 	t.Helper()
+	return setupMetered(t, script, usage.Limits{})
+}
+
+// setupMetered is setupRunner with every model call, the memory judge's
+// too, going through a usage meter with limits, as serve wires it.
+func setupMetered(t *testing.T, script fakellm.Script, limits usage.Limits) *runnerBundle {
+	t.Helper()
 	b := &runnerBundle{db: testdb.New(t), llm: fakellm.New(t, script), obs: &outcomes{}}
-	store := memory.New(b.db.DB, memory.Options{})
+	meter := usage.NewMeter(b.db.DB, limits, zerolog.Nop(), nil)
+	model := meter.Model(llm.NewAnthropic("k", b.llm.URL, "m"))
+	judge := memory.ModelJudge{Model: model}
+	store := memory.New(b.db.DB, memory.Options{Reviewer: judge, Decider: judge})
 	reg := tools.NewRegistry()
 	require.NoError(t, store.Register(reg))
-	a := agent.New(agent.Options{Model: llm.NewAnthropic("k", b.llm.URL, "m"), Registry: reg, Recall: store, Observer: b.obs})
-	b.runner = agent.NewRunner(b.db.DB, a, agent.RunnerOptions{Logger: zerolog.Nop(), Observer: b.obs})
+	a := agent.New(agent.Options{Model: model, Registry: reg, Recall: store, Observer: b.obs, ToolSteps: int(limits.TurnToolSteps)})
+	b.runner = agent.NewRunner(b.db.DB, a, agent.RunnerOptions{Logger: zerolog.Nop(), Observer: b.obs, Meter: meter})
 	return b
 }
 

@@ -26,6 +26,7 @@ const (
 	AuditPurge       AuditAction = "purge"        // a person's personal memories archived, target the person
 	AuditLearningOn  AuditAction = "learning on"  // passive learning turned on, target the channel
 	AuditLearningOff AuditAction = "learning off" // passive learning turned off, target the channel
+	AuditInspect     AuditAction = "inspect"      // a turn inspected with oversight of memories not visible there, target the turn id
 )
 
 // AuditEntry is one admin action.

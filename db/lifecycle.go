@@ -111,6 +111,8 @@ func (r Receipt) Total() int64 {
 //   - their messages in the session log, mnemo's answers to them, and the
 //     answers their turns keep for a retry are tombstones, and they are
 //     nobody there;
+//   - their model usage is nobody's (the totals and channel budgets stay
+//     true; the rows go with their turns at retention);
 //   - their feedback and their settings are deleted;
 //   - the admin record names them nowhere, and an action's detail on a
 //     memory deleted here is a tombstone.
@@ -170,6 +172,10 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		}
 		n, err = q.EraseTurns(ctx, x, dbsqlc.EraseTurnsParams{TeamID: team, UserID: user, Tombstone: Tombstone})
 		if err := add("turns", "tombstoned", n, err); err != nil {
+			return err
+		}
+		n, err = q.UsageErase(ctx, x, dbsqlc.UsageEraseParams{TeamID: team, PersonID: user})
+		if err := add("model_usage", "unattributed", n, err); err != nil {
 			return err
 		}
 		n, err = q.EraseInboxArrivals(ctx, x, dbsqlc.EraseInboxArrivalsParams{TeamID: team, UserID: user})

@@ -53,12 +53,21 @@ var notOnServesPaths = map[string]string{
 	"EraseTurns":             "erasure: once per confirmed purge",
 	"EraseUserSettings":      "erasure: once per confirmed purge",
 	"FeedbackCounts":         "counts the team's feedback, on an admin's demand",
+	"UsageErase":             "erasure: once per confirmed purge",
+	// `mnemo turns show <permalink>`: an operator's command, by channel and
+	// ts without the team (channel ids are unique across workspaces).
+	"TurnGetByMessage": "an operator's command, by permalink",
+	// `/mnemo stats` and `mnemo stats` sum a week of the team's usage, on
+	// demand: what they sum grows with the team's turns.
+	"UsageByDay":       "sums a week of the team's usage, on demand",
+	"UsageTopChannels": "sums a week of the team's usage, on demand",
+	"UsageTopPeople":   "sums a week of the team's usage, on demand",
 }
 
 // bigTables are filled with 100,000 rows: a sequential scan of one fails.
 // thread_leases and thread_waiters hold a row per thread busy or post
 // waiting right now, a few hundred at most, and are not among them.
-var bigTables = []string{"memories", "memory_events", "session_messages", "turns", "turn_learning", "turn_feedback", "inbox_arrivals", "river_job", "admin_audit", "thread_backfills"}
+var bigTables = []string{"memories", "memory_events", "session_messages", "turns", "turn_learning", "turn_feedback", "inbox_arrivals", "river_job", "admin_audit", "thread_backfills", "model_usage", "turn_steps"}
 
 // manyRows is a read that grows with a table: a scan that reads this many
 // rows reads a large part of it, through an index or not.
@@ -129,6 +138,9 @@ func fill(t *testing.T, pool *pgxpool.Pool) {
 		 SELECT t.source_key, t.team_id, t.channel_id, t.reply_ts, 'assistant', 'bot', 'U0MNEMO', 'context', 'on Tuesdays after QA sign-off', t.id, t.created_at
 		 FROM turns t WHERE t.id % 2 = 0`,
 		`INSERT INTO turn_learning (turn_id, stored, dropped) SELECT id, 1, 0 FROM turns`,
+		`INSERT INTO model_usage (turn_id, team_id, person_id, channel_id, provider, model, input_tokens, output_tokens, cached_tokens, at)
+		 SELECT id, team_id, actor_id, channel_id, 'anthropic', 'm', 900, 100, 0, created_at FROM turns`,
+		`INSERT INTO turn_steps (turn_id, kind, name, outcome, at) SELECT id, 'tool', 'memory__remember', 'ok', created_at FROM turns`,
 		`INSERT INTO turn_feedback (turn_id, user_id, value, at) SELECT id, actor_id, 'positive', now() FROM turns`,
 		`INSERT INTO memory_events (memory_id, team_id, action, actor_id, path)
 		 SELECT id, team_id, 'create', actor_id, written_by FROM memories LIMIT 100000`,
@@ -198,6 +210,12 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Sessions().RecentInChannel(ctx, key, time.Now().Add(-24*time.Hour), 20))
 	ok(d.Settings().LearningEnabled(ctx, team, channel))
 	ok(d.Settings().UserLearningEnabled(ctx, team, "U1"))
+	ok(nil, d.Usage().SetTrace(ctx, opened.ID, "4bf92f3577b34da6a3ce929d0e0e4736"))
+	// Before each model call, the budgets; after it, its usage.
+	ok(d.Usage().Spent(ctx, team, "U1", "CBUSY", opened.ID, time.Now().UTC().Truncate(24*time.Hour)))
+	ok(nil, d.Usage().Record(ctx, db.ModelCall{TurnID: opened.ID, Team: team, Person: "U1", Channel: channel, Provider: "anthropic", Model: "m", InputTokens: 10, OutputTokens: 2, At: time.Now()}))
+	ok(nil, d.Usage().RecordRecall(ctx, opened.ID, []db.Recalled{{Rank: 1, MemoryID: m.id, Score: 0.5}}))
+	ok(nil, d.Usage().RecordStep(ctx, opened.ID, db.Step{Kind: db.StepTool, Name: "memory__remember", Outcome: "ok", At: time.Now()}))
 	ok(nil, d.Turns().Decide(ctx, opened.ID, db.Pending{Kind: db.PendingAnswer, Text: "hello"}, false))
 	ok(nil, d.Turns().Finish(ctx, opened.ID, db.TurnDone, false, "1800000001.000200"))
 	ok(nil, d.Leases().Release(ctx, source, 1))
@@ -208,6 +226,10 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 		Lease: &db.Lease{SourceKey: source, PostTS: "1800000002.000100", JobID: 3, Holder: "c"}, TTL: time.Minute,
 	}))
 	ok(d.Turns().Get(ctx, turnID))
+	// `mnemo turns show` and the Inspect shortcut read one turn.
+	ok(d.Usage().OfTurn(ctx, turnID))
+	ok(d.Usage().Steps(ctx, turnID))
+	ok(d.Usage().Recalls(ctx, opened.ID))
 
 	// Learning after the turn.
 	_, _, err = d.Sessions().ForTurn(ctx, source, turnID, 40)

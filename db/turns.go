@@ -52,7 +52,9 @@ type Turn struct {
 	// posted; nil before the turn has decided.
 	Pending *Pending
 	// ReplyTS is the first message of the posted reply, once it is recorded.
-	ReplyTS    string
+	ReplyTS string
+	// TraceID is the turn's OpenTelemetry trace, "" when none was recorded.
+	TraceID    string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	FinishedAt *time.Time
@@ -85,7 +87,7 @@ func (s Turns) Open(ctx context.Context, t TurnStart) (turn Turn, created bool, 
 	return turnFromRow(dbsqlc.Turn{
 		ID: r.ID, TeamID: r.TeamID, ChannelID: r.ChannelID, MessageTs: r.MessageTs, SourceKey: r.SourceKey, ActorID: r.ActorID,
 		Status: r.Status, UsedMemoryWrite: r.UsedMemoryWrite, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, Visibility: r.Visibility,
-		Attempts: r.Attempts, PendingKind: r.PendingKind, PendingText: r.PendingText, ReplyTs: r.ReplyTs, UpdatedAt: r.UpdatedAt,
+		Attempts: r.Attempts, PendingKind: r.PendingKind, PendingText: r.PendingText, ReplyTs: r.ReplyTs, UpdatedAt: r.UpdatedAt, TraceID: r.TraceID,
 	}), r.Created, nil
 }
 
@@ -96,6 +98,22 @@ func (s Turns) Find(ctx context.Context, team, channel, ts string) (Turn, error)
 		return Turn{}, fmt.Errorf("turn of post %s: %w", ts, mapErr(err))
 	}
 	return turnFromRow(r), nil
+}
+
+// ByMessage returns the turn of the message at (channel, ts): the post it
+// answers, or the first message of its reply. ErrNotFound when none; an
+// error when two workspaces have one.
+func (s Turns) ByMessage(ctx context.Context, channel, ts string) (Turn, error) {
+	rows, err := s.q.TurnGetByMessage(ctx, s.e, dbsqlc.TurnGetByMessageParams{ChannelID: channel, Ts: ts})
+	switch {
+	case err != nil:
+		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, mapErr(err))
+	case len(rows) == 0:
+		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, ErrNotFound)
+	case len(rows) > 1:
+		return Turn{}, fmt.Errorf("turn of message %s: more than one workspace has one; give the turn's id", ts)
+	}
+	return turnFromRow(rows[0]), nil
 }
 
 // Attempt counts one more attempt at a turn and returns the turn as it
@@ -189,7 +207,7 @@ func (s Turns) RecordLearning(ctx context.Context, id int64, stored, dropped int
 func turnFromRow(r dbsqlc.Turn) Turn {
 	t := Turn{
 		ID: r.ID, MessageTS: r.MessageTs, ActorID: r.ActorID, Status: TurnStatus(r.Status),
-		UsedMemoryWrite: r.UsedMemoryWrite, Attempts: int(r.Attempts), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, FinishedAt: r.FinishedAt,
+		UsedMemoryWrite: r.UsedMemoryWrite, Attempts: int(r.Attempts), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, FinishedAt: r.FinishedAt, TraceID: r.TraceID,
 		Place: provenance.Place{Team: r.TeamID, Channel: r.ChannelID, SourceKey: r.SourceKey, Visibility: provenance.Visibility(r.Visibility)},
 	}
 	if r.PendingKind != nil && r.PendingText != nil {

@@ -52,6 +52,9 @@ type Post struct {
 	Takeover int64 `json:"takeover,omitempty" river:"unique"`
 	// Prior counts the attempts the jobs this one replaces made.
 	Prior int `json:"prior,omitempty"`
+	// Trace is the W3C traceparent of the event's arrival, so that the
+	// move and the turn are spans of its trace ("" when not traced).
+	Trace string `json:"trace,omitempty"`
 }
 
 // Kind names the job in River.

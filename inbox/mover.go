@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mnemo-bot/mnemo/db"
 )
 
@@ -83,6 +86,12 @@ func (i *Inbox) moveOne(ctx context.Context) (more bool, err error) {
 	// Relaxed: the arrival is durable, and a database crash that loses
 	// its move loses its mark with it, so it is moved again. Its job's
 	// fetch, a durable commit, flushes the move anyway.
+	var span trace.Span // the move's, once the arrival is read
+	defer func() {
+		if span != nil {
+			span.End()
+		}
+	}()
 	err = i.db.InTxRelaxed(ctx, func(tx *db.Tx) error {
 		var err error
 		if a, more, err = tx.Inbox().TakeArrival(ctx); err != nil {
@@ -96,6 +105,7 @@ func (i *Inbox) moveOne(ctx context.Context) (more bool, err error) {
 			unusable = err
 			return nil
 		}
+		_, span = tracer.Start(p.traceContext(ctx), "inbox.move", trace.WithAttributes(attribute.String("messaging.destination.name", "mnemo_turn")))
 		res, err := i.client.InsertTx(ctx, tx.Pgx(), p, nil)
 		if err != nil {
 			return fmt.Errorf("insert job: %w", err)

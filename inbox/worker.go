@@ -10,6 +10,8 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/periodic"
@@ -44,6 +46,10 @@ const busyWait = time.Second
 
 func (i *Inbox) work(ctx context.Context, job *river.Job[Post]) error {
 	p := job.Args
+	ctx, span := tracer.Start(p.traceContext(ctx), "inbox.job", trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(
+		attribute.Int64("mnemo.job.id", job.ID), attribute.Int("mnemo.job.attempt", attempt(job)),
+		attribute.Float64("mnemo.job.wait_seconds", time.Since(job.CreatedAt).Seconds())))
+	defer span.End()
 	if attempt(job) > Attempts {
 		// The turn's attempts ended without the person being told: a process
 		// died during the last one, or telling them failed.

@@ -34,6 +34,12 @@ func NewAnthropic(apiKey, baseURL, model string, opts ...Option) *Anthropic {
 	return &Anthropic{client: anthropic.NewClient(ro...), model: model, cfg: newConfig(opts)}
 }
 
+// Provider is "anthropic".
+func (a *Anthropic) Provider() string { return "anthropic" }
+
+// ModelName is the model requested.
+func (a *Anthropic) ModelName() string { return a.model }
+
 // Complete sends one Messages request.
 func (a *Anthropic) Complete(ctx context.Context, req Request) (*Response, error) {
 	params, err := a.params(req)
@@ -193,8 +199,9 @@ func anthropicResponse(msg *anthropic.Message, schema *Schema) *Response {
 	out := &Response{
 		StopReason: string(msg.StopReason),
 		Usage: Usage{
-			InputTokens:  int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
-			OutputTokens: int(u.OutputTokens),
+			InputTokens:       int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
+			OutputTokens:      int(u.OutputTokens),
+			CachedInputTokens: int(u.CacheReadInputTokens),
 		},
 	}
 	answer, answered := "", false

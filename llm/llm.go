@@ -68,11 +68,13 @@ type Request struct {
 	Schema    *Schema
 }
 
-// Usage counts the tokens one call consumed. InputTokens includes tokens
-// served from a prompt cache, so it is comparable across providers.
+// Usage counts the tokens one call consumed, as the provider reported them
+// (streamed or not). InputTokens includes tokens served from a prompt cache,
+// so it is comparable across providers; CachedInputTokens is that part.
 type Usage struct {
-	InputTokens  int
-	OutputTokens int
+	InputTokens       int
+	OutputTokens      int
+	CachedInputTokens int
 }
 
 // Response is the model's answer: text, tool calls, or both.
@@ -81,6 +83,23 @@ type Response struct {
 	ToolCalls  []ToolCall
 	StopReason string
 	Usage      Usage
+}
+
+// Described is a Model that says which provider and model it calls, for
+// accounting and traces (GenAI's gen_ai.provider.name and
+// gen_ai.request.model).
+type Described interface {
+	Provider() string
+	ModelName() string
+}
+
+// Describe returns m's provider and model, or "unknown" for a Model that
+// does not say.
+func Describe(m Model) (provider, model string) {
+	if d, ok := m.(Described); ok {
+		return d.Provider(), d.ModelName()
+	}
+	return "unknown", "unknown"
 }
 
 // Model is a chat model.

@@ -40,6 +40,12 @@ func newOpenAIClient(apiKey, baseURL string) openai.Client {
 	return openai.NewClient(ro...)
 }
 
+// Provider is "openai" (for any OpenAI-compatible server).
+func (o *OpenAI) Provider() string { return "openai" }
+
+// ModelName is the model requested.
+func (o *OpenAI) ModelName() string { return o.model }
+
 // Complete sends one Chat Completions request. A request with a Schema
 // goes by the structured-output mode this server and model take (see
 // structuredMode), found by falling back on the first such request.
@@ -194,7 +200,10 @@ func openaiResponse(resp *openai.ChatCompletion) (*Response, error) {
 	out := &Response{
 		Text:       choice.Message.Content,
 		StopReason: choice.FinishReason,
-		Usage:      Usage{InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens)},
+		Usage: Usage{
+			InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens),
+			CachedInputTokens: int(resp.Usage.PromptTokensDetails.CachedTokens),
+		},
 	}
 	for _, c := range choice.Message.ToolCalls {
 		if c.Type != "function" {

@@ -43,7 +43,7 @@ func TestStreamReturnsWhatCompleteReturns(t *testing.T) {
 	}{
 		{
 			name:  "text",
-			reply: fakellm.Reply{Text: "The quick brown fox jumps over the lazy dog.", InputTokens: 12, OutputTokens: 9},
+			reply: fakellm.Reply{Text: "The quick brown fox jumps over the lazy dog.", InputTokens: 12, OutputTokens: 9, CachedTokens: 4},
 			req:   hello,
 			text:  "The quick brown fox jumps over the lazy dog.",
 		},
@@ -82,7 +82,8 @@ func TestStreamReturnsWhatCompleteReturns(t *testing.T) {
 				got, err := m.Stream(context.Background(), c.req, d.add)
 				require.NoError(t, err)
 				require.Equal(t, want, got)
-				require.Equal(t, llm.Usage{InputTokens: c.reply.InputTokens, OutputTokens: c.reply.OutputTokens}, got.Usage)
+				require.Equal(t, llm.Usage{InputTokens: c.reply.InputTokens, OutputTokens: c.reply.OutputTokens, CachedInputTokens: c.reply.CachedTokens}, got.Usage,
+					"usage, cached tokens too, is read from the stream (OpenAI's include_usage chunk, Anthropic's message_start and message_delta)")
 				require.Len(t, got.ToolCalls, len(c.reply.ToolCalls))
 				for i, tc := range c.reply.ToolCalls {
 					require.Equal(t, tc.ID, got.ToolCalls[i].ID)

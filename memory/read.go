@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/threads"
@@ -122,6 +124,7 @@ func (s *Store) ForPrompt(ctx context.Context, v Viewer, query string) ([]Memory
 	if err != nil {
 		return nil, err
 	}
+	trace.SpanFromContext(ctx).SetAttributes(attribute.Int("mnemo.recall.candidates", len(fs)))
 	var out []Memory
 	total := 0
 	take := func(m Memory) {

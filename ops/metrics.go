@@ -29,8 +29,9 @@ type Metrics struct {
 	turns        *prometheus.CounterVec
 	turnSeconds  *prometheus.HistogramVec
 	modelCalls   *prometheus.CounterVec
-	modelSeconds prometheus.Observer
+	modelSeconds *prometheus.HistogramVec
 	modelTokens  *prometheus.CounterVec
+	budgets      *prometheus.CounterVec
 	modelErrors  *prometheus.CounterVec
 	toolCalls    *prometheus.CounterVec
 	toolSeconds  *prometheus.HistogramVec
@@ -65,8 +66,12 @@ func NewMetrics() *Metrics {
 	m.turns = counter("turns_total", "Turn runs, by outcome: answered, failed (the person was told why), retry, interrupted (shutdown), duplicate.", "outcome")
 	m.turnSeconds = histogram("turn_duration_seconds", "Duration of turn runs, by outcome.", prometheus.ExponentialBuckets(0.25, 2, 10), "outcome")
 	m.modelCalls = counter("model_calls_total", "Model calls (each with the provider retries inside it), by outcome: ok or error.", "outcome")
-	m.modelSeconds = histogram("model_call_duration_seconds", "Duration of model calls.", prometheus.ExponentialBuckets(0.1, 2, 11)).WithLabelValues()
-	m.modelTokens = counter("model_tokens_total", "Tokens the model provider reported, by direction: input or output.", "direction")
+	// The GenAI semantic conventions' gen_ai.client.operation.duration and
+	// gen_ai.client.token.usage, as Prometheus names them; by model only
+	// (people and channels are in the database, not in labels).
+	m.modelSeconds = histogram("gen_ai_client_operation_duration_seconds", "Duration of model calls (GenAI gen_ai.client.operation.duration), by model.", prometheus.ExponentialBuckets(0.1, 2, 11), "model")
+	m.modelTokens = counter("gen_ai_client_token_usage_total", "Tokens the model provider reported (GenAI gen_ai.client.token.usage), by model and type: input (cached included) or output.", "model", "type")
+	m.budgets = counter("budget_exceeded_total", "Turns a budget stopped (MNEMO_BUDGET_*), by limit: person_daily_tokens, channel_daily_tokens, turn_model_calls, turn_tool_steps.", "limit")
 	m.modelErrors = counter("model_errors_total", "Failed model calls, by class (rate_limited, overloaded, server, bad_request, malformed, network, auth, deadline, canceled, other).", "class")
 	m.toolCalls = counter("tool_calls_total", "Tool calls the model made, by tool and outcome (ok or error).", "tool", "outcome")
 	m.toolSeconds = histogram("tool_call_duration_seconds", "Duration of tool calls, by tool.", prometheus.ExponentialBuckets(0.005, 2, 12), "tool")
@@ -165,6 +170,13 @@ func (m *Metrics) RetentionDeleted(table string, rows int64) {
 	}
 }
 
+// BudgetExceeded counts a turn a budget stopped.
+func (m *Metrics) BudgetExceeded(limit string) {
+	if m != nil {
+		m.budgets.WithLabelValues(limit).Inc()
+	}
+}
+
 // Recalled observes a recall.
 func (m *Metrics) Recalled(d time.Duration, err error) {
 	if m == nil {
@@ -231,7 +243,8 @@ func (m *Metrics) Model(next llm.Model) llm.Model {
 	if m == nil {
 		return next
 	}
-	c := &countedModel{next: next, m: m}
+	provider, model := llm.Describe(next)
+	c := &countedModel{next: next, m: m, provider: provider, model: model}
 	if _, ok := next.(llm.Streamer); ok {
 		return &countedStreamer{c} // streaming stays available through the wrapper
 	}
@@ -249,9 +262,13 @@ func (c *countedStreamer) Stream(ctx context.Context, req llm.Request, onText fu
 }
 
 type countedModel struct {
-	next llm.Model
-	m    *Metrics
+	next            llm.Model
+	m               *Metrics
+	provider, model string
 }
+
+func (c *countedModel) Provider() string  { return c.provider }
+func (c *countedModel) ModelName() string { return c.model }
 
 func (c *countedModel) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	start := time.Now()
@@ -261,15 +278,15 @@ func (c *countedModel) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 }
 
 func (c *countedModel) observe(start time.Time, resp *llm.Response, err error) {
-	c.m.modelSeconds.Observe(time.Since(start).Seconds())
+	c.m.modelSeconds.WithLabelValues(c.model).Observe(time.Since(start).Seconds())
 	if err != nil {
 		c.m.modelCalls.WithLabelValues("error").Inc()
 		c.m.modelErrors.WithLabelValues(ErrorClass(err)).Inc()
 		return
 	}
 	c.m.modelCalls.WithLabelValues("ok").Inc()
-	c.m.modelTokens.WithLabelValues("input").Add(float64(resp.Usage.InputTokens))
-	c.m.modelTokens.WithLabelValues("output").Add(float64(resp.Usage.OutputTokens))
+	c.m.modelTokens.WithLabelValues(c.model, "input").Add(float64(resp.Usage.InputTokens))
+	c.m.modelTokens.WithLabelValues(c.model, "output").Add(float64(resp.Usage.OutputTokens))
 }
 
 // ErrorClass names a model error's class for metrics.

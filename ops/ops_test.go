@@ -104,6 +104,8 @@ func TestMetricsAreExposed(t *testing.T) {
 	_, err = model.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "hello"}}, MaxTokens: 10})
 	require.Error(t, err)
 
+	m.BudgetExceeded("person_daily_tokens")
+
 	_, body := get(t, serve(t, m)+"/metrics")
 	for _, want := range []string{
 		`mnemo_events_received_total{type="app_mention"} 1`,
@@ -121,9 +123,10 @@ func TestMetricsAreExposed(t *testing.T) {
 		`mnemo_model_calls_total{outcome="ok"} 1`,
 		`mnemo_model_calls_total{outcome="error"} 1`,
 		`mnemo_model_errors_total{class="bad_request"} 1`,
-		`mnemo_model_tokens_total{direction="input"} 11`,
-		`mnemo_model_tokens_total{direction="output"} 7`,
-		`mnemo_model_call_duration_seconds_count 2`,
+		`mnemo_gen_ai_client_token_usage_total{model="m",type="input"} 11`,
+		`mnemo_gen_ai_client_token_usage_total{model="m",type="output"} 7`,
+		`mnemo_gen_ai_client_operation_duration_seconds_count{model="m"} 2`,
+		`mnemo_budget_exceeded_total{limit="person_daily_tokens"} 1`,
 		`mnemo_tool_calls_total{outcome="ok",tool="memory__remember"} 1`,
 		`mnemo_memory_writes_total{outcome="stored",path="explicit"} 1`,
 		`mnemo_recall_duration_seconds_count 1`,

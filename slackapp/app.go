@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // Inbox takes a post in before its envelope is acked. *inbox.Inbox is one.
@@ -79,6 +80,11 @@ type Config struct {
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change).
 	EraseDeletedUsers bool
+	// Prices turn tokens into estimated costs in /mnemo stats.
+	Prices usage.Prices
+	// AdminOversight lets an admin's Inspect show recalled memories not
+	// visible to them in the turn's place, audited.
+	AdminOversight bool
 }
 
 // App handles Slack events. Build it with New and start it with Run.
@@ -97,6 +103,8 @@ type App struct {
 	stale        time.Duration
 	now          func() time.Time
 	keep         lifecycle.Retention
+	prices       usage.Prices
+	oversight    bool
 	eraseDeleted bool
 
 	botUserID string
@@ -130,7 +138,7 @@ func New(c Config) *App {
 		api: c.API, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
-		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers,
+		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices, oversight: c.AdminOversight,
 	}
 	if a.obs == nil {
 		a.obs = nopObserver{}

@@ -14,6 +14,7 @@ import (
 	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // reply is an ephemeral answer to a command or button.
@@ -87,7 +88,7 @@ var commands = map[string]command{
 	"learning": {run: (*App).cmdLearning},
 	"restore":  {admin: "restore memories", run: (*App).cmdRestore},
 	"purge":    {admin: "purge memories", run: (*App).cmdPurge},
-	"stats":    {admin: "see stats", run: (*App).cmdStats},
+	"stats":    {run: (*App).cmdStats}, // an admin's shows the workspace, anyone else's their own usage
 }
 
 // runCommand runs one /mnemo subcommand for actor.
@@ -224,12 +225,19 @@ func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
 }
 
 func (a *App) cmdStats(ctx context.Context, c invocation) reply {
+	report, err := usage.Report(ctx, a.db, a.prices, usage.ReportRequest{Team: c.cmd.TeamID, Person: c.actor.ID, All: c.actor.IsAdmin, Now: a.now()})
+	if err != nil {
+		return textReply("Couldn't read usage: %v.", err)
+	}
+	if !c.actor.IsAdmin {
+		return textReply("*mnemo stats*\n%s(Only an admin sees the workspace's stats.)", report)
+	}
 	s, err := a.db.Audit().Stats(ctx, c.cmd.TeamID)
 	if err != nil {
 		return textReply("Couldn't read stats: %v.", err)
 	}
-	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)%s\n%s",
-		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns, a.feedbackStats(ctx, c.cmd.TeamID), a.retentionStats())
+	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)%s\n%s\n%s",
+		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns, a.feedbackStats(ctx, c.cmd.TeamID), a.retentionStats(), report)
 }
 
 // retentionStats says how long mnemo keeps what (MNEMO_RETENTION_*).

@@ -12,6 +12,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
@@ -99,7 +101,13 @@ const admitTimeout = 2500 * time.Millisecond
 func (a *App) onPost(ctx context.Context, d *delivery) {
 	e, _ := d.data.(slackevents.EventsAPIEvent)
 	kind := d.kind
+	// The turn's trace starts here: the event's arrival and its ack.
+	ctx, span := tracer.Start(ctx, "slack.event "+kind, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(attribute.String("slack.event.type", kind), attribute.String("slack.envelope_id", d.id)))
+	defer span.End()
 	p, v, err := postFrom(e, d.id, a.botUserID)
+	span.SetAttributes(attribute.String("slack.channel", p.Channel), attribute.String("slack.ts", p.TS))
+	p = inbox.WithTrace(ctx, p)
 	log := a.log.With().Str("envelope_id", d.id).Str("channel", p.Channel).Str("ts", p.TS).Logger()
 	switch v {
 	case reject:
@@ -126,6 +134,7 @@ func (a *App) onPost(ctx context.Context, d *delivery) {
 		log.Error().Err(err).Msg("inbox write failed; envelope not acked, so Slack delivers it again")
 		return
 	}
+	span.SetAttributes(attribute.Bool("mnemo.duplicate", duplicate))
 	if duplicate {
 		a.obs.EventDeduplicated(kind)
 		// Caught by the arrival's key: the post waits to be moved into the

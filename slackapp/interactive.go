@@ -14,6 +14,10 @@ import (
 func (a *App) onInteractive(ctx context.Context, d *delivery) {
 	a.ack(d)
 	cb, ok := d.data.(slack.InteractionCallback)
+	if ok && cb.Type == slack.InteractionTypeMessageAction && cb.CallbackID == ShortcutInspect {
+		a.async(ctx, func(ctx context.Context) { a.inspect(ctx, cb) })
+		return
+	}
 	if !ok || cb.Type != slack.InteractionTypeBlockActions || len(cb.ActionCallback.BlockActions) == 0 {
 		return
 	}

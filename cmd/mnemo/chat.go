@@ -78,7 +78,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 	defer learner.Stop()
 
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: *team, ID: *user, Name: cfg.ChatName}
-	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx})
+	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx, Meter: c.meter})
 	s := terminal.NewSession(runner, actor, log, nil)
 	in := newChatInput(stdin, stdout, historyPath())
 	defer in.Close()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/lifecycle"
+	turnusage "github.com/mnemo-bot/mnemo/usage"
 )
 
 // Config is mnemo's configuration and its one definition: each field is an
@@ -34,7 +35,7 @@ import (
 // A new variable is a new field here, in the order help lists them, and a
 // row in the README that TestReadmeConfigurationTableIsGenerated asks for.
 type Config struct {
-	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
+	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,stats,turns" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
 	SlackBot    botToken    `env:"SLACK_BOT_TOKEN" requiredBy:"serve" help:"the Slack app's bot token, xoxb-…"`
 	SlackApp    appToken    `env:"SLACK_APP_TOKEN" requiredBy:"serve" help:"the app-level token for Socket Mode, xapp-…; not read in http mode"`
 	// SlackMode is how Slack reaches serve: Socket Mode, or the Events API
@@ -69,6 +70,49 @@ type Config struct {
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change with deleted: true).
 	EraseDeletedUsers onOff `env:"MNEMO_ERASE_DELETED_USERS" envDefault:"false" help:"true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does"`
+	// Budgets (docs/observability.md); 0 is no limit.
+	BudgetPersonDaily  tokenCount `env:"MNEMO_BUDGET_PERSON_DAILY_TOKENS" envDefault:"0" help:"the most tokens (input plus output) one person's turns may use per UTC day, across replicas; a turn past it ends with a sentence saying so; 0 for no limit. See docs/observability.md"`
+	BudgetChannelDaily tokenCount `env:"MNEMO_BUDGET_CHANNEL_DAILY_TOKENS" envDefault:"0" help:"the most tokens one channel's turns may use per UTC day, across replicas; 0 for no limit"`
+	BudgetTurnCalls    tokenCount `env:"MNEMO_BUDGET_TURN_MODEL_CALLS" envDefault:"0" help:"the most model calls one turn may make; 0 for no limit"`
+	BudgetTurnTools    tokenCount `env:"MNEMO_BUDGET_TURN_TOOL_STEPS" envDefault:"0" help:"the most tool calls the model may make in one turn; 0 for no limit"`
+	// The exporter reads the OTEL_* variables itself (ops.StartTracing);
+	// this field only checks the endpoint and documents it.
+	OTLPEndpoint   httpURL `env:"OTEL_EXPORTER_OTLP_ENDPOINT" defaultNote:"none: no spans are exported" help:"an OTLP collector (http://host:4318, or :4317 with OTEL_EXPORTER_OTLP_PROTOCOL=grpc): serve exports one trace per turn; the other standard OTEL_* variables (headers, OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT…) apply as OpenTelemetry documents them"`
+	TraceContent   onOff   `env:"MNEMO_TRACE_CONTENT" envDefault:"false" help:"true: model call spans carry the system prompt, the messages and the answer; people's words then reach the trace backend"`
+	AdminOversight onOff   `env:"MNEMO_ADMIN_OVERSIGHT" envDefault:"false" help:"true: an admin inspecting a turn (mnemo turns show, the Inspect shortcut) sees the recalled memories they could not see in its place; each such look is recorded in the admin audit"`
+	Prices         prices  `env:"MNEMO_PRICES" defaultNote:"none: no costs shown" help:"model prices for estimated costs in mnemo stats and turns show: model=input/output in dollars per million tokens, comma-separated (claude-sonnet-4-5=3/15,gpt-4.1=2/8), or the path of a file of such lines"`
+}
+
+// Budgets are the MNEMO_BUDGET_* limits.
+func (c Config) Budgets() turnusage.Limits {
+	return turnusage.Limits{
+		PersonDailyTokens: int64(c.BudgetPersonDaily), ChannelDailyTokens: int64(c.BudgetChannelDaily),
+		TurnModelCalls: int64(c.BudgetTurnCalls), TurnToolSteps: int64(c.BudgetTurnTools),
+	}
+}
+
+// tokenCount is a budget: a whole number, 0 for no limit.
+type tokenCount int64
+
+func (n *tokenCount) UnmarshalText(b []byte) error {
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || v < 0 {
+		return fmt.Errorf("must be a whole number, 0 for no limit, not %q", string(b))
+	}
+	*n = tokenCount(v)
+	return nil
+}
+
+// prices are MNEMO_PRICES, read by usage.ParsePrices.
+type prices struct{ turnusage.Prices }
+
+func (p *prices) UnmarshalText(b []byte) error {
+	v, err := turnusage.ParsePrices(string(b))
+	if err != nil {
+		return errors.New(": " + err.Error())
+	}
+	p.Prices = v
+	return nil
 }
 
 // Retention is how long serve keeps each kind of data.

@@ -666,3 +666,35 @@ func freePort(t *testing.T) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// A channel's daily budget is counted in the database, across replicas:
+// replica a answers the first post, and replica b, which made no model
+// call of its own, refuses the second with the sentence naming the limit.
+func TestFaultBudgetIsCountedAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	f := newFaultBed(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		r := scripted.Memory()(n, req)
+		r.InputTokens, r.OutputTokens = 40, 5
+		return r
+	})
+	f.env["MNEMO_BUDGET_CHANNEL_DAILY_TOKENS"] = "45"
+	const ch = "C0BUDGET"
+	a := f.start("a")
+	first, _, _ := f.mention(ch, "hello there", "")
+	f.waitFinished(first, "white_check_mark", 60*time.Second)
+	require.Len(t, f.turnRequests(), 1)
+
+	b := f.start("b")
+	code, _ := a.term(20 * time.Second)
+	require.Equal(t, 0, code)
+	second, _, _ := f.mention(ch, "hello again", "")
+	f.waitFinished(second, "warning", 60*time.Second)
+	got := f.replies(ch, second)
+	require.Len(t, got, 1)
+	require.Contains(t, got[0].Text, "this channel has reached its daily limit of 45 tokens")
+	require.Contains(t, got[0].Text, "It resets at midnight UTC")
+	require.Len(t, f.turnRequests(), 1, "no model call past the budget")
+	require.Contains(t, b.logs.String(), `"limit":"channel_daily_tokens"`, "replica b, not a, stopped the turn")
+	_, body := b.get("/metrics")
+	require.True(t, hasMetric(body, `mnemo_budget_exceeded_total{limit="channel_daily_tokens"} 1`), mnemoMetrics(body))
+}

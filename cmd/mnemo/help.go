@@ -17,6 +17,8 @@ commands:
   mcp             serve mnemo's memory tools over MCP (stdio, or HTTP with --http)
   tools list      list the tool catalog: the memory tools and each MCP server's
   memories list   print memories as JSON
+  stats           print model usage per day, top channels and people
+  turns show      show one turn: timeline, recall, tools, tokens, errors
   eval            run the memory workflow evals
   version         print the version
   help [CMD|env]  this text, a command's help, or the environment variables

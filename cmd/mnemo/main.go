@@ -90,6 +90,10 @@ func (p process) run(ctx context.Context, args []string) int {
 		err = cmdMigrate(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "memories":
 		err = cmdMemories(ctx, rest, p.getenv, p.stdout, p.stderr)
+	case "stats":
+		err = cmdStats(ctx, rest, p.getenv, p.stdout)
+	case "turns":
+		err = cmdTurns(ctx, rest, p.getenv, p.stdout)
 	case "chat":
 		err = cmdChat(ctx, rest, p.getenv, p.stdin, p.stdout, p.stderr, p.interrupts)
 	case "mcp":

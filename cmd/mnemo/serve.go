@@ -28,6 +28,7 @@ import (
 	"github.com/mnemo-bot/mnemo/ops"
 	"github.com/mnemo-bot/mnemo/slackapp"
 	"github.com/mnemo-bot/mnemo/tools"
+	turnusage "github.com/mnemo-bot/mnemo/usage"
 )
 
 // core is what every model-running command shares: the database, the memory
@@ -38,7 +39,9 @@ type core struct {
 	registry *tools.Registry
 	model    llm.Model
 	agent    *agent.Agent
-	closers  []func()
+	// meter records each turn's model usage and enforces the budgets.
+	meter   *turnusage.Meter
+	closers []func()
 }
 
 func (c *core) Close() {
@@ -108,10 +111,11 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	if err != nil {
 		return nil, err
 	}
-	c := &core{db: d, closers: []func(){d.Close}}
+	c := &core{db: d, closers: []func(){d.Close}, meter: turnusage.NewMeter(d, cfg.Budgets(), log, nil)}
 	opts := memory.Options{Logger: log}
 	if cfg.Provider != "" {
-		c.model = o.metrics.Model(newModel(cfg, cfg.Model, log))
+		// Budgets outermost: a call a budget refuses is no model call.
+		c.model = c.meter.Model(ops.Trace(o.metrics.Model(newModel(cfg, cfg.Model, log)), bool(cfg.TraceContent)))
 		judge := memory.ModelJudge{Model: c.model}
 		opts.Reviewer, opts.Decider = judge, judge
 	}
@@ -130,7 +134,7 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	c.registry = reg
 	c.closers = append(c.closers, closeTools)
 	if c.model != nil {
-		ao := agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log}
+		ao := agent.Options{Model: c.model, Registry: c.registry, Recall: c.memory, Logger: log, ToolSteps: int(cfg.Budgets().TurnToolSteps)}
 		if o.metrics != nil {
 			ao.Observer = o.metrics
 		}
@@ -159,6 +163,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel.Level())
+	stopTracing, err := ops.StartTracing(ctx, getenv, version)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := ops.StopTracing(stopTracing); err != nil {
+			log.Warn().Err(err).Msg("spans not all exported at shutdown")
+		}
+	}()
 	metrics := ops.NewMetrics()
 	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(int(cfg.MaxTurns)), metrics: metrics, migrate: true})
 	if err != nil {
@@ -179,7 +192,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// enqueues learning: the hook reads the queue once turns run.
 	var learning *learn.Queue
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{
-		Logger: log, MaxConcurrent: int(cfg.MaxTurns), Observer: metrics, BackfillMessages: int(cfg.BackfillMessages),
+		Logger: log, MaxConcurrent: int(cfg.MaxTurns), Observer: metrics, BackfillMessages: int(cfg.BackfillMessages), Meter: c.meter,
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{
@@ -187,6 +200,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
 		SlashCommand: string(cfg.SlashCommand), Observer: metrics,
 		Retention: cfg.Retention(), EraseDeletedUsers: bool(cfg.EraseDeletedUsers),
+		Prices: cfg.Prices.Prices, AdminOversight: bool(cfg.AdminOversight),
 	})
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)

@@ -120,7 +120,7 @@ func TestSlashCommandsAndPermissions(t *testing.T) {
 	require.Contains(t, string(r.Blocks), `"action_id":"mnemo_forget"`)
 	require.NotContains(t, string(r.Blocks), "Deploys go out")
 
-	for _, adminOnly := range []string{"memories <@U0BOB|bob>", "memories <#C0TEAM|team>", "restore " + aliceMem.ShortID(), "export <@U0BOB>", "purge <@U0BOB>", "learning off", "stats"} {
+	for _, adminOnly := range []string{"memories <@U0BOB|bob>", "memories <#C0TEAM|team>", "restore " + aliceMem.ShortID(), "export <@U0BOB>", "purge <@U0BOB>", "learning off"} {
 		r = b.command(alice, ch, adminOnly)
 		require.Contains(t, r.Text, "Only an admin", adminOnly)
 		require.Contains(t, r.Text, "MNEMO_ADMINS", "a refusal says why")
@@ -161,6 +161,14 @@ func TestSlashCommandsAndPermissions(t *testing.T) {
 	r = b.command(admin, ch, "stats")
 	require.Contains(t, r.Text, "memories:")
 	require.Contains(t, r.Text, "archived")
+	require.Contains(t, r.Text, "Model usage, the workspace's")
+	require.Contains(t, r.Text, "Top people")
+
+	r = b.command(alice, ch, "stats")
+	require.Contains(t, r.Text, "Model usage, your", "anyone sees their own usage")
+	require.Contains(t, r.Text, "Only an admin sees the workspace's stats")
+	require.NotContains(t, r.Text, "Top people")
+	require.NotContains(t, r.Text, "memories:")
 
 	r = b.command(alice, ch, "frobnicate")
 	require.Contains(t, r.Text, "help")

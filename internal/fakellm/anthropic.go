@@ -88,7 +88,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": body.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": in, "output_tokens": out},
+		"usage": anthropicUsage(in, out, reply.CachedTokens),
 	})
 }
 
@@ -135,7 +135,7 @@ func anthropicStream(w http.ResponseWriter, model string, content []anthropicBlo
 	s.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": in, "output_tokens": 1},
+		"usage": anthropicUsage(in, 1, reply.CachedTokens),
 	}})
 	s.event("ping", map[string]string{"type": "ping"})
 	for i, b := range content {
@@ -167,6 +167,13 @@ func anthropicStream(w http.ResponseWriter, model string, content []anthropicBlo
 		"usage": map[string]int{"output_tokens": out},
 	})
 	s.event("message_stop", map[string]string{"type": "message_stop"})
+}
+
+// anthropicUsage is a usage object: Anthropic counts tokens read from the
+// prompt cache apart from input_tokens.
+func anthropicUsage(in, out, cached int) map[string]int {
+	cached = min(cached, in)
+	return map[string]int{"input_tokens": in - cached, "output_tokens": out, "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0}
 }
 
 // anthropicError is Anthropic's error body for a status.

@@ -96,6 +96,9 @@ type Reply struct {
 	// counted as words of the request and of the answer.
 	InputTokens  int
 	OutputTokens int
+	// CachedTokens is the part of InputTokens reported as read from the
+	// provider's prompt cache.
+	CachedTokens int
 }
 
 // Script decides a reply. n counts requests from 0.

@@ -136,8 +136,14 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": body.Model,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
-		"usage":   map[string]int{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+		"usage":   openaiUsage(in, out, reply.CachedTokens),
 	})
+}
+
+// openaiUsage is a usage object; cached tokens are part of prompt_tokens.
+func openaiUsage(in, out, cached int) map[string]any {
+	return map[string]any{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out,
+		"prompt_tokens_details": map[string]int{"cached_tokens": min(cached, in)}}
 }
 
 // openaiToolChoice reads tool_choice: a string ("auto", "none", "required")
@@ -197,7 +203,7 @@ func openaiStream(w http.ResponseWriter, model, text string, calls []openaiToolC
 	if includeUsage {
 		s.event("", map[string]any{
 			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000, "model": model,
-			"choices": []any{}, "usage": map[string]int{"prompt_tokens": in, "completion_tokens": out, "total_tokens": in + out},
+			"choices": []any{}, "usage": openaiUsage(in, out, reply.CachedTokens),
 		})
 	}
 	s.raw("data: [DONE]\n\n")

@@ -69,3 +69,11 @@ WHERE team_id = @team_id AND channel_id = @channel_id AND message_ts = @message_
     WHERE l.source_key = @source_key::text AND l.job_id = @job_id AND l.holder = @holder
   )
 RETURNING *;
+
+-- name: TurnGetByMessage :many
+-- The turn of a message a permalink names: the post it answers or its
+-- reply's first message, in any workspace (`mnemo turns show`).
+SELECT * FROM turns
+WHERE channel_id = @channel_id AND (message_ts = @ts OR reply_ts = @ts)
+ORDER BY id
+LIMIT 2;

@@ -13,7 +13,7 @@ import (
 const turnAttempt = `-- name: TurnAttempt :one
 UPDATE turns SET attempts = attempts + 1, updated_at = now()
 WHERE id = $1
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
 `
 
 // Counts one more attempt at a turn.
@@ -37,6 +37,7 @@ func (q *Queries) TurnAttempt(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 	)
 	return i, err
 }
@@ -50,7 +51,7 @@ WHERE id IN (
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
 `
 
 type TurnClaimAbandonedParams struct {
@@ -87,6 +88,7 @@ func (q *Queries) TurnClaimAbandoned(ctx context.Context, db DBTX, arg TurnClaim
 			&i.PendingText,
 			&i.ReplyTs,
 			&i.UpdatedAt,
+			&i.TraceID,
 		); err != nil {
 			return nil, err
 		}
@@ -155,7 +157,7 @@ func (q *Queries) TurnFinish(ctx context.Context, db DBTX, arg TurnFinishParams)
 }
 
 const turnGetByID = `-- name: TurnGetByID :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at FROM turns WHERE id = $1
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns WHERE id = $1
 `
 
 func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, error) {
@@ -178,12 +180,65 @@ func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 	)
 	return i, err
 }
 
+const turnGetByMessage = `-- name: TurnGetByMessage :many
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns
+WHERE channel_id = $1 AND (message_ts = $2 OR reply_ts = $2)
+ORDER BY id
+LIMIT 2
+`
+
+type TurnGetByMessageParams struct {
+	ChannelID string `json:"channelId"`
+	Ts        string `json:"ts"`
+}
+
+// The turn of a message a permalink names: the post it answers or its
+// reply's first message, in any workspace (`mnemo turns show`).
+func (q *Queries) TurnGetByMessage(ctx context.Context, db DBTX, arg TurnGetByMessageParams) ([]Turn, error) {
+	rows, err := db.Query(ctx, turnGetByMessage, arg.ChannelID, arg.Ts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Turn
+	for rows.Next() {
+		var i Turn
+		if err := rows.Scan(
+			&i.ID,
+			&i.TeamID,
+			&i.ChannelID,
+			&i.MessageTs,
+			&i.SourceKey,
+			&i.ActorID,
+			&i.Status,
+			&i.UsedMemoryWrite,
+			&i.CreatedAt,
+			&i.FinishedAt,
+			&i.Visibility,
+			&i.Attempts,
+			&i.PendingKind,
+			&i.PendingText,
+			&i.ReplyTs,
+			&i.UpdatedAt,
+			&i.TraceID,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const turnGetByPost = `-- name: TurnGetByPost :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at FROM turns
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns
 WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3
 `
 
@@ -213,6 +268,7 @@ func (q *Queries) TurnGetByPost(ctx context.Context, db DBTX, arg TurnGetByPostP
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 	)
 	return i, err
 }
@@ -259,7 +315,7 @@ const turnOpen = `-- name: TurnOpen :one
 INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, (xmax = 0)::boolean AS created
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, (xmax = 0)::boolean AS created
 `
 
 type TurnOpenParams struct {
@@ -288,6 +344,7 @@ type TurnOpenRow struct {
 	PendingText     *string    `json:"pendingText"`
 	ReplyTs         *string    `json:"replyTs"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
+	TraceID         string     `json:"traceId"`
 	Created         bool       `json:"created"`
 }
 
@@ -321,6 +378,7 @@ func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (Tu
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 		&i.Created,
 	)
 	return i, err
@@ -333,7 +391,7 @@ WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3 AND status = 'running
     SELECT 1 FROM thread_leases l
     WHERE l.source_key = $4::text AND l.job_id = $5 AND l.holder = $6
   )
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
 `
 
 type TurnTakeAttemptParams struct {
@@ -375,6 +433,7 @@ func (q *Queries) TurnTakeAttempt(ctx context.Context, db DBTX, arg TurnTakeAtte
 		&i.PendingText,
 		&i.ReplyTs,
 		&i.UpdatedAt,
+		&i.TraceID,
 	)
 	return i, err
 }

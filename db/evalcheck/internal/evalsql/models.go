@@ -126,6 +126,22 @@ type MemoryTermStat struct {
 	Df   int32  `json:"df"`
 }
 
+type ModelUsage struct {
+	ID           int64     `json:"id"`
+	TurnID       int64     `json:"turnId"`
+	TeamID       string    `json:"teamId"`
+	PersonID     string    `json:"personId"`
+	ChannelID    string    `json:"channelId"`
+	Provider     string    `json:"provider"`
+	Model        string    `json:"model"`
+	InputTokens  int64     `json:"inputTokens"`
+	OutputTokens int64     `json:"outputTokens"`
+	CachedTokens int64     `json:"cachedTokens"`
+	DurationMs   int64     `json:"durationMs"`
+	FinishReason string    `json:"finishReason"`
+	At           time.Time `json:"at"`
+}
+
 type RiverJob struct {
 	ID          int64      `json:"id"`
 	State       string     `json:"state"`
@@ -190,6 +206,7 @@ type Turn struct {
 	PendingText     *string    `json:"pendingText"`
 	ReplyTs         *string    `json:"replyTs"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
+	TraceID         string     `json:"traceId"`
 }
 
 type TurnFeedback struct {
@@ -204,6 +221,23 @@ type TurnLearning struct {
 	Stored    int32     `json:"stored"`
 	Dropped   int32     `json:"dropped"`
 	DecidedAt time.Time `json:"decidedAt"`
+}
+
+type TurnRecall struct {
+	TurnID   int64     `json:"turnId"`
+	Rank     int32     `json:"rank"`
+	MemoryID uuid.UUID `json:"memoryId"`
+	Score    float64   `json:"score"`
+}
+
+type TurnStep struct {
+	ID         int64     `json:"id"`
+	TurnID     int64     `json:"turnId"`
+	Kind       string    `json:"kind"`
+	Name       string    `json:"name"`
+	Outcome    string    `json:"outcome"`
+	DurationMs int64     `json:"durationMs"`
+	At         time.Time `json:"at"`
 }
 
 type UserSetting struct {

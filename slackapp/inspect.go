@@ -1,0 +1,64 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/slack-go/slack"
+
+	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/memory"
+)
+
+// ShortcutInspect is the "Inspect" message shortcut's callback id
+// (manifest.yaml).
+const ShortcutInspect = "mnemo_inspect"
+
+// inspect answers the Inspect shortcut: for an admin, the turn of the post
+// or of mnemo's reply it was used on, shown to them alone. A recalled
+// memory's text is shown only where the admin may see it in the turn's
+// place, or through oversight (MNEMO_ADMIN_OVERSIGHT), which is audited.
+func (a *App) inspect(ctx context.Context, cb slack.InteractionCallback) {
+	team := cb.Team.ID
+	if team == "" {
+		team = cb.User.TeamID
+	}
+	channel, ts := cb.Channel.ID, cb.Message.Timestamp
+	actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
+	if err != nil {
+		a.log.Warn().Err(err).Msg("actor not enriched")
+	}
+	answer := func(r reply) { a.respond(ctx, cb.ResponseURL, channel, cb.User.ID, r) }
+	if !actor.IsAdmin {
+		answer(notAdmin("inspect turns"))
+		return
+	}
+	t, err := a.db.Turns().Find(ctx, team, channel, ts)
+	if errors.Is(err, db.ErrNotFound) {
+		var id int64
+		if id, err = a.db.Feedback().TurnOfReply(ctx, team, channel, ts); err == nil {
+			t, err = a.db.Turns().Get(ctx, id)
+		}
+	}
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		answer(textReply("That message is not one mnemo answered, nor one of its replies."))
+		return
+	case err != nil:
+		answer(textReply("Couldn't read the turn: %v.", err))
+		return
+	}
+	v := memory.Viewer{Actor: actor, Place: t.Place, Private: true, Oversight: a.oversight}
+	in, err := agent.Inspect(ctx, a.db, a.memory, agent.InspectRequest{TurnID: t.ID, Viewer: v, Prices: a.prices})
+	if err != nil {
+		answer(textReply("Couldn't read the turn: %v.", err))
+		return
+	}
+	if in.Overseen > 0 {
+		a.audit(ctx, actor, db.AuditInspect, strconv.FormatInt(t.ID, 10), fmt.Sprintf("Inspect shortcut: %d memories shown through oversight", in.Overseen))
+	}
+	answer(textReply("```\n%s```", in.Text))
+}
