@@ -129,7 +129,8 @@ BEGIN
     -- that holds the answer often shares few words with the question, and
     -- the words it does share ("running") may be common in the rest of a
     -- busy channel, while its thread holds the others ("Melanie", "got
-    -- into"). So each thread of the top k is read around its best match
+    -- into"). So the thread of each of the best 12 matches is read around
+    -- its best match
     -- (up to 32 memories either side, as said), and scored as a whole: per
     -- query word, the best weight any of its matching memories gives it,
     -- with the same share-of-the-query factor as a memory. Every memory
@@ -146,7 +147,8 @@ BEGIN
         CROSS JOIN LATERAL (SELECT r.team_id, r.source_key, r.observed_at, r.created_at FROM memories r WHERE r.id = u.id) m
     ), th AS (
         SELECT DISTINCT ON (b.team_id, b.source_key) b.team_id, b.source_key, b.observed_at, b.id
-        FROM base b ORDER BY b.team_id, b.source_key, b.score DESC, b.id
+        FROM (SELECT * FROM base ORDER BY base.score DESC, base.created_at DESC, base.id LIMIT 12) b
+        ORDER BY b.team_id, b.source_key, b.score DESC, b.id
     ), win AS (
         -- The window's ids from the thread's index, then each row by its
         -- key, as the picks above are read.
