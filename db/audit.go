@@ -26,6 +26,8 @@ const (
 	AuditPurge       AuditAction = "purge"        // a person's personal memories archived, target the person
 	AuditLearningOn  AuditAction = "learning on"  // passive learning turned on, target the channel
 	AuditLearningOff AuditAction = "learning off" // passive learning turned off, target the channel
+	AuditSearch      AuditAction = "search"       // memories listed from the command line, target what was searched
+	AuditHistory     AuditAction = "history"      // a memory's history read from the command line, target its id
 )
 
 // AuditEntry is one admin action.

@@ -16,7 +16,7 @@ commands:
   chat            chat with mnemo in the terminal, no Slack needed
   mcp             serve mnemo's memory tools over MCP (stdio, or HTTP with --http)
   tools list      list the tool catalog: the memory tools and each MCP server's
-  memories list   print memories as JSON
+  memories ...    list, search, forget, restore, history, export memories
   eval            run the memory workflow evals
   version         print the version
   help [CMD|env]  this text, a command's help, or the environment variables
