@@ -112,16 +112,26 @@ check-generated:
 clean:
 	rm -rf bin
 
-## check-deploy: lint and render the Helm chart (helm pinned in devtools/go.mod), then check the
-## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml
+## check-deploy: lint and render the Helm chart (helm pinned in devtools/go.mod) with the least
+## values its schema accepts, and check that it refuses none or unknown ones; then check the
+## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit, and .goreleaser.yaml
+## with `goreleaser check` (pinned in devtools/go.mod too)
 .PHONY: check-deploy
 HELM := $(GO) -C devtools tool helm
+GORELEASER := $(GO) -C devtools tool goreleaser
 CHART := ../deploy/helm/mnemo
+CHART_VALUES := $(CHART)/ci/check-values.yaml
 check-deploy:
-	$(HELM) lint --strict $(CHART)
-	$(HELM) lint --strict $(CHART) --set serviceMonitor.enabled=true
+	$(HELM) lint --strict $(CHART) --values $(CHART_VALUES)
+	$(HELM) lint --strict $(CHART) --values $(CHART_VALUES) --set serviceMonitor.enabled=true
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	echo "$(HELM) template mnemo $(CHART) [--set serviceMonitor.enabled=true]"; \
-	$(HELM) template mnemo $(CHART) > "$$tmp/default.yaml"; \
-	$(HELM) template mnemo $(CHART) --set serviceMonitor.enabled=true > "$$tmp/servicemonitor.yaml"; \
-	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml" -build-image-binary
+	echo "$(HELM) template mnemo $(CHART) --values $(CHART_VALUES) [--set serviceMonitor.enabled=true]"; \
+	$(HELM) template mnemo $(CHART) --values $(CHART_VALUES) > "$$tmp/default.yaml"; \
+	$(HELM) template mnemo $(CHART) --values $(CHART_VALUES) --set serviceMonitor.enabled=true > "$$tmp/servicemonitor.yaml"; \
+	echo "$(HELM) lint|template mnemo $(CHART) [--set replicas=2]: must fail"; \
+	if $(HELM) template mnemo $(CHART) > /dev/null 2> "$$tmp/novalues.txt"; then echo "helm template with no values rendered: values.schema.json must require the model and a secret source"; exit 1; fi; \
+	if $(HELM) lint --strict $(CHART) > "$$tmp/lint-novalues.txt" 2>&1; then echo "helm lint with no values passed: values.schema.json must require the model and a secret source"; exit 1; fi; \
+	if $(HELM) template mnemo $(CHART) --values $(CHART_VALUES) --set replicas=2 > /dev/null 2> "$$tmp/unknown.txt"; then echo "helm template accepted an unknown value: values.schema.json must be strict"; exit 1; fi; \
+	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml" \
+		-schema-error-novalues="$$tmp/novalues.txt" -schema-error-unknown="$$tmp/unknown.txt" -build-image-binary
+	$(GORELEASER) check ../.goreleaser.yaml

@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -18,10 +19,58 @@ import (
 // make check-deploy renders the chart with helm (pinned in devtools) and
 // passes the output here; `make test` has no helm, so TestRenderedChart skips.
 var (
-	renderedDefault        = flag.String("rendered-default", "", "helm template output with default values")
+	renderedDefault        = flag.String("rendered-default", "", "helm template output with ci/check-values.yaml")
 	renderedServiceMonitor = flag.String("rendered-servicemonitor", "", "helm template output with serviceMonitor.enabled=true")
 	buildImageBinary       = flag.Bool("build-image-binary", false, "run the Dockerfile's go build command (slow on a fresh machine)")
+	schemaErrorNoValues    = flag.String("schema-error-novalues", "", "helm template's error with no values")
+	schemaErrorUnknown     = flag.String("schema-error-unknown", "", "helm template's error with an unknown value")
 )
+
+// The chart refuses to render without the model and a secret source, and
+// says which values are missing; and it refuses a value it doesn't know.
+func TestChartSchemaRefusesMissingAndUnknownValues(t *testing.T) {
+	if *schemaErrorNoValues == "" || *schemaErrorUnknown == "" {
+		t.Skip("needs helm's output: run make check-deploy")
+	}
+	t.Parallel()
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return string(b)
+	}
+	none := read(*schemaErrorNoValues)
+	require.Contains(t, none, "values don't meet the specifications of the schema")
+	for _, missing := range []string{"'/config/MNEMO_MODEL': minLength", "'/existingSecret': minLength", "'/secrets/databaseUrl': minLength", "'/secrets/slackBotToken': minLength", "'/secrets/slackAppToken': minLength"} {
+		require.Contains(t, none, missing)
+	}
+	unknown := read(*schemaErrorUnknown)
+	require.Contains(t, unknown, "additional properties 'replicas' not allowed")
+}
+
+// values.schema.json names every value values.yaml has, and requires the
+// model and a secret source.
+func TestChartSchemaCoversTheValues(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(chartDir, "values.schema.json"))
+	require.NoError(t, err)
+	var schema struct {
+		AdditionalProperties *bool                      `json:"additionalProperties"`
+		Required             []string                   `json:"required"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &schema))
+	require.NotNil(t, schema.AdditionalProperties)
+	require.False(t, *schema.AdditionalProperties, "strict: a misspelt value is an error")
+	vals, err := os.ReadFile(filepath.Join(chartDir, "values.yaml"))
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, yaml.Unmarshal(vals, &v))
+	for k := range v {
+		require.Contains(t, schema.Properties, k, "values.yaml has %s, which the schema does not allow", k)
+	}
+	require.Contains(t, string(schema.Properties["config"]), `"required": [`)
+	require.Contains(t, string(schema.Properties["config"]), `"MNEMO_MODEL"`)
+}
 
 const chartDir = "helm/mnemo"
 
