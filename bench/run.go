@@ -42,6 +42,8 @@ type Config struct {
 	// LoCoMoNoise is how many unrelated memories the noisy shape's
 	// channels hold.
 	LoCoMoNoise int
+	// LoCoMoKeep leaves the LoCoMo databases in place after the run.
+	LoCoMoKeep bool
 }
 
 // Report is a run's table and what it ran on.

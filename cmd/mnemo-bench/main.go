@@ -30,7 +30,7 @@ func main() {
 }
 
 const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
-       mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--out FILE]
+       mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
@@ -53,6 +53,8 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
   --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
   --locomo-noise   unrelated memories in each channel of the noisy shape
                (default 100000)
+  --locomo-keep    leave the LoCoMo databases (mnemo_bench_locomo_<shape>) in
+               place after the run, to look at a ranking by hand
 `
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -71,6 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	only := fs.String("only", "", "")
 	shapes := fs.String("locomo-shapes", strings.Join(bench.LoCoMoShapes, ","), "")
 	noise := fs.Int("locomo-noise", 100000, "")
+	keep := fs.Bool("locomo-keep", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -99,7 +102,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	cfg := bench.Config{Server: server, Queries: *queries, Remember: *remember, Writers: *writers,
 		GoBench: *gobench, Retrieval: *retrieval, Mnemo: *mnemo, ServeTurns: *turns, LogDir: *logDir, Log: stderr,
-		LoCoMoDir: getenv("LOCOMO_DIR"), LoCoMoShapes: locomoShapes, LoCoMoNoise: *noise}
+		LoCoMoDir: getenv("LOCOMO_DIR"), LoCoMoShapes: locomoShapes, LoCoMoNoise: *noise, LoCoMoKeep: *keep}
 	switch *only {
 	case "":
 	case "locomo":
@@ -156,7 +159,7 @@ func onlyLoCoMo(ctx context.Context, cfg bench.Config, out string, stdout, stder
 	}
 	fmt.Fprint(stdout, bench.SummaryHeader)
 	res, err := bench.RunLoCoMo(ctx, convs, bench.LoCoMoOptions{
-		Server: cfg.Server, Shapes: cfg.LoCoMoShapes, Noise: cfg.LoCoMoNoise,
+		Server: cfg.Server, Shapes: cfg.LoCoMoShapes, Noise: cfg.LoCoMoNoise, Keep: cfg.LoCoMoKeep,
 		Done: func(s bench.ShapeResult) { fmt.Fprint(stdout, bench.SummaryRow(s, cfg.LoCoMoNoise)) },
 		Log:  func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	})

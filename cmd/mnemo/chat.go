@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/terminal"
 )
 
 const chatUsage = `usage: mnemo chat [--user U] [--team T]
@@ -78,7 +79,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: *team, ID: *user, Name: cfg.ChatName}
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx})
-	s := agent.NewLocalSession(runner, actor, nil)
+	s := terminal.NewSession(runner, actor, log, nil)
 	in := newChatInput(stdin, stdout, historyPath())
 	defer in.Close()
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/tools/mcp"
 )
 
 const toolsUsage = `usage: mnemo tools list [--source S]
@@ -70,11 +71,11 @@ func newRegistry(store *memory.Store, mcpConfig string, lookupEnv func(string) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp config: %w", err)
 	}
-	parsed, err := tools.ParseMCPConfig(b, lookupEnv)
+	parsed, err := mcp.ParseConfig(b, lookupEnv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp config %s: %w", mcpConfig, err)
 	}
-	closeAll, err := tools.AddMCPConfig(reg, parsed, log)
+	closeAll, err := mcp.AddConfig(reg, parsed, log)
 	if err != nil {
 		return nil, nil, err
 	}
