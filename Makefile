@@ -119,23 +119,35 @@ check-generated:
 clean:
 	rm -rf bin
 
-## check-deploy: lint and render the Helm chart, in socket and in http mode (helm pinned in devtools/go.mod), then check the
-## rendered objects, compose.yaml, the Dockerfile's build, the systemd unit and .goreleaser.yaml,
-## and the Grafana dashboard (valid JSON, every query naming a metric ops registers)
+## check-deploy: lint and render the Helm chart (helm pinned in devtools/go.mod) with the least
+## values its schema accepts, in socket and in http mode, and check that it refuses none or
+## unknown ones; then check the rendered objects, compose.yaml, the Dockerfile's build, the
+## systemd unit, the Grafana dashboard (valid JSON, every query naming a metric ops registers),
+## and .goreleaser.yaml with `goreleaser check` (pinned in devtools/go.mod too)
 .PHONY: check-deploy
 HELM := $(GO) -C devtools tool helm
+GORELEASER := $(GO) -C devtools tool goreleaser
 CHART := ../deploy/helm/mnemo
+CHART_VALUES := $(CHART)/ci/check-values.yaml
 # The chart in http mode, with every optional object of that mode.
 CHART_HTTP := --set slack.mode=http --set ingress.enabled=true --set ingress.host=mnemo.example.com --set autoscaling.enabled=true --set secrets.slackSigningSecret=x
 check-deploy:
 	$(GO) test -count=1 ./ops/ -run TestGrafanaDashboardQueriesNameExistingMetrics
-	$(HELM) lint --strict $(CHART)
-	$(HELM) lint --strict $(CHART) --set serviceMonitor.enabled=true
-	$(HELM) lint --strict $(CHART) $(CHART_HTTP)
+	$(HELM) lint --strict $(CHART) --values $(CHART_VALUES)
+	$(HELM) lint --strict $(CHART) --values $(CHART_VALUES) --set serviceMonitor.enabled=true
+	$(HELM) lint --strict $(CHART) --values $(CHART_VALUES) $(CHART_HTTP)
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	echo "$(HELM) template mnemo $(CHART) [--set serviceMonitor.enabled=true | $(CHART_HTTP)]"; \
-	$(HELM) template mnemo $(CHART) > "$$tmp/default.yaml"; \
-	$(HELM) template mnemo $(CHART) --set serviceMonitor.enabled=true > "$$tmp/servicemonitor.yaml"; \
-	$(HELM) template mnemo $(CHART) $(CHART_HTTP) > "$$tmp/http.yaml"; \
-	if $(HELM) template mnemo $(CHART) --set ingress.enabled=true --set ingress.host=x >/dev/null 2>&1; then echo "an Ingress in socket mode must be refused"; exit 1; fi; \
-	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml" -rendered-http="$$tmp/http.yaml" -build-image-binary
+	echo "$(HELM) template mnemo $(CHART) --values $(CHART_VALUES) [--set serviceMonitor.enabled=true | $(CHART_HTTP)]"; \
+	$(HELM) template mnemo $(CHART) --values $(CHART_VALUES) > "$$tmp/default.yaml"; \
+	$(HELM) template mnemo $(CHART) --values $(CHART_VALUES) --set serviceMonitor.enabled=true > "$$tmp/servicemonitor.yaml"; \
+	$(HELM) template mnemo $(CHART) --values $(CHART_VALUES) $(CHART_HTTP) > "$$tmp/http.yaml"; \
+	if $(HELM) template mnemo $(CHART) --values $(CHART_VALUES) --set ingress.enabled=true --set ingress.host=x >/dev/null 2>&1; then echo "an Ingress in socket mode must be refused"; exit 1; fi; \
+	echo "$(HELM) lint|template mnemo $(CHART) [--set replicas=2 | --set slack.mode=http]: must fail"; \
+	if $(HELM) template mnemo $(CHART) > /dev/null 2> "$$tmp/novalues.txt"; then echo "helm template with no values rendered: values.schema.json must require the model and a secret source"; exit 1; fi; \
+	if $(HELM) lint --strict $(CHART) > "$$tmp/lint-novalues.txt" 2>&1; then echo "helm lint with no values passed: values.schema.json must require the model and a secret source"; exit 1; fi; \
+	if $(HELM) template mnemo $(CHART) --values $(CHART_VALUES) --set replicas=2 > /dev/null 2> "$$tmp/unknown.txt"; then echo "helm template accepted an unknown value: values.schema.json must be strict"; exit 1; fi; \
+	if $(HELM) template mnemo $(CHART) --values $(CHART_VALUES) --set slack.mode=http > /dev/null 2> "$$tmp/http-nosecret.txt"; then echo "helm template in http mode without the signing secret rendered: values.schema.json must require it"; exit 1; fi; \
+	$(GO) test -count=1 ./deploy/ -args -rendered-default="$$tmp/default.yaml" -rendered-servicemonitor="$$tmp/servicemonitor.yaml" -rendered-http="$$tmp/http.yaml" \
+		-schema-error-novalues="$$tmp/novalues.txt" -schema-error-unknown="$$tmp/unknown.txt" \
+		-schema-error-http="$$tmp/http-nosecret.txt" -build-image-binary
+	$(GORELEASER) check ../.goreleaser.yaml

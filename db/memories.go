@@ -521,6 +521,17 @@ type ListQuery struct {
 	Team, SubjectUser, Channel, SourceKey, Query string
 	IncludeArchived                              bool
 	Limit, Offset                                int
+	// After, when set, starts the list after this memory of an earlier
+	// page: a page boundary that rows written or archived meanwhile can't
+	// shift, as an offset can.
+	After *ListCursor
+}
+
+// ListCursor is where a page of List ends: its last memory's creation time
+// and id.
+type ListCursor struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
 }
 
 // listSettings are List's: a query matches fuzzily from a word similarity
@@ -532,11 +543,15 @@ func (s Memories) List(ctx context.Context, f ListQuery) ([]Memory, error) {
 	var rows []dbsqlc.Memory
 	err := s.read(ctx, listSettings, func(e executor) error {
 		var err error
-		rows, err = s.q.MemoryListForAdmin(ctx, e, dbsqlc.MemoryListForAdminParams{
+		p := dbsqlc.MemoryListForAdminParams{
 			TeamID: optional(f.Team), SubjectID: optional(f.SubjectUser), ChannelID: optional(f.Channel),
 			SourceKey: optional(f.SourceKey), IncludeArchived: f.IncludeArchived, Query: f.Query,
 			MaxResults: int32(f.Limit), Skip: int32(f.Offset),
-		})
+		}
+		if f.After != nil {
+			p.AfterCreatedAt, p.AfterID = &f.After.CreatedAt, &f.After.ID
+		}
+		rows, err = s.q.MemoryListForAdmin(ctx, e, p)
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -18,11 +19,87 @@ import (
 // make check-deploy renders the chart with helm (pinned in devtools) and
 // passes the output here; `make test` has no helm, so TestRenderedChart skips.
 var (
-	renderedDefault        = flag.String("rendered-default", "", "helm template output with default values")
+	renderedDefault        = flag.String("rendered-default", "", "helm template output with ci/check-values.yaml")
 	renderedServiceMonitor = flag.String("rendered-servicemonitor", "", "helm template output with serviceMonitor.enabled=true")
 	renderedHTTP           = flag.String("rendered-http", "", "helm template output in http mode, with the Ingress and the autoscaler")
 	buildImageBinary       = flag.Bool("build-image-binary", false, "run the Dockerfile's go build command (slow on a fresh machine)")
+	schemaErrorNoValues    = flag.String("schema-error-novalues", "", "helm template's error with no values")
+	schemaErrorUnknown     = flag.String("schema-error-unknown", "", "helm template's error with an unknown value")
+	schemaErrorHTTP        = flag.String("schema-error-http", "", "helm template's error in http mode without the signing secret")
 )
+
+// The chart refuses to render without the model and a secret source, and
+// says which values are missing; and it refuses a value it doesn't know.
+func TestChartSchemaRefusesMissingAndUnknownValues(t *testing.T) {
+	if *schemaErrorNoValues == "" || *schemaErrorUnknown == "" || *schemaErrorHTTP == "" {
+		t.Skip("needs helm's output: run make check-deploy")
+	}
+	t.Parallel()
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		return string(b)
+	}
+	none := read(*schemaErrorNoValues)
+	require.Contains(t, none, "values don't meet the specifications of the schema")
+	for _, missing := range []string{"'/config/MNEMO_MODEL': minLength", "'/existingSecret': minLength", "'/secrets/databaseUrl': minLength", "'/secrets/slackBotToken': minLength", "'/secrets/slackAppToken': minLength"} {
+		require.Contains(t, none, missing)
+	}
+	unknown := read(*schemaErrorUnknown)
+	require.Contains(t, unknown, "additional properties 'replicas' not allowed")
+	// http mode needs the signing secret instead of the app token, which
+	// ci/check-values.yaml has.
+	http := read(*schemaErrorHTTP)
+	require.Contains(t, http, "values don't meet the specifications of the schema")
+	require.Contains(t, http, "'/secrets/slackSigningSecret': minLength")
+	require.NotContains(t, http, "slackAppToken")
+}
+
+// values.schema.json names every value values.yaml has, and requires the
+// model and a secret source.
+func TestChartSchemaCoversTheValues(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(chartDir, "values.schema.json"))
+	require.NoError(t, err)
+	var schema struct {
+		AdditionalProperties *bool                      `json:"additionalProperties"`
+		Required             []string                   `json:"required"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &schema))
+	require.NotNil(t, schema.AdditionalProperties)
+	require.False(t, *schema.AdditionalProperties, "strict: a misspelt value is an error")
+	vals, err := os.ReadFile(filepath.Join(chartDir, "values.yaml"))
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, yaml.Unmarshal(vals, &v))
+	for k := range v {
+		require.Contains(t, schema.Properties, k, "values.yaml has %s, which the schema does not allow", k)
+	}
+	// And every nested value of an object the schema is strict about.
+	var full map[string]any
+	require.NoError(t, json.Unmarshal(raw, &full))
+	requireSchemaCovers(t, full, v, "")
+	require.Contains(t, string(schema.Properties["config"]), `"required": [`)
+	require.Contains(t, string(schema.Properties["config"]), `"MNEMO_MODEL"`)
+}
+
+// requireSchemaCovers checks that schema allows each key of values, and
+// recurses into the objects whose schema lists their properties.
+func requireSchemaCovers(t *testing.T, schema, values map[string]any, path string) {
+	t.Helper()
+	props, _ := schema["properties"].(map[string]any)
+	strict := schema["additionalProperties"] == false
+	for k, val := range values {
+		sub, ok := props[k].(map[string]any)
+		if strict {
+			require.True(t, ok, "values.yaml has %s%s, which the schema does not allow", path, k)
+		}
+		if m, isMap := val.(map[string]any); ok && isMap {
+			requireSchemaCovers(t, sub, m, path+k+".")
+		}
+	}
+}
 
 const chartDir = "helm/mnemo"
 

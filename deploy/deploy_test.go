@@ -113,21 +113,24 @@ func TestDockerfileBuildCommandBuildsTheRepository(t *testing.T) {
 		// can't spend. make check-deploy (which CI runs) builds it.
 		t.Skip("the image's build runs in make check-deploy (-build-image-binary)")
 	}
-	const out = "/out/mnemo"
-	require.Equal(t, 1, strings.Count(command, "-o "+out), "the build writes %s once: %s", out, command)
+	const out = "/out/"
+	require.Equal(t, 1, strings.Count(command, "-o "+out), "the build writes to %s once: %s", out, command)
+	require.Contains(t, command, "./cmd/mnemo-eval", "mnemo eval needs mnemo-eval in the image")
 
-	// The final stage must ship what the builder stage wrote.
+	// The final stage must ship what the builder stage wrote: mnemo, and
+	// mnemo-eval beside it, where `mnemo eval` looks.
 	copied := false
 	for _, in := range ins {
-		if in.Cmd == "COPY" && in.Stage != stage && strings.Contains(in.Args, "--from="+stage+" "+out+" ") {
+		if in.Cmd == "COPY" && in.Stage != stage && strings.HasPrefix(in.Args, "--from="+stage+" "+out+"mnemo "+out+"mnemo-eval /") {
 			copied = true
 		}
 	}
-	require.True(t, copied, "no later stage copies %s from stage %s", out, stage)
+	require.True(t, copied, "no later stage copies %smnemo and mnemo-eval from stage %s", out, stage)
 
 	// Run that very command, as Docker's shell would, writing to a temp dir.
-	bin := filepath.Join(t.TempDir(), "mnemo")
-	cmd := exec.Command("/bin/sh", "-c", strings.Replace(command, "-o "+out, "-o "+bin, 1))
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mnemo")
+	cmd := exec.Command("/bin/sh", "-c", strings.Replace(command, "-o "+out, "-o "+dir+"/", 1))
 	cmd.Dir = repoRoot
 	const version = "v0.0.0-deploy-test"
 	cmd.Env = append(os.Environ(), "VERSION="+version)
@@ -137,6 +140,8 @@ func TestDockerfileBuildCommandBuildsTheRepository(t *testing.T) {
 	got, err := exec.Command(bin, "version").CombinedOutput()
 	require.NoError(t, err, "%s", got)
 	require.Equal(t, "mnemo "+version+"\n", string(got))
+	_, err = os.Stat(filepath.Join(dir, "mnemo-eval"))
+	require.NoError(t, err, "the build wrote mnemo-eval")
 
 	if runtime.GOOS != "linux" {
 		return
@@ -211,6 +216,7 @@ func TestDockerignoreKeepsWhatTheBuildNeeds(t *testing.T) {
 type goreleaserConfig struct {
 	Version int `yaml:"version"`
 	Builds  []struct {
+		ID      string   `yaml:"id"`
 		Main    string   `yaml:"main"`
 		Env     []string `yaml:"env"`
 		Flags   []string `yaml:"flags"`
@@ -219,8 +225,16 @@ type goreleaserConfig struct {
 		Goarch  []string `yaml:"goarch"`
 	} `yaml:"builds"`
 	Archives []struct {
+		IDs   []string `yaml:"ids"`
 		Files []string `yaml:"files"`
 	} `yaml:"archives"`
+	DockersV2 []struct {
+		IDs        []string `yaml:"ids"`
+		Dockerfile string   `yaml:"dockerfile"`
+		Images     []string `yaml:"images"`
+		Tags       []string `yaml:"tags"`
+		Platforms  []string `yaml:"platforms"`
+	} `yaml:"dockers_v2"`
 }
 
 func TestGoreleaserBuildsLikeTheDockerfile(t *testing.T) {
@@ -230,27 +244,69 @@ func TestGoreleaserBuildsLikeTheDockerfile(t *testing.T) {
 	var c goreleaserConfig
 	require.NoError(t, yaml.Unmarshal(raw, &c))
 	require.Equal(t, 2, c.Version)
-	require.Len(t, c.Builds, 1)
-	b := c.Builds[0]
-	require.Equal(t, "./cmd/mnemo", b.Main)
-	require.Contains(t, b.Env, "CGO_ENABLED=0")
-	require.Contains(t, b.Flags, "-trimpath")
-	require.ElementsMatch(t, []string{"linux", "darwin"}, b.Goos)
-	require.ElementsMatch(t, []string{"amd64", "arm64"}, b.Goarch)
-
 	_, command := builderGoBuild(t, parseDockerfile(t, filepath.Join(repoRoot, "Dockerfile")))
 	m := regexp.MustCompile(`-ldflags "([^"]*)"`).FindStringSubmatch(command)
 	require.NotNil(t, m, "no -ldflags in %s", command)
 	docker := strings.ReplaceAll(m[1], "${VERSION}", "VERSION")
-	release := strings.ReplaceAll(strings.Join(b.Ldflags, " "), "{{ .Version }}", "VERSION")
-	require.Equal(t, docker, release, "the release and the image must be linked alike")
+
+	// mnemo and mnemo-eval, which `mnemo eval` runs, built alike.
+	var mains, ids []string
+	for _, b := range c.Builds {
+		mains, ids = append(mains, b.Main), append(ids, b.ID)
+		require.Contains(t, command, b.Main, "the image builds %s too", b.Main)
+		require.Contains(t, b.Env, "CGO_ENABLED=0")
+		require.Contains(t, b.Flags, "-trimpath")
+		require.ElementsMatch(t, []string{"linux", "darwin"}, b.Goos)
+		require.ElementsMatch(t, []string{"amd64", "arm64"}, b.Goarch)
+		release := strings.ReplaceAll(strings.Join(b.Ldflags, " "), "{{ .Version }}", "VERSION")
+		require.Equal(t, docker, release, "the release and the image must be linked alike")
+	}
+	require.Equal(t, []string{"./cmd/mnemo", "./cmd/mnemo-eval"}, mains)
 
 	require.Len(t, c.Archives, 1)
+	require.ElementsMatch(t, ids, c.Archives[0].IDs, "every binary is in the archives")
 	for _, f := range c.Archives[0].Files {
 		_, err := os.Stat(filepath.Join(repoRoot, f))
 		require.NoError(t, err, "archived file %s", f)
 	}
 	require.Subset(t, c.Archives[0].Files, []string{"LICENSE", "README.md"})
+
+	// One multi-arch image of both binaries, where the chart looks for it.
+	require.Len(t, c.DockersV2, 1)
+	d := c.DockersV2[0]
+	require.ElementsMatch(t, ids, d.IDs)
+	require.ElementsMatch(t, []string{"linux/amd64", "linux/arm64"}, d.Platforms)
+	require.Contains(t, d.Tags, "{{ .Version }}", "the chart's image tag is its appVersion, the release's version")
+	values, err := os.ReadFile(filepath.Join(chartDir, "values.yaml"))
+	require.NoError(t, err)
+	var v struct {
+		Image struct {
+			Repository string `yaml:"repository"`
+		} `yaml:"image"`
+	}
+	require.NoError(t, yaml.Unmarshal(values, &v))
+	require.Equal(t, []string{v.Image.Repository}, d.Images)
+
+	// Its Dockerfile ships both binaries, as the source build's final stage does.
+	rel := parseDockerfile(t, filepath.Join(repoRoot, d.Dockerfile))
+	src := parseDockerfile(t, filepath.Join(repoRoot, "Dockerfile"))
+	final := func(ins []instruction) map[string]string {
+		got := map[string]string{}
+		for _, in := range ins {
+			if in.Stage == ins[len(ins)-1].Stage && in.Cmd != "COPY" && in.Cmd != "ARG" {
+				got[in.Cmd] = in.Args
+			}
+		}
+		return got
+	}
+	require.Equal(t, final(src), final(rel), "the release image is the source build's final stage")
+	var copies []string
+	for _, in := range rel {
+		if in.Cmd == "COPY" {
+			copies = append(copies, in.Args)
+		}
+	}
+	require.Equal(t, []string{"$TARGETPLATFORM/mnemo $TARGETPLATFORM/mnemo-eval /"}, copies)
 }
 
 func TestLicenseIsApache2(t *testing.T) {
@@ -342,4 +398,54 @@ func requireReadByMnemo(t *testing.T, read map[string]bool, names []string, wher
 	for _, n := range names {
 		require.True(t, read[n] || slices.Contains(notReadByMnemo, n), "%s sets %s, which mnemo does not read", where, n)
 	}
+}
+
+// The workflow runs .ci/run on every push, and releases a v* tag with
+// goreleaser at the version devtools/go.mod pins for `goreleaser check`.
+func TestWorkflowTestsPushesAndReleasesTags(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, ".github", "workflows", "ci.yaml"))
+	require.NoError(t, err)
+	type step struct {
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]string `yaml:"with"`
+	}
+	var wf struct {
+		On struct {
+			Push struct {
+				Branches []string `yaml:"branches"`
+				Tags     []string `yaml:"tags"`
+			} `yaml:"push"`
+		} `yaml:"on"`
+		Jobs map[string]struct {
+			Needs       any               `yaml:"needs"`
+			If          string            `yaml:"if"`
+			Permissions map[string]string `yaml:"permissions"`
+			Steps       []step            `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &wf))
+	require.Contains(t, wf.On.Push.Branches, "main")
+	require.Contains(t, wf.On.Push.Tags, "v*")
+
+	test, ok := wf.Jobs["test"]
+	require.True(t, ok, "a test job")
+	require.True(t, slices.ContainsFunc(test.Steps, func(s step) bool { return s.Run == "bash .ci/run" }), "the test job runs .ci/run")
+
+	rel, ok := wf.Jobs["release"]
+	require.True(t, ok, "a release job")
+	require.Equal(t, "test", rel.Needs, "a release only after the tests pass")
+	require.Equal(t, "startsWith(github.ref, 'refs/tags/v')", rel.If)
+	require.Equal(t, "write", rel.Permissions["packages"], "it pushes the image")
+	i := slices.IndexFunc(rel.Steps, func(s step) bool { return strings.HasPrefix(s.Uses, "goreleaser/goreleaser-action@") })
+	require.GreaterOrEqual(t, i, 0, "the release job runs goreleaser-action")
+	gr := rel.Steps[i]
+	require.Equal(t, "release --clean", gr.With["args"])
+
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "devtools", "go.mod"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^\s+github\.com/goreleaser/goreleaser/v2 (v\S+)`).FindSubmatch(mod)
+	require.NotNil(t, m, "devtools/go.mod pins goreleaser")
+	require.Equal(t, string(m[1]), gr.With["version"], "CI releases with the goreleaser make check-deploy checks with")
 }

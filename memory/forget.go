@@ -19,6 +19,7 @@ const (
 	PathSlash  Path = "slash"  // a /mnemo command
 	PathHome   Path = "home"   // a button on the App Home
 	PathSystem Path = "system" // mnemo itself (expiry)
+	PathCLI    Path = "cli"    // mnemo memories, an operator's command line
 )
 
 // PathOf is the history path of a write made as by.

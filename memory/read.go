@@ -213,7 +213,18 @@ type Filter struct {
 	Query           string
 	IncludeArchived bool
 	Limit, Offset   int
+	// After starts the list after this memory, the last of an earlier page.
+	After *Cursor
 }
+
+// Cursor is where a page of a newest-first list ends.
+type Cursor struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+// Cursor is where a page that ends with m ends.
+func (m Memory) Cursor() Cursor { return Cursor{CreatedAt: m.CreatedAt, ID: m.ID} }
 
 // List returns the memories f selects that v may see, newest first.
 func (s *Store) List(ctx context.Context, v Viewer, f Filter) ([]Memory, error) {
@@ -222,6 +233,45 @@ func (s *Store) List(ctx context.Context, v Viewer, f Filter) ([]Memory, error) 
 		return nil, err
 	}
 	return visibleOnly(v, ms, Show), nil
+}
+
+// Page is one page of a newest-first list. Next, when set, is where the
+// next page starts: more memories may follow.
+type Page struct {
+	Memories []Memory
+	Next     *Cursor
+}
+
+// ListPage is List a page at a time: it reads up to f.Limit memories from
+// f.After on and returns those v may see, so a page may hold fewer than
+// f.Limit and still have a Next.
+func (s *Store) ListPage(ctx context.Context, v Viewer, f Filter) (Page, error) {
+	p, err := s.page(ctx, f)
+	p.Memories = visibleOnly(v, p.Memories, Show)
+	return p, err
+}
+
+// ListAllPage is ListAll a page at a time, for the operator's CLI.
+func (s *Store) ListAllPage(ctx context.Context, f Filter) (Page, error) { return s.page(ctx, f) }
+
+func (s *Store) page(ctx context.Context, f Filter) (Page, error) {
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	limit := f.Limit
+	f.Limit++
+	ms, err := s.listAll(ctx, f)
+	if err != nil {
+		return Page{}, err
+	}
+	var p Page
+	if len(ms) > limit {
+		ms = ms[:limit]
+		c := ms[limit-1].Cursor()
+		p.Next = &c
+	}
+	p.Memories = ms
+	return p, nil
 }
 
 // ListAll returns the memories f selects, whoever may see them: for the
@@ -233,10 +283,14 @@ func (s *Store) listAll(ctx context.Context, f Filter) ([]Memory, error) {
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	rows, err := s.db.Memories().List(ctx, db.ListQuery{
+	q := db.ListQuery{
 		Team: f.Team, SubjectUser: f.SubjectUser, Channel: f.Channel, SourceKey: f.SourceKey,
 		IncludeArchived: f.IncludeArchived, Query: f.Query, Limit: f.Limit, Offset: f.Offset,
-	})
+	}
+	if f.After != nil {
+		q.After = &db.ListCursor{CreatedAt: f.After.CreatedAt, ID: f.After.ID}
+	}
+	rows, err := s.db.Memories().List(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("memory list: %w", err)
 	}

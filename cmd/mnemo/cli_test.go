@@ -53,7 +53,7 @@ func TestHelpAtEveryLevelGoesToStdoutAndExitsZero(t *testing.T) {
 		{[]string{"migrate", "down-to", "--help"}, "usage: mnemo migrate down-to VERSION"},
 		{[]string{"chat", "-h"}, "usage: mnemo chat"},
 		{[]string{"mcp", "-h"}, "usage: mnemo mcp"},
-		{[]string{"memories", "-h"}, "usage: mnemo memories list"},
+		{[]string{"memories", "-h"}, "usage: mnemo memories <list | search | forget | restore | history | export>"},
 		{[]string{"memories", "list", "-h"}, "usage: mnemo memories list"},
 		{[]string{"tools", "-h"}, "usage: mnemo tools list"},
 		{[]string{"tools", "list", "-h"}, "usage: mnemo tools list"},

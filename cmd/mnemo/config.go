@@ -55,6 +55,7 @@ type Config struct {
 	EmbeddingModel      string           `env:"MNEMO_EMBEDDING_MODEL" defaultNote:"none: recall is lexical only" help:"an embedding model for recall, through the OpenAI-compatible /v1/embeddings endpoint"`
 	EmbeddingBaseURL    httpURL          `env:"MNEMO_EMBEDDING_BASE_URL" defaultNote:"MNEMO_LLM_BASE_URL" help:"the embeddings endpoint's base URL"`
 	Admins              userIDs          `env:"MNEMO_ADMINS" help:"comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners"`
+	Operator            userID           `env:"MNEMO_OPERATOR" help:"the Slack user id (U…) that mnemo memories search, forget, restore, history and export act as, unless --as says otherwise: it sees and may do what it could in Slack (admin rights from MNEMO_ADMINS), and each action is audited under it"`
 	SlashCommand        slashCommand     `env:"MNEMO_SLASH_COMMAND" envDefault:"/mnemo" help:"the slash command's name"`
 	MCPConfig           readableFile     `env:"MNEMO_MCP_CONFIG" help:"an MCP client configuration file ({\"mcpServers\": …} or {\"servers\": …}) whose servers become tool sources; see docs/tools.md"`
 	HTTPAddr            hostPort         `env:"MNEMO_HTTP_ADDR" envDefault:"127.0.0.1:9464" help:"where serve answers /healthz, /readyz and /metrics"`
@@ -391,6 +392,17 @@ func validUserID(s string) bool {
 		}
 	}
 	return true
+}
+
+// userID is one Slack user id.
+type userID string
+
+func (id *userID) UnmarshalText(b []byte) error {
+	if !validUserID(string(b)) {
+		return fmt.Errorf("is %q, which is not a Slack user id (U… or W…)", b)
+	}
+	*id = userID(b)
+	return nil
 }
 
 // slashCommand is a slash command's name, with its slash.

@@ -53,6 +53,13 @@ func TestServeWithoutSlackTokensExplainsHowToCreateTheApp(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut.String(), "SLACK_BOT_TOKEN is not set")
 	require.Contains(t, errOut.String(), "slackapp/manifest.yaml")
+
+	// A token that is set but malformed is its own problem, not a missing app.
+	errOut.Reset()
+	code = run(context.Background(), []string{"serve"}, env(map[string]string{"DATABASE_URL": "postgres://x", "SLACK_BOT_TOKEN": "xoxp-user", "MNEMO_LLM_PROVIDER": "anthropic", "MNEMO_LLM_API_KEY": "k", "MNEMO_MODEL": "m"}), strings.NewReader(""), &out, &errOut)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut.String(), "SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
+	require.NotContains(t, errOut.String(), "slackapp/manifest.yaml")
 }
 
 func TestVersionAndUnknownCommand(t *testing.T) {

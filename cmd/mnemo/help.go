@@ -16,7 +16,7 @@ commands:
   chat            chat with mnemo in the terminal, no Slack needed
   mcp             serve mnemo's memory tools over MCP (stdio, or HTTP with --http)
   tools list      list the tool catalog: the memory tools and each MCP server's
-  memories list   print memories as JSON
+  memories ...    list, search, forget, restore, history, export memories
   stats           print model usage per day, top channels and people
   turns show      show one turn: timeline, recall, tools, tokens, errors
   eval            run the memory workflow evals

@@ -157,7 +157,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	cfg, err := LoadConfig(getenv, "serve")
 	if err != nil {
-		if cfg.SlackBot == "" && cfg.SlackApp == "" {
+		// Neither token set (a malformed one is not parsed into cfg).
+		if getenv("SLACK_BOT_TOKEN") == "" && getenv("SLACK_APP_TOKEN") == "" {
 			return fmt.Errorf("%w\n\n%s", err, SlackAppHelp)
 		}
 		return err

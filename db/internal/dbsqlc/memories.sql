@@ -220,13 +220,16 @@ UPDATE memories SET embedding = @embedding::real[] WHERE id = @id;
 -- name: MemoryListForAdmin :many
 -- Memories for operators and admin views, newest first. A query matches
 -- the text, or fuzzily (word_similarity above the transaction's
--- pg_trgm.word_similarity_threshold, through the trigram index).
+-- pg_trgm.word_similarity_threshold, through the trigram index). A page
+-- starts after the memory (after_created_at, after_id), in that order.
 SELECT * FROM memories
 WHERE (sqlc.narg(team_id)::text IS NULL OR team_id = sqlc.narg(team_id))
   AND (sqlc.narg(subject_id)::text IS NULL OR (scope = 'personal' AND subject_id = sqlc.narg(subject_id)))
   AND (sqlc.narg(channel_id)::text IS NULL OR channel_id = sqlc.narg(channel_id))
   AND (sqlc.narg(source_key)::text IS NULL OR source_key = sqlc.narg(source_key))
   AND (@include_archived::boolean OR archived_at IS NULL)
+  AND (sqlc.narg(after_created_at)::timestamptz IS NULL OR created_at < sqlc.narg(after_created_at)
+       OR (created_at = sqlc.narg(after_created_at) AND id > sqlc.narg(after_id)::uuid))
   AND (@query::text = '' OR search @@ websearch_to_tsquery('english', @query::text)
        OR @query::text <% content)
 ORDER BY created_at DESC, id

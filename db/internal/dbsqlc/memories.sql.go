@@ -582,26 +582,31 @@ WHERE ($1::text IS NULL OR team_id = $1)
   AND ($3::text IS NULL OR channel_id = $3)
   AND ($4::text IS NULL OR source_key = $4)
   AND ($5::boolean OR archived_at IS NULL)
-  AND ($6::text = '' OR search @@ websearch_to_tsquery('english', $6::text)
-       OR $6::text <% content)
+  AND ($6::timestamptz IS NULL OR created_at < $6
+       OR (created_at = $6 AND id > $7::uuid))
+  AND ($8::text = '' OR search @@ websearch_to_tsquery('english', $8::text)
+       OR $8::text <% content)
 ORDER BY created_at DESC, id
-LIMIT $8 OFFSET $7
+LIMIT $10 OFFSET $9
 `
 
 type MemoryListForAdminParams struct {
-	TeamID          *string `json:"teamId"`
-	SubjectID       *string `json:"subjectId"`
-	ChannelID       *string `json:"channelId"`
-	SourceKey       *string `json:"sourceKey"`
-	IncludeArchived bool    `json:"includeArchived"`
-	Query           string  `json:"query"`
-	Skip            int32   `json:"skip"`
-	MaxResults      int32   `json:"maxResults"`
+	TeamID          *string    `json:"teamId"`
+	SubjectID       *string    `json:"subjectId"`
+	ChannelID       *string    `json:"channelId"`
+	SourceKey       *string    `json:"sourceKey"`
+	IncludeArchived bool       `json:"includeArchived"`
+	AfterCreatedAt  *time.Time `json:"afterCreatedAt"`
+	AfterID         *uuid.UUID `json:"afterId"`
+	Query           string     `json:"query"`
+	Skip            int32      `json:"skip"`
+	MaxResults      int32      `json:"maxResults"`
 }
 
 // Memories for operators and admin views, newest first. A query matches
 // the text, or fuzzily (word_similarity above the transaction's
-// pg_trgm.word_similarity_threshold, through the trigram index).
+// pg_trgm.word_similarity_threshold, through the trigram index). A page
+// starts after the memory (after_created_at, after_id), in that order.
 func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryListForAdminParams) ([]Memory, error) {
 	rows, err := db.Query(ctx, memoryListForAdmin,
 		arg.TeamID,
@@ -609,6 +614,8 @@ func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryLis
 		arg.ChannelID,
 		arg.SourceKey,
 		arg.IncludeArchived,
+		arg.AfterCreatedAt,
+		arg.AfterID,
 		arg.Query,
 		arg.Skip,
 		arg.MaxResults,
