@@ -26,6 +26,7 @@ const (
 	AuditPurge       AuditAction = "purge"        // a person's personal memories archived, target the person
 	AuditLearningOn  AuditAction = "learning on"  // passive learning turned on, target the channel
 	AuditLearningOff AuditAction = "learning off" // passive learning turned off, target the channel
+	AuditEraseTeam   AuditAction = "erase team"   // a workspace's data erased, target the team
 )
 
 // AuditEntry is one admin action.

@@ -21,10 +21,13 @@ type Retention struct {
 	// Forgotten: memories forgotten, superseded, expired or archived, with
 	// their history.
 	Forgotten time.Duration
+	// Uninstalled: all of a workspace's data, once the app was uninstalled
+	// there (or its tokens revoked) this long ago.
+	Uninstalled time.Duration
 }
 
 // Defaults are the retention periods when none is configured.
-var Defaults = Retention{Conversations: 90 * Day, Inbox: 7 * Day, Forgotten: 30 * Day}
+var Defaults = Retention{Conversations: 90 * Day, Inbox: 7 * Day, Forgotten: 30 * Day, Uninstalled: 30 * Day}
 
 // Day is 24 hours.
 const Day = 24 * time.Hour
@@ -123,8 +126,26 @@ func (s Sweeper) Sweep(ctx context.Context, now time.Time) (map[string]int64, er
 			}
 		}
 	}
+	if s.Retention.Uninstalled > 0 {
+		teams, err := s.DB.Installations().DisabledBefore(ctx, now.Add(-s.Retention.Uninstalled), batch)
+		if err != nil {
+			return out, err
+		}
+		for _, team := range teams {
+			if _, err := s.DB.EraseTeam(ctx, team); err != nil {
+				return out, err
+			}
+			out[TableTeams]++
+			if s.Observer != nil {
+				s.Observer.RetentionDeleted(TableTeams, 1)
+			}
+		}
+	}
 	return out, nil
 }
+
+// TableTeams counts the uninstalled workspaces whose data retention erased.
+const TableTeams = "teams"
 
 // Args is the retention job. It carries nothing: the periods are the
 // process's.

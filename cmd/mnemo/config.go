@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/lifecycle"
 )
 
@@ -55,7 +56,17 @@ type Config struct {
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change with deleted: true).
 	EraseDeletedUsers bool
+
+	// ClientID and ClientSecret turn on the OAuth install for many
+	// workspaces; EncryptionKey seals their bot tokens.
+	ClientID, ClientSecret string
+	EncryptionKey          string
+	AuthorizeURL           string
+	RedirectURL            string
 }
+
+// MultiWorkspace reports whether workspaces install the app through OAuth.
+func (c Config) MultiWorkspace() bool { return c.ClientID != "" }
 
 // Variable is one environment variable mnemo reads. Variables is the one
 // list of them: LoadConfig reads only these and takes their defaults from
@@ -83,10 +94,15 @@ func (v Variable) DefaultText() string {
 // shows them.
 var Variables = []Variable{
 	{Name: "DATABASE_URL", Meaning: "PostgreSQL connection string, " + db.URLForm + "; the make targets set it to the local cluster",
-		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval"}},
-	{Name: "SLACK_BOT_TOKEN", Meaning: "the Slack app's bot token, xoxb-…", Required: []string{"serve"}},
+		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval", "teams", "keys"}},
+	{Name: "SLACK_BOT_TOKEN", Meaning: "the Slack app's bot token, xoxb-…, for one workspace; optional once SLACK_CLIENT_ID is set (each workspace then installs the app and has its own token)", Required: []string{"serve"}},
 	{Name: "SLACK_APP_TOKEN", Meaning: "the app-level token for Socket Mode, xapp-…", Required: []string{"serve"}},
 	{Name: "SLACK_API_URL", Meaning: "Slack's Web API base URL; tests and proxies point it elsewhere", Default: "https://slack.com/api/"},
+	{Name: "SLACK_CLIENT_ID", Meaning: "the app's client id (Basic Information): turns on the OAuth install for many workspaces at /slack/install"},
+	{Name: "SLACK_CLIENT_SECRET", Meaning: "the app's client secret, for the OAuth code exchange (oauth.v2.access); required with SLACK_CLIENT_ID"},
+	{Name: "MNEMO_ENCRYPTION_KEY", Meaning: "the key installed workspaces' bot tokens are sealed with (AES-256-GCM): 32 bytes in base64 (openssl rand -base64 32), or id:base64 keys separated by commas, the first current (mnemo keys rotate); required with SLACK_CLIENT_ID"},
+	{Name: "SLACK_AUTHORIZE_URL", Meaning: "Slack's OAuth authorize page; tests point it elsewhere", Default: "https://slack.com/oauth/v2/authorize"},
+	{Name: "SLACK_REDIRECT_URL", Meaning: "the public URL of /slack/oauth_redirect, sent as redirect_uri", DefaultNote: "none: Slack uses the app's one configured redirect URL"},
 	{Name: "MNEMO_LLM_PROVIDER", Meaning: "the model provider: anthropic, or openai for any OpenAI-compatible server", Required: []string{"serve", "chat"}},
 	{Name: "MNEMO_MODEL", Meaning: "the model name", Required: []string{"serve", "chat"}},
 	{Name: "MNEMO_LLM_API_KEY", Meaning: "the provider's API key; optional with MNEMO_LLM_BASE_URL (a local server such as Ollama needs none)", DefaultNote: "ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider", Required: []string{"serve", "chat"}},
@@ -96,7 +112,7 @@ var Variables = []Variable{
 	{Name: "MNEMO_JUDGE_MODEL", Meaning: "the model that grades replies in mnemo eval --live", DefaultNote: "MNEMO_MODEL"},
 	{Name: "MNEMO_EMBEDDING_MODEL", Meaning: "an embedding model for recall, through the OpenAI-compatible /v1/embeddings endpoint", DefaultNote: "none: recall is lexical only"},
 	{Name: "MNEMO_EMBEDDING_BASE_URL", Meaning: "the embeddings endpoint's base URL", DefaultNote: "MNEMO_LLM_BASE_URL"},
-	{Name: "MNEMO_ADMINS", Meaning: "comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners"},
+	{Name: "MNEMO_ADMINS", Meaning: "comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners; with many workspaces a bare id counts in SLACK_BOT_TOKEN's workspace only, and T…:U… names the workspace"},
 	{Name: "MNEMO_SLASH_COMMAND", Meaning: "the slash command's name", Default: "/mnemo"},
 	{Name: "MNEMO_MCP_CONFIG", Meaning: `an MCP client configuration file ({"mcpServers": …} or {"servers": …}) whose servers become tool sources`},
 	{Name: "MNEMO_HTTP_ADDR", Meaning: "where serve answers /healthz, /readyz and /metrics", Default: "127.0.0.1:9464"},
@@ -108,6 +124,7 @@ var Variables = []Variable{
 	{Name: "USER", Meaning: "your name in mnemo chat", Default: "you"},
 	{Name: "MNEMO_RETENTION_CONVERSATIONS", Meaning: "how long serve keeps the session log's messages and the turns, in days (90d) or as a duration (720h); 0 keeps them for ever", Default: "90d"},
 	{Name: "MNEMO_RETENTION_INBOX", Meaning: "the longest serve keeps a delivered inbox post and a finished job (River keeps completed jobs a day at most)", Default: "7d"},
+	{Name: "MNEMO_RETENTION_UNINSTALLED", Meaning: "how long a workspace's data is kept after the app is uninstalled there (or its tokens revoked), before all of it is erased", Default: "30d"},
 	{Name: "MNEMO_RETENTION_FORGOTTEN", Meaning: "how long a forgotten, superseded or expired memory is kept, with its history, before it is deleted", Default: "30d"},
 	{Name: "MNEMO_ERASE_DELETED_USERS", Meaning: "true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does", Default: "false"},
 }
@@ -137,6 +154,8 @@ var commandNeeds = map[string]Needs{
 	"memories": {Database: true},
 	"eval":     {Database: true},
 	"tools":    {},
+	"teams":    {Database: true},
+	"keys":     {Database: true},
 }
 
 // ConfigError lists every missing or malformed variable at once.
@@ -188,6 +207,11 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		EmbeddingBaseURL: e.getenv("MNEMO_EMBEDDING_BASE_URL"),
 		LogFile:          e.getenv("MNEMO_LOG_FILE"),
 		ChatName:         e.getenv("USER"),
+		ClientID:         e.getenv("SLACK_CLIENT_ID"),
+		ClientSecret:     e.getenv("SLACK_CLIENT_SECRET"),
+		EncryptionKey:    e.getenv("MNEMO_ENCRYPTION_KEY"),
+		AuthorizeURL:     e.getenv("SLACK_AUTHORIZE_URL"),
+		RedirectURL:      e.getenv("SLACK_REDIRECT_URL"),
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -221,8 +245,12 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		if a = strings.TrimSpace(a); a == "" {
 			continue
 		}
+		if team, user, ok := strings.Cut(a, ":"); ok && validTeamID(team) && validUserID(user) {
+			c.Admins = append(c.Admins, a)
+			continue
+		}
 		if !validUserID(a) {
-			bad("MNEMO_ADMINS has %q, which is not a Slack user id (U… or W…)", a)
+			bad("MNEMO_ADMINS has %q, which is not a Slack user id (U… or W…, or T…:U… for one workspace)", a)
 			continue
 		}
 		c.Admins = append(c.Admins, a)
@@ -249,6 +277,7 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		{"MNEMO_RETENTION_CONVERSATIONS", &c.Retention.Conversations},
 		{"MNEMO_RETENTION_INBOX", &c.Retention.Inbox},
 		{"MNEMO_RETENTION_FORGOTTEN", &c.Retention.Forgotten},
+		{"MNEMO_RETENTION_UNINSTALLED", &c.Retention.Uninstalled},
 	} {
 		if d, err := parseDays(e.getenv(r.name)); err != nil {
 			bad("%s must be a number of days such as 30d, or a duration such as 12h (0 keeps for ever), not %q", r.name, e.getenv(r.name))
@@ -268,8 +297,32 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	} else {
 		c.BackfillMessages = n
 	}
+	if !isURL(c.AuthorizeURL) {
+		bad("SLACK_AUTHORIZE_URL is not a URL")
+	}
+	if c.RedirectURL != "" && !isURL(c.RedirectURL) {
+		bad("SLACK_REDIRECT_URL is not a URL")
+	}
+	if c.ClientID != "" || c.ClientSecret != "" {
+		if c.ClientID == "" {
+			bad("%s", missing("SLACK_CLIENT_ID"))
+		}
+		if c.ClientSecret == "" {
+			bad("%s", missing("SLACK_CLIENT_SECRET"))
+		}
+		if c.EncryptionKey == "" {
+			bad("%s", missing("MNEMO_ENCRYPTION_KEY"))
+		}
+	}
+	if c.EncryptionKey != "" {
+		if _, err := install.ParseKeyring(c.EncryptionKey); err != nil {
+			bad("MNEMO_ENCRYPTION_KEY: %v", err)
+		}
+	}
 	if needs.Slack {
 		switch {
+		case c.SlackBot == "" && c.MultiWorkspace():
+			// Every workspace installs the app (OAuth).
 		case c.SlackBot == "":
 			bad("%s", missing("SLACK_BOT_TOKEN"))
 		case !strings.HasPrefix(c.SlackBot, "xoxb-"):
@@ -347,6 +400,11 @@ func parseDays(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("not a duration")
 	}
 	return d, nil
+}
+
+// validTeamID says whether s looks like a Slack team id (T…).
+func validTeamID(s string) bool {
+	return len(s) >= 2 && s[0] == 'T' && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
 func validUserID(s string) bool {

@@ -18,6 +18,8 @@ commands:
   tools list      list the tool catalog: the memory tools and each MCP server's
   memories list   print memories as JSON
   eval            run the memory workflow evals
+  teams erase     erase everything of one workspace (admin)
+  keys rotate     seal installed workspaces' tokens again under the current key
   version         print the version
   help [CMD|env]  this text, a command's help, or the environment variables
 

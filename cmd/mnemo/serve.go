@@ -168,8 +168,22 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	// Every Web API request ends: a Slack that never answers fails the call
 	// (retried within its budget) instead of holding a turn or a shutdown.
-	api := slack.New(cfg.SlackBot, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp),
-		slack.OptionHTTPClient(&http.Client{Timeout: slackHTTPTimeout}))
+	newClient := func(token string) *slack.Client {
+		return slack.New(token, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp),
+			slack.OptionHTTPClient(&http.Client{Timeout: slackHTTPTimeout}))
+	}
+	// The socket's client has the app token; with SLACK_BOT_TOKEN it is
+	// also that workspace's bot, and without one every workspace's bot is
+	// its installation's (clients).
+	api := newClient(cfg.SlackBot)
+	var single *slack.Client
+	if cfg.SlackBot != "" {
+		single = api
+	}
+	clients, oauth, err := installations(cfg, c.db, newClient, log)
+	if err != nil {
+		return err
+	}
 	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
 	// The learning queue rides on the inbox's River client, which needs the
 	// app (its handler), which needs the runner, whose after-turn hook
@@ -180,8 +194,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{
-		API: api, Socket: sm, DB: c.db, Runner: runner, Memory: c.memory,
-		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
+		API: single, Socket: sm, Clients: clients, DB: c.db, Runner: runner, Memory: c.memory,
+		Directory: slackapp.NewTeamDirectory(clients, cfg.Admins), Logger: log,
 		SlashCommand: cfg.SlashCommand, Observer: metrics,
 		Retention: cfg.Retention, EraseDeletedUsers: cfg.EraseDeletedUsers,
 	})
@@ -219,6 +233,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	}, log)
 	if err != nil {
 		return err
+	}
+	if oauth != nil {
+		mountInstall(srv, oauth)
 	}
 	// One owner for everything serve runs: the operator server, the socket,
 	// the inbox's workers and mover, the sweeps and the Slack calls in the
