@@ -175,7 +175,7 @@ func (a *App) UseInbox(in Inbox) { a.inbox = in }
 func (a *App) Authenticate(ctx context.Context) error {
 	a.authenticated = true
 	if a.api == nil {
-		a.log.Info().Msg("no SLACK_BOT_TOKEN: each workspace is served with its own installation")
+		a.log.Info().Msg("no bot token set; each workspace is served with its own installation")
 		return nil
 	}
 	auth, err := a.api.AuthTestContext(ctx)
