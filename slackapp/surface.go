@@ -42,7 +42,7 @@ type surface struct {
 }
 
 func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase) {
-	key := p.Key.Channel + "/" + string(p.TS)
+	key := p.Key.Team + "/" + p.Key.Channel + "/" + string(p.TS)
 	switch phase {
 	case agent.Working:
 		// Shown beside the turn, not before it: the model is not kept
