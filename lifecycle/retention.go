@@ -21,13 +21,10 @@ type Retention struct {
 	// Forgotten: memories forgotten, superseded, expired or archived, with
 	// their history.
 	Forgotten time.Duration
-	// Uninstalled: all of a workspace's data, once the app was uninstalled
-	// there (or its tokens revoked) this long ago.
-	Uninstalled time.Duration
 }
 
 // Defaults are the retention periods when none is configured.
-var Defaults = Retention{Conversations: 90 * Day, Inbox: 7 * Day, Forgotten: 30 * Day, Uninstalled: 30 * Day}
+var Defaults = Retention{Conversations: 90 * Day, Inbox: 7 * Day, Forgotten: 30 * Day}
 
 // Day is 24 hours.
 const Day = 24 * time.Hour
@@ -94,6 +91,10 @@ type Sweeper struct {
 	Retention Retention
 	Observer  Observer // may be nil
 	Batch     int      // rows per statement; 0 means Batch
+	// Uninstalled is how long a workspace's data is kept after the app was
+	// uninstalled there (or its tokens revoked); then all of it is erased.
+	// Zero keeps it.
+	Uninstalled time.Duration
 }
 
 // Sweep deletes, table by table, the rows older than their retention
@@ -126,8 +127,8 @@ func (s Sweeper) Sweep(ctx context.Context, now time.Time) (map[string]int64, er
 			}
 		}
 	}
-	if s.Retention.Uninstalled > 0 {
-		teams, err := s.DB.Installations().DisabledBefore(ctx, now.Add(-s.Retention.Uninstalled), batch)
+	if s.Uninstalled > 0 {
+		teams, err := s.DB.Installations().DisabledBefore(ctx, now.Add(-s.Uninstalled), batch)
 		if err != nil {
 			return out, err
 		}

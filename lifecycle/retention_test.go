@@ -135,7 +135,7 @@ func TestRetentionErasesAWorkspaceUninstalledPastItsGracePeriod(t *testing.T) {
 		require.NoError(t, err)
 	}
 	obs := &deleted{batches: map[string]int{}, rows: map[string]int64{}}
-	got, err := lifecycle.Sweeper{DB: d.DB, Retention: lifecycle.Retention{Uninstalled: 30 * lifecycle.Day}, Observer: obs}.Sweep(ctx, now)
+	got, err := lifecycle.Sweeper{DB: d.DB, Uninstalled: 30 * lifecycle.Day, Observer: obs}.Sweep(ctx, now)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{lifecycle.TableTeams: 1}, got)
 	count := func(sql string) string {

@@ -63,6 +63,9 @@ type Config struct {
 	EncryptionKey          string
 	AuthorizeURL           string
 	RedirectURL            string
+	// RetentionUninstalled is how long a workspace's data is kept after
+	// the app is uninstalled there.
+	RetentionUninstalled time.Duration
 }
 
 // MultiWorkspace reports whether workspaces install the app through OAuth.
@@ -277,7 +280,7 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 		{"MNEMO_RETENTION_CONVERSATIONS", &c.Retention.Conversations},
 		{"MNEMO_RETENTION_INBOX", &c.Retention.Inbox},
 		{"MNEMO_RETENTION_FORGOTTEN", &c.Retention.Forgotten},
-		{"MNEMO_RETENTION_UNINSTALLED", &c.Retention.Uninstalled},
+		{"MNEMO_RETENTION_UNINSTALLED", &c.RetentionUninstalled},
 	} {
 		if d, err := parseDays(e.getenv(r.name)); err != nil {
 			bad("%s must be a number of days such as 30d, or a duration such as 12h (0 keeps for ever), not %q", r.name, e.getenv(r.name))

@@ -207,7 +207,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			if err := learn.Register(w, learner, learned(metrics)); err != nil {
 				return err
 			}
-			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention, Observer: metrics}, Logger: log})
+			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention, Uninstalled: cfg.RetentionUninstalled, Observer: metrics}, Logger: log})
 		},
 		Queues: map[string]int{river.QueueDefault: learningWorkers},
 	})

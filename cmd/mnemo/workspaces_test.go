@@ -396,3 +396,39 @@ func TestOAuthRedirectRefusesABadState(t *testing.T) {
 	get(t, browser, redirect+state, http.StatusBadGateway)
 	require.Len(t, b.slack.Calls("oauth.v2.access"), 1)
 }
+
+// The OAuth settings come together: a client id needs its secret and the
+// encryption key, a key must be 32 bytes, and serve then needs no bot token.
+func TestManyWorkspacesConfiguration(t *testing.T) {
+	t.Parallel()
+	key := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	for _, c := range []struct {
+		name     string
+		env      map[string]string
+		problems []string
+	}{
+		{"client id alone", map[string]string{"SLACK_CLIENT_ID": "1.2"}, []string{"SLACK_CLIENT_SECRET is not set", "MNEMO_ENCRYPTION_KEY is not set"}},
+		{"a short key", map[string]string{"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "MNEMO_ENCRYPTION_KEY": "c2hvcnQ="}, []string{"MNEMO_ENCRYPTION_KEY: key \"k1\" is not 32 bytes"}},
+		{"an admin of one workspace", map[string]string{"MNEMO_ADMINS": "T0AAAA:U0ADA,T0BBBB:bob"}, []string{`MNEMO_ADMINS has "T0BBBB:bob"`}},
+		{"complete, no bot token", map[string]string{"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "MNEMO_ENCRYPTION_KEY": "k1:" + key}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{"SLACK_APP_TOKEN": "xapp-1", "DATABASE_URL": "postgres://u@h:5432/d", "MNEMO_LLM_PROVIDER": "anthropic", "MNEMO_MODEL": "m", "MNEMO_LLM_API_KEY": "k"}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			cfg, err := LoadConfig(func(k string) string { return env[k] }, commandNeeds["serve"])
+			if c.problems == nil {
+				require.NoError(t, err)
+				require.True(t, cfg.MultiWorkspace())
+				require.Equal(t, 30*24*time.Hour, cfg.RetentionUninstalled)
+				return
+			}
+			require.Error(t, err)
+			for _, p := range c.problems {
+				require.Contains(t, err.Error(), p)
+			}
+		})
+	}
+}
