@@ -57,6 +57,9 @@ type LoCoMoOptions struct {
 	// Database prefixes the databases made (and dropped), one per shape
 	// (default mnemo_bench_locomo_).
 	Database string
+	// Keep leaves each shape's database in place after the run, for
+	// looking at a ranking by hand (it is dropped at the next run).
+	Keep bool
 }
 
 // LoCoMoResult is the benchmark's outcome, one entry per shape run.
@@ -221,7 +224,11 @@ func runShape(ctx context.Context, convs []Conversation, shape string, o LoCoMoO
 	if err != nil {
 		return res, err
 	}
-	defer d.Close()
+	if o.Keep {
+		defer d.Pool.Close()
+	} else {
+		defer d.Close()
+	}
 	if shape == ShapeNoisy && o.Noise > 0 {
 		t := time.Now()
 		if err := loadNoise(ctx, d.Pool, convs, o.Noise); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/tools/mcp"
 )
 
 // PromptOverhead is what tool definitions cost each model call with five
@@ -122,7 +123,7 @@ func mcpSource(name string, nouns []string) *mcpTools {
 			}
 			schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false})
 			src.tools = append(src.tools, tools.Tool{
-				Name: tools.MCPToolName(name, v.verb+"_"+noun), Source: src.SourceName(),
+				Name: mcp.ToolName(name, v.verb+"_"+noun), Source: src.SourceName(),
 				Description: fmt.Sprintf(v.phrase, words) + " Requires the " + name + " scopes granted to this workspace.",
 				InputSchema: schema, Exposure: tools.Deferred, Handler: handler,
 			})

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 )
@@ -47,7 +47,7 @@ func RunRetrieval(ctx context.Context, server string, l *Labelled) (RetrievalRes
 	if res.NoCues, err = l.Score(ctx, l.StoreRanker(memory.New(without.DB, memory.Options{}), ids)); err != nil {
 		return res, err
 	}
-	run := &tb.Run{}
+	run := &harness.Run{}
 	defer run.Close()
 	model := fakellm.New(run, nil)
 	emb := llm.NewEmbedder("bench", model.URL+"/v1", "text-embedding-3-small")

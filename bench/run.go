@@ -42,6 +42,11 @@ type Config struct {
 	// LoCoMoNoise is how many unrelated memories the noisy shape's
 	// channels hold.
 	LoCoMoNoise int
+	// LoCoMoKeep leaves the LoCoMo databases in place after the run.
+	LoCoMoKeep bool
+	// RecallOnly stops after recall over the corpora, and leaves the largest
+	// corpus's database (mnemo_bench_<size>) in place, for tuning by hand.
+	RecallOnly bool
 }
 
 // Report is a run's table and what it ran on.
@@ -101,6 +106,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		} else {
 			d.Close()
 		}
+	}
+	if cfg.RecallOnly {
+		if largest != nil {
+			largest.Pool.Close()
+		}
+		r.Took = time.Since(r.Started)
+		return r, nil
 	}
 	if largest != nil {
 		// Closed at the end: the serve run below uses it too.

@@ -20,8 +20,8 @@ import (
 	"github.com/mnemo-bot/mnemo/bench/corpus"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
-	"github.com/mnemo-bot/mnemo/internal/tb"
 )
 
 // ServeOptions is one run of the real `mnemo serve` against the fake Slack
@@ -127,7 +127,7 @@ func (m *serveModel) times(tag int) (in, out time.Time, ok bool) {
 // the fake Slack with mentions and DMs the corpus's people send in its
 // places, and measures turn overhead, the concurrent burst and RSS.
 func MeasureServe(ctx context.Context, o ServeOptions, logs io.Writer) (ServeResult, error) {
-	run := &tb.Run{}
+	run := &harness.Run{}
 	defer run.Close()
 	var res ServeResult
 	var err error
@@ -137,7 +137,7 @@ func MeasureServe(ctx context.Context, o ServeOptions, logs io.Writer) (ServeRes
 	return res, err
 }
 
-func serveRun(ctx context.Context, run *tb.Run, o ServeOptions, logs io.Writer) (ServeResult, error) {
+func serveRun(ctx context.Context, run *harness.Run, o ServeOptions, logs io.Writer) (ServeResult, error) {
 	var res ServeResult
 	model := &serveModel{in: map[int]time.Time{}, out: map[int]time.Time{}, other: scripted.Memory()}
 	llm := fakellm.New(run, model.script)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-bot/mnemo/bench/corpus"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 )
 
 // Serve-run settings: the 50 mentions with a 500 ms model, at
@@ -47,7 +47,7 @@ func measureServe(ctx context.Context, cfg Config, r *Report, largest *Database,
 		if err := adminExec(ctx, cfg.Server, "CHECKPOINT"); err != nil {
 			logf("  CHECKPOINT before the serve run: %v (timing anyway)", err)
 		}
-		logs := &tb.Buffer{}
+		logs := &harness.Buffer{}
 		res, err := MeasureServe(ctx, ServeOptions{Mnemo: cfg.Mnemo, DatabaseURL: u, Spec: spec, Warmup: serveWarmup, Turns: turns, QuietTurns: turns / 3,
 			Concurrent: concurrent, ModelDelay: serveModelDelay, MaxTurns: serveMaxTurns}, logs)
 		if cfg.LogDir != "" {

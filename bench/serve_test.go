@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/bench/corpus"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -24,7 +24,7 @@ func TestMeasureServeTimesEveryTurnAndCountsReplies(t *testing.T) {
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/mnemo-bot/mnemo/cmd/mnemo").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	d := testdb.New(t)
-	logs := &tb.Buffer{}
+	logs := &harness.Buffer{}
 	const delay = 200 * time.Millisecond
 	res, err := MeasureServe(context.Background(), ServeOptions{Mnemo: bin, DatabaseURL: d.URL, Spec: corpus.Spec{Rows: 1000, Seed: 1, Now: time.Now()},
 		Warmup: 2, Turns: 6, QuietTurns: 2, Concurrent: 4, ModelDelay: delay, MaxTurns: 2}, logs)

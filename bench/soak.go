@@ -21,8 +21,8 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
-	"github.com/mnemo-bot/mnemo/internal/tb"
 )
 
 // SoakOptions is one soak run of the real `mnemo serve`.
@@ -108,7 +108,7 @@ func (r SoakReport) String() string {
 // sending a steady mix of posts and slash commands for o.Duration, with a
 // kill -9 of mnemo at a third and a PostgreSQL restart at two thirds.
 func Soak(ctx context.Context, o SoakOptions, logs io.Writer) (SoakReport, error) {
-	run := &tb.Run{}
+	run := &harness.Run{}
 	defer run.Close()
 	var rep SoakReport
 	var err error
@@ -118,7 +118,7 @@ func Soak(ctx context.Context, o SoakOptions, logs io.Writer) (SoakReport, error
 	return rep, err
 }
 
-func soak(ctx context.Context, run *tb.Run, o SoakOptions, logs io.Writer) (SoakReport, error) {
+func soak(ctx context.Context, run *harness.Run, o SoakOptions, logs io.Writer) (SoakReport, error) {
 	rep := SoakReport{Duration: o.Duration, Sent: map[string]int{}}
 	if o.Every <= 0 {
 		o.Every = 500 * time.Millisecond

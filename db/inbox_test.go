@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/db"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -151,7 +151,7 @@ func TestArriveIsOneRoundTrip(t *testing.T) {
 
 	_, err = store.Arrive(ctx, arrival("1800000000.000100")) // prepares the statement
 	require.NoError(t, err)
-	trace := &tb.Buffer{}
+	trace := &harness.Buffer{}
 	c, err := pool.Acquire(ctx)
 	require.NoError(t, err)
 	c.Conn().PgConn().Frontend().Trace(trace, pgproto3.TracerOptions{SuppressTimestamps: true})

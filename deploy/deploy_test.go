@@ -294,10 +294,11 @@ func TestSystemdUnitMigratesThenServes(t *testing.T) {
 }
 
 // envRead lists the environment variables mnemo's code reads: the names
-// passed to getenv, os.Getenv and os.LookupEnv outside tests.
+// in env struct tags (cmd/mnemo's Config, parsed by caarlos0/env) and those
+// passed to getenv, os.Getenv and os.LookupEnv, outside tests.
 func envRead(t *testing.T) map[string]bool {
 	t.Helper()
-	re := regexp.MustCompile(`(?i:getenv|lookupenv)\("([A-Z][A-Z0-9_]*)"\)`)
+	re := regexp.MustCompile(`(?:(?i:getenv|lookupenv)\("|\benv:")([A-Z][A-Z0-9_]*)"`)
 	names := map[string]bool{}
 	err := filepath.WalkDir(repoRoot, func(path string, d os.DirEntry, err error) error {
 		if err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/mnemo-bot/mnemo/db/evalcheck"
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
-	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
@@ -85,12 +85,12 @@ func Run(ctx context.Context, scenarios []Scenario, o Options) []Result {
 type scenarioRun struct {
 	s       Scenario
 	o       Options
-	run     *tb.Run
+	run     *harness.Run
 	slack   *fakeslack.Server
 	model   *fakellm.Server // the scripted model; nil live
 	db      *testdb.DB
 	checks  evalcheck.Checks
-	logs    *tb.Buffer
+	logs    *harness.Buffer
 	wait    time.Duration
 	replies map[string]int    // channel → replies expected so far
 	last    string            // the bot's last reply
@@ -100,7 +100,7 @@ type scenarioRun struct {
 }
 
 func runOne(ctx context.Context, s Scenario, o Options) Result {
-	r := &scenarioRun{s: s, o: o, run: &tb.Run{}, logs: &tb.Buffer{}, wait: 10 * time.Second, replies: map[string]int{}, answers: map[string]string{},
+	r := &scenarioRun{s: s, o: o, run: &harness.Run{}, logs: &harness.Buffer{}, wait: 10 * time.Second, replies: map[string]int{}, answers: map[string]string{},
 		scopes: knownScopes, subjectTypes: knownSubjectTypes}
 	if o.Live {
 		r.wait = 3 * time.Minute

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -51,7 +51,7 @@ func TestArrivalLeftBehindIsMovedAndWorkedOnce(t *testing.T) {
 			t.Parallel()
 			d := testdb.New(t)
 			h := newHandler()
-			logs := &tb.Buffer{}
+			logs := &harness.Buffer{}
 			left := mention("1800000000.000100", "")
 			arrive(t, d.DB, left)
 			require.Zero(t, jobs(t, d, left.TS), "not in River yet")

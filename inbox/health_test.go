@@ -9,14 +9,14 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 )
 
 // River's errors are logged once per outage, however many batches fail,
 // and the recovery once, with how many were not logged.
 func TestRiverErrorsAreLoggedOncePerOutage(t *testing.T) {
 	t.Parallel()
-	logs := &tb.Buffer{}
+	logs := &harness.Buffer{}
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	h := newHealth(zerolog.New(logs), func() time.Time { return now })
 	h.started()

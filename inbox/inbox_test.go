@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/inbox"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -124,13 +124,13 @@ type bundle struct {
 	db      *testdb.DB
 	h       *handler
 	inbox   *inbox.Inbox
-	logs    *tb.Buffer
+	logs    *harness.Buffer
 	options inbox.Options
 }
 
 func setup(t *testing.T, o inbox.Options) *bundle {
 	t.Helper()
-	b := &bundle{db: testdb.New(t), h: newHandler(), logs: &tb.Buffer{}}
+	b := &bundle{db: testdb.New(t), h: newHandler(), logs: &harness.Buffer{}}
 	o.Handler = b.h
 	o.Logger = zerolog.New(b.logs)
 	if o.FetchPollInterval == 0 {

@@ -377,3 +377,30 @@ func TestNewMemoryTiedWithManyIsFoundAtOnce(t *testing.T) {
 	require.Len(t, got, 10)
 	require.Equal(t, m.ID, got[0].ID, "the newest of the tied memories comes first")
 }
+
+// A conversation's answer often shares with the question only words that
+// are common in the rest of a busy channel ("start", "run"), while its
+// thread holds the rest ("Melanie"). Recall reads the thread of a match
+// as evidence: the answer two messages after the match outranks the
+// channel's 200 newer, shorter memories of the same common words.
+func TestThreadHoldsTheAnswerInABusyChannel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	caroline, melanie, ops := user("UC"), user("UM"), user("UO")
+	thread := provenance.Place{Team: team, Channel: "C1", SourceKey: "slack:T1:C1:1800000100.000100", Visibility: provenance.Public}
+	month := 30 * 24 * time.Hour
+	b.put(t, caroline, thread, memory.ScopeChannel, memory.KindKnowledge, "Caroline: Melanie, how did you ever get into running?", nil, month+3*time.Minute)
+	b.put(t, melanie, thread, memory.ScopeChannel, memory.KindKnowledge, "oh, that is a long story, give me a second", nil, month+2*time.Minute)
+	answer := b.put(t, melanie, thread, memory.ScopeChannel, memory.KindKnowledge, "I started running to clear my head after work", nil, month+time.Minute)
+	for i := range 200 {
+		other := provenance.Place{Team: team, Channel: "C1", SourceKey: fmt.Sprintf("slack:T1:C1:1800001%03d.000100", i), Visibility: provenance.Public}
+		b.put(t, ops, other, memory.ScopeChannel, memory.KindKnowledge, fmt.Sprintf("Start the nightly run of job %d", i), nil, time.Duration(i)*time.Hour)
+	}
+	v := memory.ViewerAt(caroline, publicThread)
+	got, err := b.store.Search(context.Background(), v, "Why did Melanie start running?", 5, true)
+	require.NoError(t, err)
+	require.Contains(t, contents(got), answer.Content, "%q", contents(got))
+	prompt, err := b.store.ForPrompt(context.Background(), v, "Why did Melanie start running?")
+	require.NoError(t, err)
+	require.Contains(t, contents(prompt), answer.Content)
+}

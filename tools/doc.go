@@ -1,10 +1,8 @@
 // Package tools owns the one tool registry every model run gets its tools
-// from (Registry.ForModel), the deferred catalog behind searchTools and
-// executeTool with its search index, MCP servers as catalog sources
-// (MCPSource, configured by an MCP client config file), and the MCP server
-// that offers registered tools to other clients (NewMCPServer,
-// BearerHandler). A tool the model is told about is a tool it can call under
-// that exact name.
+// from (Registry.ForModel) and the deferred catalog behind searchTools and
+// executeTool with its search index. A tool the model is told about is a
+// tool it can call under that exact name. MCP, both ways, is tools/mcp's:
+// it adds servers to a registry as sources and serves registered tools.
 //
 // Tools are registered into it by the packages that own them; it knows none
 // of them. It must not import memory, agent, slackapp, learn, threads, db or

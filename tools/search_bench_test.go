@@ -15,7 +15,7 @@ import (
 )
 
 // benchSource is an MCP-like provider that lists the same tools every time,
-// as a connected MCPSource does until it reconnects.
+// as a connected mcp.Source does until it reconnects.
 type benchSource struct {
 	name  string
 	tools []Tool
@@ -106,8 +106,9 @@ func benchCatalog(tb testing.TB) *Registry {
 				if err != nil {
 					tb.Fatal(err)
 				}
+				// Named as mcp.ToolName names a server's tools.
 				src.tools = append(src.tools, Tool{
-					Name: MCPToolName(srv.name, v.verb+"_"+noun), Source: src.SourceName(), Description: desc,
+					Name: "mcp__" + srv.name + "__" + v.verb + "_" + noun, Source: src.SourceName(), Description: desc,
 					InputSchema: schema, Exposure: Deferred, Handler: handler,
 				})
 			}

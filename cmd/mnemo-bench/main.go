@@ -30,7 +30,7 @@ func main() {
 }
 
 const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
-       mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--out FILE]
+       mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
@@ -49,10 +49,14 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
   --out        where to write the results (default bench/RESULTS.md; with
                --only, nothing is written unless --out is given)
   --only       locomo: only recall on LoCoMo, printed shape by shape (seconds
-               for channel and personal, about a minute more for noisy)
+               for channel and personal, about a minute more for noisy);
+               recall: only recall over the corpora of --sizes, leaving the
+               largest one's database in place for tuning by hand
   --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
   --locomo-noise   unrelated memories in each channel of the noisy shape
                (default 100000)
+  --locomo-keep    leave the LoCoMo databases (mnemo_bench_locomo_<shape>) in
+               place after the run, to look at a ranking by hand
 `
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -71,6 +75,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	only := fs.String("only", "", "")
 	shapes := fs.String("locomo-shapes", strings.Join(bench.LoCoMoShapes, ","), "")
 	noise := fs.Int("locomo-noise", 100000, "")
+	keep := fs.Bool("locomo-keep", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -99,7 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	cfg := bench.Config{Server: server, Queries: *queries, Remember: *remember, Writers: *writers,
 		GoBench: *gobench, Retrieval: *retrieval, Mnemo: *mnemo, ServeTurns: *turns, LogDir: *logDir, Log: stderr,
-		LoCoMoDir: getenv("LOCOMO_DIR"), LoCoMoShapes: locomoShapes, LoCoMoNoise: *noise}
+		LoCoMoDir: getenv("LOCOMO_DIR"), LoCoMoShapes: locomoShapes, LoCoMoNoise: *noise, LoCoMoKeep: *keep}
 	switch *only {
 	case "":
 	case "locomo":
@@ -109,8 +114,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 		return onlyLoCoMo(ctx, cfg, *out, stdout, stderr)
+	case "recall":
+		cfg.RecallOnly = true
+		outSet := false
+		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+		if !outSet {
+			*out = ""
+		}
 	default:
-		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo can run alone\n", *only)
+		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo or recall can run alone\n", *only)
 		return 2
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -132,6 +144,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	for _, m := range report.Table.Misses() {
 		fmt.Fprintf(stdout, "missed: %s\n", m)
+	}
+	if *out == "" {
+		return 0
 	}
 	if err := os.WriteFile(*out, []byte(report.Markdown(commit())), 0o644); err != nil {
 		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
@@ -156,7 +171,7 @@ func onlyLoCoMo(ctx context.Context, cfg bench.Config, out string, stdout, stder
 	}
 	fmt.Fprint(stdout, bench.SummaryHeader)
 	res, err := bench.RunLoCoMo(ctx, convs, bench.LoCoMoOptions{
-		Server: cfg.Server, Shapes: cfg.LoCoMoShapes, Noise: cfg.LoCoMoNoise,
+		Server: cfg.Server, Shapes: cfg.LoCoMoShapes, Noise: cfg.LoCoMoNoise, Keep: cfg.LoCoMoKeep,
 		Done: func(s bench.ShapeResult) { fmt.Fprint(stdout, bench.SummaryRow(s, cfg.LoCoMoNoise)) },
 		Log:  func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/terminal"
 )
 
 const chatUsage = `usage: mnemo chat [--user U] [--team T]
@@ -39,7 +40,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 	if _, err := fs.parse(args, 0); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["chat"])
+	cfg, err := LoadConfig(getenv, "chat")
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer closeLog()
-	level := cfg.LogLevel
+	level := cfg.LogLevel.Level()
 	if logPath == "" {
 		level = max(level, zerolog.WarnLevel) // stderr: keep it quiet
 	}
@@ -78,7 +79,7 @@ func cmdChat(ctx context.Context, args []string, getenv func(string) string, std
 
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: *team, ID: *user, Name: cfg.ChatName}
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{Logger: log, AfterTurn: learner.EnqueueTx})
-	s := agent.NewLocalSession(runner, actor, nil)
+	s := terminal.NewSession(runner, actor, log, nil)
 	in := newChatInput(stdin, stdout, historyPath())
 	defer in.Close()
 

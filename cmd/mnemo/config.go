@@ -6,11 +6,14 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	envparse "github.com/caarlos0/env/v11"
 	"github.com/rs/zerolog"
 
 	"github.com/mnemo-bot/mnemo/db"
@@ -18,63 +21,78 @@ import (
 	"github.com/mnemo-bot/mnemo/lifecycle"
 )
 
-// Config is mnemo's configuration, parsed once from the environment.
+// Config is mnemo's configuration and its one definition: each field is an
+// environment variable, named by its env tag and parsed by caarlos0/env
+// into a type that checks its value. The other tags are its documentation,
+// from which `mnemo help env`, `mnemo serve --help` and the README's
+// configuration table are generated:
+//   - help: what it means (plain text: help prints it as it stands, the
+//     README links the docs/ pages it names);
+//   - envDefault: the value used when it is unset or empty;
+//   - defaultNote: what happens instead when there is no literal default;
+//   - requiredBy: the commands that refuse to start without it.
+//
+// A new variable is a new field here, in the order help lists them, and a
+// row in the README that TestReadmeConfigurationTableIsGenerated asks for.
 type Config struct {
-	DatabaseURL  string
-	SlackBot     string
-	SlackApp     string
-	SlackAPIURL  string
-	Provider     string
-	LLMBaseURL   string
-	LLMKey       string
-	Model        string
-	Admins       []string
-	LogLevel     zerolog.Level
-	SlashCommand string
-	MCPConfig    string
-	JudgeModel   string
-
-	// HTTPAddr is where serve answers /healthz, /readyz and /metrics.
-	HTTPAddr string
-	// MaxTurns bounds the turns serve runs at once.
-	MaxTurns int
-	// ShutdownTimeout is how long in-flight turns may run after SIGTERM.
-	ShutdownTimeout time.Duration
-	// BackfillMessages bounds the earlier messages read into the log of a
-	// thread the bot sees for the first time.
-	BackfillMessages int
-	// EmbeddingModel, when set, embeds memories and queries for recall,
-	// through EmbeddingBaseURL (MNEMO_LLM_BASE_URL unless set apart).
-	EmbeddingModel   string
-	EmbeddingBaseURL string
-	// LogFile is where chat logs ("-" for stderr; empty: chat decides).
-	LogFile string
-	// ChatName is the person's name in chat.
-	ChatName string
-	// Retention is how long serve keeps each kind of data.
-	Retention lifecycle.Retention
-	// EraseDeletedUsers erases a member when Slack says their account was
-	// deleted (user_change with deleted: true).
-	EraseDeletedUsers bool
-
+	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,teams,keys" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
+	SlackBot    botToken    `env:"SLACK_BOT_TOKEN" requiredBy:"serve" help:"the Slack app's bot token, xoxb-…"`
+	SlackApp    appToken    `env:"SLACK_APP_TOKEN" requiredBy:"serve" help:"the app-level token for Socket Mode, xapp-…"`
+	SlackAPIURL apiURL      `env:"SLACK_API_URL" envDefault:"https://slack.com/api/" help:"Slack's Web API base URL; tests and proxies point it elsewhere"`
 	// ClientID and ClientSecret turn on the OAuth install for many
 	// workspaces; EncryptionKey seals their bot tokens.
-	ClientID, ClientSecret string
-	EncryptionKey          string
-	AuthorizeURL           string
-	RedirectURL            string
-	// RetentionUninstalled is how long a workspace's data is kept after
-	// the app is uninstalled there.
-	RetentionUninstalled time.Duration
+	ClientID      string   `env:"SLACK_CLIENT_ID" help:"the app's client id (Basic Information): turns on the OAuth install for many workspaces at /slack/install, each with its own bot token; SLACK_BOT_TOKEN is then optional (see the README's Many workspaces)"`
+	ClientSecret  string   `env:"SLACK_CLIENT_SECRET" help:"the app's client secret, for the OAuth code exchange (oauth.v2.access); required with SLACK_CLIENT_ID"`
+	EncryptionKey keyring  `env:"MNEMO_ENCRYPTION_KEY" help:"the key installed workspaces' bot tokens are sealed with (AES-256-GCM): 32 bytes in base64 (openssl rand -base64 32), or id:base64 keys separated by commas, the first current (mnemo keys rotate); required with SLACK_CLIENT_ID"`
+	AuthorizeURL  httpURL  `env:"SLACK_AUTHORIZE_URL" envDefault:"https://slack.com/oauth/v2/authorize" help:"Slack's OAuth authorize page; tests point it elsewhere"`
+	RedirectURL   httpURL  `env:"SLACK_REDIRECT_URL" defaultNote:"none: Slack uses the app's one configured redirect URL" help:"the public URL of /slack/oauth_redirect, sent as redirect_uri"`
+	Provider      provider `env:"MNEMO_LLM_PROVIDER" requiredBy:"serve,chat" help:"the model provider: anthropic, or openai for any OpenAI-compatible server"`
+	Model         string   `env:"MNEMO_MODEL" requiredBy:"serve,chat" help:"the model name"`
+	// LLMKey falls back to the provider's own variable, below.
+	LLMKey              string           `env:"MNEMO_LLM_API_KEY" requiredBy:"serve,chat" defaultNote:"ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider" help:"the provider's API key; optional with MNEMO_LLM_BASE_URL (a local server such as Ollama needs none)"`
+	AnthropicKey        string           `env:"ANTHROPIC_API_KEY" help:"the key when the provider is anthropic and MNEMO_LLM_API_KEY is unset"`
+	OpenAIKey           string           `env:"OPENAI_API_KEY" help:"the key when the provider is openai and MNEMO_LLM_API_KEY is unset"`
+	LLMBaseURL          httpURL          `env:"MNEMO_LLM_BASE_URL" defaultNote:"the provider's own" help:"the provider's base URL: an OpenAI-compatible server (Ollama, vLLM, OpenRouter), a proxy or a test server"`
+	JudgeModel          string           `env:"MNEMO_JUDGE_MODEL" defaultNote:"MNEMO_MODEL" help:"the model that grades replies in mnemo eval --live"`
+	EmbeddingModel      string           `env:"MNEMO_EMBEDDING_MODEL" defaultNote:"none: recall is lexical only" help:"an embedding model for recall, through the OpenAI-compatible /v1/embeddings endpoint"`
+	EmbeddingBaseURL    httpURL          `env:"MNEMO_EMBEDDING_BASE_URL" defaultNote:"MNEMO_LLM_BASE_URL" help:"the embeddings endpoint's base URL"`
+	Admins              userIDs          `env:"MNEMO_ADMINS" help:"comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners; with many workspaces a bare id counts in SLACK_BOT_TOKEN's workspace only, and T…:U… names the workspace"`
+	SlashCommand        slashCommand     `env:"MNEMO_SLASH_COMMAND" envDefault:"/mnemo" help:"the slash command's name"`
+	MCPConfig           readableFile     `env:"MNEMO_MCP_CONFIG" help:"an MCP client configuration file ({\"mcpServers\": …} or {\"servers\": …}) whose servers become tool sources; see docs/tools.md"`
+	HTTPAddr            hostPort         `env:"MNEMO_HTTP_ADDR" envDefault:"127.0.0.1:9464" help:"where serve answers /healthz, /readyz and /metrics"`
+	MaxTurns            turnLimit        `env:"MNEMO_MAX_TURNS" envDefault:"16" help:"how many turns serve runs at once; a thread's turns run one at a time. The database pool is MNEMO_MAX_TURNS + 10 connections (one per turn, 2 for learning, 8 for River, the inbox writes and health checks)"`
+	ShutdownTimeout     positiveDuration `env:"MNEMO_SHUTDOWN_TIMEOUT" envDefault:"20s" help:"how long serve takes at most to stop after SIGTERM; in-flight turns run for most of it, then are cancelled"`
+	BackfillMessages    messageCount     `env:"MNEMO_BACKFILL_MESSAGES" envDefault:"500" help:"how many earlier messages of a thread serve reads into its log when first mentioned there (the root and the newest replies)"`
+	LogLevel            logLevel         `env:"MNEMO_LOG_LEVEL" envDefault:"info" help:"debug, info, warn or error; message text is logged only at debug"`
+	LogFile             string           `env:"MNEMO_LOG_FILE" defaultNote:"mnemo/chat.log in the user cache directory when chatting in a terminal, else stderr" help:"the file mnemo chat logs to; - for stderr"`
+	ChatName            string           `env:"USER" envDefault:"you" help:"your name in mnemo chat"`
+	RetainConversations period           `env:"MNEMO_RETENTION_CONVERSATIONS" envDefault:"90d" help:"how long serve keeps the session log's messages and the turns, in days (90d) or as a duration (720h); 0 keeps them for ever. See docs/lifecycle.md"`
+	RetainInbox         period           `env:"MNEMO_RETENTION_INBOX" envDefault:"7d" help:"the longest serve keeps a delivered inbox post and a finished job (River keeps completed jobs a day at most)"`
+	RetainForgotten     period           `env:"MNEMO_RETENTION_FORGOTTEN" envDefault:"30d" help:"how long a forgotten, superseded or expired memory is kept, with its history, before it is deleted"`
+	RetainUninstalled   period           `env:"MNEMO_RETENTION_UNINSTALLED" envDefault:"30d" help:"how long a workspace's data is kept after the app is uninstalled there (or its tokens revoked), before all of it is erased"`
+	// EraseDeletedUsers erases a member when Slack says their account was
+	// deleted (user_change with deleted: true).
+	EraseDeletedUsers onOff `env:"MNEMO_ERASE_DELETED_USERS" envDefault:"false" help:"true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does"`
+}
+
+// Retention is how long serve keeps each kind of data.
+func (c Config) Retention() lifecycle.Retention {
+	return lifecycle.Retention{
+		Conversations: time.Duration(c.RetainConversations),
+		Inbox:         time.Duration(c.RetainInbox),
+		Forgotten:     time.Duration(c.RetainForgotten),
+	}
 }
 
 // MultiWorkspace reports whether workspaces install the app through OAuth.
 func (c Config) MultiWorkspace() bool { return c.ClientID != "" }
 
-// Variable is one environment variable mnemo reads. Variables is the one
-// list of them: LoadConfig reads only these and takes their defaults from
-// it, `mnemo help env` and `mnemo serve --help` print it, and tests hold
-// LoadConfig and the README's configuration table to it.
+// RetentionUninstalled is how long a workspace's data is kept after the
+// app is uninstalled there.
+func (c Config) RetentionUninstalled() time.Duration { return time.Duration(c.RetainUninstalled) }
+
+// Variable is one environment variable mnemo reads, as Config's tags
+// define it.
 type Variable struct {
 	Name    string
 	Meaning string
@@ -83,6 +101,8 @@ type Variable struct {
 	Default, DefaultNote string
 	// Required lists the commands that refuse to start without it.
 	Required []string
+	// field is Config's field that holds it.
+	field string
 }
 
 // DefaultText is the default as help shows it, or "" for none.
@@ -94,288 +114,111 @@ func (v Variable) DefaultText() string {
 }
 
 // Variables is every environment variable mnemo reads, in the order help
-// shows them.
-var Variables = []Variable{
-	{Name: "DATABASE_URL", Meaning: "PostgreSQL connection string, " + db.URLForm + "; the make targets set it to the local cluster",
-		Required: []string{"serve", "migrate", "chat", "mcp", "memories", "eval", "teams", "keys"}},
-	{Name: "SLACK_BOT_TOKEN", Meaning: "the Slack app's bot token, xoxb-…, for one workspace; optional once SLACK_CLIENT_ID is set (each workspace then installs the app and has its own token)", Required: []string{"serve"}},
-	{Name: "SLACK_APP_TOKEN", Meaning: "the app-level token for Socket Mode, xapp-…", Required: []string{"serve"}},
-	{Name: "SLACK_API_URL", Meaning: "Slack's Web API base URL; tests and proxies point it elsewhere", Default: "https://slack.com/api/"},
-	{Name: "SLACK_CLIENT_ID", Meaning: "the app's client id (Basic Information): turns on the OAuth install for many workspaces at /slack/install"},
-	{Name: "SLACK_CLIENT_SECRET", Meaning: "the app's client secret, for the OAuth code exchange (oauth.v2.access); required with SLACK_CLIENT_ID"},
-	{Name: "MNEMO_ENCRYPTION_KEY", Meaning: "the key installed workspaces' bot tokens are sealed with (AES-256-GCM): 32 bytes in base64 (openssl rand -base64 32), or id:base64 keys separated by commas, the first current (mnemo keys rotate); required with SLACK_CLIENT_ID"},
-	{Name: "SLACK_AUTHORIZE_URL", Meaning: "Slack's OAuth authorize page; tests point it elsewhere", Default: "https://slack.com/oauth/v2/authorize"},
-	{Name: "SLACK_REDIRECT_URL", Meaning: "the public URL of /slack/oauth_redirect, sent as redirect_uri", DefaultNote: "none: Slack uses the app's one configured redirect URL"},
-	{Name: "MNEMO_LLM_PROVIDER", Meaning: "the model provider: anthropic, or openai for any OpenAI-compatible server", Required: []string{"serve", "chat"}},
-	{Name: "MNEMO_MODEL", Meaning: "the model name", Required: []string{"serve", "chat"}},
-	{Name: "MNEMO_LLM_API_KEY", Meaning: "the provider's API key; optional with MNEMO_LLM_BASE_URL (a local server such as Ollama needs none)", DefaultNote: "ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider", Required: []string{"serve", "chat"}},
-	{Name: "ANTHROPIC_API_KEY", Meaning: "the key when the provider is anthropic and MNEMO_LLM_API_KEY is unset"},
-	{Name: "OPENAI_API_KEY", Meaning: "the key when the provider is openai and MNEMO_LLM_API_KEY is unset"},
-	{Name: "MNEMO_LLM_BASE_URL", Meaning: "the provider's base URL: an OpenAI-compatible server (Ollama, vLLM, OpenRouter), a proxy or a test server", DefaultNote: "the provider's own"},
-	{Name: "MNEMO_JUDGE_MODEL", Meaning: "the model that grades replies in mnemo eval --live", DefaultNote: "MNEMO_MODEL"},
-	{Name: "MNEMO_EMBEDDING_MODEL", Meaning: "an embedding model for recall, through the OpenAI-compatible /v1/embeddings endpoint", DefaultNote: "none: recall is lexical only"},
-	{Name: "MNEMO_EMBEDDING_BASE_URL", Meaning: "the embeddings endpoint's base URL", DefaultNote: "MNEMO_LLM_BASE_URL"},
-	{Name: "MNEMO_ADMINS", Meaning: "comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners; with many workspaces a bare id counts in SLACK_BOT_TOKEN's workspace only, and T…:U… names the workspace"},
-	{Name: "MNEMO_SLASH_COMMAND", Meaning: "the slash command's name", Default: "/mnemo"},
-	{Name: "MNEMO_MCP_CONFIG", Meaning: `an MCP client configuration file ({"mcpServers": …} or {"servers": …}) whose servers become tool sources`},
-	{Name: "MNEMO_HTTP_ADDR", Meaning: "where serve answers /healthz, /readyz and /metrics", Default: "127.0.0.1:9464"},
-	{Name: "MNEMO_MAX_TURNS", Meaning: "how many turns serve runs at once; a thread's turns run one at a time", Default: "16"},
-	{Name: "MNEMO_SHUTDOWN_TIMEOUT", Meaning: "how long serve takes at most to stop after SIGTERM; in-flight turns run for most of it, then are cancelled", Default: "20s"},
-	{Name: "MNEMO_BACKFILL_MESSAGES", Meaning: "how many earlier messages of a thread serve reads into its log when first mentioned there (the root and the newest replies)", Default: "500"},
-	{Name: "MNEMO_LOG_LEVEL", Meaning: "debug, info, warn or error; message text is logged only at debug", Default: "info"},
-	{Name: "MNEMO_LOG_FILE", Meaning: "the file mnemo chat logs to; - for stderr", DefaultNote: "mnemo/chat.log in the user cache directory when chatting in a terminal, else stderr"},
-	{Name: "USER", Meaning: "your name in mnemo chat", Default: "you"},
-	{Name: "MNEMO_RETENTION_CONVERSATIONS", Meaning: "how long serve keeps the session log's messages and the turns, in days (90d) or as a duration (720h); 0 keeps them for ever", Default: "90d"},
-	{Name: "MNEMO_RETENTION_INBOX", Meaning: "the longest serve keeps a delivered inbox post and a finished job (River keeps completed jobs a day at most)", Default: "7d"},
-	{Name: "MNEMO_RETENTION_UNINSTALLED", Meaning: "how long a workspace's data is kept after the app is uninstalled there (or its tokens revoked), before all of it is erased", Default: "30d"},
-	{Name: "MNEMO_RETENTION_FORGOTTEN", Meaning: "how long a forgotten, superseded or expired memory is kept, with its history, before it is deleted", Default: "30d"},
-	{Name: "MNEMO_ERASE_DELETED_USERS", Meaning: "true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does", Default: "false"},
-}
+// shows them: Config's fields, read from their tags.
+var Variables = variables()
 
-// variable returns name's entry in Variables.
-func variable(name string) (Variable, bool) {
-	i := slices.IndexFunc(Variables, func(v Variable) bool { return v.Name == name })
-	if i < 0 {
-		return Variable{}, false
+func variables() []Variable {
+	var vs []Variable
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("env"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		v := Variable{Name: name, Meaning: f.Tag.Get("help"), Default: f.Tag.Get("envDefault"), DefaultNote: f.Tag.Get("defaultNote"), field: f.Name}
+		if r := f.Tag.Get("requiredBy"); r != "" {
+			v.Required = strings.Split(r, ",")
+		}
+		if v.Meaning == "" {
+			panic("config: " + name + " has no help tag")
+		}
+		vs = append(vs, v)
 	}
-	return Variables[i], true
+	return vs
 }
 
-// Needs says which parts of the configuration a command requires.
-type Needs struct {
-	Database, Slack, Model bool
-}
-
-// commandNeeds is what each command requires of the configuration; the
-// Required column of Variables says the same, and a test holds them
-// together.
-var commandNeeds = map[string]Needs{
-	"serve":    {Database: true, Slack: true, Model: true},
-	"chat":     {Database: true, Model: true},
-	"migrate":  {Database: true},
-	"mcp":      {Database: true},
-	"memories": {Database: true},
-	"eval":     {Database: true},
-	"tools":    {},
-	"teams":    {Database: true},
-	"keys":     {Database: true},
-}
-
-// ConfigError lists every missing or malformed variable at once.
+// ConfigError lists every missing or malformed variable at once, one
+// problem per variable.
 type ConfigError struct{ Problems []string }
 
 func (e *ConfigError) Error() string {
 	return "configuration:\n  - " + strings.Join(e.Problems, "\n  - ")
 }
 
-// environment reads the variables of Variables, and only those.
-type environment struct{ lookup func(string) string }
-
-// getenv returns name's value, or its default when unset. A name missing
-// from Variables is a bug that TestEveryVariableIsDocumented catches.
-func (e environment) getenv(name string) string {
-	v, ok := variable(name)
-	if !ok {
-		panic("config: " + name + " is read but not in Variables")
+// LoadConfig reads the environment for command (serve, chat, …; "" for
+// none): the variables of Variables and only those. getenv is os.Getenv
+// outside tests; an empty variable is an unset one.
+func LoadConfig(getenv func(string) string, command string) (Config, error) {
+	environ := map[string]string{}
+	for _, v := range Variables {
+		if val := getenv(v.Name); val != "" {
+			environ[v.Name] = val
+		}
 	}
-	if val := e.lookup(name); val != "" {
-		return val
-	}
-	return v.Default
-}
-
-// missing is the problem of a required variable that is not set.
-func missing(name string) string {
-	v, _ := variable(name)
-	return fmt.Sprintf("%s is not set: %s", name, v.Meaning)
-}
-
-// LoadConfig reads the environment. getenv is os.Getenv outside tests.
-func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
-	e := environment{getenv}
-	c := Config{
-		DatabaseURL:      e.getenv("DATABASE_URL"),
-		SlackBot:         e.getenv("SLACK_BOT_TOKEN"),
-		SlackApp:         e.getenv("SLACK_APP_TOKEN"),
-		SlackAPIURL:      e.getenv("SLACK_API_URL"),
-		Provider:         strings.ToLower(e.getenv("MNEMO_LLM_PROVIDER")),
-		LLMBaseURL:       e.getenv("MNEMO_LLM_BASE_URL"),
-		LLMKey:           e.getenv("MNEMO_LLM_API_KEY"),
-		Model:            e.getenv("MNEMO_MODEL"),
-		SlashCommand:     e.getenv("MNEMO_SLASH_COMMAND"),
-		MCPConfig:        e.getenv("MNEMO_MCP_CONFIG"),
-		JudgeModel:       e.getenv("MNEMO_JUDGE_MODEL"),
-		HTTPAddr:         e.getenv("MNEMO_HTTP_ADDR"),
-		EmbeddingModel:   e.getenv("MNEMO_EMBEDDING_MODEL"),
-		EmbeddingBaseURL: e.getenv("MNEMO_EMBEDDING_BASE_URL"),
-		LogFile:          e.getenv("MNEMO_LOG_FILE"),
-		ChatName:         e.getenv("USER"),
-		ClientID:         e.getenv("SLACK_CLIENT_ID"),
-		ClientSecret:     e.getenv("SLACK_CLIENT_SECRET"),
-		EncryptionKey:    e.getenv("MNEMO_ENCRYPTION_KEY"),
-		AuthorizeURL:     e.getenv("SLACK_AUTHORIZE_URL"),
-		RedirectURL:      e.getenv("SLACK_REDIRECT_URL"),
-	}
+	var c Config
 	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	isURL := func(s string) bool {
-		u, err := url.Parse(s)
-		return err == nil && u.Scheme != "" && u.Host != ""
+	if err := envparse.ParseWithOptions(&c, envparse.Options{Environment: environ}); err != nil {
+		var agg envparse.AggregateError
+		if !errors.As(err, &agg) {
+			return c, fmt.Errorf("config: %w", err)
+		}
+		for _, e := range agg.Errors {
+			// Each type's UnmarshalText says what is wrong with the value,
+			// without echoing a secret; anything else is a bug in the tags.
+			var pe envparse.ParseError
+			if !errors.As(e, &pe) {
+				return c, fmt.Errorf("config: %w", e)
+			}
+			i := slices.IndexFunc(Variables, func(v Variable) bool { return v.field == pe.Name })
+			problems = append(problems, Variables[i].Name+" "+pe.Err.Error())
+		}
 	}
 
-	if c.DatabaseURL == "" {
-		if needs.Database {
-			bad("%s", missing("DATABASE_URL"))
-		}
-	} else if err := db.CheckURL(c.DatabaseURL); err != nil {
-		bad("DATABASE_URL is not a PostgreSQL connection string (%v); expected the form %s", err, db.URLForm)
-	}
-	if !isURL(c.SlackAPIURL) {
-		bad("SLACK_API_URL is not a URL")
-	} else if !strings.HasSuffix(c.SlackAPIURL, "/") {
-		c.SlackAPIURL += "/"
-	}
-	if !strings.HasPrefix(c.SlashCommand, "/") {
-		c.SlashCommand = "/" + c.SlashCommand
-	}
-	lvl := e.getenv("MNEMO_LOG_LEVEL")
-	if l, err := zerolog.ParseLevel(strings.ToLower(lvl)); err != nil || l > zerolog.ErrorLevel || l < zerolog.DebugLevel {
-		bad("MNEMO_LOG_LEVEL must be debug, info, warn or error, not %q", lvl)
-	} else {
-		c.LogLevel = l
-	}
-	for _, a := range strings.Split(e.getenv("MNEMO_ADMINS"), ",") {
-		if a = strings.TrimSpace(a); a == "" {
-			continue
-		}
-		if team, user, ok := strings.Cut(a, ":"); ok && validTeamID(team) && validUserID(user) {
-			c.Admins = append(c.Admins, a)
-			continue
-		}
-		if !validUserID(a) {
-			bad("MNEMO_ADMINS has %q, which is not a Slack user id (U… or W…, or T…:U… for one workspace)", a)
-			continue
-		}
-		c.Admins = append(c.Admins, a)
-	}
-	if host, port, err := net.SplitHostPort(c.HTTPAddr); err != nil || port == "" || strings.ContainsAny(host, "/ ") {
-		bad("MNEMO_HTTP_ADDR must be host:port, like 127.0.0.1:9464, not %q", c.HTTPAddr)
-	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		bad("MNEMO_HTTP_ADDR has port %q, which is not a port number", port)
-	}
-	if n, err := strconv.Atoi(e.getenv("MNEMO_MAX_TURNS")); err != nil || n < 1 || n > 1000 {
-		bad("MNEMO_MAX_TURNS must be a whole number from 1 to 1000, not %q", e.getenv("MNEMO_MAX_TURNS"))
-	} else {
-		c.MaxTurns = n
-	}
-	if d, err := time.ParseDuration(e.getenv("MNEMO_SHUTDOWN_TIMEOUT")); err != nil || d <= 0 {
-		bad("MNEMO_SHUTDOWN_TIMEOUT must be a duration such as 20s or 1m, not %q", e.getenv("MNEMO_SHUTDOWN_TIMEOUT"))
-	} else {
-		c.ShutdownTimeout = d
-	}
-	for _, r := range []struct {
-		name string
-		to   *time.Duration
-	}{
-		{"MNEMO_RETENTION_CONVERSATIONS", &c.Retention.Conversations},
-		{"MNEMO_RETENTION_INBOX", &c.Retention.Inbox},
-		{"MNEMO_RETENTION_FORGOTTEN", &c.Retention.Forgotten},
-		{"MNEMO_RETENTION_UNINSTALLED", &c.RetentionUninstalled},
-	} {
-		if d, err := parseDays(e.getenv(r.name)); err != nil {
-			bad("%s must be a number of days such as 30d, or a duration such as 12h (0 keeps for ever), not %q", r.name, e.getenv(r.name))
-		} else {
-			*r.to = d
-		}
-	}
-	switch v := strings.ToLower(e.getenv("MNEMO_ERASE_DELETED_USERS")); v {
-	case "true", "1", "yes", "on":
-		c.EraseDeletedUsers = true
-	case "false", "0", "no", "off":
-	default:
-		bad("MNEMO_ERASE_DELETED_USERS must be true or false, not %q", v)
-	}
-	if n, err := strconv.Atoi(e.getenv("MNEMO_BACKFILL_MESSAGES")); err != nil || n < 1 || n > 100000 {
-		bad("MNEMO_BACKFILL_MESSAGES must be a whole number from 1 to 100000, not %q", e.getenv("MNEMO_BACKFILL_MESSAGES"))
-	} else {
-		c.BackfillMessages = n
-	}
-	if !isURL(c.AuthorizeURL) {
-		bad("SLACK_AUTHORIZE_URL is not a URL")
-	}
-	if c.RedirectURL != "" && !isURL(c.RedirectURL) {
-		bad("SLACK_REDIRECT_URL is not a URL")
-	}
-	if c.ClientID != "" || c.ClientSecret != "" {
-		if c.ClientID == "" {
-			bad("%s", missing("SLACK_CLIENT_ID"))
-		}
-		if c.ClientSecret == "" {
-			bad("%s", missing("SLACK_CLIENT_SECRET"))
-		}
-		if c.EncryptionKey == "" {
-			bad("%s", missing("MNEMO_ENCRYPTION_KEY"))
-		}
-	}
-	if c.EncryptionKey != "" {
-		if _, err := install.ParseKeyring(c.EncryptionKey); err != nil {
-			bad("MNEMO_ENCRYPTION_KEY: %v", err)
-		}
-	}
-	if needs.Slack {
-		switch {
-		case c.SlackBot == "" && c.MultiWorkspace():
-			// Every workspace installs the app (OAuth).
-		case c.SlackBot == "":
-			bad("%s", missing("SLACK_BOT_TOKEN"))
-		case !strings.HasPrefix(c.SlackBot, "xoxb-"):
-			bad("SLACK_BOT_TOKEN must be a bot token starting with xoxb-")
-		}
-		switch {
-		case c.SlackApp == "":
-			bad("%s", missing("SLACK_APP_TOKEN"))
-		case !strings.HasPrefix(c.SlackApp, "xapp-"):
-			bad("SLACK_APP_TOKEN must be an app-level token starting with xapp-")
-		}
-	}
 	if c.LLMKey == "" {
 		switch c.Provider {
 		case "anthropic":
-			c.LLMKey = e.getenv("ANTHROPIC_API_KEY")
+			c.LLMKey = c.AnthropicKey
 		case "openai":
-			c.LLMKey = e.getenv("OPENAI_API_KEY")
+			c.LLMKey = c.OpenAIKey
 		}
-	}
-	if needs.Model {
-		switch c.Provider {
-		case "anthropic", "openai":
-		case "":
-			bad("%s", missing("MNEMO_LLM_PROVIDER"))
-		default:
-			bad("MNEMO_LLM_PROVIDER must be anthropic or openai, not %q", c.Provider)
-		}
-		// A server of one's own (Ollama, vLLM) needs no key.
-		if c.LLMKey == "" && c.Provider != "" && c.LLMBaseURL == "" {
-			bad("MNEMO_LLM_API_KEY is not set (nor %s_API_KEY): the provider's API key", strings.ToUpper(c.Provider))
-		}
-		if c.Model == "" {
-			bad("%s", missing("MNEMO_MODEL"))
-		}
-	}
-	if c.LLMBaseURL != "" && !isURL(c.LLMBaseURL) {
-		bad("MNEMO_LLM_BASE_URL is not a URL")
 	}
 	if c.EmbeddingBaseURL == "" {
 		c.EmbeddingBaseURL = c.LLMBaseURL
-	} else if !isURL(c.EmbeddingBaseURL) {
-		bad("MNEMO_EMBEDDING_BASE_URL is not a URL")
 	}
 	if c.JudgeModel == "" {
 		c.JudgeModel = c.Model
 	}
-	if c.MCPConfig != "" {
-		if _, err := os.Stat(c.MCPConfig); err != nil {
-			bad("MNEMO_MCP_CONFIG names %q, which can't be read: %v", c.MCPConfig, errors.Unwrap(err))
+
+	for _, v := range Variables {
+		if !slices.Contains(v.Required, command) || environ[v.Name] != "" || v.Default != "" {
+			continue
+		}
+		switch v.Name {
+		case "SLACK_BOT_TOKEN":
+			if c.MultiWorkspace() {
+				continue // every workspace installs the app (OAuth)
+			}
+		case "MNEMO_LLM_API_KEY":
+			// A server of one's own (Ollama, vLLM) needs no key; without a
+			// provider, the provider is the problem.
+			if c.LLMKey != "" || c.LLMBaseURL != "" || c.Provider == "" {
+				continue
+			}
+			problems = append(problems, fmt.Sprintf("%s is not set (nor %s_API_KEY): %s", v.Name, strings.ToUpper(string(c.Provider)), v.Meaning))
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("%s is not set: %s", v.Name, v.Meaning))
+	}
+	if c.ClientID != "" || c.ClientSecret != "" {
+		for _, v := range []struct {
+			name string
+			set  bool
+		}{{"SLACK_CLIENT_ID", c.ClientID != ""}, {"SLACK_CLIENT_SECRET", c.ClientSecret != ""}, {"MNEMO_ENCRYPTION_KEY", environ["MNEMO_ENCRYPTION_KEY"] != ""}} {
+			if !v.set {
+				i := slices.IndexFunc(Variables, func(x Variable) bool { return x.Name == v.name })
+				problems = append(problems, fmt.Sprintf("%s is not set: %s", v.name, Variables[i].Meaning))
+			}
 		}
 	}
 	if len(problems) > 0 {
@@ -384,25 +227,124 @@ func LoadConfig(getenv func(string) string, needs Needs) (Config, error) {
 	return c, nil
 }
 
-// parseDays reads a period: whole days ("30d"), any Go duration ("12h"),
-// or 0 for none.
-func parseDays(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "0" {
-		return 0, nil
+// The types of Config's fields: each UnmarshalText checks a value and
+// says, after the variable's name, what is wrong with it.
+
+// postgresURL is a PostgreSQL connection string.
+type postgresURL string
+
+func (u *postgresURL) UnmarshalText(b []byte) error {
+	// CheckURL's reason never holds the password.
+	if err := db.CheckURL(string(b)); err != nil {
+		return fmt.Errorf("is not a PostgreSQL connection string (%v); expected the form %s", err, db.URLForm)
 	}
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil || days < 0 {
-			return 0, fmt.Errorf("not a number of days")
+	*u = postgresURL(b)
+	return nil
+}
+
+// botToken is a Slack bot token; its value is never echoed.
+type botToken string
+
+func (t *botToken) UnmarshalText(b []byte) error {
+	if !strings.HasPrefix(string(b), "xoxb-") {
+		return errors.New("must be a bot token starting with xoxb-")
+	}
+	*t = botToken(b)
+	return nil
+}
+
+// appToken is a Slack app-level token; its value is never echoed.
+type appToken string
+
+func (t *appToken) UnmarshalText(b []byte) error {
+	if !strings.HasPrefix(string(b), "xapp-") {
+		return errors.New("must be an app-level token starting with xapp-")
+	}
+	*t = appToken(b)
+	return nil
+}
+
+func isURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != "" && u.Host != ""
+}
+
+// httpURL is an absolute URL.
+type httpURL string
+
+func (u *httpURL) UnmarshalText(b []byte) error {
+	if !isURL(string(b)) {
+		return errors.New("is not a URL")
+	}
+	*u = httpURL(b)
+	return nil
+}
+
+// apiURL is an absolute URL that ends in a slash, as slack-go wants.
+type apiURL string
+
+func (u *apiURL) UnmarshalText(b []byte) error {
+	s := string(b)
+	if !isURL(s) {
+		return errors.New("is not a URL")
+	}
+	if !strings.HasSuffix(s, "/") {
+		s += "/"
+	}
+	*u = apiURL(s)
+	return nil
+}
+
+// provider is a model provider, in lower case.
+type provider string
+
+func (p *provider) UnmarshalText(b []byte) error {
+	switch s := strings.ToLower(string(b)); s {
+	case "anthropic", "openai":
+		*p = provider(s)
+		return nil
+	default:
+		return fmt.Errorf("must be anthropic or openai, not %q", s)
+	}
+}
+
+// userIDs is a comma-separated list of Slack user ids.
+type userIDs []string
+
+func (ids *userIDs) UnmarshalText(b []byte) error {
+	var good userIDs
+	var bad []string
+	for _, a := range strings.Split(string(b), ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
 		}
-		return time.Duration(days) * lifecycle.Day, nil
+		if team, user, ok := strings.Cut(a, ":"); (ok && validTeamID(team) && validUserID(user)) || validUserID(a) {
+			good = append(good, a)
+		} else {
+			bad = append(bad, strconv.Quote(a))
+		}
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("not a duration")
+	switch len(bad) {
+	case 0:
+		*ids = good
+		return nil
+	case 1:
+		return fmt.Errorf("has %s, which is not a Slack user id (U… or W…)", bad[0])
+	default:
+		return fmt.Errorf("has %s, which are not Slack user ids (U… or W…)", strings.Join(bad, ", "))
 	}
-	return d, nil
+}
+
+// keyring is MNEMO_ENCRYPTION_KEY, checked as install.ParseKeyring reads
+// it; its value is never echoed.
+type keyring string
+
+func (k *keyring) UnmarshalText(b []byte) error {
+	if _, err := install.ParseKeyring(string(b)); err != nil {
+		return fmt.Errorf("is not a key: %w", err)
+	}
+	*k = keyring(b)
+	return nil
 }
 
 // validTeamID says whether s looks like a Slack team id (T…).
@@ -420,6 +362,155 @@ func validUserID(s string) bool {
 		}
 	}
 	return true
+}
+
+// slashCommand is a slash command's name, with its slash.
+type slashCommand string
+
+func (s *slashCommand) UnmarshalText(b []byte) error {
+	*s = slashCommand("/" + strings.TrimPrefix(string(b), "/"))
+	return nil
+}
+
+// readableFile names a file that exists.
+type readableFile string
+
+func (f *readableFile) UnmarshalText(b []byte) error {
+	if _, err := os.Stat(string(b)); err != nil {
+		return fmt.Errorf("names %q, which can't be read: %v", b, errors.Unwrap(err))
+	}
+	*f = readableFile(b)
+	return nil
+}
+
+// hostPort is a listening address.
+type hostPort string
+
+func (a *hostPort) UnmarshalText(b []byte) error {
+	host, port, err := net.SplitHostPort(string(b))
+	if err != nil || port == "" || strings.ContainsAny(host, "/ ") {
+		return fmt.Errorf("must be host:port, like 127.0.0.1:9464, not %q", b)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("has port %q, which is not a port number", port)
+	}
+	*a = hostPort(b)
+	return nil
+}
+
+// wholeNumber reads a whole number from lo to hi.
+func wholeNumber(b []byte, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(string(b))
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("must be a whole number from %d to %d, not %q", lo, hi, b)
+	}
+	return n, nil
+}
+
+// turnLimit is how many turns run at once.
+type turnLimit int
+
+func (n *turnLimit) UnmarshalText(b []byte) error {
+	v, err := wholeNumber(b, 1, 1000)
+	*n = turnLimit(v)
+	return err
+}
+
+// messageCount is a number of Slack messages.
+type messageCount int
+
+func (n *messageCount) UnmarshalText(b []byte) error {
+	v, err := wholeNumber(b, 1, 100000)
+	*n = messageCount(v)
+	return err
+}
+
+// positiveDuration is a Go duration above zero.
+type positiveDuration time.Duration
+
+func (d *positiveDuration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil || v <= 0 {
+		return fmt.Errorf("must be a duration such as 20s or 1m, not %q", b)
+	}
+	*d = positiveDuration(v)
+	return nil
+}
+
+// period is whole days ("30d"), any Go duration ("12h"), or 0 for none.
+type period time.Duration
+
+func (p *period) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	bad := fmt.Errorf("must be a number of days such as 30d, or a duration such as 12h (0 keeps for ever), not %q", b)
+	if s == "0" {
+		*p = 0
+		return nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 {
+			return bad
+		}
+		*p = period(time.Duration(days) * lifecycle.Day)
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return bad
+	}
+	*p = period(d)
+	return nil
+}
+
+// logLevel is a zerolog level from debug to error.
+type logLevel zerolog.Level
+
+func (l *logLevel) UnmarshalText(b []byte) error {
+	v, err := zerolog.ParseLevel(strings.ToLower(string(b)))
+	if err != nil || v > zerolog.ErrorLevel || v < zerolog.DebugLevel {
+		return fmt.Errorf("must be debug, info, warn or error, not %q", b)
+	}
+	*l = logLevel(v)
+	return nil
+}
+
+// Level is the level for zerolog.
+func (l logLevel) Level() zerolog.Level { return zerolog.Level(l) }
+
+// onOff is a yes-or-no setting.
+type onOff bool
+
+func (o *onOff) UnmarshalText(b []byte) error {
+	switch v := strings.ToLower(string(b)); v {
+	case "true", "1", "yes", "on":
+		*o = true
+	case "false", "0", "no", "off":
+		*o = false
+	default:
+		return fmt.Errorf("must be true or false, not %q", v)
+	}
+	return nil
+}
+
+// docLink is a docs/ page named in a variable's meaning.
+var docLink = regexp.MustCompile(`docs/[a-z0-9_-]+\.md`)
+
+// ConfigTable is the README's configuration table, in Markdown: `mnemo
+// help env --markdown` prints it and a test holds the README to it.
+func ConfigTable() string {
+	var b strings.Builder
+	b.WriteString("| variable | meaning | default | required by |\n|---|---|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	for _, v := range Variables {
+		def := v.DefaultNote
+		if v.Default != "" {
+			def = "`" + v.Default + "`"
+		}
+		meaning := docLink.ReplaceAllStringFunc(cell(v.Meaning), func(p string) string { return "[" + p + "](" + p + ")" })
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", v.Name, meaning, cell(def), strings.Join(v.Required, ", "))
+	}
+	return b.String()
 }
 
 // SlackAppHelp is printed when serve has no Slack tokens.

@@ -34,7 +34,7 @@ func cmdEval(ctx context.Context, args []string, getenv func(string) string, std
 	// mnemo-eval prints the full usage itself; the configuration is
 	// checked only for a run.
 	if !asksForHelp(args) {
-		if _, err := LoadConfig(getenv, commandNeeds["eval"]); err != nil {
+		if _, err := LoadConfig(getenv, "eval"); err != nil {
 			return err
 		}
 	}

@@ -21,8 +21,8 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
-	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -108,7 +108,7 @@ type replica struct {
 	t        *testing.T
 	name     string
 	cmd      *exec.Cmd
-	logs     *tb.Buffer
+	logs     *harness.Buffer
 	done     chan struct{}
 	exitCode int
 	httpAddr string
@@ -130,7 +130,7 @@ func (f *faultBed) start(name string, extraEnv ...string) *replica {
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	r := &replica{t: f.t, name: name, cmd: cmd, logs: &tb.Buffer{}, done: make(chan struct{})}
+	r := &replica{t: f.t, name: name, cmd: cmd, logs: &harness.Buffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = io.Discard, r.logs
 	require.NoError(f.t, cmd.Start())
 	go func() {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -25,7 +25,7 @@ type bot struct {
 	slack *fakeslack.Server
 	llm   *fakellm.Server
 	env   map[string]string
-	logs  *tb.Buffer
+	logs  *harness.Buffer
 }
 
 const (
@@ -43,7 +43,7 @@ func startBot(t *testing.T, script fakellm.Script, extraEnv ...string) *bot {
 // startBotOn is startBot on a database the test prepared.
 func startBotOn(t *testing.T, d *testdb.DB, script fakellm.Script, extraEnv ...string) *bot {
 	t.Helper()
-	b := &bot{t: t, db: d, slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &tb.Buffer{}}
+	b := &bot{t: t, db: d, slack: fakeslack.New(t), llm: fakellm.New(t, script), logs: &harness.Buffer{}}
 	for _, u := range []fakeslack.User{{ID: alice, Name: "Alice"}, {ID: bob, Name: "Bob"}, {ID: carol, Name: "Carol"}, {ID: admin, Name: "Ada", IsAdmin: true}} {
 		b.slack.AddUser(u)
 	}

@@ -21,14 +21,14 @@ func installations(cfg Config, d *db.DB, newClient func(string) *slack.Client, l
 	if !cfg.MultiWorkspace() {
 		return clients, nil, nil
 	}
-	keys, err := install.ParseKeyring(cfg.EncryptionKey)
+	keys, err := install.ParseKeyring(string(cfg.EncryptionKey))
 	if err != nil {
 		return nil, nil, err // LoadConfig checked it
 	}
 	clients.Store, clients.Keyring = d, keys
 	oauth := &install.OAuth{
 		ClientID: cfg.ClientID, ClientSecret: cfg.ClientSecret, Scopes: slackapp.BotScopes(),
-		APIURL: cfg.SlackAPIURL, AuthorizeURL: cfg.AuthorizeURL, RedirectURL: cfg.RedirectURL,
+		APIURL: string(cfg.SlackAPIURL), AuthorizeURL: string(cfg.AuthorizeURL), RedirectURL: string(cfg.RedirectURL),
 		Keyring: keys, DB: d, HTTPClient: &http.Client{Timeout: slackHTTPTimeout}, NewClient: newClient,
 		Installed: clients.Forget, Logger: log.With().Str("component", "oauth").Logger(),
 	}

@@ -128,7 +128,7 @@ func (p process) run(ctx context.Context, args []string) int {
 	return 1
 }
 
-// help is `mnemo help [env | COMMAND…]`: the usage, the environment
+// help is `mnemo help [env [--markdown] | COMMAND…]`: the usage, the environment
 // variables, or a command's own help.
 func (p process) help(ctx context.Context, cmd string, rest []string) int {
 	switch {
@@ -136,7 +136,12 @@ func (p process) help(ctx context.Context, cmd string, rest []string) int {
 		fmt.Fprint(p.stdout, usage)
 		return 0
 	case rest[0] == "env":
-		if len(rest) > 1 {
+		switch {
+		case len(rest) == 2 && rest[1] == "--markdown":
+			// The README's configuration table, generated.
+			fmt.Fprint(p.stdout, ConfigTable())
+			return 0
+		case len(rest) > 1:
 			fmt.Fprintf(p.stderr, "mnemo help: unexpected argument %q\n", rest[1])
 			return 2
 		}

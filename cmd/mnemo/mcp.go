@@ -21,6 +21,7 @@ import (
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/tools/mcp"
 )
 
 // mcpIdentity is whom an MCP session acts for.
@@ -44,8 +45,8 @@ func (id mcpIdentity) invocation(started time.Time) tools.Invocation {
 
 // newMemoryMCPServer serves the memory tools; identity says whom each
 // request acts for.
-func newMemoryMCPServer(store *memory.Store, identity tools.IdentityFunc) (*server.MCPServer, error) {
-	return tools.NewMCPServer("mnemo", version, store.Tools(), identity)
+func newMemoryMCPServer(store *memory.Store, identity mcp.IdentityFunc) (*server.MCPServer, error) {
+	return mcp.NewServer("mnemo", version, store.Tools(), identity)
 }
 
 const mcpUsage = `usage: mnemo mcp --user U… --team T…
@@ -87,11 +88,11 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 			return err
 		}
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["mcp"])
+	cfg, err := LoadConfig(getenv, "mcp")
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	log := newLogger(stderr, cfg.LogLevel.Level())
 	c, err := buildCore(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return server.NewStdioServer(srv).Listen(ctx, stdio, stdio)
 	}
 
-	srv, err := newMemoryMCPServer(c.memory, tools.IdentityFromContext)
+	srv, err := newMemoryMCPServer(c.memory, mcp.IdentityFromContext)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: tools.BearerHandler(srv, tokens, log), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: mcp.BearerHandler(srv, tokens, log), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
@@ -22,17 +22,18 @@ import (
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/tools/mcp"
 )
 
 func mcpCall(t *testing.T, c *client.Client, name string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
-	req := mcp.CallToolRequest{}
+	req := mcpgo.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
 	res, err := c.CallTool(context.Background(), req)
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Content)
-	text := res.Content[0].(mcp.TextContent).Text
+	text := res.Content[0].(mcpgo.TextContent).Text
 	var out map[string]any
 	require.NoError(t, json.Unmarshal([]byte(text), &out), text)
 	return out, res.IsError
@@ -41,11 +42,11 @@ func mcpCall(t *testing.T, c *client.Client, name string, args map[string]any) (
 func initMCP(t *testing.T, c *client.Client) []string {
 	t.Helper()
 	ctx := context.Background()
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "1"}
 	_, err := c.Initialize(ctx, init)
 	require.NoError(t, err)
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	list, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
 	require.NoError(t, err)
 	var names []string
 	for _, tl := range list.Tools {
@@ -110,7 +111,7 @@ func TestMemoryMCPToolsCarryAnnotations(t *testing.T) {
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { c.Close() })
 	initMCP(t, c)
-	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	list, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	require.NoError(t, err)
 	type hints struct{ readOnly, destructive bool }
 	got := map[string]hints{}
@@ -152,16 +153,16 @@ func TestMemoryMCPServerOverHTTPNeedsAToken(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
 	store := memory.New(d.DB, memory.Options{})
-	srv, err := newMemoryMCPServer(store, tools.IdentityFromContext)
+	srv, err := newMemoryMCPServer(store, mcp.IdentityFromContext)
 	require.NoError(t, err)
-	hs := httptest.NewServer(tools.BearerHandler(srv, map[string]tools.Invocation{"tok-carol": mcpIdentity{Team: "T0TEAM", User: "U0CAROL"}.invocation(time.Now())}, zerolog.Nop()))
+	hs := httptest.NewServer(mcp.BearerHandler(srv, map[string]tools.Invocation{"tok-carol": mcpIdentity{Team: "T0TEAM", User: "U0CAROL"}.invocation(time.Now())}, zerolog.Nop()))
 	t.Cleanup(hs.Close)
 
 	anon, err := client.NewStreamableHttpClient(hs.URL)
 	require.NoError(t, err)
 	require.NoError(t, anon.Start(context.Background()))
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "anon", Version: "1"}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "anon", Version: "1"}
 	_, err = anon.Initialize(context.Background(), init)
 	require.Error(t, err, "no token, no session")
 	anon.Close()

@@ -60,11 +60,11 @@ func cmdMemories(ctx context.Context, args []string, getenv func(string) string,
 	if *asJSON && *asTable {
 		return argsError{"--json and --table are two formats: pass one", "memories list"}
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["memories"])
+	cfg, err := LoadConfig(getenv, "memories")
 	if err != nil {
 		return err
 	}
-	d, err := openDB(ctx, cfg.DatabaseURL)
+	d, err := openDB(ctx, string(cfg.DatabaseURL))
 	if err != nil {
 		return err
 	}

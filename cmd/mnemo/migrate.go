@@ -45,11 +45,11 @@ func cmdMigrate(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["migrate"])
+	cfg, err := LoadConfig(getenv, "migrate")
 	if err != nil {
 		return err
 	}
-	d, err := db.Open(ctx, cfg.DatabaseURL, 0)
+	d, err := db.Open(ctx, string(cfg.DatabaseURL), 0)
 	if err != nil {
 		return err
 	}

@@ -80,9 +80,9 @@ func openDBSized(ctx context.Context, url string, maxConns int32, migrate *zerol
 
 func newModel(cfg Config, model string, log zerolog.Logger) llm.Model {
 	if cfg.Provider == "anthropic" {
-		return llm.NewAnthropic(cfg.LLMKey, cfg.LLMBaseURL, model, llm.WithLogger(log))
+		return llm.NewAnthropic(cfg.LLMKey, string(cfg.LLMBaseURL), model, llm.WithLogger(log))
 	}
-	return llm.NewOpenAI(cfg.LLMKey, cfg.LLMBaseURL, model, llm.WithLogger(log))
+	return llm.NewOpenAI(cfg.LLMKey, string(cfg.LLMBaseURL), model, llm.WithLogger(log))
 }
 
 // buildCore wires the shared parts. Without a configured provider (the MCP
@@ -104,7 +104,7 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	if o.migrate {
 		migrate = &log
 	}
-	d, err := openDBSized(ctx, cfg.DatabaseURL, o.maxConns, migrate)
+	d, err := openDBSized(ctx, string(cfg.DatabaseURL), o.maxConns, migrate)
 	if err != nil {
 		return nil, err
 	}
@@ -118,11 +118,11 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 	if cfg.EmbeddingModel != "" {
 		// Recall reranks its candidates by meaning; Anthropic has no
 		// embeddings endpoint, so MNEMO_EMBEDDING_BASE_URL names one there.
-		opts.Embedder = llm.NewEmbedder(cfg.LLMKey, cfg.EmbeddingBaseURL, cfg.EmbeddingModel, llm.WithLogger(log))
+		opts.Embedder = llm.NewEmbedder(cfg.LLMKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel, llm.WithLogger(log))
 	}
 	c.memory = memory.New(d, opts)
 	// The same registry `mnemo tools list` shows.
-	reg, closeTools, err := newRegistry(c.memory, cfg.MCPConfig, os.LookupEnv, log)
+	reg, closeTools, err := newRegistry(c.memory, string(cfg.MCPConfig), os.LookupEnv, log)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -151,16 +151,16 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
-	cfg, err := LoadConfig(getenv, Needs{Database: true, Slack: true, Model: true})
+	cfg, err := LoadConfig(getenv, "serve")
 	if err != nil {
 		if cfg.SlackBot == "" && cfg.SlackApp == "" {
 			return fmt.Errorf("%w\n\n%s", err, SlackAppHelp)
 		}
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	log := newLogger(stderr, cfg.LogLevel.Level())
 	metrics := ops.NewMetrics()
-	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(cfg.MaxTurns), metrics: metrics, migrate: true})
+	c, err := buildCoreWith(ctx, cfg, log, coreOptions{maxConns: poolSize(int(cfg.MaxTurns)), metrics: metrics, migrate: true})
 	if err != nil {
 		return err
 	}
@@ -169,13 +169,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// Every Web API request ends: a Slack that never answers fails the call
 	// (retried within its budget) instead of holding a turn or a shutdown.
 	newClient := func(token string) *slack.Client {
-		return slack.New(token, slack.OptionAPIURL(cfg.SlackAPIURL), slack.OptionAppLevelToken(cfg.SlackApp),
+		return slack.New(token, slack.OptionAPIURL(string(cfg.SlackAPIURL)), slack.OptionAppLevelToken(string(cfg.SlackApp)),
 			slack.OptionHTTPClient(&http.Client{Timeout: slackHTTPTimeout}))
 	}
 	// The socket's client has the app token; with SLACK_BOT_TOKEN it is
 	// also that workspace's bot, and without one every workspace's bot is
 	// its installation's (clients).
-	api := newClient(cfg.SlackBot)
+	api := newClient(string(cfg.SlackBot))
 	var single *slack.Client
 	if cfg.SlackBot != "" {
 		single = api
@@ -184,30 +184,30 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
+	sm := socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel.Level() == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
 	// The learning queue rides on the inbox's River client, which needs the
 	// app (its handler), which needs the runner, whose after-turn hook
 	// enqueues learning: the hook reads the queue once turns run.
 	var learning *learn.Queue
 	runner := agent.NewRunner(c.db, c.agent, agent.RunnerOptions{
-		Logger: log, MaxConcurrent: cfg.MaxTurns, Observer: metrics, BackfillMessages: cfg.BackfillMessages,
+		Logger: log, MaxConcurrent: int(cfg.MaxTurns), Observer: metrics, BackfillMessages: int(cfg.BackfillMessages),
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{
 		API: single, Socket: sm, Clients: clients, DB: c.db, Runner: runner, Memory: c.memory,
 		Directory: slackapp.NewTeamDirectory(clients, cfg.Admins), Logger: log,
-		SlashCommand: cfg.SlashCommand, Observer: metrics,
-		Retention: cfg.Retention, EraseDeletedUsers: cfg.EraseDeletedUsers,
+		SlashCommand: string(cfg.SlashCommand), Observer: metrics,
+		Retention: cfg.Retention(), EraseDeletedUsers: bool(cfg.EraseDeletedUsers),
 	})
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)
 	in, err := inbox.New(c.db, inbox.Options{
-		Logger: log, Handler: app, MaxTurns: cfg.MaxTurns,
+		Logger: log, Handler: app, MaxTurns: int(cfg.MaxTurns),
 		Register: func(w *river.Workers) error {
 			if err := learn.Register(w, learner, learned(metrics)); err != nil {
 				return err
 			}
-			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention, Uninstalled: cfg.RetentionUninstalled, Observer: metrics}, Logger: log})
+			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention(), Uninstalled: cfg.RetentionUninstalled(), Observer: metrics}, Logger: log})
 		},
 		Queues: map[string]int{river.QueueDefault: learningWorkers},
 	})
@@ -226,7 +226,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return ops.InboxDepth{Arrived: d.Arrived, Available: d.Available, Running: d.Running, Waiting: d.Waiting, Oldest: d.Oldest}, err
 	}, time.Now)
 
-	srv, err := ops.Listen(cfg.HTTPAddr, metrics, []ops.Check{
+	srv, err := ops.Listen(string(cfg.HTTPAddr), metrics, []ops.Check{
 		{Name: "postgres", Check: c.db.Ping},
 		{Name: "slack", Check: func(context.Context) error { return app.Connected() }},
 		{Name: "queue", Check: func(context.Context) error { return in.Healthy() }},
@@ -259,8 +259,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		_ = g.Wait()
 		return err
 	}
-	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", cfg.MaxTurns).Int32("db_pool", poolSize(cfg.MaxTurns)).
-		Dur("shutdown_timeout", cfg.ShutdownTimeout).Msg("mnemo serving")
+	log.Info().Str("version", version).Str("http", srv.Addr()).Int("max_turns", int(cfg.MaxTurns)).Int32("db_pool", poolSize(int(cfg.MaxTurns))).
+		Dur("shutdown_timeout", time.Duration(cfg.ShutdownTimeout)).Msg("mnemo serving")
 
 	g.Go(func() error {
 		periodic.Run(gctx, time.Minute, sweepTimeout, func(ctx context.Context) { sweepExpired(ctx, c, log) })
@@ -272,7 +272,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		return shutdown(in, app, srv, cfg.ShutdownTimeout, log)
+		return shutdown(in, app, srv, time.Duration(cfg.ShutdownTimeout), log)
 	})
 	if err := g.Wait(); err != nil {
 		return err

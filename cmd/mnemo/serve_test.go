@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -39,10 +39,10 @@ func TestServeConfig(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			cfg, err := LoadConfig(func(k string) string { return c.env[k] }, Needs{})
+			cfg, err := LoadConfig(func(k string) string { return c.env[k] }, "")
 			if c.problem == "" {
 				require.NoError(t, err)
-				require.Equal(t, c.want, settings{cfg.HTTPAddr, cfg.MaxTurns, cfg.ShutdownTimeout})
+				require.Equal(t, c.want, settings{string(cfg.HTTPAddr), int(cfg.MaxTurns), time.Duration(cfg.ShutdownTimeout)})
 				return
 			}
 			var ce *ConfigError
@@ -130,7 +130,7 @@ func TestServeEndsNamingTheCauseWhenSlackRefusesOrIsUnreachable(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			var errOut tb.Buffer
+			var errOut harness.Buffer
 			code := run(ctx, []string{"serve"}, func(k string) string { return env[k] }, strings.NewReader(""), &bytes.Buffer{}, &errOut)
 			require.NoError(t, ctx.Err(), "serve ended by itself:\n%s", errOut.String())
 			require.Equal(t, 1, code, errOut.String())

@@ -12,8 +12,8 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/internal/scripted"
-	"github.com/mnemo-bot/mnemo/internal/tb"
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 )
 
@@ -81,7 +81,7 @@ func TestServeWithHungSlackReturnsInTimeAndLeavesNoGoroutine(t *testing.T) {
 		"MNEMO_HTTP_ADDR":        "127.0.0.1:0",
 		"MNEMO_SHUTDOWN_TIMEOUT": timeout.String(),
 	}
-	logs := &tb.Buffer{}
+	logs := &harness.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)

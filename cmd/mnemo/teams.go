@@ -47,11 +47,11 @@ func cmdTeams(ctx context.Context, args []string, getenv func(string) string, st
 	if strings.TrimSpace(*by) == "" {
 		return argsError{"--by is required: the erasure is recorded with who ran it", "teams erase"}
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["teams"])
+	cfg, err := LoadConfig(getenv, "teams")
 	if err != nil {
 		return err
 	}
-	d, err := openDB(ctx, cfg.DatabaseURL)
+	d, err := openDB(ctx, string(cfg.DatabaseURL))
 	if err != nil {
 		return err
 	}
@@ -82,18 +82,18 @@ func cmdKeys(ctx context.Context, args []string, getenv func(string) string, std
 	if _, err := newFlagSet("keys rotate", keysUsage, stdout).parse(rest, 0); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["keys"])
+	cfg, err := LoadConfig(getenv, "keys")
 	if err != nil {
 		return err
 	}
 	if cfg.EncryptionKey == "" {
-		return fmt.Errorf("%s", missing("MNEMO_ENCRYPTION_KEY"))
+		return errors.New("MNEMO_ENCRYPTION_KEY is not set: the key the tokens are sealed with")
 	}
-	keys, err := install.ParseKeyring(cfg.EncryptionKey)
+	keys, err := install.ParseKeyring(string(cfg.EncryptionKey))
 	if err != nil {
 		return err
 	}
-	d, err := openDB(ctx, cfg.DatabaseURL)
+	d, err := openDB(ctx, string(cfg.DatabaseURL))
 	if err != nil {
 		return err
 	}

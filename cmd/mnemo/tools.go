@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/tools/mcp"
 )
 
 const toolsUsage = `usage: mnemo tools list [--source S]
@@ -32,17 +33,17 @@ func cmdTools(ctx context.Context, args []string, getenv func(string) string, st
 	if _, err := fs.parse(rest, 0); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(getenv, commandNeeds["tools"])
+	cfg, err := LoadConfig(getenv, "tools")
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	log := newLogger(stderr, cfg.LogLevel.Level())
 	// getenv can't tell unset from empty, so ${VAR} set to "" reads as
 	// unset here.
 	lookup := func(k string) (string, bool) { v := getenv(k); return v, v != "" }
 	// The memory tools need a store to run, not to be listed: no database
 	// is opened.
-	reg, closeAll, err := newRegistry(memory.New(nil, memory.Options{}), cfg.MCPConfig, lookup, log)
+	reg, closeAll, err := newRegistry(memory.New(nil, memory.Options{}), string(cfg.MCPConfig), lookup, log)
 	if err != nil {
 		return err
 	}
@@ -70,11 +71,11 @@ func newRegistry(store *memory.Store, mcpConfig string, lookupEnv func(string) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp config: %w", err)
 	}
-	parsed, err := tools.ParseMCPConfig(b, lookupEnv)
+	parsed, err := mcp.ParseConfig(b, lookupEnv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mcp config %s: %w", mcpConfig, err)
 	}
-	closeAll, err := tools.AddMCPConfig(reg, parsed, log)
+	closeAll, err := mcp.AddConfig(reg, parsed, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/fakeslack"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/tools/mcp"
 )
 
 // Two workspaces, installed through OAuth, with the same user and channel
@@ -251,9 +252,9 @@ func TestTwoWorkspacesInstalledThroughOAuthShareNothing(t *testing.T) {
 	require.Equal(t, idB, B.memoryID(wordB))
 
 	// The MCP server, for alice of each workspace.
-	srv, err := newMemoryMCPServer(b.store(), tools.IdentityFromContext)
+	srv, err := newMemoryMCPServer(b.store(), mcp.IdentityFromContext)
 	require.NoError(t, err)
-	hs := httptest.NewServer(tools.BearerHandler(srv, map[string]tools.Invocation{
+	hs := httptest.NewServer(mcp.BearerHandler(srv, map[string]tools.Invocation{
 		"tok-a": mcpIdentity{Team: teamA, User: alice}.invocation(time.Now()),
 		"tok-b": mcpIdentity{Team: teamB, User: alice}.invocation(time.Now()),
 	}, zerolog.Nop()))
@@ -408,7 +409,7 @@ func TestManyWorkspacesConfiguration(t *testing.T) {
 		problems []string
 	}{
 		{"client id alone", map[string]string{"SLACK_CLIENT_ID": "1.2"}, []string{"SLACK_CLIENT_SECRET is not set", "MNEMO_ENCRYPTION_KEY is not set"}},
-		{"a short key", map[string]string{"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "MNEMO_ENCRYPTION_KEY": "c2hvcnQ="}, []string{"MNEMO_ENCRYPTION_KEY: key \"k1\" is not 32 bytes"}},
+		{"a short key", map[string]string{"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "MNEMO_ENCRYPTION_KEY": "c2hvcnQ="}, []string{"MNEMO_ENCRYPTION_KEY is not a key: key \"k1\" is not 32 bytes"}},
 		{"an admin of one workspace", map[string]string{"MNEMO_ADMINS": "T0AAAA:U0ADA,T0BBBB:bob"}, []string{`MNEMO_ADMINS has "T0BBBB:bob"`}},
 		{"complete, no bot token", map[string]string{"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "MNEMO_ENCRYPTION_KEY": "k1:" + key}, nil},
 	} {
@@ -418,11 +419,11 @@ func TestManyWorkspacesConfiguration(t *testing.T) {
 			for k, v := range c.env {
 				env[k] = v
 			}
-			cfg, err := LoadConfig(func(k string) string { return env[k] }, commandNeeds["serve"])
+			cfg, err := LoadConfig(func(k string) string { return env[k] }, "serve")
 			if c.problems == nil {
 				require.NoError(t, err)
 				require.True(t, cfg.MultiWorkspace())
-				require.Equal(t, 30*24*time.Hour, cfg.RetentionUninstalled)
+				require.Equal(t, 30*24*time.Hour, cfg.RetentionUninstalled())
 				return
 			}
 			require.Error(t, err)

@@ -29,9 +29,11 @@ var layers = map[string][]string{
 	"db/evalcheck":                  {"db", "db/evalcheck/internal/evalsql"},
 	"db/evalcheck/internal/evalsql": {},
 	"tools":                         {"llm", "provenance"},
+	"tools/mcp":                     {"tools"},
 	"memory":                        {"db", "detect", "llm", "provenance", "threads", "tools"},
 	"learn":                         {"db", "llm", "memory", "provenance", "threads"},
 	"agent":                         {"db", "llm", "memory", "provenance", "threads", "tools"},
+	"terminal":                      {"agent", "provenance", "threads"},
 	"inbox":                         {"db", "internal/periodic", "threads"},
 	"ops":                           {"db", "llm"},
 	"lifecycle":                     {"db"},
@@ -40,17 +42,17 @@ var layers = map[string][]string{
 	"cmd/mnemo":                     {"*"},
 	"cmd/mnemo-eval":                {"evals"},
 	"evals":                         {"*"},
-	"internal/fakeslack":            {"internal/tb"},
-	"internal/fakellm":              {"llm", "internal/tb"},
+	"internal/fakeslack":            {"internal/harness"},
+	"internal/fakellm":              {"llm", "internal/harness"},
 	"internal/scripted":             {"internal/fakellm", "learn", "llm", "memory", "tools"},
-	"internal/testdb":               {"db", "internal/tb"},
-	"internal/tb":                   {},
+	"internal/testdb":               {"db", "internal/harness"},
+	"internal/harness":              {},
 	"internal/periodic":             {},
 	"internal/archtest":             {},
 	"deploy":                        {},
 	"bench/corpus":                  {"memory", "provenance"},
 	"bench/bm25":                    {},
-	"bench":                         {"bench/bm25", "bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/tb", "llm", "memory", "provenance", "tools"},
+	"bench":                         {"bench/bm25", "bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/harness", "llm", "memory", "provenance", "tools", "tools/mcp"},
 	"cmd/mnemo-bench":               {"bench"},
 	"cmd/mnemo-soak":                {"bench"},
 }
@@ -59,7 +61,7 @@ var layers = map[string][]string{
 var surfaces = []string{"slackapp", "agent", "learn", "evals", "cmd/"}
 
 // testOnly may never be linked into the mnemo binary.
-var testOnly = []string{"net/http/httptest", module + "/db/evalcheck", module + "/db/evalcheck/internal/evalsql", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/tb", module + "/evals", module + "/bench", module + "/bench/bm25", module + "/bench/corpus"}
+var testOnly = []string{"net/http/httptest", module + "/db/evalcheck", module + "/db/evalcheck/internal/evalsql", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/harness", module + "/evals", module + "/bench", module + "/bench/bm25", module + "/bench/corpus"}
 
 // driverUsers may import pgx: the stores, River's queues (the inbox and
 // learning), the test databases, and the benchmarks, which load corpora

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"github.com/mnemo-bot/mnemo/llm"
 )
 
@@ -113,7 +113,7 @@ type Server struct {
 }
 
 // New starts a server that answers with script, and stops it when t ends.
-func New(t tb.TB, script Script) *Server {
+func New(t harness.TB, script Script) *Server {
 	s := &Server{script: script}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.anthropic)

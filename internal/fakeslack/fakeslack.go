@@ -11,7 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -97,7 +97,7 @@ type File struct {
 // Server is a running fake Slack.
 type Server struct {
 	URL    string // Web API base, ends with "/api/"
-	t      tb.TB
+	t      harness.TB
 	srv    *httptest.Server
 	upgrad websocket.Upgrader
 
@@ -135,7 +135,7 @@ type Server struct {
 }
 
 // New starts a fake Slack and stops it when t ends.
-func New(t tb.TB) *Server {
+func New(t harness.TB) *Server {
 	s := &Server{
 		t: t, acks: map[string]json.RawMessage{}, history: map[string][]Message{},
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},

@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-bot/mnemo/db"
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 )
 
 // DB is one test's database.
@@ -35,7 +35,7 @@ var (
 )
 
 // ServerURL is the server tests run against.
-func ServerURL(t tb.TB) string {
+func ServerURL(t harness.TB) string {
 	t.Helper()
 	u := os.Getenv("MNEMO_TEST_DATABASE_URL")
 	if u == "" {
@@ -48,7 +48,7 @@ func ServerURL(t tb.TB) string {
 }
 
 // New creates a fresh, migrated database for t and drops it when t ends.
-func New(t tb.TB) *DB {
+func New(t harness.TB) *DB {
 	t.Helper()
 	ctx := context.Background()
 	server := ServerURL(t)

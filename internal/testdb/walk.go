@@ -7,13 +7,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mnemo-bot/mnemo/internal/tb"
+	"github.com/mnemo-bot/mnemo/internal/harness"
 )
 
 // TextColumns lists every column of every table in the database that can
 // hold text (text, varchar, json, jsonb, arrays and text search vectors),
 // as table.column, from the catalog: a table added later is walked too.
-func (d *DB) TextColumns(t tb.TB) []string {
+func (d *DB) TextColumns(t harness.TB) []string {
 	t.Helper()
 	rows, err := d.Pool.Query(context.Background(), `
 		SELECT c.table_name || '.' || c.column_name
@@ -34,7 +34,7 @@ func (d *DB) TextColumns(t tb.TB) []string {
 
 // Find walks every text column (TextColumns) for rows that hold probe,
 // case-insensitively, and returns how many rows of each table.column do.
-func (d *DB) Find(t tb.TB, probe string) map[string]int64 {
+func (d *DB) Find(t harness.TB, probe string) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, tc := range d.TextColumns(t) {

@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"context"
@@ -18,13 +18,15 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/tools"
 )
 
-// MCPServerConfig is one server of an MCP client configuration: a command
+// ServerConfig is one server of an MCP client configuration: a command
 // spoken to over stdio, or a URL spoken to over streamable HTTP or SSE.
-type MCPServerConfig struct {
+type ServerConfig struct {
 	// Type is stdio, http or sse once parsed ("streamable-http" reads as
 	// http); a file may leave it out, and command or url then says which.
 	Type     string            `json:"type"`
@@ -38,33 +40,33 @@ type MCPServerConfig struct {
 
 // The transports a server can be reached by.
 const (
-	MCPStdio = "stdio"
-	MCPHTTP  = "http"
-	MCPSSE   = "sse"
+	Stdio = "stdio"
+	HTTP  = "http"
+	SSE   = "sse"
 )
 
-// MCPConfig is a parsed MCP client configuration: the servers to connect
+// Config is a parsed MCP client configuration: the servers to connect
 // to, variables expanded, and the names of those the file disables.
-type MCPConfig struct {
-	Servers  map[string]MCPServerConfig
+type Config struct {
+	Servers  map[string]ServerConfig
 	Disabled []string
 }
 
-// LoadMCPConfig reads an MCP client configuration file, expanding ${VAR}
-// from the process environment. See ParseMCPConfig.
-func LoadMCPConfig(path string) (MCPConfig, error) {
+// LoadConfig reads an MCP client configuration file, expanding ${VAR}
+// from the process environment. See ParseConfig.
+func LoadConfig(path string) (Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return MCPConfig{}, fmt.Errorf("mcp config: %w", err)
+		return Config{}, fmt.Errorf("mcp config: %w", err)
 	}
-	c, err := ParseMCPConfig(b, os.LookupEnv)
+	c, err := ParseConfig(b, os.LookupEnv)
 	if err != nil {
 		return c, fmt.Errorf("mcp config %s: %w", path, err)
 	}
 	return c, nil
 }
 
-// ParseMCPConfig reads the configuration format MCP clients share,
+// ParseConfig reads the configuration format MCP clients share,
 // {"mcpServers": {NAME: {…}}}, or the {"servers": {NAME: {…}}} editors
 // write. In command, args, env values, url and headers, ${VAR} (or
 // ${env:VAR}) is replaced by lookupEnv's value and ${VAR:-default} falls
@@ -72,22 +74,22 @@ func LoadMCPConfig(path string) (MCPConfig, error) {
 // default is an error. Disabled servers are skipped unchecked. Every
 // problem is reported at once, and a file with no server left to use is an
 // error too.
-func ParseMCPConfig(data []byte, lookupEnv func(string) (string, bool)) (MCPConfig, error) {
+func ParseConfig(data []byte, lookupEnv func(string) (string, bool)) (Config, error) {
 	var file struct {
-		MCPServers map[string]MCPServerConfig `json:"mcpServers"`
-		Servers    map[string]MCPServerConfig `json:"servers"`
+		MCPServers map[string]ServerConfig `json:"mcpServers"`
+		Servers    map[string]ServerConfig `json:"servers"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		return MCPConfig{}, err
+		return Config{}, err
 	}
 	servers := file.MCPServers
 	switch {
 	case servers != nil && file.Servers != nil:
-		return MCPConfig{}, errors.New(`both "mcpServers" and "servers" are set; use one`)
+		return Config{}, errors.New(`both "mcpServers" and "servers" are set; use one`)
 	case servers == nil:
 		servers = file.Servers
 	}
-	c := MCPConfig{Servers: map[string]MCPServerConfig{}}
+	c := Config{Servers: map[string]ServerConfig{}}
 	var problems []string
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		s := servers[name]
@@ -121,7 +123,7 @@ func ParseMCPConfig(data []byte, lookupEnv func(string) (string, bool)) (MCPConf
 var serverName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,30}$`)
 
 // checkServer expands a server's variables and settles its transport.
-func checkServer(name string, s MCPServerConfig, lookupEnv func(string) (string, bool)) (MCPServerConfig, []string) {
+func checkServer(name string, s ServerConfig, lookupEnv func(string) (string, bool)) (ServerConfig, []string) {
 	var problems []string
 	expand := func(where, v string) string {
 		out, err := expandVars(v, lookupEnv)
@@ -145,23 +147,23 @@ func checkServer(name string, s MCPServerConfig, lookupEnv func(string) (string,
 		case (s.Command == "") == (s.URL == ""):
 			problems = append(problems, fmt.Sprintf("server %q needs exactly one of command or url", name))
 		case s.Command != "":
-			s.Type = MCPStdio
+			s.Type = Stdio
 		default:
-			s.Type = MCPHTTP
+			s.Type = HTTP
 		}
-	case MCPStdio:
-		s.Type = MCPStdio
+	case Stdio:
+		s.Type = Stdio
 		if s.Command == "" || s.URL != "" {
 			problems = append(problems, fmt.Sprintf("server %q is stdio: it needs a command and no url", name))
 		}
-	case MCPHTTP, "streamable-http", "streamablehttp":
-		s.Type = MCPHTTP
-	case MCPSSE:
-		s.Type = MCPSSE
+	case HTTP, "streamable-http", "streamablehttp":
+		s.Type = HTTP
+	case SSE:
+		s.Type = SSE
 	default:
 		problems = append(problems, fmt.Sprintf("server %q has type %q; use stdio, http (streamable-http) or sse", name, s.Type))
 	}
-	if s.Type == MCPHTTP || s.Type == MCPSSE {
+	if s.Type == HTTP || s.Type == SSE {
 		if u, err := url.Parse(s.URL); s.Command != "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems = append(problems, fmt.Sprintf("server %q is %s: it needs an http(s) url and no command", name, s.Type))
 		}
@@ -214,31 +216,31 @@ func expandVars(s string, lookupEnv func(string) (string, bool)) (string, error)
 	return out, nil
 }
 
-// AddMCPServers adds each server of the configuration file as a source
-// mcp:NAME; see AddMCPConfig.
-func AddMCPServers(reg *Registry, path string, log zerolog.Logger) (func(), error) {
-	cfg, err := LoadMCPConfig(path)
+// AddServers adds each server of the configuration file as a source
+// mcp:NAME; see AddConfig.
+func AddServers(reg *tools.Registry, path string, log zerolog.Logger) (func(), error) {
+	cfg, err := LoadConfig(path)
 	if err != nil {
 		return nil, err
 	}
-	return AddMCPConfig(reg, cfg, log)
+	return AddConfig(reg, cfg, log)
 }
 
-// AddMCPConfig adds each configured server as a source mcp:NAME and logs
+// AddConfig adds each configured server as a source mcp:NAME and logs
 // the disabled ones. Servers connect lazily, on first use; the returned
 // func closes them.
-func AddMCPConfig(reg *Registry, cfg MCPConfig, log zerolog.Logger) (func(), error) {
+func AddConfig(reg *tools.Registry, cfg Config, log zerolog.Logger) (func(), error) {
 	for _, n := range cfg.Disabled {
 		log.Info().Str("server", n).Msg("mcp server disabled in the config; skipped")
 	}
-	var sources []*MCPSource
+	var sources []*Source
 	closeAll := func() {
 		for _, s := range sources {
 			s.Close()
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(cfg.Servers)) {
-		src := NewMCPSource(n, cfg.Servers[n], log)
+		src := NewSource(n, cfg.Servers[n], log)
 		if err := reg.AddProvider(src); err != nil {
 			closeAll()
 			return nil, err
@@ -248,13 +250,13 @@ func AddMCPConfig(reg *Registry, cfg MCPConfig, log zerolog.Logger) (func(), err
 	return closeAll, nil
 }
 
-// MCPSource is one MCP server as a catalog source. It connects on first use
+// Source is one MCP server as a catalog source. It connects on first use
 // (within ConnectTimeout), tries again after a failed connection no sooner
 // than RetryAfter, drops a connection whose call fails so the next use
 // reconnects, and bounds each call with CallTimeout.
-type MCPSource struct {
+type Source struct {
 	name string
-	cfg  MCPServerConfig
+	cfg  ServerConfig
 	log  zerolog.Logger
 
 	CallTimeout    time.Duration
@@ -264,25 +266,25 @@ type MCPSource struct {
 	mu       sync.Mutex
 	client   *client.Client
 	stop     context.CancelFunc // ends an SSE stream with its client
-	tools    []Tool
+	tools    []tools.Tool
 	lastErr  error
 	failedAt time.Time
 }
 
-// NewMCPSource returns a lazily connected source for one server.
-func NewMCPSource(name string, cfg MCPServerConfig, log zerolog.Logger) *MCPSource {
-	return &MCPSource{name: name, cfg: cfg, log: log, CallTimeout: 30 * time.Second, ConnectTimeout: 15 * time.Second, RetryAfter: 5 * time.Second}
+// NewSource returns a lazily connected source for one server.
+func NewSource(name string, cfg ServerConfig, log zerolog.Logger) *Source {
+	return &Source{name: name, cfg: cfg, log: log, CallTimeout: 30 * time.Second, ConnectTimeout: 15 * time.Second, RetryAfter: 5 * time.Second}
 }
 
 // SourceName is mcp:NAME.
-func (s *MCPSource) SourceName() string { return "mcp:" + s.name }
+func (s *Source) SourceName() string { return "mcp:" + s.name }
 
 // Summary is the one line the catalog shows for the server.
-func (s *MCPSource) Summary() string { return "tools of the MCP server " + s.name }
+func (s *Source) Summary() string { return "tools of the MCP server " + s.name }
 
 // Tools connects if needed and returns the tools the server listed when it
 // connected: the same slice until it reconnects.
-func (s *MCPSource) Tools(ctx context.Context) ([]Tool, error) {
+func (s *Source) Tools(ctx context.Context) ([]tools.Tool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client != nil {
@@ -300,7 +302,7 @@ func (s *MCPSource) Tools(ctx context.Context) ([]Tool, error) {
 	return s.tools, nil
 }
 
-func (s *MCPSource) connect(ctx context.Context) error {
+func (s *Source) connect(ctx context.Context) error {
 	// An SSE stream lives as long as its client, not as long as the
 	// request that connected it.
 	stream, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -316,26 +318,26 @@ func (s *MCPSource) connect(ctx context.Context) error {
 		stop()
 		return err
 	}
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "mnemo", Version: "1"}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "mnemo", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		return fail(fmt.Errorf("initialize: %w", err))
 	}
-	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	list, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
 		return fail(fmt.Errorf("tools/list: %w", err))
 	}
-	var out []Tool
+	var out []tools.Tool
 	for _, t := range list.Tools {
 		schema := t.RawInputSchema
 		if len(schema) == 0 {
 			schema, _ = json.Marshal(t.InputSchema)
 		}
 		remote := t.Name
-		out = append(out, Tool{
-			Name: MCPToolName(s.name, remote), Source: s.SourceName(), Description: t.Description,
-			InputSchema: objectSchema(schema), Exposure: Deferred,
-			Handler: func(ctx context.Context, _ Invocation, args json.RawMessage) (any, error) {
+		out = append(out, tools.Tool{
+			Name: ToolName(s.name, remote), Source: s.SourceName(), Description: t.Description,
+			InputSchema: objectSchema(schema), Exposure: tools.Deferred,
+			Handler: func(ctx context.Context, _ tools.Invocation, args json.RawMessage) (any, error) {
 				return s.call(ctx, remote, args)
 			},
 		})
@@ -346,24 +348,24 @@ func (s *MCPSource) connect(ctx context.Context) error {
 
 // dial starts a client on the server's transport. A config built by hand
 // may leave Type empty: a command means stdio, a URL streamable HTTP.
-func (s *MCPSource) dial(ctx, stream context.Context) (*client.Client, error) {
+func (s *Source) dial(ctx, stream context.Context) (*client.Client, error) {
 	kind := s.cfg.Type
 	if kind == "" {
-		kind = MCPHTTP
+		kind = HTTP
 		if s.cfg.Command != "" {
-			kind = MCPStdio
+			kind = Stdio
 		}
 	}
 	var c *client.Client
 	var err error
 	switch kind {
-	case MCPStdio:
+	case Stdio:
 		env := make([]string, 0, len(s.cfg.Env))
 		for k, v := range s.cfg.Env {
 			env = append(env, k+"="+v)
 		}
 		return client.NewStdioMCPClient(s.cfg.Command, env, s.cfg.Args...)
-	case MCPSSE:
+	case SSE:
 		c, err = client.NewSSEMCPClient(s.cfg.URL, transport.WithHeaders(s.cfg.Headers), transport.WithEndpointTimeout(s.ConnectTimeout),
 			transport.WithResponseTimeout(s.CallTimeout), transport.WithHTTPClient(sseHTTPClient(s.ConnectTimeout)))
 		if err == nil {
@@ -381,7 +383,7 @@ func (s *MCPSource) dial(ctx, stream context.Context) (*client.Client, error) {
 	return c, err
 }
 
-func (s *MCPSource) call(ctx context.Context, tool string, args json.RawMessage) (any, error) {
+func (s *Source) call(ctx context.Context, tool string, args json.RawMessage) (any, error) {
 	s.mu.Lock()
 	c := s.client
 	s.mu.Unlock()
@@ -397,7 +399,7 @@ func (s *MCPSource) call(ctx context.Context, tool string, args json.RawMessage)
 	defer cancel()
 	var arguments map[string]any
 	_ = json.Unmarshal(args, &arguments)
-	req := mcp.CallToolRequest{}
+	req := mcpgo.CallToolRequest{}
 	req.Params.Name = tool
 	req.Params.Arguments = arguments
 	res, err := c.CallTool(ctx, req)
@@ -415,7 +417,7 @@ func (s *MCPSource) call(ctx context.Context, tool string, args json.RawMessage)
 	}
 	var texts []string
 	for _, part := range res.Content {
-		if t, ok := part.(mcp.TextContent); ok {
+		if t, ok := part.(mcpgo.TextContent); ok {
 			texts = append(texts, t.Text)
 		}
 	}
@@ -429,14 +431,14 @@ func (s *MCPSource) call(ctx context.Context, tool string, args json.RawMessage)
 }
 
 // Close disconnects; the next use connects again.
-func (s *MCPSource) Close() {
+func (s *Source) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.disconnect()
 }
 
 // disconnect drops the connection; the caller holds s.mu.
-func (s *MCPSource) disconnect() {
+func (s *Source) disconnect() {
 	if s.client != nil {
 		_ = s.client.Close()
 		s.stop()
@@ -446,10 +448,10 @@ func (s *MCPSource) disconnect() {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
-// MCPToolName is the catalog name of a server's tool: mcp__NAME__TOOL, made
+// ToolName is the catalog name of a server's tool: mcp__NAME__TOOL, made
 // safe for model providers' tool-name rules (other characters become _, and
 // it is cut at 64 characters).
-func MCPToolName(server, tool string) string {
+func ToolName(server, tool string) string {
 	n := "mcp__" + server + "__" + unsafeName.ReplaceAllString(tool, "_")
 	if len(n) > 64 {
 		n = n[:64]

@@ -1,9 +1,11 @@
-package agent
+package terminal
 
 import (
 	"context"
 	"io"
 	"strings"
+
+	"github.com/mnemo-bot/mnemo/agent"
 )
 
 // StreamTo makes Say write each answer to w as the model generates it, and
@@ -12,22 +14,22 @@ import (
 // one whose streamed start was not the answer (text the model wrote before
 // calling tools) is followed by the answer on a new line. Call it before
 // the first Say.
-func (s *LocalSession) StreamTo(w io.Writer) { s.out = w }
+func (s *Session) StreamTo(w io.Writer) { s.out = w }
 
 // OnStatus makes each turn report its steps (StatusRecalling,
 // StatusSearching, …) to f as they happen, for the chat's status line. f
 // must return at once. Call it before the first Say.
-func (s *LocalSession) OnStatus(f func(text string)) { s.status = f }
+func (s *Session) OnStatus(f func(text string)) { s.status = f }
 
-// Status implements StatusReporter for the terminal.
-func (l *localSurface) Status(_ context.Context, _ Post, text string) {
+// Status implements agent.StatusReporter for the terminal.
+func (l *localSurface) Status(_ context.Context, _ agent.Post, text string) {
 	if l.s.status != nil {
 		l.s.status(text)
 	}
 }
 
-// Stream implements StreamSurface for the terminal.
-func (l *localSurface) Stream(context.Context, Post) TextStream {
+// Stream implements agent.StreamSurface for the terminal.
+func (l *localSurface) Stream(context.Context, agent.Post) agent.TextStream {
 	if l.s.out == nil {
 		return nil
 	}

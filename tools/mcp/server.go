@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"context"
@@ -8,23 +8,25 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/tools"
 )
 
 // IdentityFunc says whom an MCP request acts for. It comes from the server's
 // configuration (stdio) or the request's bearer token (HTTP), never from
 // tool arguments.
-type IdentityFunc func(ctx context.Context) (Invocation, bool)
+type IdentityFunc func(ctx context.Context) (tools.Invocation, bool)
 
-// NewMCPServer serves tools over MCP under their MCPName, or else their
+// NewServer serves tools over MCP under their MCPName, or else their
 // name without the source prefix ("memory__remember" is served as
 // "remember"). Arguments are checked against the same schemas as in the
 // catalog; ReadOnly and Destructive reach clients as annotations, and each
 // result comes both as JSON text and as structured content.
-func NewMCPServer(name, version string, list []Tool, identity IdentityFunc) (*server.MCPServer, error) {
-	reg := NewRegistry()
+func NewServer(name, version string, list []tools.Tool, identity IdentityFunc) (*server.MCPServer, error) {
+	reg := tools.NewRegistry()
 	s := server.NewMCPServer(name, version, server.WithToolCapabilities(false))
 	served := map[string]string{}
 	for _, t := range list {
@@ -41,19 +43,21 @@ func NewMCPServer(name, version string, list []Tool, identity IdentityFunc) (*se
 			return nil, fmt.Errorf("tools: %q and %q would both be served over MCP as %q", other, full, external)
 		}
 		served[external] = full
-		tool := mcp.NewToolWithRawSchema(external, t.Description, t.InputSchema)
+		tool := mcpgo.NewToolWithRawSchema(external, t.Description, t.InputSchema)
 		tool.Annotations = annotations(t)
-		s.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.AddTool(tool, func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			inv, ok := identity(ctx)
 			if !ok {
-				return mcp.NewToolResultError("no identity: this server acts only for a configured identity"), nil
+				return mcpgo.NewToolResultError("no identity: this server acts only for a configured identity"), nil
 			}
 			args, err := json.Marshal(req.GetRawArguments())
 			if err != nil || string(args) == "null" {
 				args = []byte(`{}`)
 			}
-			res := reg.run(ctx, inv, full, args, false)
-			out := mcp.NewToolResultStructured(structured(res.Content), res.Content)
+			// A registry refuses the catalog's own names, so Call runs
+			// exactly the named tool.
+			res := reg.Call(ctx, inv, full, args)
+			out := mcpgo.NewToolResultStructured(structured(res.Content), res.Content)
 			out.IsError = res.IsError
 			return out, nil
 		})
@@ -76,10 +80,10 @@ func structured(content string) map[string]any {
 // annotations tells MCP clients whether a tool changes anything. Without
 // hints a client must assume a tool is destructive, so a writing tool that
 // is not says so.
-func annotations(t Tool) mcp.ToolAnnotation {
-	a := mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(t.ReadOnly)}
+func annotations(t tools.Tool) mcpgo.ToolAnnotation {
+	a := mcpgo.ToolAnnotation{ReadOnlyHint: mcpgo.ToBoolPtr(t.ReadOnly)}
 	if !t.ReadOnly {
-		a.DestructiveHint = mcp.ToBoolPtr(t.Destructive)
+		a.DestructiveHint = mcpgo.ToBoolPtr(t.Destructive)
 	}
 	return a
 }
@@ -87,21 +91,21 @@ func annotations(t Tool) mcp.ToolAnnotation {
 type identityKey struct{}
 
 // WithIdentity puts an invocation into a context, for IdentityFromContext.
-func WithIdentity(ctx context.Context, inv Invocation) context.Context {
+func WithIdentity(ctx context.Context, inv tools.Invocation) context.Context {
 	return context.WithValue(ctx, identityKey{}, inv)
 }
 
 // IdentityFromContext is the IdentityFunc for servers whose transport puts
 // the identity into the context.
-func IdentityFromContext(ctx context.Context) (Invocation, bool) {
-	inv, ok := ctx.Value(identityKey{}).(Invocation)
+func IdentityFromContext(ctx context.Context) (tools.Invocation, bool) {
+	inv, ok := ctx.Value(identityKey{}).(tools.Invocation)
 	return inv, ok
 }
 
 // BearerHandler serves MCP over streamable HTTP, acting for the identity its
 // bearer token maps to. A request without a known token gets 401 and is
 // logged, without the token; /healthz answers 200 to anyone, for probes.
-func BearerHandler(s *server.MCPServer, tokens map[string]Invocation, log zerolog.Logger) http.Handler {
+func BearerHandler(s *server.MCPServer, tokens map[string]tools.Invocation, log zerolog.Logger) http.Handler {
 	h := server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 		if inv, ok := tokens[bearer(r)]; ok {
 			return WithIdentity(ctx, inv)

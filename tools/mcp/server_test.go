@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"bytes"
@@ -12,24 +12,25 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/tools"
 )
 
 // servedTools are memory-like tools as the lead registers them, plus one
 // without an MCP name.
-func servedTools(calls *[]Invocation) []Tool {
-	h := func(_ context.Context, inv Invocation, args json.RawMessage) (any, error) {
+func servedTools(calls *[]tools.Invocation) []tools.Tool {
+	h := func(_ context.Context, inv tools.Invocation, args json.RawMessage) (any, error) {
 		*calls = append(*calls, inv)
 		var a map[string]any
 		_ = json.Unmarshal(args, &a)
 		return map[string]any{"echo": a}, nil
 	}
 	obj := json.RawMessage(`{"type":"object","properties":{"content":{"type":"string"}},"additionalProperties":false}`)
-	return []Tool{
+	return []tools.Tool{
 		{Name: "memory__remember", Source: "memory", MCPName: "remember", Writes: true, Description: "Remember.", InputSchema: obj, Handler: h},
 		{Name: "memory__recall", Source: "memory", MCPName: "recall", ReadOnly: true, Description: "Recall.", InputSchema: obj, Handler: h},
 		{Name: "memory__list", Source: "memory", MCPName: "list_memories", ReadOnly: true, Description: "List.", Handler: h},
@@ -38,24 +39,24 @@ func servedTools(calls *[]Invocation) []Tool {
 	}
 }
 
-func startInProcess(t *testing.T, list []Tool, identity IdentityFunc) *client.Client {
+func startInProcess(t *testing.T, list []tools.Tool, identity IdentityFunc) *client.Client {
 	t.Helper()
-	srv, err := NewMCPServer("test", "1", list, identity)
+	srv, err := NewServer("test", "1", list, identity)
 	require.NoError(t, err)
 	c, err := client.NewInProcessClient(srv)
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { c.Close() })
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "1"}
 	_, err = c.Initialize(context.Background(), init)
 	require.NoError(t, err)
 	return c
 }
 
-func callMCP(t *testing.T, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
+func callMCP(t *testing.T, c *client.Client, name string, args map[string]any) *mcpgo.CallToolResult {
 	t.Helper()
-	req := mcp.CallToolRequest{}
+	req := mcpgo.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
 	res, err := c.CallTool(context.Background(), req)
@@ -64,10 +65,10 @@ func callMCP(t *testing.T, c *client.Client, name string, args map[string]any) *
 }
 
 // structuredMatchesText checks the structured content is the text's JSON.
-func structuredMatchesText(t *testing.T, res *mcp.CallToolResult) map[string]any {
+func structuredMatchesText(t *testing.T, res *mcpgo.CallToolResult) map[string]any {
 	t.Helper()
 	require.NotNil(t, res.StructuredContent)
-	text := res.Content[0].(mcp.TextContent).Text
+	text := res.Content[0].(mcpgo.TextContent).Text
 	b, err := json.Marshal(res.StructuredContent)
 	require.NoError(t, err)
 	require.JSONEq(t, text, string(b))
@@ -78,11 +79,11 @@ func structuredMatchesText(t *testing.T, res *mcp.CallToolResult) map[string]any
 
 func TestMCPServerNamesAndAnnotations(t *testing.T) {
 	t.Parallel()
-	var calls []Invocation
-	c := startInProcess(t, servedTools(&calls), func(context.Context) (Invocation, bool) { return inv, true })
-	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	var calls []tools.Invocation
+	c := startInProcess(t, servedTools(&calls), func(context.Context) (tools.Invocation, bool) { return inv, true })
+	list, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	require.NoError(t, err)
-	got := map[string]mcp.ToolAnnotation{}
+	got := map[string]mcpgo.ToolAnnotation{}
 	for _, tl := range list.Tools {
 		got[tl.Name] = tl.Annotations
 	}
@@ -99,21 +100,21 @@ func TestMCPServerNamesAndAnnotations(t *testing.T) {
 		require.Equal(t, want.destructive, got[name].DestructiveHint, name)
 	}
 
-	_, err = NewMCPServer("test", "1", []Tool{
+	_, err = NewServer("test", "1", []tools.Tool{
 		{Name: "memory__list", Source: "memory", MCPName: "list", Handler: noHandler},
 		{Name: "tickets__list", Source: "tickets", Handler: noHandler},
 	}, IdentityFromContext)
 	require.ErrorContains(t, err, `both be served over MCP as "list"`)
-	_, err = NewMCPServer("test", "1", []Tool{{Name: "memory__wipe", Source: "memory", ReadOnly: true, Destructive: true, Handler: noHandler}}, IdentityFromContext)
+	_, err = NewServer("test", "1", []tools.Tool{{Name: "memory__wipe", Source: "memory", ReadOnly: true, Destructive: true, Handler: noHandler}}, IdentityFromContext)
 	require.ErrorContains(t, err, "read-only")
-	_, err = NewMCPServer("test", "1", []Tool{{Name: "memory__x", Source: "memory", MCPName: "bad name", Handler: noHandler}}, IdentityFromContext)
+	_, err = NewServer("test", "1", []tools.Tool{{Name: "memory__x", Source: "memory", MCPName: "bad name", Handler: noHandler}}, IdentityFromContext)
 	require.ErrorContains(t, err, "MCP name")
 }
 
 func TestMCPServerResultsAreStructured(t *testing.T) {
 	t.Parallel()
-	var calls []Invocation
-	c := startInProcess(t, servedTools(&calls), func(context.Context) (Invocation, bool) { return inv, true })
+	var calls []tools.Invocation
+	c := startInProcess(t, servedTools(&calls), func(context.Context) (tools.Invocation, bool) { return inv, true })
 
 	res := callMCP(t, c, "recall", map[string]any{"content": "tabs"})
 	require.False(t, res.IsError)
@@ -150,12 +151,12 @@ func keys[V any](m map[string]V) []string {
 
 func TestMCPBearerHandlerHealthAndRefusals(t *testing.T) {
 	t.Parallel()
-	var calls []Invocation
-	srv, err := NewMCPServer("test", "1", servedTools(&calls), IdentityFromContext)
+	var calls []tools.Invocation
+	srv, err := NewServer("test", "1", servedTools(&calls), IdentityFromContext)
 	require.NoError(t, err)
 	var logs bytes.Buffer
-	carol := Invocation{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "U0CAROL"}}
-	hs := httptest.NewServer(BearerHandler(srv, map[string]Invocation{"tok-carol-7f3a9": carol}, zerolog.New(&logs)))
+	carol := tools.Invocation{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "U0CAROL"}}
+	hs := httptest.NewServer(BearerHandler(srv, map[string]tools.Invocation{"tok-carol-7f3a9": carol}, zerolog.New(&logs)))
 	t.Cleanup(hs.Close)
 
 	resp, err := http.Get(hs.URL + HealthPath)
@@ -196,8 +197,8 @@ func TestMCPBearerHandlerHealthAndRefusals(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	t.Cleanup(func() { c.Close() })
-	init := mcp.InitializeRequest{}
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "test", Version: "1"}
 	_, err = c.Initialize(context.Background(), init)
 	require.NoError(t, err)
 	res := callMCP(t, c, "list_memories", map[string]any{})

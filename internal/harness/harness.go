@@ -1,6 +1,8 @@
-// Package tb lets the local fakes and test databases run both under go test
-// and inside `mnemo eval`: both need only this much of testing.TB.
-package tb
+// Package harness is what the local fakes and test databases run in, both
+// under go test and inside `mnemo eval`: TB, the part of testing.TB they
+// need; Run, a TB for one eval scenario outside go test; and Buffer, a
+// running bot's log.
+package harness
 
 import (
 	"fmt"

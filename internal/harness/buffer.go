@@ -1,4 +1,4 @@
-package tb
+package harness
 
 import (
 	"strings"

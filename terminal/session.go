@@ -1,4 +1,4 @@
-package agent
+package terminal
 
 import (
 	"context"
@@ -6,15 +6,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// LocalSession is one conversation outside Slack (`mnemo chat`): its own
+// Session is one conversation outside Slack (`mnemo chat`): its own
 // thread, under a local identity, through the same Runner, and so the same
 // agent, tools, memory, session log and learning as Slack turns.
-type LocalSession struct {
-	runner *Runner
+type Session struct {
+	runner *agent.Runner
+	log    zerolog.Logger
 	actor  provenance.Actor
 	key    threads.Key
 	place  provenance.Place
@@ -26,12 +30,13 @@ type LocalSession struct {
 	last time.Time
 }
 
-// NewLocalSession starts a session thread for actor.
-func NewLocalSession(r *Runner, actor provenance.Actor, now func() time.Time) *LocalSession {
+// NewSession starts a session thread for actor; log is where a turn that
+// could not be recorded is reported.
+func NewSession(r *agent.Runner, actor provenance.Actor, log zerolog.Logger, now func() time.Time) *Session {
 	if now == nil {
 		now = time.Now
 	}
-	s := &LocalSession{runner: r, actor: actor, now: now}
+	s := &Session{runner: r, log: log, actor: actor, now: now}
 	root := s.tick()
 	s.key = threads.Key{Team: actor.Team, Channel: "L" + actor.ID, Root: root}
 	s.place = provenance.Place{Team: actor.Team, Channel: s.key.Channel, SourceKey: s.key.SourceKey(), ThreadTS: string(root), Visibility: provenance.DM}
@@ -39,10 +44,10 @@ func NewLocalSession(r *Runner, actor provenance.Actor, now func() time.Time) *L
 }
 
 // SourceKey is the session thread's key.
-func (s *LocalSession) SourceKey() string { return s.key.SourceKey() }
+func (s *Session) SourceKey() string { return s.key.SourceKey() }
 
 // tick returns a strictly increasing timestamp for the session's messages.
-func (s *LocalSession) tick() threads.TS {
+func (s *Session) tick() threads.TS {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.now().Truncate(time.Microsecond)
@@ -55,9 +60,9 @@ func (s *LocalSession) tick() threads.TS {
 
 // Say runs one turn and returns the reply. When the turn fails, the error's
 // text is the sentence a person should read.
-func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
+func (s *Session) Say(ctx context.Context, text string) (string, error) {
 	surface := &localSurface{s: s}
-	post := Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}
+	post := agent.Post{Key: s.key, TS: s.tick(), Actor: s.actor, Place: s.place, Text: text}
 	res, err := s.runner.Run(ctx, post, surface)
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -65,9 +70,9 @@ func (s *LocalSession) Say(ctx context.Context, text string) (string, error) {
 		// is failed, recorded as such.
 		stopped, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		s.runner.log.Error().Err(err).Str("source_key", s.key.SourceKey()).Str("why", "stopped").Msg("turn failed")
+		s.log.Error().Err(err).Str("source_key", s.key.SourceKey()).Str("why", "stopped").Msg("turn failed")
 		if gerr := s.runner.GiveUp(stopped, post, surface, "(stopped)"); gerr != nil {
-			s.runner.log.Error().Err(gerr).Msg("stopped turn not recorded")
+			s.log.Error().Err(gerr).Msg("stopped turn not recorded")
 		}
 		return "", err
 	case err != nil:
@@ -90,7 +95,7 @@ func (f *Failure) Unwrap() error { return f.Err }
 // localSurface is the terminal: no reactions, no backfill; the reply and any
 // notice are handed back to Say.
 type localSurface struct {
-	s     *LocalSession
+	s     *Session
 	reply string
 	live  *localStream
 }
@@ -99,16 +104,16 @@ func (l *localSurface) Backfill(context.Context, threads.Key, threads.TS, int) (
 	return nil, nil
 }
 
-func (l *localSurface) Progress(context.Context, Post, Phase) {}
+func (l *localSurface) Progress(context.Context, agent.Post, agent.Phase) {}
 
-func (l *localSurface) Reply(_ context.Context, d Delivery) ([]threads.Message, error) {
+func (l *localSurface) Reply(_ context.Context, d agent.Delivery) ([]threads.Message, error) {
 	l.reply = d.Text
 	l.showFinal(d.Text)
 	bot := provenance.Actor{Kind: provenance.KindBot, Team: d.Post.Key.Team, ID: "mnemo", Name: "mnemo"}
 	return []threads.Message{{TS: l.s.tick(), Role: threads.RoleAssistant, Actor: bot, Authority: provenance.Context, Text: d.Text}}, nil
 }
 
-func (l *localSurface) Notify(context.Context, Delivery) error {
+func (l *localSurface) Notify(context.Context, agent.Delivery) error {
 	l.endStream()
 	return nil
 }

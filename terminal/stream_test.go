@@ -1,10 +1,12 @@
-package agent_test
+package terminal_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/agent"
@@ -12,7 +14,24 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testdb"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/terminal"
+	"github.com/mnemo-bot/mnemo/tools"
 )
+
+func registry(t *testing.T) *tools.Registry {
+	t.Helper()
+	reg := tools.NewRegistry()
+	require.NoError(t, reg.Register(tools.Tool{
+		Name: "clock", Source: "builtin", Exposure: tools.Direct, Description: "Tell the time.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"zone":{"type":"string"}},"additionalProperties":false}`),
+		Handler:     func(context.Context, tools.Invocation, json.RawMessage) (any, error) { return "12:00", nil },
+	}))
+	return reg
+}
+
+const longAnswer = "The clock tool says it is noon in Paris. That is twelve o'clock, the middle of the day, when the sun is highest; " +
+	"in winter it sits low over the Seine even then, and the cafés along the quays fill with people taking a long lunch. " +
+	"If you meant another city, tell me which one and I will ask the clock again, since time zones differ by up to a day."
 
 // writes records each write to the terminal.
 type writes struct{ got []string }
@@ -24,7 +43,7 @@ func (w *writes) Write(p []byte) (int, error) {
 
 // mnemo chat's session prints an answer as it is generated, and the whole
 // of what it prints is the reply Say returns, on its own line.
-func TestLocalSessionStreamsToTheTerminal(t *testing.T) {
+func TestSessionStreamsToTheTerminal(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name     string
@@ -43,7 +62,7 @@ func TestLocalSessionStreamsToTheTerminal(t *testing.T) {
 			d := testdb.New(t)
 			srv := fakellm.New(t, func(int, *fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: c.answer} })
 			a := agent.New(agent.Options{Model: llm.NewOpenAI("k", srv.URL+"/v1", "m"), Registry: registry(t)})
-			s := agent.NewLocalSession(agent.NewRunner(d.DB, a, agent.RunnerOptions{}), provenance.Actor{Kind: provenance.KindUser, Team: "local", ID: "dev"}, nil)
+			s := terminal.NewSession(agent.NewRunner(d.DB, a, agent.RunnerOptions{}), provenance.Actor{Kind: provenance.KindUser, Team: "local", ID: "dev"}, zerolog.Nop(), nil)
 			w := &writes{}
 			s.StreamTo(w)
 			var status []string
