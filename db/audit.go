@@ -27,6 +27,7 @@ const (
 	AuditLearningOn  AuditAction = "learning on"  // passive learning turned on, target the channel
 	AuditLearningOff AuditAction = "learning off" // passive learning turned off, target the channel
 	AuditInspect     AuditAction = "inspect"      // a turn inspected with oversight of memories not visible there, target the turn id
+	AuditEraseTeam   AuditAction = "erase team"   // a workspace's data erased, target the team
 )
 
 // AuditEntry is one admin action.
