@@ -266,6 +266,9 @@ func (r *Runner) Run(ctx context.Context, p Post, s Surface) (res Result, err er
 type Taken struct {
 	db.Taken
 	recalled *Recalled
+	// span is the turn's trace span, begun by Take (recall runs in it)
+	// and ended by RunTaken; Take ends it itself for a post it won't run.
+	span trace.Span
 }
 
 // Take takes a post up for a job in one database round trip: it records
@@ -277,6 +280,13 @@ type Taken struct {
 // call that records the turn shows the post as being worked on.
 func (r *Runner) Take(ctx context.Context, p Post, s Surface, lease db.Lease, ttl time.Duration) (Taken, error) {
 	p.Text = Sanitize(p.Text)
+	ctx, span := tracer.Start(ctx, "turn", trace.WithAttributes(attribute.String("slack.channel", p.Place.Channel), attribute.String("slack.ts", string(p.TS))))
+	run := false
+	defer func() {
+		if !run {
+			span.End()
+		}
+	}()
 	if p.Key.Root != p.TS {
 		// Slack is read before the batch, never inside it.
 		if err := r.readThread(ctx, p, s); err != nil {
@@ -310,6 +320,11 @@ func (r *Runner) Take(ctx context.Context, p Post, s Surface, lease db.Lease, tt
 	if taken.Created {
 		s.Progress(ctx, p, Working)
 	}
+	if taken.Leased && taken.Turn.Status == db.TurnRunning {
+		run, tk.span = true, span // RunTaken ends it
+	} else {
+		span.SetAttributes(attribute.String("mnemo.turn.outcome", "not run"), attribute.Int64("mnemo.turn.id", taken.Turn.ID))
+	}
 	return tk, nil
 }
 
@@ -323,12 +338,37 @@ func (r *Runner) RunTaken(ctx context.Context, p Post, s Surface, tk Taken) (res
 	}
 	defer func() { <-r.slots }()
 	start := r.now()
-	defer func() { r.obs.TurnFinished(outcomeOf(res, err), r.now().Sub(start)) }()
+	span := tk.span
+	if span == nil {
+		ctx, span = tracer.Start(ctx, "turn", trace.WithAttributes(attribute.String("slack.channel", p.Place.Channel), attribute.String("slack.ts", string(p.TS))))
+	} else {
+		ctx = trace.ContextWithSpan(ctx, span)
+	}
+	defer func() {
+		outcome := outcomeOf(res, err)
+		span.SetAttributes(attribute.String("mnemo.turn.outcome", outcome), attribute.Int64("mnemo.turn.id", res.TurnID))
+		if err != nil && outcome != OutcomeDuplicate {
+			span.SetStatus(codes.Error, outcome)
+		}
+		span.End()
+		r.obs.TurnFinished(outcome, r.now().Sub(start))
+	}()
 
 	p.Text = Sanitize(p.Text)
-	log := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Logger()
+	logc := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS))
 	t := tk.Turn
 	res.TurnID = t.ID
+	if sc := span.SpanContext(); sc.HasTraceID() {
+		traceID := sc.TraceID().String()
+		logc = logc.Str("trace_id", traceID)
+		if t.TraceID == "" && t.Status == db.TurnRunning {
+			// The first traced attempt's trace is the turn's.
+			if err := r.db.Usage().SetTrace(ctx, t.ID, traceID); err != nil {
+				r.log.Warn().Err(err).Int64("turn", t.ID).Msg("turn's trace id not recorded")
+			}
+		}
+	}
+	log := logc.Logger()
 	if t.Status != db.TurnRunning {
 		return res, ErrTurnFinished
 	}

@@ -29,6 +29,7 @@ const (
 	AuditInspect     AuditAction = "inspect"      // a turn inspected with oversight of memories not visible there, target the turn id
 	AuditSearch      AuditAction = "search"       // memories listed from the command line, target what was searched
 	AuditHistory     AuditAction = "history"      // a memory's history read from the command line, target its id
+	AuditEraseTeam   AuditAction = "erase team"   // a workspace's data erased, target the team
 )
 
 // AuditEntry is one admin action.

@@ -209,3 +209,47 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 	}
 	return r, nil
 }
+
+// EraseTeam deletes everything mnemo holds of a team, in one transaction:
+// its memories with their history and index, the session log, turns with
+// their learning records and feedback, settings, the inbox, jobs and
+// thread leases, the admin record and the installation with its token.
+// Erasing a team with nothing left is a receipt of zeros.
+func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
+	if team == "" {
+		return nil, fmt.Errorf("erase team: a team is needed")
+	}
+	var r Receipt
+	err := d.InTx(ctx, func(tx *Tx) error {
+		q, x := tx.q, tx.tx
+		steps := []struct {
+			table string
+			run   func() (int64, error)
+		}{
+			{"memories", func() (int64, error) { return q.EraseTeamMemories(ctx, x, team) }},
+			{"memory_events", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, team) }},
+			{"session_messages", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
+			{"model_usage", func() (int64, error) { return q.EraseTeamUsage(ctx, x, team) }},
+			{"turns", func() (int64, error) { return q.EraseTeamTurns(ctx, x, team) }},
+			{"channel_settings", func() (int64, error) { return q.EraseTeamChannelSettings(ctx, x, team) }},
+			{"user_settings", func() (int64, error) { return q.EraseTeamUserSettings(ctx, x, team) }},
+			{"inbox_arrivals", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
+			{"river_job", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
+			{"thread_leases", func() (int64, error) { return q.EraseTeamLeases(ctx, x, team) }},
+			{"admin_audit", func() (int64, error) { return q.EraseTeamAudit(ctx, x, team) }},
+			{"installations", func() (int64, error) { return q.EraseTeamInstallations(ctx, x, team) }},
+		}
+		for _, s := range steps {
+			n, err := s.run()
+			if err != nil {
+				return fmt.Errorf("erase team %s: %w", s.table, mapErr(err))
+			}
+			r = append(r, ReceiptLine{Table: s.table, Action: "deleted", Rows: n})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}

@@ -181,9 +181,9 @@ func (s Memories) LockSubject(ctx context.Context, key string) error {
 	return nil
 }
 
-// Get returns one memory, active or archived.
-func (s Memories) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
-	r, err := s.q.MemoryGetByID(ctx, s.e, id)
+// Get returns one of a team's memories, active or archived.
+func (s Memories) Get(ctx context.Context, team string, id uuid.UUID) (Memory, error) {
+	r, err := s.q.MemoryGetByID(ctx, s.e, dbsqlc.MemoryGetByIDParams{ID: id, TeamID: team})
 	if err != nil {
 		return Memory{}, fmt.Errorf("memory %s: %w", id, mapErr(err))
 	}

@@ -62,6 +62,24 @@ var notOnServesPaths = map[string]string{
 	"UsageByDay":       "sums a week of the team's usage, on demand",
 	"UsageTopChannels": "sums a week of the team's usage, on demand",
 	"UsageTopPeople":   "sums a week of the team's usage, on demand",
+	// A whole workspace's erasure (mnemo teams erase, or retention once an
+	// uninstalled team's grace period ends) deletes every row it has: a
+	// read of the team's rows, and of river_job's by text (job args).
+	"EraseTeamAudit":           "team erasure: once per workspace",
+	"EraseTeamChannelSettings": "team erasure: once per workspace",
+	"EraseTeamInboxArrivals":   "team erasure: once per workspace",
+	"EraseTeamInstallations":   "team erasure: once per workspace",
+	"EraseTeamJobs":            "team erasure: once per workspace",
+	"EraseTeamLeases":          "team erasure: once per workspace",
+	"EraseTeamMemories":        "team erasure: once per workspace",
+	"EraseTeamMemoryEvents":    "team erasure: once per workspace",
+	"EraseTeamSessionMessages": "team erasure: once per workspace",
+	"EraseTeamTurns":           "team erasure: once per workspace",
+	"EraseTeamUsage":           "team erasure: once per workspace",
+	"EraseTeamUserSettings":    "team erasure: once per workspace",
+	// mnemo keys rotate reads and reseals every installation, one per team.
+	"InstallationList":   "key rotation: an operator's command",
+	"InstallationReseal": "key rotation: an operator's command",
 }
 
 // bigTables are filled with 100,000 rows: a sequential scan of one fails.
@@ -259,7 +277,7 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Memories().Embeddings(ctx, []uuid.UUID{m.id}))
 
 	// Forget, restore, history, the App Home, the admin's commands.
-	ok(d.Memories().Get(ctx, m.id))
+	ok(d.Memories().Get(ctx, m.team, m.id))
 	ok(d.Memories().ListByIDPrefix(ctx, m.team, m.id.String()[:6]))
 	ok(d.Memories().Archive(ctx, m.id, "forgotten", m.subject, nil))
 	ok(d.Memories().Restore(ctx, m.id))
@@ -289,6 +307,15 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Turns().ClaimAbandoned(ctx, time.Now().Add(-time.Hour), 10))
 	ok(d.Leases().ReapExpired(ctx, 10))
 	ok(d.Leases().PruneWaiters(ctx, time.Now().Add(-time.Minute)))
+
+	// Installations: an install, the per-team lookup of events on a cache
+	// miss, an org's lookup, an uninstall and retention's look for teams
+	// past their grace period.
+	ok(nil, d.Installations().Save(ctx, db.Installation{Team: team, Token: db.Sealed{Ciphertext: []byte{1}, Nonce: []byte{2}, KeyID: "k1"}, BotUserID: "UBOT", InstallerID: "U1"}))
+	ok(d.Installations().Find(ctx, team, ""))
+	ok(d.Installations().Find(ctx, team, "E1"))
+	ok(d.Installations().Disable(ctx, team, "app_uninstalled"))
+	ok(d.Installations().DisabledBefore(ctx, time.Now(), 100))
 }
 
 // generatedQueries are the names of every query in db/internal/dbsqlc.

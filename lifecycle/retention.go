@@ -91,6 +91,10 @@ type Sweeper struct {
 	Retention Retention
 	Observer  Observer // may be nil
 	Batch     int      // rows per statement; 0 means Batch
+	// Uninstalled is how long a workspace's data is kept after the app was
+	// uninstalled there (or its tokens revoked); then all of it is erased.
+	// Zero keeps it.
+	Uninstalled time.Duration
 }
 
 // Sweep deletes, table by table, the rows older than their retention
@@ -123,8 +127,26 @@ func (s Sweeper) Sweep(ctx context.Context, now time.Time) (map[string]int64, er
 			}
 		}
 	}
+	if s.Uninstalled > 0 {
+		teams, err := s.DB.Installations().DisabledBefore(ctx, now.Add(-s.Uninstalled), batch)
+		if err != nil {
+			return out, err
+		}
+		for _, team := range teams {
+			if _, err := s.DB.EraseTeam(ctx, team); err != nil {
+				return out, err
+			}
+			out[TableTeams]++
+			if s.Observer != nil {
+				s.Observer.RetentionDeleted(TableTeams, 1)
+			}
+		}
+	}
 	return out, nil
 }
+
+// TableTeams counts the uninstalled workspaces whose data retention erased.
+const TableTeams = "teams"
 
 // Args is the retention job. It carries nothing: the periods are the
 // process's.

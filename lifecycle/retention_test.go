@@ -112,3 +112,36 @@ func collect(t *testing.T, d *testdb.DB, sql string) string {
 	require.NoError(t, err)
 	return strings.Join(out, ",")
 }
+
+// Issue 23: a workspace uninstalled longer ago than its grace period is
+// erased whole by the sweep; one uninstalled more recently, and one still
+// installed, are kept (the controls).
+func TestRetentionErasesAWorkspaceUninstalledPastItsGracePeriod(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	ctx := context.Background()
+	now := time.Now()
+	for _, q := range []string{
+		`INSERT INTO installations (team_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, installer_id, disabled_at, disabled_why)
+		 VALUES ('T0GONE', '\x01', '\x02', 'k1', 'UB', 'U1', now() - interval '31 days', 'app_uninstalled'),
+		        ('T0RECENT', '\x01', '\x02', 'k1', 'UB', 'U1', now() - interval '2 days', 'app_uninstalled'),
+		        ('T0LIVE', '\x01', '\x02', 'k1', 'UB', 'U1', NULL, '')`,
+		`INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, written_by, message_ts, observed_at, idempotency_key)
+		 SELECT t, 'personal', 'user', 'U1', 'preference', 'Prefers tea', 'prefers tea', 'slack:' || t || ':D1:1.000100', 'D1', 'dm', 'U1', 'explicit', '1.000100', now(), t
+		 FROM unnest(ARRAY['T0GONE', 'T0RECENT', 'T0LIVE']) t`,
+		`INSERT INTO user_settings (team_id, user_id, learning_enabled) VALUES ('T0GONE', 'U1', false), ('T0LIVE', 'U1', false)`,
+	} {
+		_, err := d.Pool.Exec(ctx, q)
+		require.NoError(t, err)
+	}
+	obs := &deleted{batches: map[string]int{}, rows: map[string]int64{}}
+	got, err := lifecycle.Sweeper{DB: d.DB, Uninstalled: 30 * lifecycle.Day, Observer: obs}.Sweep(ctx, now)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{lifecycle.TableTeams: 1}, got)
+	count := func(sql string) string {
+		return collect(t, d, sql)
+	}
+	require.Equal(t, "T0LIVE,T0RECENT", count(`SELECT team_id FROM memories ORDER BY team_id`))
+	require.Equal(t, "T0LIVE,T0RECENT", count(`SELECT team_id FROM installations ORDER BY team_id`))
+	require.Equal(t, "T0LIVE", count(`SELECT team_id FROM user_settings ORDER BY team_id`))
+}

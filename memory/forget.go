@@ -142,7 +142,7 @@ func (s *Store) ForgetMine(ctx context.Context, v Viewer, id, reason string, pat
 	if err != nil {
 		return ForgetOutcome{}, fmt.Errorf("forget: %w", ErrNotFound)
 	}
-	m, err := s.get(ctx, uid)
+	m, err := s.get(ctx, viewerTeam(v), uid)
 	if err != nil {
 		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
 	}

@@ -22,7 +22,7 @@ type Looked struct {
 func (s *Store) Look(ctx context.Context, v Viewer, ids []uuid.UUID) ([]Looked, error) {
 	out := make([]Looked, 0, len(ids))
 	for _, id := range ids {
-		m, err := s.get(ctx, id)
+		m, err := s.get(ctx, viewerTeam(v), id)
 		switch {
 		case errors.Is(err, ErrNotFound):
 			out = append(out, Looked{ID: id})

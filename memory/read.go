@@ -157,8 +157,8 @@ func (s *Store) ForPrompt(ctx context.Context, v Viewer, query string) ([]Memory
 }
 
 // get returns one memory by id, whoever may see it: callers check.
-func (s *Store) get(ctx context.Context, id uuid.UUID) (Memory, error) {
-	r, err := s.db.Memories().Get(ctx, id)
+func (s *Store) get(ctx context.Context, team string, id uuid.UUID) (Memory, error) {
+	r, err := s.db.Memories().Get(ctx, team, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return Memory{}, ErrNotFound
 	}
@@ -176,7 +176,7 @@ func (s *Store) Resolve(ctx context.Context, v Viewer, ref string) ([]Memory, er
 	ref = strings.ToLower(strings.TrimSpace(ref))
 	var cands []Memory
 	if id, err := uuid.Parse(ref); err == nil {
-		m, err := s.get(ctx, id)
+		m, err := s.get(ctx, viewerTeam(v), id)
 		if errors.Is(err, ErrNotFound) {
 			return nil, ErrNotFound
 		}

@@ -118,3 +118,11 @@ func visibleOnly(v Viewer, ms []Memory, use Use) []Memory {
 	}
 	return out
 }
+
+// viewerTeam is the team v reads in, as Visible takes it.
+func viewerTeam(v Viewer) string {
+	if v.Place.Team != "" {
+		return v.Place.Team
+	}
+	return v.Actor.Team
+}

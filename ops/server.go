@@ -23,8 +23,13 @@ type Check struct {
 type Server struct {
 	ln  net.Listener
 	srv *http.Server
+	mux *http.ServeMux
 	log zerolog.Logger
 }
+
+// Handle adds a route (the OAuth install flow) beside the operator's.
+// Call it before Serve.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
 
 // checkTimeout bounds all of /readyz's checks together.
 const checkTimeout = 2 * time.Second
@@ -52,7 +57,7 @@ func Listen(addr string, m *Metrics, ready []Check, log zerolog.Logger) (*Server
 	if m != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, Timeout: 10 * time.Second}))
 	}
-	return &Server{ln: ln, log: log, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}, nil
+	return &Server{ln: ln, log: log, mux: mux, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}, nil
 }
 
 // ListenHandler binds addr (named by the variable that set it, for the

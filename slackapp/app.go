@@ -18,6 +18,7 @@ import (
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/memory"
@@ -54,8 +55,12 @@ func (nopObserver) ChannelTypeUnknown()              {}
 
 // Config is what the Slack app needs.
 type Config struct {
-	API          *slack.Client
-	Socket       *socketmode.Client
+	// API is the client of SLACK_BOT_TOKEN, or nil when every workspace
+	// is served by its installation (Clients).
+	API    *slack.Client
+	Socket *socketmode.Client
+	// Clients gives each team its bot; nil serves every team with API.
+	Clients      *install.Clients
 	DB           *db.DB
 	Runner       *agent.Runner
 	Memory       *memory.Store
@@ -89,7 +94,8 @@ type Config struct {
 
 // App handles Slack events. Build it with New and start it with Run.
 type App struct {
-	api          *slack.Client
+	api          *slack.Client // SLACK_BOT_TOKEN's, or nil
+	clients      *install.Clients
 	sm           *socketmode.Client
 	db           *db.DB
 	runner       *agent.Runner
@@ -107,15 +113,14 @@ type App struct {
 	oversight    bool
 	eraseDeleted bool
 
-	botUserID string
-	botID     string
-	connected atomic.Bool
-	httpMode  atomic.Bool // Mount was called: Slack delivers over HTTP
-	homes     sync.Map    // team/user → the App Home's DM channel
-	chanTypes sync.Map    // channel → channel_type, from conversations.info
-	working   sync.Map    // channel/ts → closed when the post's Working reaction is shown
-	homeQueue chan homeRequest
-	loops     sync.WaitGroup // Run's own loops
+	authenticated bool
+	connected     atomic.Bool
+	httpMode      atomic.Bool // Mount was called: Slack delivers over HTTP
+	homes         sync.Map    // team/user → the App Home's DM channel
+	chanTypes     sync.Map    // team/channel → channel_type, from conversations.info
+	working       sync.Map    // channel/ts → closed when the post's Working reaction is shown
+	homeQueue     chan homeRequest
+	loops         sync.WaitGroup // Run's own loops
 
 	// The slow work after an ack (async): tracked until Close, and
 	// cancelled by halt if Close's deadline passes first.
@@ -135,13 +140,20 @@ func New(c Config) *App {
 		cmd = "/mnemo"
 	}
 	a := &App{
-		api: c.API, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
+		api: c.API, clients: c.Clients, sm: c.Socket, db: c.DB, runner: c.Runner, memory: c.Memory, dir: c.Directory,
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
 		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices, oversight: c.AdminOversight,
 	}
 	if a.obs == nil {
 		a.obs = nopObserver{}
+	}
+	if a.clients == nil {
+		a.clients = &install.Clients{}
+	}
+	if a.api != nil && a.clients.Single == nil {
+		// Its identity is learnt by Authenticate.
+		a.clients.Single = &install.Bot{API: a.api}
 	}
 	if a.budget <= 0 {
 		a.budget = 30 * time.Second
@@ -162,17 +174,31 @@ func New(c Config) *App {
 // UseInbox sets the inbox posts go to. Call it before Run.
 func (a *App) UseInbox(in Inbox) { a.inbox = in }
 
-// Authenticate checks the bot token with auth.test and learns the bot's
-// identity. Run calls it if it was not called before; serve calls it first,
-// so a bad token stops mnemo before it says it is serving.
+// Authenticate checks the bot token (SLACK_BOT_TOKEN) with auth.test and
+// learns the bot's identity, which serves that token's team. Run calls it
+// if it was not called before; serve calls it first, so a bad token stops
+// mnemo before it says it is serving. Without a bot token (every workspace
+// installed through OAuth) there is nothing to check.
 func (a *App) Authenticate(ctx context.Context) error {
+	a.authenticated = true
+	if a.api == nil {
+		a.log.Info().Msg("no bot token set; each workspace is served with its own installation")
+		return nil
+	}
 	auth, err := a.api.AuthTestContext(ctx)
 	if err != nil {
+		a.authenticated = false
 		return tokenError("SLACK_BOT_TOKEN", "auth.test", err)
 	}
-	a.botUserID, a.botID = auth.UserID, auth.BotID
-	a.log.Info().Str("bot_user", a.botUserID).Str("team", auth.TeamID).Msg("connected to Slack")
+	a.clients.Single = &install.Bot{Team: auth.TeamID, API: a.api, UserID: auth.UserID, BotID: auth.BotID}
+	a.log.Info().Str("bot_user", auth.UserID).Str("team", auth.TeamID).Msg("connected to Slack")
 	return nil
+}
+
+// bot is team's bot: its client and identity. ErrNotInstalled (wrapped)
+// when the app is not installed there, or no longer.
+func (a *App) bot(ctx context.Context, team string) (install.Bot, error) {
+	return a.clients.Bot(ctx, team)
 }
 
 // Connected returns nil while the Socket Mode connection is up; over HTTP,
@@ -191,7 +217,7 @@ func (a *App) Connected() error {
 // the slow work envelopes and turns started (reactions, replies to slash
 // commands) is joined by Close, once the inbox has stopped.
 func (a *App) Run(ctx context.Context) error {
-	if a.botUserID == "" {
+	if !a.authenticated {
 		if err := a.Authenticate(ctx); err != nil {
 			return err
 		}
@@ -431,7 +457,11 @@ func (a *App) sweepOnce(ctx context.Context) {
 		return
 	}
 	for _, p := range posts {
-		if err := a.runner.GiveUp(ctx, p, &surface{a: a}, giveUpSentence); err != nil {
+		s, err := a.surfaceFor(ctx, p.Key.Team)
+		if err == nil {
+			err = a.runner.GiveUp(ctx, p, s, giveUpSentence)
+		}
+		if err != nil {
 			a.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn: the thread could not be told")
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
@@ -39,8 +40,13 @@ func (a *App) onAssistantThreadStarted(ctx context.Context, d *delivery) {
 	th := m.AssistantThread
 	a.async(ctx, func(ctx context.Context) {
 		params := slack.AssistantThreadsSetSuggestedPromptsParameters{ChannelID: th.ChannelID, ThreadTS: th.ThreadTimeStamp, Title: "Ask mnemo, or try:"}
+		b, err := a.bot(ctx, e.TeamID)
+		if err != nil {
+			a.log.Warn().Err(err).Msg("suggested prompts not set")
+			return
+		}
 		params.Prompts = a.suggestedPrompts(ctx, e.TeamID, th.UserID, th.ChannelID)
-		if err := a.api.SetAssistantThreadsSuggestedPromptsContext(ctx, params); err != nil {
+		if err := b.API.SetAssistantThreadsSuggestedPromptsContext(ctx, params); err != nil {
 			a.log.Warn().Err(err).Str("channel", th.ChannelID).Msg("suggested prompts not set")
 		}
 	})
@@ -102,14 +108,14 @@ func (s *surface) Status(ctx context.Context, p agent.Post, text string) {
 	if !assistantThread(p) {
 		return
 	}
-	err := s.a.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{ChannelID: p.Key.Channel, ThreadTS: string(p.Key.Root), Status: "is " + text})
+	err := s.bot.API.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{ChannelID: p.Key.Channel, ThreadTS: string(p.Key.Root), Status: "is " + text})
 	if err != nil {
 		s.a.log.Debug().Err(err).Msg("assistant status not set")
 	}
 }
 
 // titleThread names an assistant thread after its first request.
-func (a *App) titleThread(ctx context.Context, p agent.Post) {
+func (a *App) titleThread(ctx context.Context, b install.Bot, p agent.Post) {
 	if !assistantThread(p) {
 		return
 	}
@@ -127,7 +133,7 @@ func (a *App) titleThread(ctx context.Context, p agent.Post) {
 	if requests != 1 {
 		return
 	}
-	err = a.api.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{ChannelID: p.Key.Channel, ThreadTS: string(p.Key.Root), Title: clip(p.Text, maxTitle)})
+	err = b.API.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{ChannelID: p.Key.Channel, ThreadTS: string(p.Key.Root), Title: clip(p.Text, maxTitle)})
 	if err != nil {
 		a.log.Debug().Err(err).Msg("assistant thread title not set")
 	}

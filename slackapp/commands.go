@@ -56,7 +56,7 @@ func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
 			a.log.Warn().Err(err).Msg("actor not enriched")
 		}
 		r := a.runCommand(ctx, actor, cmd)
-		a.respond(ctx, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, r)
+		a.respond(ctx, cmd.TeamID, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, r)
 	})
 }
 
@@ -360,12 +360,16 @@ func (a *App) sendExport(ctx context.Context, actor provenance.Actor, user strin
 		out = append(out, item{m.ID.String(), m.Content, string(m.Kind), string(m.Scope), m.SourceKey, string(m.Visibility), m.ActorID, string(m.WrittenBy), m.ObservedAt, m.CreatedAt, m.ExpiresAt, m.ArchivedAt, m.ArchivedReason})
 	}
 	body, _ := json.MarshalIndent(map[string]any{"user": user, "team": team, "exportedAt": time.Now().UTC(), "memories": out}, "", "  ")
-	dm, _, _, err := a.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{actor.ID}, ReturnIM: true})
+	b, err := a.bot(ctx, team)
+	if err != nil {
+		return textReply("Couldn't reach Slack: %v.", err)
+	}
+	dm, _, _, err := b.API.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{actor.ID}, ReturnIM: true})
 	if err != nil {
 		return textReply("Couldn't open a DM with you: %v.", err)
 	}
 	name := fmt.Sprintf("mnemo-memories-%s.json", user)
-	if _, err := a.api.UploadFileContext(ctx, slack.UploadFileParameters{Channel: dm.ID, Filename: name, Title: name, Content: string(body), FileSize: len(body)}); err != nil {
+	if _, err := b.API.UploadFileContext(ctx, slack.UploadFileParameters{Channel: dm.ID, Filename: name, Title: name, Content: string(body), FileSize: len(body)}); err != nil {
 		return textReply("Couldn't send the file: %v.", err)
 	}
 	if user != actor.ID {
@@ -383,7 +387,7 @@ func (a *App) audit(ctx context.Context, actor provenance.Actor, action db.Audit
 
 // respond sends an ephemeral answer through the response URL, or to the
 // user in the channel when there is none.
-func (a *App) respond(ctx context.Context, responseURL, channel, user string, r reply) {
+func (a *App) respond(ctx context.Context, team, responseURL, channel, user string, r reply) {
 	if responseURL != "" {
 		msg := &slack.WebhookMessage{Text: r.text, ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: r.replace}
 		if len(r.blocks) > 0 {
@@ -399,7 +403,12 @@ func (a *App) respond(ctx context.Context, responseURL, channel, user string, r 
 	if len(r.blocks) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(r.blocks...))
 	}
-	if _, err := a.api.PostEphemeralContext(ctx, channel, user, opts...); err != nil {
+	b, err := a.bot(ctx, team)
+	if err != nil {
+		a.log.Error().Err(err).Msg("ephemeral answer failed")
+		return
+	}
+	if _, err := b.API.PostEphemeralContext(ctx, channel, user, opts...); err != nil {
 		a.log.Error().Err(err).Msg("ephemeral answer failed")
 	}
 }

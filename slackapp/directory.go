@@ -8,13 +8,14 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 // Directory derives actors from live Slack events, enriched from users.info
 // and cached.
 type Directory struct {
-	api    *slack.Client
+	bots   *install.Clients // nil: actors are not enriched
 	admins map[string]bool
 	ttl    time.Duration
 	now    func() time.Time
@@ -32,11 +33,37 @@ type cached struct {
 // nil (the local chat), in which case actors are not enriched. admins are
 // user ids with admin rights whatever users.info says (MNEMO_ADMINS).
 func NewDirectory(api *slack.Client, admins []string) *Directory {
-	d := &Directory{api: api, admins: map[string]bool{}, ttl: 10 * time.Minute, now: time.Now, cache: map[string]cached{}}
+	var bots *install.Clients
+	if api != nil {
+		bots = &install.Clients{Single: &install.Bot{API: api}}
+	}
+	return NewTeamDirectory(bots, admins)
+}
+
+// NewTeamDirectory is a Directory that asks each team's users.info with
+// that team's bot. An admin written U… is one in SLACK_BOT_TOKEN's
+// workspace (in every workspace when there are no installations); T…:U…
+// names the workspace.
+func NewTeamDirectory(bots *install.Clients, admins []string) *Directory {
+	d := &Directory{bots: bots, admins: map[string]bool{}, ttl: 10 * time.Minute, now: time.Now, cache: map[string]cached{}}
 	for _, a := range admins {
 		d.admins[a] = true
 	}
 	return d
+}
+
+// admin says whether MNEMO_ADMINS names a member of team.
+func (d *Directory) admin(team, user string) bool {
+	if d.admins[team+":"+user] {
+		return true
+	}
+	if !d.admins[user] {
+		return false
+	}
+	if d.bots == nil || !d.bots.Multi() {
+		return true
+	}
+	return d.bots.Single != nil && d.bots.Single.Team == team
 }
 
 // ActorFromEvent is the one way an actor enters mnemo: the team and user id
@@ -51,8 +78,8 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	if d == nil {
 		return a, nil
 	}
-	a.IsAdmin = d.admins[userID]
-	if d.api == nil {
+	a.IsAdmin = d.admin(team, userID)
+	if d.bots == nil {
 		return a, nil
 	}
 	key := team + "/" + userID
@@ -62,7 +89,11 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	if ok && d.now().Sub(c.at) < d.ttl {
 		return c.actor, nil
 	}
-	u, err := d.api.GetUserInfoContext(ctx, userID)
+	b, err := d.bots.Bot(ctx, team)
+	if err != nil {
+		return a, fmt.Errorf("users.info %s: %w", userID, err)
+	}
+	u, err := b.API.GetUserInfoContext(ctx, userID)
 	if err != nil {
 		return a, fmt.Errorf("users.info %s: %w", userID, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
@@ -105,7 +106,13 @@ func (a *App) onPost(ctx context.Context, d *delivery) {
 	ctx, span := tracer.Start(ctx, "slack.event "+kind, trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(attribute.String("slack.event.type", kind), attribute.String("slack.envelope_id", d.id)))
 	defer span.End()
-	p, v, err := postFrom(e, d.id, a.botUserID)
+	b, err := a.bot(ctx, e.TeamID)
+	if err != nil {
+		a.obs.EventRefused(kind)
+		a.log.Error().Err(err).Str("envelope_id", d.id).Msg("no bot for the post's team; envelope not acked")
+		return
+	}
+	p, v, err := postFrom(e, d.id, b.UserID)
 	span.SetAttributes(attribute.String("slack.channel", p.Channel), attribute.String("slack.ts", p.TS))
 	p = inbox.WithTrace(ctx, p)
 	log := a.log.With().Str("envelope_id", d.id).Str("channel", p.Channel).Str("ts", p.TS).Logger()
@@ -162,9 +169,15 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 	if err != nil {
 		return slackPost{}, err
 	}
+	b, err := a.bot(ctx, ip.Team)
+	if errors.Is(err, install.ErrNotInstalled) {
+		return slackPost{}, fmt.Errorf("%w: %w", agent.ErrUndeliverable, err)
+	} else if err != nil {
+		return slackPost{}, err
+	}
 	channelType := ip.ChannelType
 	if channelType == "" {
-		channelType = a.channelType(ctx, ip.Channel)
+		channelType = a.channelType(ctx, b, ip.Channel)
 	}
 	vis := provenance.VisibilityOf(channelType, ip.Channel)
 	actor, err := a.dir.ActorFromEvent(ctx, ip.Team, ip.User)
@@ -172,7 +185,7 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 		a.log.Warn().Err(err).Str("ts", ip.TS).Msg("actor not enriched")
 	}
 	place := provenance.Place{Team: ip.Team, Channel: ip.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
-	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: a.cleanText(ip.Text)}, visibility: vis}, nil
+	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: CleanText(ip.Text, b.UserID)}, visibility: vis}, nil
 }
 
 // Accept takes a post in from the inbox: a mention or a DM needs a turn; a
@@ -203,7 +216,11 @@ func (a *App) Accept(ctx context.Context, ip inbox.Post, c inbox.Claim) (inbox.A
 			}
 		}
 	}
-	tk, err := a.runner.Take(ctx, p.Post, &surface{a: a}, c.Lease, c.TTL)
+	s, err := a.surfaceFor(ctx, ip.Team)
+	if err != nil {
+		return inbox.Accepted{}, err
+	}
+	tk, err := a.runner.Take(ctx, p.Post, s, c.Lease, c.TTL)
 	if err != nil {
 		return inbox.Accepted{}, err
 	}
@@ -247,7 +264,11 @@ func (a *App) Turn(ctx context.Context, ip inbox.Post, acc inbox.Accepted) error
 	if !ok {
 		return fmt.Errorf("slackapp: turn of %s run without Accept's state", ip.TS)
 	}
-	_, err = a.runner.RunTaken(ctx, p.Post, &surface{a: a}, tk)
+	s, err := a.surfaceFor(ctx, ip.Team)
+	if err != nil {
+		return err
+	}
+	_, err = a.runner.RunTaken(ctx, p.Post, s, tk)
 	if errors.Is(err, agent.ErrTurnFinished) {
 		a.log.Debug().Str("ts", ip.TS).Msg("turn already finished")
 		return nil
@@ -272,17 +293,16 @@ func (a *App) GiveUp(ctx context.Context, ip inbox.Post, cause error) error {
 		}
 	}
 	log.Error().AnErr("cause", cause).Msg("giving up on a post after its last attempt; telling the thread")
-	return a.runner.GiveUp(ctx, p.Post, &surface{a: a}, giveUpSentence)
+	s, err := a.surfaceFor(ctx, ip.Team)
+	if err != nil {
+		return err
+	}
+	return a.runner.GiveUp(ctx, p.Post, s, giveUpSentence)
 }
 
-// cleanText replaces the bot's own mention with its name and undoes the
+// CleanText replaces the bot's own mention with its name and undoes the
 // three escapes Slack applies to message text, so people's words are
 // stored and shown as they typed them.
-func (a *App) cleanText(s string) string {
-	return CleanText(s, a.botUserID)
-}
-
-// CleanText is cleanText for a given bot user id.
 func CleanText(s, botUserID string) string {
 	s = strings.ReplaceAll(s, "<@"+botUserID+">", "@mnemo")
 	return strings.TrimSpace(slackUnescape.Replace(s))
@@ -294,13 +314,13 @@ var slackUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 // for events (app_mention) that don't say. When Slack can't say, it returns
 // "" and the place counts as private (provenance.VisibilityOf); the failure
 // is counted and not cached, so the next event asks again.
-func (a *App) channelType(ctx context.Context, channel string) string {
-	if t, ok := a.chanTypes.Load(channel); ok {
+func (a *App) channelType(ctx context.Context, b install.Bot, channel string) string {
+	if t, ok := a.chanTypes.Load(b.Team + "/" + channel); ok {
 		return t.(string)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ch, err := a.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: channel})
+	ch, err := b.API.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: channel})
 	if err != nil {
 		a.obs.ChannelTypeUnknown()
 		a.log.Warn().Err(err).Str("channel", channel).Msg("conversations.info failed; the channel is treated as private")
@@ -315,7 +335,7 @@ func (a *App) channelType(ctx context.Context, channel string) string {
 	case ch.IsPrivate:
 		t = "group"
 	}
-	a.chanTypes.Store(channel, t)
+	a.chanTypes.Store(b.Team+"/"+channel, t)
 	return t
 }
 

@@ -81,7 +81,12 @@ func (a *App) publishHome(ctx context.Context, team, user string, offset int) {
 			h.LearningHere = on
 		}
 	}
-	if _, err := a.api.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: HomeView(h, time.Now())}); err != nil {
+	b, err := a.bot(ctx, team)
+	if err != nil {
+		a.log.Warn().Err(err).Msg("home: no bot for the team")
+		return
+	}
+	if _, err := b.API.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: HomeView(h, time.Now())}); err != nil {
 		a.log.Error().Err(err).Msg("home: views.publish")
 	}
 }

@@ -31,7 +31,7 @@ func (a *App) inspect(ctx context.Context, cb slack.InteractionCallback) {
 	if err != nil {
 		a.log.Warn().Err(err).Msg("actor not enriched")
 	}
-	answer := func(r reply) { a.respond(ctx, cb.ResponseURL, channel, cb.User.ID, r) }
+	answer := func(r reply) { a.respond(ctx, team, cb.ResponseURL, channel, cb.User.ID, r) }
 	if !actor.IsAdmin {
 		answer(notAdmin("inspect turns"))
 		return

@@ -78,6 +78,6 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		if fromHome {
 			return // the store's change hook republishes the Home tab
 		}
-		a.respond(ctx, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r)
+		a.respond(ctx, team, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r)
 	})
 }

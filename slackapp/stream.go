@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
@@ -21,13 +22,14 @@ import (
 // stream, the answer is posted once and that message updated with
 // chat.update instead.
 func (s *surface) Stream(_ context.Context, p agent.Post) agent.TextStream {
-	s.live = &liveReply{a: s.a, p: p, streaming: true}
+	s.live = &liveReply{a: s.a, bot: s.bot, p: p, streaming: true}
 	return s.live
 }
 
 // liveReply is one answer's message while it streams.
 type liveReply struct {
 	a         *App
+	bot       install.Bot
 	p         agent.Post
 	streaming bool // Slack's stream methods, else post and chat.update
 
@@ -46,7 +48,7 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 	var err error
 	switch {
 	case l.streaming && l.ts == "":
-		_, l.ts, err = l.a.api.StartStreamContext(ctx, key.Channel, slack.MsgOptionTS(string(key.Root)), slack.MsgOptionMarkdownText(text),
+		_, l.ts, err = l.bot.API.StartStreamContext(ctx, key.Channel, slack.MsgOptionTS(string(key.Root)), slack.MsgOptionMarkdownText(text),
 			slack.MsgOptionRecipientUserID(l.p.Actor.ID), slack.MsgOptionRecipientTeamID(key.Team))
 		var se slack.SlackErrorResponse
 		if errors.As(err, &se) && !transient(err) {
@@ -54,16 +56,16 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 			// missing scope): this answer is posted and updated instead.
 			l.a.log.Warn().Str("error", se.Err).Str("channel", key.Channel).Msg("Slack refused to stream the answer; posting and updating it instead")
 			l.streaming, l.ts = false, ""
-			l.ts, err = l.a.post(ctx, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
+			l.ts, err = l.a.post(ctx, l.bot, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
 		}
 	case l.streaming:
-		_, _, err = l.a.api.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(text))
+		_, _, err = l.bot.API.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(text))
 	case l.ts == "":
-		l.ts, err = l.a.post(ctx, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
+		l.ts, err = l.a.post(ctx, l.bot, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
 	default:
 		// Each update carries all the text so far, so one skipped for a
 		// rate limit loses nothing: the next, or the final one, shows it.
-		_, _, _, err = l.a.api.UpdateMessageContext(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String()), false))
+		_, _, _, err = l.bot.API.UpdateMessageContext(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String()), false))
 		var rl *slack.RateLimitedError
 		if errors.As(err, &rl) {
 			err = nil
@@ -109,13 +111,13 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 		if exact {
 			opts = append(opts, slack.MsgOptionBlocks(feedbackBlock()))
 		}
-		if _, _, err := l.a.api.StopStreamContext(ctx, key.Channel, l.ts, opts...); err != nil {
+		if _, _, err := l.bot.API.StopStreamContext(ctx, key.Channel, l.ts, opts...); err != nil {
 			return nil, err
 		}
 		l.stopped = true
 	}
 	if !l.streaming || !exact {
-		if _, _, _, err := l.a.update(ctx, key.Channel, l.ts, replyText(parts[0], len(parts) == 1)); err != nil {
+		if _, _, _, err := l.a.update(ctx, l.bot, key.Channel, l.ts, replyText(parts[0], len(parts) == 1)); err != nil {
 			return nil, err
 		}
 	}
@@ -123,9 +125,9 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 	if err != nil {
 		return nil, err
 	}
-	posted := []threads.Message{{TS: ts, Role: threads.RoleAssistant, Actor: l.a.botActor(key.Team), Authority: provenance.Context, Text: parts[0]}}
+	posted := []threads.Message{{TS: ts, Role: threads.RoleAssistant, Actor: botActor(l.bot), Authority: provenance.Context, Text: parts[0]}}
 	for i, part := range parts[1:] {
-		raw, err := l.a.post(ctx, key.Channel, replyText(part, i == len(parts)-2), slack.MsgOptionTS(string(key.Root)))
+		raw, err := l.a.post(ctx, l.bot, key.Channel, replyText(part, i == len(parts)-2), slack.MsgOptionTS(string(key.Root)))
 		if err != nil {
 			return posted, err
 		}
@@ -133,7 +135,7 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 		if err != nil {
 			return posted, err
 		}
-		posted = append(posted, threads.Message{TS: ts, Role: threads.RoleAssistant, Actor: l.a.botActor(key.Team), Authority: provenance.Context, Text: part})
+		posted = append(posted, threads.Message{TS: ts, Role: threads.RoleAssistant, Actor: botActor(l.bot), Authority: provenance.Context, Text: part})
 	}
 	return posted, nil
 }
@@ -150,10 +152,10 @@ func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 	key := l.p.Key
 	var err error
 	if l.streaming && !l.stopped {
-		_, _, err = l.a.api.StopStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText("\n\n"+sentence))
+		_, _, err = l.bot.API.StopStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText("\n\n"+sentence))
 		l.stopped = err == nil
 	} else {
-		_, _, _, err = l.a.update(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String())+"\n\n"+sentence, false))
+		_, _, _, err = l.a.update(ctx, l.bot, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String())+"\n\n"+sentence, false))
 	}
 	if err != nil {
 		l.a.log.Warn().Err(err).Msg("failure sentence not added to the streamed answer; posting it")
@@ -165,9 +167,9 @@ func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 // update edits a message, waiting out Slack's rate limits a few times as
 // post does: the final update is the answer, and chat.update is the
 // method a streamed channel answer calls most.
-func (a *App) update(ctx context.Context, channel, ts string, opts ...slack.MsgOption) (string, string, string, error) {
+func (a *App) update(ctx context.Context, b install.Bot, channel, ts string, opts ...slack.MsgOption) (string, string, string, error) {
 	for attempt := 0; ; attempt++ {
-		c, t, text, err := a.api.UpdateMessageContext(ctx, channel, ts, opts...)
+		c, t, text, err := b.API.UpdateMessageContext(ctx, channel, ts, opts...)
 		var rl *slack.RateLimitedError
 		if !errors.As(err, &rl) || attempt == 3 {
 			return c, t, text, err
@@ -182,6 +184,6 @@ func (a *App) update(ctx context.Context, channel, ts string, opts ...slack.MsgO
 }
 
 // botActor is mnemo as the author of its messages in the session log.
-func (a *App) botActor(team string) provenance.Actor {
-	return provenance.Actor{Kind: provenance.KindBot, Team: team, ID: a.botUserID, Name: "mnemo"}
+func botActor(b install.Bot) provenance.Actor {
+	return provenance.Actor{Kind: provenance.KindBot, Team: b.Team, ID: b.UserID, Name: "mnemo"}
 }

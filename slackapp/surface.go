@@ -11,6 +11,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 )
@@ -36,11 +37,12 @@ const (
 // from conversations.replies.
 type surface struct {
 	a    *App
-	live *liveReply // set when the answer is streamed (stream.go)
+	bot  install.Bot // the team's
+	live *liveReply  // set when the answer is streamed (stream.go)
 }
 
 func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase) {
-	key := p.Key.Channel + "/" + string(p.TS)
+	key := p.Key.Team + "/" + p.Key.Channel + "/" + string(p.TS)
 	switch phase {
 	case agent.Working:
 		// Shown beside the turn, not before it: the model is not kept
@@ -48,8 +50,8 @@ func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase)
 		shown := make(chan struct{})
 		s.a.working.Store(key, shown)
 		s.a.async(ctx, func(ctx context.Context) {
-			s.a.react(ctx, true, p, reactionWorking)
-			s.a.titleThread(ctx, p)
+			s.a.react(ctx, s.bot, true, p, reactionWorking)
+			s.a.titleThread(ctx, s.bot, p)
 			close(shown)
 			s.a.working.CompareAndDelete(key, shown) // shown: nothing to wait for
 		})
@@ -65,8 +67,8 @@ func (s *surface) Progress(ctx context.Context, p agent.Post, phase agent.Phase)
 		if phase == agent.Failed {
 			end = reactionFailed
 		}
-		s.a.react(ctx, false, p, reactionWorking)
-		s.a.react(ctx, true, p, end)
+		s.a.react(ctx, s.bot, false, p, reactionWorking)
+		s.a.react(ctx, s.bot, true, p, end)
 	}
 }
 
@@ -76,7 +78,7 @@ func (s *surface) Notify(ctx context.Context, d agent.Delivery) error {
 		return nil // the streamed message ends with the sentence
 	}
 	if d.Resume {
-		found, err := s.a.postedFor(ctx, d.Post, noticeEvent)
+		found, err := s.a.postedFor(ctx, s.bot, d.Post, noticeEvent)
 		if err != nil {
 			return err
 		}
@@ -84,7 +86,7 @@ func (s *surface) Notify(ctx context.Context, d agent.Delivery) error {
 			return nil
 		}
 	}
-	_, err := s.a.post(ctx, d.Post.Key.Channel, slack.MsgOptionText(d.Text, false), slack.MsgOptionTS(string(d.Post.Key.Root)), metadata(noticeEvent, d.Post, 0, 1))
+	_, err := s.a.post(ctx, s.bot, d.Post.Key.Channel, slack.MsgOptionText(d.Text, false), slack.MsgOptionTS(string(d.Post.Key.Root)), metadata(noticeEvent, d.Post, 0, 1))
 	return err
 }
 
@@ -95,12 +97,12 @@ func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Messag
 		return s.live.finish(ctx, d.Text)
 	}
 	key := d.Post.Key
-	bot := provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID, Name: "mnemo"}
+	bot := botActor(s.bot)
 	parts := SplitMessage(ToMrkdwn(d.Text), MaxPostChars)
 	var found map[int]threads.TS
 	if d.Resume {
 		var err error
-		if found, err = s.a.postedFor(ctx, d.Post, replyEvent); err != nil {
+		if found, err = s.a.postedFor(ctx, s.bot, d.Post, replyEvent); err != nil {
 			return nil, err
 		}
 	}
@@ -108,7 +110,7 @@ func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Messag
 	for i, part := range parts {
 		ts, ok := found[i]
 		if !ok {
-			raw, err := s.a.post(ctx, key.Channel, replyText(part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, d.Post, i, len(parts)))
+			raw, err := s.a.post(ctx, s.bot, key.Channel, replyText(part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, d.Post, i, len(parts)))
 			if err != nil {
 				return posted, err
 			}
@@ -130,7 +132,7 @@ func metadata(event string, p agent.Post, part, parts int) slack.MsgOption {
 
 // postedFor finds the bot's messages of one metadata event type that answer
 // post p, by part.
-func (a *App) postedFor(ctx context.Context, p agent.Post, event string) (map[int]threads.TS, error) {
+func (a *App) postedFor(ctx context.Context, b install.Bot, p agent.Post, event string) (map[int]threads.TS, error) {
 	found := map[int]threads.TS{}
 	params := &slack.GetConversationRepliesParameters{ChannelID: p.Key.Channel, Timestamp: string(p.Key.Root), Oldest: string(p.TS), Inclusive: true, IncludeAllMetadata: true, Limit: 200}
 	for {
@@ -139,14 +141,14 @@ func (a *App) postedFor(ctx context.Context, p agent.Post, event string) (map[in
 		var cursor string
 		err := a.call(ctx, a.budget, "conversations.replies", func(ctx context.Context) error {
 			var err error
-			msgs, more, cursor, err = a.api.GetConversationRepliesContext(ctx, params)
+			msgs, more, cursor, err = b.API.GetConversationRepliesContext(ctx, params)
 			return err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("looking for an earlier reply: %w", err)
 		}
 		for _, m := range msgs {
-			if (m.User != a.botUserID && (m.BotID == "" || m.BotID != a.botID)) || m.Metadata.EventType != event {
+			if (m.User != b.UserID && (m.BotID == "" || m.BotID != b.BotID)) || m.Metadata.EventType != event {
 				continue
 			}
 			if ts, _ := m.Metadata.EventPayload["post_ts"].(string); ts != string(p.TS) {
@@ -185,7 +187,7 @@ func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads
 		var cursor string
 		err := s.a.call(ctx, s.a.budget, "conversations.replies", func(ctx context.Context) error {
 			var err error
-			msgs, more, cursor, err = s.a.api.GetConversationRepliesContext(ctx, params)
+			msgs, more, cursor, err = s.bot.API.GetConversationRepliesContext(ctx, params)
 			return err
 		})
 		if err != nil {
@@ -231,10 +233,10 @@ func (s *surface) Backfill(ctx context.Context, key threads.Key, current threads
 // backfilled is a message read from conversations.replies as the thread's
 // log keeps it: context, said by a person, a bot or the bot itself.
 func (s *surface) backfilled(key threads.Key, ts threads.TS, m slack.Message) threads.Message {
-	entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: agent.StoredText(s.a.cleanText(m.Text))}
+	entry := threads.Message{TS: ts, Role: threads.RoleUser, Authority: provenance.Context, Text: agent.StoredText(CleanText(m.Text, s.bot.UserID))}
 	switch {
-	case m.User == s.a.botUserID || (m.BotID != "" && m.BotID == s.a.botID):
-		entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.a.botUserID}
+	case m.User == s.bot.UserID || (m.BotID != "" && m.BotID == s.bot.BotID):
+		entry.Role, entry.Actor = threads.RoleAssistant, provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: s.bot.UserID}
 	case m.BotID != "" || m.User == "":
 		entry.Actor = provenance.Actor{Kind: provenance.KindBot, Team: key.Team, ID: m.BotID}
 	default:
@@ -245,11 +247,11 @@ func (s *surface) backfilled(key threads.Key, ts threads.TS, m slack.Message) th
 
 // post sends a message, through rate limits and transient errors, for up
 // to the retry budget.
-func (a *App) post(ctx context.Context, channel string, opts ...slack.MsgOption) (string, error) {
+func (a *App) post(ctx context.Context, b install.Bot, channel string, opts ...slack.MsgOption) (string, error) {
 	var ts string
 	err := a.call(ctx, a.budget, "chat.postMessage", func(ctx context.Context) error {
 		var err error
-		_, ts, err = a.api.PostMessageContext(ctx, channel, opts...)
+		_, ts, err = b.API.PostMessageContext(ctx, channel, opts...)
 		return err
 	})
 	var se slack.SlackErrorResponse
@@ -269,13 +271,13 @@ var undeliverable = map[string]bool{
 // reactionBudget is shorter than a reply's: a reaction is only decoration.
 const reactionBudget = 10 * time.Second
 
-func (a *App) react(ctx context.Context, add bool, p agent.Post, r reaction) {
+func (a *App) react(ctx context.Context, b install.Bot, add bool, p agent.Post, r reaction) {
 	ref := slack.NewRefToMessage(p.Key.Channel, string(p.TS))
 	err := a.call(ctx, reactionBudget, "reactions", func(ctx context.Context) error {
 		if add {
-			return a.api.AddReactionContext(ctx, string(r), ref)
+			return b.API.AddReactionContext(ctx, string(r), ref)
 		}
-		return a.api.RemoveReactionContext(ctx, string(r), ref)
+		return b.API.RemoveReactionContext(ctx, string(r), ref)
 	})
 	var se slack.SlackErrorResponse
 	if err != nil && !(errors.As(err, &se) && (se.Err == "already_reacted" || se.Err == "no_reaction")) {

@@ -82,6 +82,12 @@ func (a *App) dispatch(ctx context.Context, d *delivery) {
 		d.kind = kindOfData(d.data, "unknown")
 	}
 	a.obs.EventReceived(d.kind)
+	// Nothing of a workspace without an active installation is read or
+	// written: its deliveries are acked and dropped here, for both
+	// transports.
+	if !a.installed(ctx, d) {
+		return
+	}
 	switch data := d.data.(type) {
 	case slackevents.EventsAPIEvent:
 		switch slackevents.EventsAPIType(data.InnerEvent.Type) {
@@ -95,6 +101,8 @@ func (a *App) dispatch(ctx context.Context, d *delivery) {
 			a.onAssistantContextChanged(ctx, d)
 		case slackevents.UserChange:
 			a.onUserChange(ctx, d)
+		case slackevents.AppUninstalled, slackevents.TokensRevoked:
+			a.onUninstalled(ctx, d)
 		default:
 			a.ack(d)
 			a.log.Debug().Str("type", data.InnerEvent.Type).Msg("ignored event type")

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/lifecycle"
 	turnusage "github.com/mnemo-bot/mnemo/usage"
 )
@@ -35,7 +36,7 @@ import (
 // A new variable is a new field here, in the order help lists them, and a
 // row in the README that TestReadmeConfigurationTableIsGenerated asks for.
 type Config struct {
-	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,stats,turns" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
+	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,stats,turns,teams,keys" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
 	SlackBot    botToken    `env:"SLACK_BOT_TOKEN" requiredBy:"serve" help:"the Slack app's bot token, xoxb-…"`
 	SlackApp    appToken    `env:"SLACK_APP_TOKEN" requiredBy:"serve" help:"the app-level token for Socket Mode, xapp-…; not read in http mode"`
 	// SlackMode is how Slack reaches serve: Socket Mode, or the Events API
@@ -44,8 +45,15 @@ type Config struct {
 	SigningSecret string    `env:"SLACK_SIGNING_SECRET" help:"the app's signing secret (Basic Information → App Credentials); in http mode every request must be signed with it, and serve needs it"`
 	SlackHTTPAddr hostPort  `env:"MNEMO_SLACK_HTTP_ADDR" envDefault:"127.0.0.1:3000" help:"in http mode, where serve answers Slack's requests (POST /slack/events, /slack/interactivity, /slack/commands), apart from MNEMO_HTTP_ADDR so that only /slack/* is exposed"`
 	SlackAPIURL   apiURL    `env:"SLACK_API_URL" envDefault:"https://slack.com/api/" help:"Slack's Web API base URL; tests and proxies point it elsewhere"`
-	Provider      provider  `env:"MNEMO_LLM_PROVIDER" requiredBy:"serve,chat" help:"the model provider: anthropic, or openai for any OpenAI-compatible server"`
-	Model         string    `env:"MNEMO_MODEL" requiredBy:"serve,chat" help:"the model name"`
+	// ClientID and ClientSecret turn on the OAuth install for many
+	// workspaces; EncryptionKey seals their bot tokens.
+	ClientID      string   `env:"SLACK_CLIENT_ID" help:"the app's client id (Basic Information): turns on the OAuth install for many workspaces at /slack/install, each with its own bot token; SLACK_BOT_TOKEN is then optional (see the README's Many workspaces)"`
+	ClientSecret  string   `env:"SLACK_CLIENT_SECRET" help:"the app's client secret, for the OAuth code exchange (oauth.v2.access); required with SLACK_CLIENT_ID"`
+	EncryptionKey keyring  `env:"MNEMO_ENCRYPTION_KEY" help:"the key installed workspaces' bot tokens are sealed with (AES-256-GCM): 32 bytes in base64 (openssl rand -base64 32), or id:base64 keys separated by commas, the first current (mnemo keys rotate); required with SLACK_CLIENT_ID"`
+	AuthorizeURL  httpURL  `env:"SLACK_AUTHORIZE_URL" envDefault:"https://slack.com/oauth/v2/authorize" help:"Slack's OAuth authorize page; tests point it elsewhere"`
+	RedirectURL   httpURL  `env:"SLACK_REDIRECT_URL" defaultNote:"none: Slack uses the app's one configured redirect URL" help:"the public URL of /slack/oauth_redirect, sent as redirect_uri"`
+	Provider      provider `env:"MNEMO_LLM_PROVIDER" requiredBy:"serve,chat" help:"the model provider: anthropic, or openai for any OpenAI-compatible server"`
+	Model         string   `env:"MNEMO_MODEL" requiredBy:"serve,chat" help:"the model name"`
 	// LLMKey falls back to the provider's own variable, below.
 	LLMKey              string           `env:"MNEMO_LLM_API_KEY" requiredBy:"serve,chat" defaultNote:"ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider" help:"the provider's API key; optional with MNEMO_LLM_BASE_URL (a local server such as Ollama needs none)"`
 	AnthropicKey        string           `env:"ANTHROPIC_API_KEY" help:"the key when the provider is anthropic and MNEMO_LLM_API_KEY is unset"`
@@ -54,7 +62,7 @@ type Config struct {
 	JudgeModel          string           `env:"MNEMO_JUDGE_MODEL" defaultNote:"MNEMO_MODEL" help:"the model that grades replies in mnemo eval --live"`
 	EmbeddingModel      string           `env:"MNEMO_EMBEDDING_MODEL" defaultNote:"none: recall is lexical only" help:"an embedding model for recall, through the OpenAI-compatible /v1/embeddings endpoint"`
 	EmbeddingBaseURL    httpURL          `env:"MNEMO_EMBEDDING_BASE_URL" defaultNote:"MNEMO_LLM_BASE_URL" help:"the embeddings endpoint's base URL"`
-	Admins              userIDs          `env:"MNEMO_ADMINS" help:"comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners"`
+	Admins              userIDs          `env:"MNEMO_ADMINS" help:"comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners; with many workspaces a bare id counts in SLACK_BOT_TOKEN's workspace only, and T…:U… names the workspace"`
 	Operator            userID           `env:"MNEMO_OPERATOR" help:"the Slack user id (U…) that mnemo memories search, forget, restore, history and export act as, unless --as says otherwise: it sees and may do what it could in Slack (admin rights from MNEMO_ADMINS), and each action is audited under it"`
 	SlashCommand        slashCommand     `env:"MNEMO_SLASH_COMMAND" envDefault:"/mnemo" help:"the slash command's name"`
 	MCPConfig           readableFile     `env:"MNEMO_MCP_CONFIG" help:"an MCP client configuration file ({\"mcpServers\": …} or {\"servers\": …}) whose servers become tool sources; see docs/tools.md"`
@@ -68,6 +76,7 @@ type Config struct {
 	RetainConversations period           `env:"MNEMO_RETENTION_CONVERSATIONS" envDefault:"90d" help:"how long serve keeps the session log's messages and the turns, in days (90d) or as a duration (720h); 0 keeps them for ever. See docs/lifecycle.md"`
 	RetainInbox         period           `env:"MNEMO_RETENTION_INBOX" envDefault:"7d" help:"the longest serve keeps a delivered inbox post and a finished job (River keeps completed jobs a day at most)"`
 	RetainForgotten     period           `env:"MNEMO_RETENTION_FORGOTTEN" envDefault:"30d" help:"how long a forgotten, superseded or expired memory is kept, with its history, before it is deleted"`
+	RetainUninstalled   period           `env:"MNEMO_RETENTION_UNINSTALLED" envDefault:"30d" help:"how long a workspace's data is kept after the app is uninstalled there (or its tokens revoked), before all of it is erased"`
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change with deleted: true).
 	EraseDeletedUsers onOff `env:"MNEMO_ERASE_DELETED_USERS" envDefault:"false" help:"true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does"`
@@ -124,6 +133,13 @@ func (c Config) Retention() lifecycle.Retention {
 		Forgotten:     time.Duration(c.RetainForgotten),
 	}
 }
+
+// MultiWorkspace reports whether workspaces install the app through OAuth.
+func (c Config) MultiWorkspace() bool { return c.ClientID != "" }
+
+// RetentionUninstalled is how long a workspace's data is kept after the
+// app is uninstalled there.
+func (c Config) RetentionUninstalled() time.Duration { return time.Duration(c.RetainUninstalled) }
 
 // Variable is one environment variable mnemo reads, as Config's tags
 // define it.
@@ -244,6 +260,10 @@ func LoadConfig(getenv func(string) string, command string) (Config, error) {
 			if c.SlackMode == "http" {
 				continue // Socket Mode's token; http mode has the signing secret
 			}
+		case "SLACK_BOT_TOKEN":
+			if c.MultiWorkspace() {
+				continue // every workspace installs the app (OAuth)
+			}
 		case "MNEMO_LLM_API_KEY":
 			// A server of one's own (Ollama, vLLM) needs no key; without a
 			// provider, the provider is the problem.
@@ -254,6 +274,17 @@ func LoadConfig(getenv func(string) string, command string) (Config, error) {
 			continue
 		}
 		problems = append(problems, fmt.Sprintf("%s is not set: %s", v.Name, v.Meaning))
+	}
+	if c.ClientID != "" || c.ClientSecret != "" {
+		for _, v := range []struct {
+			name string
+			set  bool
+		}{{"SLACK_CLIENT_ID", c.ClientID != ""}, {"SLACK_CLIENT_SECRET", c.ClientSecret != ""}, {"MNEMO_ENCRYPTION_KEY", environ["MNEMO_ENCRYPTION_KEY"] != ""}} {
+			if !v.set {
+				i := slices.IndexFunc(Variables, func(x Variable) bool { return x.Name == v.name })
+				problems = append(problems, fmt.Sprintf("%s is not set: %s", v.name, Variables[i].Meaning))
+			}
+		}
 	}
 	if len(problems) > 0 {
 		return c, &ConfigError{Problems: problems}
@@ -365,7 +396,7 @@ func (ids *userIDs) UnmarshalText(b []byte) error {
 		if a = strings.TrimSpace(a); a == "" {
 			continue
 		}
-		if validUserID(a) {
+		if team, user, ok := strings.Cut(a, ":"); (ok && validTeamID(team) && validUserID(user)) || validUserID(a) {
 			good = append(good, a)
 		} else {
 			bad = append(bad, strconv.Quote(a))
@@ -380,6 +411,23 @@ func (ids *userIDs) UnmarshalText(b []byte) error {
 	default:
 		return fmt.Errorf("has %s, which are not Slack user ids (U… or W…)", strings.Join(bad, ", "))
 	}
+}
+
+// keyring is MNEMO_ENCRYPTION_KEY, checked as install.ParseKeyring reads
+// it; its value is never echoed.
+type keyring string
+
+func (k *keyring) UnmarshalText(b []byte) error {
+	if _, err := install.ParseKeyring(string(b)); err != nil {
+		return fmt.Errorf("is not a key: %w", err)
+	}
+	*k = keyring(b)
+	return nil
+}
+
+// validTeamID says whether s looks like a Slack team id (T…).
+func validTeamID(s string) bool {
+	return len(s) >= 2 && s[0] == 'T' && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
 func validUserID(s string) bool {

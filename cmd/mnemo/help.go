@@ -20,6 +20,8 @@ commands:
   stats           print model usage per day, top channels and people
   turns show      show one turn: timeline, recall, tools, tokens, errors
   eval            run the memory workflow evals
+  teams erase     erase everything of one workspace (admin)
+  keys rotate     seal installed workspaces' tokens again under the current key
   version         print the version
   help [CMD|env]  this text, a command's help, or the environment variables
 

@@ -102,6 +102,10 @@ func (p process) run(ctx context.Context, args []string) int {
 		err = cmdEval(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "tools":
 		err = cmdTools(ctx, rest, p.getenv, p.stdout, p.stderr)
+	case "teams":
+		err = cmdTeams(ctx, rest, p.getenv, p.stdout, p.stderr)
+	case "keys":
+		err = cmdKeys(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "help", "-h", "-help", "--help":
 		return p.help(ctx, cmd, rest)
 	default:

@@ -182,8 +182,22 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	// Every Web API request ends: a Slack that never answers fails the call
 	// (retried within its budget) instead of holding a turn or a shutdown.
-	api := slack.New(string(cfg.SlackBot), slack.OptionAPIURL(string(cfg.SlackAPIURL)), slack.OptionAppLevelToken(string(cfg.SlackApp)),
-		slack.OptionHTTPClient(&http.Client{Timeout: slackHTTPTimeout}))
+	newClient := func(token string) *slack.Client {
+		return slack.New(token, slack.OptionAPIURL(string(cfg.SlackAPIURL)), slack.OptionAppLevelToken(string(cfg.SlackApp)),
+			slack.OptionHTTPClient(&http.Client{Timeout: slackHTTPTimeout}))
+	}
+	// The socket's client has the app token; with SLACK_BOT_TOKEN it is
+	// also that workspace's bot, and without one every workspace's bot is
+	// its installation's (clients).
+	api := newClient(string(cfg.SlackBot))
+	var single *slack.Client
+	if cfg.SlackBot != "" {
+		single = api
+	}
+	clients, oauth, err := installations(cfg, c.db, newClient, log)
+	if err != nil {
+		return err
+	}
 	var sm *socketmode.Client
 	if cfg.SlackMode == "socket" {
 		sm = socketmode.New(api, socketmode.OptionDebug(cfg.LogLevel.Level() == zerolog.DebugLevel), socketmode.OptionLog(stdlog.New(redactWriter{stderr}, "socketmode: ", 0)))
@@ -197,8 +211,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		AfterTurn: func(ctx context.Context, tx *db.Tx, turnID int64) error { return learning.EnqueueTx(ctx, tx, turnID) },
 	})
 	app := slackapp.New(slackapp.Config{
-		API: api, Socket: sm, DB: c.db, Runner: runner, Memory: c.memory,
-		Directory: slackapp.NewDirectory(api, cfg.Admins), Logger: log,
+		API: single, Socket: sm, Clients: clients, DB: c.db, Runner: runner, Memory: c.memory,
+		Directory: slackapp.NewTeamDirectory(clients, cfg.Admins), Logger: log,
 		SlashCommand: string(cfg.SlashCommand), Observer: metrics,
 		Retention: cfg.Retention(), EraseDeletedUsers: bool(cfg.EraseDeletedUsers),
 		Prices: cfg.Prices.Prices, AdminOversight: bool(cfg.AdminOversight),
@@ -211,7 +225,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			if err := learn.Register(w, learner, learned(metrics)); err != nil {
 				return err
 			}
-			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention(), Observer: metrics}, Logger: log})
+			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention(), Uninstalled: cfg.RetentionUninstalled(), Observer: metrics}, Logger: log})
 		},
 		Queues: map[string]int{river.QueueDefault: learningWorkers},
 	})
@@ -238,6 +252,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if cfg.SlackMode == "http" {
 		slackMux := http.NewServeMux()
 		app.Mount(slackMux, slackapp.HTTPOptions{SigningSecret: cfg.SigningSecret, Refused: metrics.SlackRequestRefused})
+		if oauth != nil {
+			mountInstall(slackMux, oauth)
+		}
 		slackMux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 		if slackSrv, err = ops.ListenHandler("MNEMO_SLACK_HTTP_ADDR", string(cfg.SlackHTTPAddr), slackMux, log); err != nil {
 			return err
@@ -253,6 +270,11 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			_ = slackSrv.Shutdown(context.Background())
 		}
 		return err
+	}
+	if oauth != nil && slackSrv == nil {
+		// In socket mode the operator server is the one HTTP listener:
+		// put the install's two paths behind the public ingress.
+		mountInstall(srv, oauth)
 	}
 	// One owner for everything serve runs: the operator server, the socket,
 	// the inbox's workers and mover, the sweeps and the Slack calls in the

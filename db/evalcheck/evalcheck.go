@@ -3,6 +3,7 @@ package evalcheck
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/db/evalcheck/internal/evalsql"
@@ -42,7 +43,7 @@ func (c Checks) MemoriesInThread(ctx context.Context, f ThreadQuery) ([]db.Memor
 	}
 	out := make([]db.Memory, 0, len(ids))
 	for _, id := range ids {
-		m, err := c.d.Memories().Get(ctx, id)
+		m, err := c.d.Memories().Get(ctx, teamOf(f.SourceKey), id)
 		if err != nil {
 			return nil, fmt.Errorf("memories in thread: %w", err)
 		}
@@ -59,4 +60,12 @@ func (c Checks) ThreadRows(ctx context.Context, sourceKey string, messageTS []st
 		return 0, 0, fmt.Errorf("thread rows: %w", err)
 	}
 	return r.Messages, r.Memories, nil
+}
+
+// teamOf is the team of a source key (slack:<team>:…).
+func teamOf(sourceKey string) string {
+	if parts := strings.SplitN(sourceKey, ":", 3); len(parts) == 3 {
+		return parts[1]
+	}
+	return ""
 }

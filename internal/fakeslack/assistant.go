@@ -30,7 +30,7 @@ func (st Stream) Text() string {
 
 // assistantAPI answers the AI app methods (the assistant.threads.* calls
 // and chat streaming) and reports whether method was one of them.
-func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values) bool {
+func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values, team string) bool {
 	switch method {
 	case "assistant.threads.setStatus", "assistant.threads.setSuggestedPrompts", "assistant.threads.setTitle":
 		// Recorded in Calls; Slack checks only that the thread is named.
@@ -54,8 +54,8 @@ func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values
 			st.Appends = append(st.Appends, t)
 		}
 		s.streams = append(s.streams, st)
-		m := Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text()}
-		s.history[m.Channel] = append(s.history[m.Channel], m)
+		m := Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text(), Team: team}
+		s.history[hkey(team, m.Channel)] = append(s.history[hkey(team, m.Channel)], m)
 		s.mu.Unlock()
 		s.cond.Broadcast()
 		writeJSON(w, map[string]any{"ok": true, "channel": st.Channel, "ts": st.TS})
@@ -75,9 +75,9 @@ func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values
 		if t := f.Get("markdown_text"); t != "" {
 			st.Appends = append(st.Appends, t)
 		}
-		for i, m := range s.history[st.Channel] {
+		for i, m := range s.history[hkey(team, st.Channel)] {
 			if m.TS == st.TS {
-				s.history[st.Channel][i].Text = st.Text()
+				s.history[hkey(team, st.Channel)][i].Text = st.Text()
 			}
 		}
 		if method == "chat.stopStream" {
@@ -87,7 +87,7 @@ func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values
 			}
 			// Once stopped, the message is among the bot's posts, with what
 			// it streamed, as a finished message is in Slack's history.
-			s.posted = append(s.posted, Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text(), Blocks: st.Blocks, At: time.Now()})
+			s.posted = append(s.posted, Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text(), Blocks: st.Blocks, At: time.Now(), Team: team})
 		}
 		s.mu.Unlock()
 		s.cond.Broadcast()

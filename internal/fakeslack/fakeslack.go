@@ -57,11 +57,15 @@ type Message struct {
 	Envelope string `json:"-"`
 	// At is when the fake took the call that posted or updated it.
 	At time.Time `json:"-"`
+	// Team is the workspace whose token posted it (TeamID for the default
+	// token), or a seeded message's.
+	Team string `json:"-"`
 }
 
 // Reaction is a reactions.add or reactions.remove call.
 type Reaction struct {
 	Op, Channel, TS, Name string
+	Team                  string // the workspace whose token made it
 }
 
 // User is a workspace member, for users.info.
@@ -79,12 +83,16 @@ type Call struct {
 	Form   url.Values
 	JSON   map[string]any
 	Token  string
+	// Team is the workspace the token belongs to: TeamID for any token the
+	// fake did not issue through oauth.v2.access.
+	Team string
 }
 
 // File is an uploaded file.
 type File struct {
 	Name, Channel, Title string
 	Content              []byte
+	Team                 string // the workspace whose token uploaded it
 }
 
 // Server is a running fake Slack.
@@ -131,6 +139,7 @@ type Server struct {
 	client         *http.Client
 	answers        map[string]Answer
 	httpWG         sync.WaitGroup
+	oauth          oauthState // oauth.go
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -150,6 +159,7 @@ func New(t harness.TB) *Server {
 	mux.HandleFunc("/ws", s.ws)
 	mux.HandleFunc("/upload/", s.upload)
 	mux.HandleFunc("/response", s.response)
+	mux.HandleFunc("/oauth/v2/authorize", s.authorize)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL + "/api/"
 	t.Cleanup(func() {
@@ -165,6 +175,7 @@ func New(t harness.TB) *Server {
 		s.srv.Close()
 	})
 	s.users[BotUserID] = User{ID: BotUserID, Name: "mnemo", IsBot: true}
+	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}}
 	return s
 }
 
@@ -179,7 +190,8 @@ func (s *Server) AddUser(u User) {
 func (s *Server) Seed(m Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.history[m.Channel] = append(s.history[m.Channel], m)
+	k := hkey(m.Team, m.Channel)
+	s.history[k] = append(s.history[k], m)
 }
 
 // RateLimit makes the next n calls of method answer 429 with Retry-After: 1,
@@ -295,6 +307,12 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		call.Token = call.Form.Get("token")
 	}
 	s.mu.Lock()
+	ws, issued := s.oauth.tokens[call.Token]
+	call.Team = TeamID
+	if issued {
+		call.Team = ws.Team
+	}
+	revoked := s.oauth.revoked[call.Token]
 	s.calls = append(s.calls, call)
 	code, fail := s.failNext[method]
 	delete(s.failNext, method)
@@ -336,10 +354,20 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": false, "error": code})
 		return
 	}
-	f := call.Form
+	if revoked {
+		writeJSON(w, map[string]any{"ok": false, "error": "token_revoked"})
+		return
+	}
+	f, team := call.Form, call.Team
 	switch method {
 	case "auth.test":
+		if issued {
+			writeJSON(w, map[string]any{"ok": true, "url": "https://" + strings.ToLower(ws.Team) + ".slack.com/", "team": ws.Name, "user": "mnemo", "team_id": ws.Team, "user_id": ws.BotUserID, "bot_id": ws.BotID})
+			return
+		}
 		writeJSON(w, map[string]any{"ok": true, "url": "https://fake.slack.com/", "team": "Fake", "user": "mnemo", "team_id": TeamID, "user_id": BotUserID, "bot_id": BotID})
+	case "oauth.v2.access":
+		s.oauthAccess(w, f)
 	case "apps.connections.open":
 		s.mu.Lock()
 		s.opens++
@@ -350,14 +378,17 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		for s.holding {
 			s.cond.Wait()
 		}
-		m := Message{Channel: f.Get("channel"), TS: s.ts(), ThreadTS: f.Get("thread_ts"), User: BotUserID, BotID: BotID, Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), At: time.Now()}
+		m := Message{Channel: f.Get("channel"), TS: s.ts(), ThreadTS: f.Get("thread_ts"), User: BotUserID, BotID: BotID, Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), At: time.Now(), Team: team}
+		if issued {
+			m.User, m.BotID = ws.BotUserID, ws.BotID
+		}
 		if md := f.Get("metadata"); md != "" {
 			m.Metadata = json.RawMessage(md)
 		}
 		if method == "chat.postEphemeral" {
 			m.Ephemeral, m.Target = true, f.Get("user")
 		} else {
-			s.history[m.Channel] = append(s.history[m.Channel], m)
+			s.history[hkey(team, m.Channel)] = append(s.history[hkey(team, m.Channel)], m)
 		}
 		s.posted = append(s.posted, m)
 		s.mu.Unlock()
@@ -369,33 +400,36 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS, "message": m})
 	case "chat.update":
 		s.mu.Lock()
-		m := Message{Channel: f.Get("channel"), TS: f.Get("ts"), Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), Updated: true, At: time.Now()}
+		m := Message{Channel: f.Get("channel"), TS: f.Get("ts"), Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), Updated: true, At: time.Now(), Team: team}
 		s.posted = append(s.posted, m)
 		s.mu.Unlock()
 		s.cond.Broadcast()
 		writeJSON(w, map[string]any{"ok": true, "channel": m.Channel, "ts": m.TS})
 	case "reactions.add", "reactions.remove":
 		s.mu.Lock()
-		s.reactions = append(s.reactions, Reaction{Op: strings.TrimPrefix(method, "reactions."), Channel: f.Get("channel"), TS: f.Get("timestamp"), Name: f.Get("name")})
+		s.reactions = append(s.reactions, Reaction{Op: strings.TrimPrefix(method, "reactions."), Channel: f.Get("channel"), TS: f.Get("timestamp"), Name: f.Get("name"), Team: team})
 		s.mu.Unlock()
 		s.cond.Broadcast()
 		writeJSON(w, map[string]any{"ok": true})
 	case "users.info":
 		s.mu.Lock()
 		u, ok := s.users[f.Get("user")]
+		if issued {
+			u, ok = ws.Users[f.Get("user")]
+		}
 		s.mu.Unlock()
 		if !ok {
 			writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
 			return
 		}
 		writeJSON(w, map[string]any{"ok": true, "user": map[string]any{
-			"id": u.ID, "team_id": TeamID, "name": strings.ToLower(u.Name), "real_name": u.Name,
+			"id": u.ID, "team_id": team, "name": strings.ToLower(u.Name), "real_name": u.Name,
 			"is_admin": u.IsAdmin, "is_owner": u.IsOwner, "is_bot": u.IsBot,
 			"profile": map[string]any{"display_name": u.Name, "real_name": u.Name},
 		}})
 	case "conversations.replies":
 		s.mu.Lock()
-		msgs := s.thread(f.Get("channel"), f.Get("ts"), f.Get("oldest"), f.Get("latest"), f.Get("inclusive") == "1" || f.Get("inclusive") == "true")
+		msgs := s.thread(hkey(team, f.Get("channel")), f.Get("ts"), f.Get("oldest"), f.Get("latest"), f.Get("inclusive") == "1" || f.Get("inclusive") == "true")
 		s.mu.Unlock()
 		withMetadata := f.Get("include_all_metadata") == "1" || f.Get("include_all_metadata") == "true"
 		page, next, err := paginate(msgs, f.Get("cursor"), f.Get("limit"))
@@ -424,6 +458,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	case "views.publish":
 		s.mu.Lock()
 		s.views[f.Get("user_id")] = json.RawMessage(f.Get("view"))
+		s.views[team+"/"+f.Get("user_id")] = json.RawMessage(f.Get("view"))
 		s.mu.Unlock()
 		s.cond.Broadcast()
 		writeJSON(w, map[string]any{"ok": true, "view": map[string]any{"id": "V1"}})
@@ -443,7 +478,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		var done []any
 		for _, fl := range files {
 			if up := s.uploads[fl.ID]; up != nil {
-				up.Channel, up.Title = f.Get("channel_id"), fl.Title
+				up.Channel, up.Title, up.Team = f.Get("channel_id"), fl.Title, team
 				s.files = append(s.files, *up)
 				done = append(done, map[string]any{"id": fl.ID, "title": fl.Title})
 			}
@@ -452,7 +487,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		s.cond.Broadcast()
 		writeJSON(w, map[string]any{"ok": true, "files": done})
 	default:
-		if !s.assistantAPI(w, method, f) {
+		if !s.assistantAPI(w, method, f, team) {
 			writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
 		}
 	}
@@ -876,9 +911,15 @@ func (s *Server) Acked(envelopeID string) bool {
 // SendSlashCommand sends a slash_commands envelope and returns its envelope id.
 func (s *Server) SendSlashCommand(command, text, user, channel string) string {
 	s.t.Helper()
+	return s.SendTeamSlashCommand(TeamID, command, text, user, channel)
+}
+
+// SendTeamSlashCommand is SendSlashCommand from a workspace's member.
+func (s *Server) SendTeamSlashCommand(team, command, text, user, channel string) string {
+	s.t.Helper()
 	id := s.envelope()
 	payload := map[string]string{
-		"token": "legacy", "team_id": TeamID, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
+		"token": "legacy", "team_id": team, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
 		"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
 		"api_app_id": AppID, "response_url": s.srv.URL + "/response?envelope=" + id, "trigger_id": "trig-" + id,
 	}

@@ -142,3 +142,54 @@ WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @use
 SELECT count(*) FROM memory_events e
 WHERE e.memory_id IN (SELECT m.id FROM memories m
                       WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm')));
+
+-- Erasure of a whole team (an uninstalled workspace, or `mnemo teams
+-- erase`): every row that holds its data is deleted.
+
+-- name: EraseTeamMemories :execrows
+-- Their history goes with them (ON DELETE CASCADE), and the recall index's
+-- triggers take their words out.
+DELETE FROM memories m WHERE m.team_id = @team_id;
+
+-- name: EraseTeamMemoryEvents :execrows
+-- History rows left by memories of the team that are gone already.
+DELETE FROM memory_events e WHERE e.team_id = @team_id;
+
+-- name: EraseTeamSessionMessages :execrows
+DELETE FROM session_messages s WHERE s.team_id = @team_id;
+
+-- name: EraseTeamTurns :execrows
+-- Their learning records and feedback go with them (ON DELETE CASCADE).
+DELETE FROM turns t WHERE t.team_id = @team_id;
+
+-- name: EraseTeamUsage :execrows
+-- The team's model usage (tokens per model call). Its turns' rows go with
+-- the turns too (ON DELETE CASCADE); this also takes any left behind.
+DELETE FROM model_usage u WHERE u.team_id = @team_id;
+
+-- name: EraseTeamChannelSettings :execrows
+DELETE FROM channel_settings c WHERE c.team_id = @team_id;
+
+-- name: EraseTeamUserSettings :execrows
+DELETE FROM user_settings u WHERE u.team_id = @team_id;
+
+-- name: EraseTeamInboxArrivals :execrows
+DELETE FROM inbox_arrivals a WHERE a.team = @team_id;
+
+-- name: EraseTeamJobs :execrows
+-- Running jobs too: their turn finds nothing to answer with, and the
+-- installation that would answer is gone.
+DELETE FROM river_job j WHERE j.args @> jsonb_build_object('team', @team_id::text);
+
+-- name: EraseTeamLeases :execrows
+-- Thread leases and waiters are keyed by source key, slack:<team>:….
+WITH w AS (
+    DELETE FROM thread_waiters tw WHERE tw.source_key LIKE 'slack:' || @team_id::text || ':%'
+)
+DELETE FROM thread_leases tl WHERE tl.source_key LIKE 'slack:' || @team_id::text || ':%';
+
+-- name: EraseTeamAudit :execrows
+DELETE FROM admin_audit a WHERE a.team_id = @team_id;
+
+-- name: EraseTeamInstallations :execrows
+DELETE FROM installations i WHERE i.team_id = @team_id;

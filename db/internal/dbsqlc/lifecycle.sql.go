@@ -305,6 +305,165 @@ func (q *Queries) EraseSessionMessages(ctx context.Context, db DBTX, arg EraseSe
 	return result.RowsAffected(), nil
 }
 
+const eraseTeamAudit = `-- name: EraseTeamAudit :execrows
+DELETE FROM admin_audit a WHERE a.team_id = $1
+`
+
+func (q *Queries) EraseTeamAudit(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamAudit, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamChannelSettings = `-- name: EraseTeamChannelSettings :execrows
+DELETE FROM channel_settings c WHERE c.team_id = $1
+`
+
+func (q *Queries) EraseTeamChannelSettings(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamChannelSettings, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamInboxArrivals = `-- name: EraseTeamInboxArrivals :execrows
+DELETE FROM inbox_arrivals a WHERE a.team = $1
+`
+
+func (q *Queries) EraseTeamInboxArrivals(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamInboxArrivals, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamInstallations = `-- name: EraseTeamInstallations :execrows
+DELETE FROM installations i WHERE i.team_id = $1
+`
+
+func (q *Queries) EraseTeamInstallations(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamInstallations, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamJobs = `-- name: EraseTeamJobs :execrows
+DELETE FROM river_job j WHERE j.args @> jsonb_build_object('team', $1::text)
+`
+
+// Running jobs too: their turn finds nothing to answer with, and the
+// installation that would answer is gone.
+func (q *Queries) EraseTeamJobs(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamJobs, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamLeases = `-- name: EraseTeamLeases :execrows
+WITH w AS (
+    DELETE FROM thread_waiters tw WHERE tw.source_key LIKE 'slack:' || $1::text || ':%'
+)
+DELETE FROM thread_leases tl WHERE tl.source_key LIKE 'slack:' || $1::text || ':%'
+`
+
+// Thread leases and waiters are keyed by source key, slack:<team>:….
+func (q *Queries) EraseTeamLeases(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamLeases, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamMemories = `-- name: EraseTeamMemories :execrows
+
+DELETE FROM memories m WHERE m.team_id = $1
+`
+
+// Erasure of a whole team (an uninstalled workspace, or `mnemo teams
+// erase`): every row that holds its data is deleted.
+// Their history goes with them (ON DELETE CASCADE), and the recall index's
+// triggers take their words out.
+func (q *Queries) EraseTeamMemories(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamMemories, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamMemoryEvents = `-- name: EraseTeamMemoryEvents :execrows
+DELETE FROM memory_events e WHERE e.team_id = $1
+`
+
+// History rows left by memories of the team that are gone already.
+func (q *Queries) EraseTeamMemoryEvents(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamMemoryEvents, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamSessionMessages = `-- name: EraseTeamSessionMessages :execrows
+DELETE FROM session_messages s WHERE s.team_id = $1
+`
+
+func (q *Queries) EraseTeamSessionMessages(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamSessionMessages, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamTurns = `-- name: EraseTeamTurns :execrows
+DELETE FROM turns t WHERE t.team_id = $1
+`
+
+// Their learning records and feedback go with them (ON DELETE CASCADE).
+func (q *Queries) EraseTeamTurns(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamTurns, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamUsage = `-- name: EraseTeamUsage :execrows
+DELETE FROM model_usage u WHERE u.team_id = $1
+`
+
+// The team's model usage (tokens per model call). Its turns' rows go with
+// the turns too (ON DELETE CASCADE); this also takes any left behind.
+func (q *Queries) EraseTeamUsage(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamUsage, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamUserSettings = `-- name: EraseTeamUserSettings :execrows
+DELETE FROM user_settings u WHERE u.team_id = $1
+`
+
+func (q *Queries) EraseTeamUserSettings(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamUserSettings, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const eraseTurns = `-- name: EraseTurns :execrows
 UPDATE turns t
 SET actor_id = '', pending_text = CASE WHEN t.pending_text IS NULL THEN NULL ELSE $1::text END

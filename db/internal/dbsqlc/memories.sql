@@ -14,7 +14,8 @@ ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
 RETURNING *;
 
 -- name: MemoryGetByID :one
-SELECT * FROM memories WHERE id = @id;
+-- By id within a team: an id from another workspace finds nothing.
+SELECT * FROM memories WHERE id = @id AND team_id = @team_id;
 
 -- name: MemoryListByIDPrefix :many
 -- A team's memories with ids from @lo to @hi (those that start with one

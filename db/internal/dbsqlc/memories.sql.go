@@ -303,11 +303,17 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 }
 
 const memoryGetByID = `-- name: MemoryGetByID :one
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories WHERE id = $1
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories WHERE id = $1 AND team_id = $2
 `
 
-func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, id uuid.UUID) (Memory, error) {
-	row := db.QueryRow(ctx, memoryGetByID, id)
+type MemoryGetByIDParams struct {
+	ID     uuid.UUID `json:"id"`
+	TeamID string    `json:"teamId"`
+}
+
+// By id within a team: an id from another workspace finds nothing.
+func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, arg MemoryGetByIDParams) (Memory, error) {
+	row := db.QueryRow(ctx, memoryGetByID, arg.ID, arg.TeamID)
 	var i Memory
 	err := row.Scan(
 		&i.ID,

@@ -37,6 +37,21 @@ type InboxArrival struct {
 	MovedAt   *time.Time `json:"movedAt"`
 }
 
+type Installation struct {
+	TeamID          string     `json:"teamId"`
+	EnterpriseID    string     `json:"enterpriseId"`
+	TokenCiphertext []byte     `json:"tokenCiphertext"`
+	TokenNonce      []byte     `json:"tokenNonce"`
+	TokenKeyID      string     `json:"tokenKeyId"`
+	BotUserID       string     `json:"botUserId"`
+	BotID           string     `json:"botId"`
+	Scopes          string     `json:"scopes"`
+	InstallerID     string     `json:"installerId"`
+	InstalledAt     time.Time  `json:"installedAt"`
+	DisabledAt      *time.Time `json:"disabledAt"`
+	DisabledWhy     string     `json:"disabledWhy"`
+}
+
 type Memory struct {
 	ID             uuid.UUID   `json:"id"`
 	TeamID         string      `json:"teamId"`

@@ -1,0 +1,119 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/mnemo-bot/mnemo/db"
+)
+
+// Bot is the app in one workspace: the Web API client with that team's
+// token, and the bot's identity there.
+type Bot struct {
+	Team          string
+	API           *slack.Client
+	UserID, BotID string
+}
+
+// ErrNotInstalled is a team the app is not installed in, or no longer
+// (uninstalled, tokens revoked): nothing is done for it.
+var ErrNotInstalled = errors.New("the app is not installed in this workspace")
+
+// Clients gives each team its own bot. With a single bot (SLACK_BOT_TOKEN)
+// that bot serves its own team, and every team when there is no store;
+// other teams are served by their installation, opened with the keyring
+// and cached for TTL. Forget drops a team from the cache at once.
+type Clients struct {
+	// Single is the bot of SLACK_BOT_TOKEN, or nil.
+	Single *Bot
+	// Store and Keyring find and open installations; nil for a single
+	// workspace.
+	Store   *db.DB
+	Keyring *Keyring
+	// NewClient makes a Web API client for a token (with serve's base URL
+	// and HTTP timeouts).
+	NewClient func(token string) *slack.Client
+	// TTL bounds how long a bot is used without reading its installation
+	// again: how long a replica that did not get app_uninstalled keeps
+	// calling (Slack refuses the revoked token anyway). Default 30 s.
+	TTL time.Duration
+	Now func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]cachedBot
+}
+
+type cachedBot struct {
+	bot Bot
+	err error
+	at  time.Time
+}
+
+// Multi reports whether installations are read (OAuth is configured).
+func (c *Clients) Multi() bool { return c.Store != nil }
+
+// Bot returns team's bot, or ErrNotInstalled.
+func (c *Clients) Bot(ctx context.Context, team string) (Bot, error) {
+	if c.Single != nil && (c.Store == nil || team == c.Single.Team || team == "") {
+		return *c.Single, nil
+	}
+	if c.Store == nil {
+		return Bot{}, ErrNotInstalled
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	ttl := c.TTL
+	if ttl <= 0 {
+		ttl = 30 * time.Second
+	}
+	c.mu.Lock()
+	if b, ok := c.cache[team]; ok && now().Sub(b.at) < ttl {
+		c.mu.Unlock()
+		return b.bot, b.err
+	}
+	c.mu.Unlock()
+	b, err := c.load(ctx, team)
+	if err != nil && !errors.Is(err, ErrNotInstalled) {
+		return Bot{}, err // a database or key failure is not cached
+	}
+	c.mu.Lock()
+	if c.cache == nil {
+		c.cache = map[string]cachedBot{}
+	}
+	c.cache[team] = cachedBot{bot: b, err: err, at: now()}
+	c.mu.Unlock()
+	return b, err
+}
+
+func (c *Clients) load(ctx context.Context, team string) (Bot, error) {
+	inst, err := c.Store.Installations().Find(ctx, team, "")
+	if errors.Is(err, db.ErrNotFound) {
+		return Bot{}, fmt.Errorf("%s: %w", team, ErrNotInstalled)
+	}
+	if err != nil {
+		return Bot{}, err
+	}
+	if !inst.Active() {
+		return Bot{}, fmt.Errorf("%s (%s): %w", team, inst.DisabledWhy, ErrNotInstalled)
+	}
+	token, err := c.Keyring.Open(inst.Team, inst.Token)
+	if err != nil {
+		return Bot{}, err
+	}
+	return Bot{Team: team, API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID}, nil
+}
+
+// Forget drops team's bot from the cache: the next call reads its
+// installation again.
+func (c *Clients) Forget(team string) {
+	c.mu.Lock()
+	delete(c.cache, team)
+	c.mu.Unlock()
+}

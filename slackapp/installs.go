@@ -1,0 +1,111 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/install"
+)
+
+// teamOf is the workspace a delivery comes from, by either transport, or
+// "" for one of no workspace.
+func teamOf(dv *delivery) string {
+	switch d := dv.data.(type) {
+	case slackevents.EventsAPIEvent:
+		return d.TeamID
+	case slack.SlashCommand:
+		return d.TeamID
+	case slack.InteractionCallback:
+		if d.Team.ID != "" {
+			return d.Team.ID
+		}
+		return d.User.TeamID
+	}
+	return ""
+}
+
+// installed gates every delivery, Socket Mode's and HTTP's alike (dispatch
+// calls it): one from a workspace the app is not installed in, or no
+// longer (uninstalled, tokens revoked), is acked and dropped before
+// anything reads or writes that team's data. Only the events that disable
+// an installation pass. A failure to read the installation leaves the
+// delivery unacked, so Slack delivers it again.
+func (a *App) installed(ctx context.Context, d *delivery) bool {
+	team := teamOf(d)
+	if team == "" || !a.clients.Multi() {
+		return true
+	}
+	if e, ok := d.data.(slackevents.EventsAPIEvent); ok {
+		switch e.InnerEvent.Type {
+		case string(slackevents.AppUninstalled), string(slackevents.TokensRevoked):
+			return true
+		}
+	}
+	_, err := a.bot(ctx, team)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, install.ErrNotInstalled):
+		a.log.Info().Str("team", team).Str("type", d.kind).Msg("delivery from a workspace without an active installation dropped")
+		a.ack(d)
+	default:
+		a.obs.EventRefused(d.kind)
+		a.log.Error().Err(err).Str("team", team).Str("envelope_id", d.id).Msg("installation could not be read; delivery not acked, so Slack delivers it again")
+	}
+	return false
+}
+
+// onUninstalled disables a workspace's installation at once
+// (app_uninstalled, or tokens_revoked for the bot): no more events are
+// taken in and no more calls made for it. Its data is erased after
+// MNEMO_RETENTION_UNINSTALLED, or at once with `mnemo teams erase`.
+func (a *App) onUninstalled(ctx context.Context, d *delivery) {
+	e, _ := d.data.(slackevents.EventsAPIEvent)
+	why := e.InnerEvent.Type
+	if r, ok := e.InnerEvent.Data.(*slackevents.TokensRevokedEvent); ok && len(r.Tokens.Bot) == 0 {
+		a.ack(d) // a user token was revoked; the bot's still works
+		return
+	}
+	log := a.log.With().Str("team", e.TeamID).Str("event", why).Logger()
+	if !a.clients.Multi() {
+		log.Error().Msg("the app was uninstalled or its token revoked in SLACK_BOT_TOKEN's workspace; mnemo can't answer there until it is installed again and the token replaced")
+		a.ack(d)
+		return
+	}
+	if !slackID.MatchString(e.TeamID) {
+		log.Error().Msg("uninstall event without a usable team id")
+		a.ack(d)
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
+	defer cancel()
+	was, err := a.db.Installations().Disable(wctx, e.TeamID, why)
+	if err != nil {
+		log.Error().Err(err).Msg("installation not disabled; delivery not acked, so Slack delivers it again")
+		return
+	}
+	a.clients.Forget(e.TeamID)
+	a.ack(d)
+	if was {
+		log.Warn().Msg("installation disabled; the team's data is erased after MNEMO_RETENTION_UNINSTALLED, or by mnemo teams erase")
+	}
+}
+
+// surfaceFor is a turn's surface in team, with that team's bot. A team
+// without an active installation has none, and its turns can't be
+// delivered (agent.ErrUndeliverable).
+func (a *App) surfaceFor(ctx context.Context, team string) (*surface, error) {
+	b, err := a.bot(ctx, team)
+	if errors.Is(err, install.ErrNotInstalled) {
+		return nil, fmt.Errorf("%w: %w", agent.ErrUndeliverable, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &surface{a: a, bot: b}, nil
+}
