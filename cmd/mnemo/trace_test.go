@@ -56,7 +56,7 @@ func traceOf(rec *tracetest.SpanRecorder, ts string) []sdktrace.ReadOnlySpan {
 func attr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -169,7 +169,7 @@ func TestTurnIsOneTraceWithGenAIAttributes(t *testing.T) {
 			require.NotEmpty(t, attr(s, "gen_ai.response.finish_reasons"))
 			require.Empty(t, attr(s, "gen_ai.input.messages"), "no message text without MNEMO_TRACE_CONTENT")
 			for _, kv := range s.Attributes() {
-				require.NotContains(t, kv.Value.Emit(), "kestrel", "no message text in %s", kv.Key)
+				require.NotContains(t, kv.Value.String(), "kestrel", "no message text in %s", kv.Key)
 			}
 			switch byID[s.Parent().SpanID()] {
 			case "turn":
@@ -190,11 +190,11 @@ func TestTurnIsOneTraceWithGenAIAttributes(t *testing.T) {
 	require.Equal(t, 4-turnCalls, judgeCalls, "the memory judge's call is inside the tool that made it")
 	for _, s := range ss {
 		for _, kv := range s.Attributes() {
-			require.NotContains(t, kv.Value.Emit(), "kestrel", "no message text in any span (%s %s)", s.Name(), kv.Key)
+			require.NotContains(t, kv.Value.String(), "kestrel", "no message text in any span (%s %s)", s.Name(), kv.Key)
 		}
 		for _, ev := range s.Events() {
 			for _, kv := range ev.Attributes {
-				require.NotContains(t, kv.Value.Emit(), "kestrel", "no message text in any span event (%s %s)", s.Name(), kv.Key)
+				require.NotContains(t, kv.Value.String(), "kestrel", "no message text in any span event (%s %s)", s.Name(), kv.Key)
 			}
 		}
 	}
