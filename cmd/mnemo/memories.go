@@ -465,21 +465,11 @@ func tableRow(m memory.Memory) string {
 
 // memoriesChange is forget and restore: one memory, by id or id prefix.
 func memoriesChange(ctx context.Context, c *memoriesCmd, args []string) error {
-	c.formatFlags()
-	c.operatorFlags()
-	ref, err := c.oneID(args)
-	if err != nil {
-		return err
-	}
-	s, err := c.open(ctx)
+	s, v, ref, err := c.openOne(ctx, args)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	v, err := c.operator(s)
-	if err != nil {
-		return err
-	}
 	var (
 		m      memory.Memory
 		action db.AuditAction
@@ -529,6 +519,28 @@ func memoriesChange(ctx context.Context, c *memoriesCmd, args []string) error {
 	return writeJSON(c.stdout, toJSON(m))
 }
 
+// openOne is forget's, restore's and history's start: the flags, the one
+// memory's id or prefix, the database and the operator. The caller closes
+// the session.
+func (c *memoriesCmd) openOne(ctx context.Context, args []string) (*session, memory.Viewer, string, error) {
+	c.formatFlags()
+	c.operatorFlags()
+	ref, err := c.oneID(args)
+	if err != nil {
+		return nil, memory.Viewer{}, "", err
+	}
+	s, err := c.open(ctx)
+	if err != nil {
+		return nil, memory.Viewer{}, "", err
+	}
+	v, err := c.operator(s)
+	if err != nil {
+		s.Close()
+		return nil, memory.Viewer{}, "", err
+	}
+	return s, v, ref, nil
+}
+
 func (c *memoriesCmd) oneID(args []string) (string, error) {
 	rest, err := c.parse(args, 1)
 	if err != nil {
@@ -551,21 +563,11 @@ type eventJSON struct {
 }
 
 func memoriesHistory(ctx context.Context, c *memoriesCmd, args []string) error {
-	c.formatFlags()
-	c.operatorFlags()
-	ref, err := c.oneID(args)
-	if err != nil {
-		return err
-	}
-	s, err := c.open(ctx)
+	s, v, ref, err := c.openOne(ctx, args)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	v, err := c.operator(s)
-	if err != nil {
-		return err
-	}
 	v.Oversight = v.Actor.IsAdmin
 	m, events, err := s.store.History(ctx, v, ref)
 	if errors.Is(err, memory.ErrNotFound) {
