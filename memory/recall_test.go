@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/db"
@@ -320,14 +321,28 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_postings WHERE id = $1", id).Scan(&n))
 		return n
 	}
+	threadPostings := func(id uuid.UUID) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_thread_postings WHERE id = $1", id).Scan(&n))
+		return n
+	}
+	vocab := func(term string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT coalesce(sum(parts), 0) FROM memory_vocab WHERE term = $1", term).Scan(&n))
+		return n
+	}
 	m := b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The zeppelin hangar opens at dawn", nil, time.Hour)
 	require.Equal(t, 1, df("zeppelin"))
 	require.Positive(t, postings(m.ID))
+	require.Positive(t, threadPostings(m.ID), "the thread's postings hold it")
+	require.Equal(t, 1, vocab("zeppelin"), "the team's vocabulary has the word")
 
 	_, err := b.db.DB.Memories().Archive(ctx, m.ID, "forgotten", alice.ID, nil)
 	require.NoError(t, err)
 	require.Zero(t, df("zeppelin"), "an archived memory leaves the statistics")
 	require.Zero(t, postings(m.ID))
+	require.Zero(t, threadPostings(m.ID))
+	require.Zero(t, vocab("zeppelin"), "the word leaves the team's vocabulary")
 	var words int
 	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_term_stats WHERE term = 'zeppelin'").Scan(&words))
 	require.Zero(t, words, "and the vocabulary")
@@ -335,11 +350,72 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 	_, err = b.db.DB.Memories().Restore(ctx, m.ID)
 	require.NoError(t, err)
 	require.Equal(t, 1, df("zeppelin"), "a restored memory is counted again")
+	require.Equal(t, 1, vocab("zeppelin"))
+	require.Positive(t, threadPostings(m.ID))
 
 	_, err = b.db.Pool.Exec(ctx, "DELETE FROM memories WHERE id = $1", m.ID)
 	require.NoError(t, err)
 	require.Zero(t, df("zeppelin"), "a deleted memory leaves the statistics")
 	require.Zero(t, postings(m.ID))
+	require.Zero(t, threadPostings(m.ID))
+	require.Zero(t, vocab("zeppelin"))
+}
+
+// The index that the write triggers keep, memory by memory, is the one a
+// rebuild from the memories makes: postings, thread postings, statistics
+// and vocabulary, after inserts, archives, restores, a move to another
+// thread and deletes.
+func TestRecallIndexEqualsARebuild(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	alice, bob := user("UA"), user("UB")
+	var ms []memory.Memory
+	for i, text := range []string{
+		"The zeppelin hangar opens at dawn", "Deploys to the zeppelin cluster need two approvals",
+		"Bob prefers tea over coffee", "The hangar doors stick in the cold", "Standup moves to ten on Fridays",
+	} {
+		who := alice
+		if i%2 == 1 {
+			who = bob
+		}
+		ms = append(ms, b.put(t, who, publicThread, memory.ScopeChannel, memory.KindKnowledge, text, nil, time.Hour))
+	}
+	ms = append(ms, b.put(t, bob, dmBob, memory.ScopePersonal, memory.KindPreference, "I like my zeppelin models painted red", nil, time.Hour))
+	_, err := b.db.DB.Memories().Archive(ctx, ms[1].ID, "forgotten", alice.ID, nil)
+	require.NoError(t, err)
+	_, err = b.db.DB.Memories().Archive(ctx, ms[3].ID, "forgotten", alice.ID, nil)
+	require.NoError(t, err)
+	_, err = b.db.DB.Memories().Restore(ctx, ms[3].ID)
+	require.NoError(t, err)
+	_, err = b.db.Pool.Exec(ctx, "UPDATE memories SET source_key = source_key || '9', observed_at = observed_at + interval '1 second' WHERE id = $1", ms[4].ID)
+	require.NoError(t, err)
+	_, err = b.db.Pool.Exec(ctx, "DELETE FROM memories WHERE id = $1", ms[2].ID)
+	require.NoError(t, err)
+
+	snapshot := func() map[string][]string {
+		out := map[string][]string{}
+		for table, q := range map[string]string{
+			"postings":        "SELECT part || ' ' || term || ' ' || impact || ' ' || id FROM memory_postings ORDER BY 1",
+			"thread postings": "SELECT thread || ' ' || term || ' ' || at || ' ' || id || ' ' || impact FROM memory_thread_postings ORDER BY 1",
+			"statistics":      "SELECT part || ' ' || term || ' ' || df FROM memory_term_stats ORDER BY 1",
+			"partitions":      "SELECT part || ' ' || docs FROM memory_part_stats ORDER BY 1",
+			"vocabulary":      "SELECT team || ' ' || term || ' ' || parts FROM memory_vocab ORDER BY 1",
+		} {
+			rows, err := b.db.Pool.Query(ctx, q)
+			require.NoError(t, err)
+			got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			require.NoError(t, err)
+			out[table] = got
+		}
+		return out
+	}
+	kept := snapshot()
+	require.NotEmpty(t, kept["thread postings"])
+	require.Contains(t, kept["vocabulary"], "T1 zeppelin 2", "two partitions hold the word: the channel's and Bob's")
+	_, err = b.db.Pool.Exec(ctx, "SELECT memory_index_rebuild()")
+	require.NoError(t, err)
+	require.Equal(t, snapshot(), kept)
 }
 
 // An update that changes a memory's id (a repair by hand, a test giving

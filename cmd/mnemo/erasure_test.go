@@ -78,7 +78,7 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 		}
 	}
 	require.Subset(t, testdb.Tables(before), []string{
-		"admin_audit", "inbox_arrivals", "memories", "memory_events", "memory_postings", "memory_term_stats", "river_job", "session_messages", "turn_feedback", "turns", "user_settings",
+		"admin_audit", "inbox_arrivals", "memories", "memory_events", "memory_postings", "memory_term_stats", "memory_thread_postings", "memory_vocab", "river_job", "session_messages", "turn_feedback", "turns", "user_settings",
 	}, "the walk finds Alice's text and id before the purge: %v", before)
 	require.NotEmpty(t, b.db.Find(t, "zqxbob"))
 
@@ -186,7 +186,7 @@ func TestForgetAndRestoreKeepNoTextInTheAdminRecord(t *testing.T) {
 	require.Equal(t, []string{admin + " forget", admin + " restore"}, b.auditActions())
 	found := b.db.Find(t, "zqxecho")
 	require.Contains(t, found, "memories.content", "the walk finds the text where it is")
-	require.Equal(t, []string{"memories", "memory_postings", "memory_term_stats"}, testdb.Tables(found), "and nowhere else: %v", found)
+	require.Equal(t, []string{"memories", "memory_postings", "memory_term_stats", "memory_thread_postings", "memory_vocab"}, testdb.Tables(found), "and nowhere else: %v", found)
 
 	// /mnemo stats shows how long data is kept.
 	stats := b.command(admin, "C0TEAM", "stats").Text

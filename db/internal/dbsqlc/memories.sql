@@ -78,8 +78,9 @@ RETURNING *;
 -- (memory_parts), reading each word's postings best first and stopping
 -- when nothing unread can enter its top k. With fuzzy, each word whose
 -- stem none of those partitions holds is also searched as the nearest
--- stems they do hold (pg_trgm similarity): the typo correction of short
--- queries, drawn only from what the asker can see.
+-- stems they do hold (pg_trgm similarity over the team's vocabulary,
+-- keeping only stems a partition the asker can see holds): the typo
+-- correction of short queries, drawn only from what the asker can see.
 --
 -- The matches are then ordered by their BM25 score, raised a little by
 -- closeness of scope (this thread > the asker's own, more when about_actor,
@@ -101,10 +102,10 @@ WITH parts AS (
         SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', q.word))) AS x LIMIT 1
     ) w
     CROSS JOIN LATERAL (
-        SELECT s.term FROM memory_term_stats s, parts
-        WHERE s.part = ANY(parts.p) AND s.df > 0 AND (s.term || '') % w.x
-        GROUP BY s.term
-        ORDER BY similarity(s.term, w.x) DESC, s.term
+        SELECT v.term FROM memory_vocab v
+        WHERE v.team = @team_id::text AND (v.term || '') % w.x
+          AND EXISTS (SELECT 1 FROM memory_term_stats s, parts WHERE s.part = ANY(parts.p) AND s.term = v.term AND s.df > 0)
+        ORDER BY similarity(v.term, w.x) DESC, v.term
         LIMIT 2
     ) f
     WHERE length(w.x) >= 3
@@ -137,13 +138,21 @@ WITH parts AS (
      ORDER BY m.created_at DESC LIMIT @reserve::int)
     UNION ALL
     -- The asker's preferences that share a word with the query, for the
-    -- reserved slots, however many shared memories match better.
-    (SELECT m.id, 0, false, false, true FROM memories m, terms
-     WHERE @reserve::int > 0 AND cardinality(terms.t) > 0 AND m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text
-       AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND ts_match_vq(m.search, (SELECT string_agg(quote_literal(x), ' | ')::tsquery FROM unnest(terms.t) AS x))
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
-     ORDER BY m.created_at DESC LIMIT 64)
+    -- reserved slots, however many shared memories match better: per
+    -- word, the 16 of the asker's personal memories it weighs most in,
+    -- from their partition's postings (not a scan of all of them).
+    (SELECT DISTINCT m.id, 0::float8, false, false, true
+     FROM terms
+     CROSS JOIN LATERAL unnest(terms.t) AS q(term)
+     CROSS JOIN LATERAL (
+         SELECT mp.id FROM memory_postings mp
+         WHERE mp.part = memory_part(@team_id::text, 'personal', 'user', @actor_id::text, '', '', '', '') AND mp.term = q.term
+         ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC LIMIT 16
+     ) p
+     CROSS JOIN LATERAL (SELECT pm.* FROM memories pm WHERE pm.id = p.id) m
+     WHERE @reserve::int > 0 AND m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text
+       AND m.kind = 'preference'
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean))
 ), one AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id

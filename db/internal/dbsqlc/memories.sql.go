@@ -835,10 +835,10 @@ WITH parts AS (
         SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', q.word))) AS x LIMIT 1
     ) w
     CROSS JOIN LATERAL (
-        SELECT s.term FROM memory_term_stats s, parts
-        WHERE s.part = ANY(parts.p) AND s.df > 0 AND (s.term || '') % w.x
-        GROUP BY s.term
-        ORDER BY similarity(s.term, w.x) DESC, s.term
+        SELECT v.term FROM memory_vocab v
+        WHERE v.team = $1::text AND (v.term || '') % w.x
+          AND EXISTS (SELECT 1 FROM memory_term_stats s, parts WHERE s.part = ANY(parts.p) AND s.term = v.term AND s.df > 0)
+        ORDER BY similarity(v.term, w.x) DESC, v.term
         LIMIT 2
     ) f
     WHERE length(w.x) >= 3
@@ -871,13 +871,21 @@ WITH parts AS (
      ORDER BY m.created_at DESC LIMIT $13::int)
     UNION ALL
     -- The asker's preferences that share a word with the query, for the
-    -- reserved slots, however many shared memories match better.
-    (SELECT m.id, 0, false, false, true FROM memories m, terms
-     WHERE $13::int > 0 AND cardinality(terms.t) > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
-       AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND ts_match_vq(m.search, (SELECT string_agg(quote_literal(x), ' | ')::tsquery FROM unnest(terms.t) AS x))
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean)
-     ORDER BY m.created_at DESC LIMIT 64)
+    -- reserved slots, however many shared memories match better: per
+    -- word, the 16 of the asker's personal memories it weighs most in,
+    -- from their partition's postings (not a scan of all of them).
+    (SELECT DISTINCT m.id, 0::float8, false, false, true
+     FROM terms
+     CROSS JOIN LATERAL unnest(terms.t) AS q(term)
+     CROSS JOIN LATERAL (
+         SELECT mp.id FROM memory_postings mp
+         WHERE mp.part = memory_part($1::text, 'personal', 'user', $2::text, '', '', '', '') AND mp.term = q.term
+         ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC LIMIT 16
+     ) p
+     CROSS JOIN LATERAL (SELECT pm.id, pm.team_id, pm.scope, pm.subject_type, pm.subject_id, pm.kind, pm.content, pm.normalized, pm.source_key, pm.channel_id, pm.visibility, pm.actor_id, pm.actor_name, pm.written_by, pm.message_ts, pm.observed_at, pm.created_at, pm.expires_at, pm.archived_at, pm.archived_reason, pm.archived_by, pm.superseded_by, pm.idempotency_key, pm.sensitive, pm.cues, pm.embedding, pm.search FROM memories pm WHERE pm.id = p.id) m
+     WHERE $13::int > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
+       AND m.kind = 'preference'
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean))
 ), one AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id
@@ -940,8 +948,9 @@ type MemorySearchRow struct {
 // (memory_parts), reading each word's postings best first and stopping
 // when nothing unread can enter its top k. With fuzzy, each word whose
 // stem none of those partitions holds is also searched as the nearest
-// stems they do hold (pg_trgm similarity): the typo correction of short
-// queries, drawn only from what the asker can see.
+// stems they do hold (pg_trgm similarity over the team's vocabulary,
+// keeping only stems a partition the asker can see holds): the typo
+// correction of short queries, drawn only from what the asker can see.
 //
 // The matches are then ordered by their BM25 score, raised a little by
 // closeness of scope (this thread > the asker's own, more when about_actor,

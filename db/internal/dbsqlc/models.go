@@ -141,6 +141,20 @@ type MemoryTermStat struct {
 	Df   int32  `json:"df"`
 }
 
+type MemoryThreadPosting struct {
+	Thread int64     `json:"thread"`
+	Term   string    `json:"term"`
+	At     time.Time `json:"at"`
+	ID     uuid.UUID `json:"id"`
+	Impact float32   `json:"impact"`
+}
+
+type MemoryVocab struct {
+	Team  string `json:"team"`
+	Term  string `json:"term"`
+	Parts int32  `json:"parts"`
+}
+
 type ModelUsage struct {
 	ID           int64     `json:"id"`
 	TurnID       int64     `json:"turnId"`
