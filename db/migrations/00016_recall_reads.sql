@@ -208,7 +208,7 @@ DECLARE
     total  float8;
     n      float8;
     depth  integer := greatest(k * 8, 128);
-    pick   integer := k * 4;
+    pick   integer := k * 2;
     bound  float8;
     kth    float8;
     open_lists integer;
@@ -245,10 +245,12 @@ BEGIN
     -- the asker may not see is no answer. Otherwise the next round reads
     -- four times deeper and scores twice as many.
     --
-    -- The first round starts where the second used to (four times k's
-    -- double, scoring 4k): at make bench's million memories, 93% of
-    -- questions needed that second round, and the first only cost time.
-    -- Over its 500 questions the results are the same, memory for memory.
+    -- The first round reads as deep as the second used to (8k postings,
+    -- at least 128): at make bench's million memories, 93% of questions
+    -- needed that second round, and the first only cost time. It scores
+    -- the 2k best bounded, as the first round did: scoring 4k, as the
+    -- second did, found the same on LoCoMo's development conversations
+    -- (bench/RESULTS.md) and took a millisecond more at a million.
     LOOP
         WITH lists AS (
             SELECT t.term, t.idf, p.part, x.id, x.at, x.impact, x.rn
