@@ -454,6 +454,34 @@ func TestNewMemoryTiedWithManyIsFoundAtOnce(t *testing.T) {
 	require.Equal(t, m.ID, got[0].ID, "the newest of the tied memories comes first")
 }
 
+// Recall reads each word's postings only so deep. When the common words'
+// lists are cut off among ties of one text, every memory of a rarer word
+// whose list was read whole is bounded by its own word plus the cut-off
+// weight of all the others, above the memories that hold all the others;
+// recall must still score those: a memory with four of the question's five
+// words outranks forty with the fifth alone (found in make bench's
+// write-to-visible check: "The billing SLA is 99.9 percent monthly uptime"
+// returned none of its 821 copies).
+func TestMemoriesWithMostWordsSurviveTheDepthCut(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice := user("UA")
+	for i := range 160 {
+		b.put(t, alice, publicThread2, memory.ScopeChannel, memory.KindKnowledge, "Lorem ipsum dolor sit amet", nil, time.Duration(i+1)*time.Minute)
+	}
+	for i := range 40 {
+		b.put(t, alice, publicThread2, memory.ScopeChannel, memory.KindKnowledge, "Zulu yankee xray whiskey victor uniform tango sierra romeo quebec", nil, time.Duration(i+1)*time.Minute)
+	}
+	const four = "Alpha bravo charlie delta"
+	for i := range int(db.MaxDepth) + 72 {
+		b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, four, nil, time.Duration(i+1)*time.Hour)
+	}
+	got, err := b.store.Search(context.Background(), memory.ViewerAt(alice, publicThread), "alpha bravo charlie delta zulu", 5, true)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	require.Equal(t, four, got[0].Content, "four of five words outrank the fifth alone: %v", contents(got))
+}
+
 // A conversation's answer often shares with the question only words that
 // are common in the rest of a busy channel ("start", "run"), while its
 // thread holds the rest ("Melanie"). Recall reads the thread of a match

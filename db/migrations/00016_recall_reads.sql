@@ -273,12 +273,22 @@ BEGIN
             SELECT e.term, max(CASE WHEN e.open THEN e.cut ELSE 0 END) AS cut, bool_or(e.open) AS open
             FROM edges e GROUP BY e.term
         ), cand AS (
-            SELECT l.id, max(l.at) AS at,
+            SELECT l.id, max(l.at) AS at, sum(l.idf * l.impact) AS lo,
                    (sum(l.idf * l.impact) + (SELECT sum(c.cut) FROM cuts c) - sum(c.cut))::real::float8 AS hi
             FROM lists l JOIN cuts c ON c.term = l.term
             WHERE l.rn <= depth GROUP BY l.id
         ), pick AS (
-            SELECT c.id, c.hi FROM cand c ORDER BY c.hi DESC, c.at DESC, c.id LIMIT pick
+            -- The pick best bounded, and the k best known (what the lists
+            -- read already give them). The bound alone can fill every pick
+            -- with memories of one word whose list was read whole: each is
+            -- bounded by its own word plus the cut-off weight of every
+            -- other, which ties of a common text keep high, while the
+            -- memories that hold all the other words rank below them.
+            -- Where the depth stops the search, the known best are what
+            -- ranks; where the bound ends it, they change nothing.
+            (SELECT c.id FROM cand c ORDER BY c.hi DESC, c.at DESC, c.id LIMIT pick)
+            UNION
+            (SELECT c.id FROM cand c ORDER BY c.lo DESC, c.at DESC, c.id LIMIT k)
         ), scored AS (
             -- Each pick read by its key (LATERAL keeps the planner from
             -- reading the table to join it) and scored on every word.

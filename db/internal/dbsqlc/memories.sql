@@ -157,7 +157,10 @@ WITH parts AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id
 ), ranked AS (
-    SELECT o.id, o.matched, o.word, m.kind, m.created_at,
+    -- Each candidate read by its key (LIMIT 1 keeps the subquery from
+    -- being joined as a table, which the planner reads whole while the
+    -- table is small: 3 ms at 10,000 memories).
+    SELECT o.id, o.matched, o.word, m.kind, m.scope, m.subject_id, m.created_at,
            (CASE WHEN o.matched THEN o.bm ELSE 1 END
             * (1 + CASE
                    WHEN m.source_key = @source_key::text THEN 0.15
@@ -166,11 +169,11 @@ WITH parts AS (
                    ELSE 0 END
                + 0.02 / (1 + date_part('epoch', now() - m.created_at) / 2592000))
             - CASE WHEN o.matched THEN 0 WHEN o.word THEN 1.25 WHEN o.fill THEN 4 ELSE 2 END)::float8 AS score
-    FROM one o JOIN memories m ON m.id = o.id
+    FROM one o CROSS JOIN LATERAL (SELECT om.* FROM memories om WHERE om.id = o.id LIMIT 1) m
 ), prefs AS (
     SELECT r.id, row_number() OVER (ORDER BY (r.matched OR r.word) DESC, r.score DESC, r.created_at DESC) AS n
-    FROM ranked r JOIN memories m ON m.id = r.id
-    WHERE r.kind = 'preference' AND m.scope = 'personal' AND m.subject_id = @actor_id::text
+    FROM ranked r
+    WHERE r.kind = 'preference' AND r.scope = 'personal' AND r.subject_id = @actor_id::text
 ), top AS (
     SELECT r.id, r.score, r.matched, coalesce(p.n <= @reserve::int, false)::boolean AS reserved
     FROM ranked r LEFT JOIN prefs p ON p.id = r.id

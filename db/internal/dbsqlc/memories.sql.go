@@ -890,7 +890,10 @@ WITH parts AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id
 ), ranked AS (
-    SELECT o.id, o.matched, o.word, m.kind, m.created_at,
+    -- Each candidate read by its key (LIMIT 1 keeps the subquery from
+    -- being joined as a table, which the planner reads whole while the
+    -- table is small: 3 ms at 10,000 memories).
+    SELECT o.id, o.matched, o.word, m.kind, m.scope, m.subject_id, m.created_at,
            (CASE WHEN o.matched THEN o.bm ELSE 1 END
             * (1 + CASE
                    WHEN m.source_key = $4::text THEN 0.15
@@ -899,11 +902,11 @@ WITH parts AS (
                    ELSE 0 END
                + 0.02 / (1 + date_part('epoch', now() - m.created_at) / 2592000))
             - CASE WHEN o.matched THEN 0 WHEN o.word THEN 1.25 WHEN o.fill THEN 4 ELSE 2 END)::float8 AS score
-    FROM one o JOIN memories m ON m.id = o.id
+    FROM one o CROSS JOIN LATERAL (SELECT om.id, om.team_id, om.scope, om.subject_type, om.subject_id, om.kind, om.content, om.normalized, om.source_key, om.channel_id, om.visibility, om.actor_id, om.actor_name, om.written_by, om.message_ts, om.observed_at, om.created_at, om.expires_at, om.archived_at, om.archived_reason, om.archived_by, om.superseded_by, om.idempotency_key, om.sensitive, om.cues, om.embedding, om.search FROM memories om WHERE om.id = o.id LIMIT 1) m
 ), prefs AS (
     SELECT r.id, row_number() OVER (ORDER BY (r.matched OR r.word) DESC, r.score DESC, r.created_at DESC) AS n
-    FROM ranked r JOIN memories m ON m.id = r.id
-    WHERE r.kind = 'preference' AND m.scope = 'personal' AND m.subject_id = $2::text
+    FROM ranked r
+    WHERE r.kind = 'preference' AND r.scope = 'personal' AND r.subject_id = $2::text
 ), top AS (
     SELECT r.id, r.score, r.matched, coalesce(p.n <= $13::int, false)::boolean AS reserved
     FROM ranked r LEFT JOIN prefs p ON p.id = r.id
