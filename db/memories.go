@@ -325,12 +325,13 @@ type SearchQuery struct {
 }
 
 // MaxDepth bounds how far recall reads one word's postings in one
-// partition, best first: memory_bm25 starts at twice the results wanted
-// and reads four times further while something unread could still enter
-// them. Past it, recall ranks what it has read, the best-weighted
-// postings of every word: reached only where many memories tie at the top
-// for common words. make bench measures what the cut costs on LoCoMo's
-// noisy shape (a conversation beside 100,000 other memories).
+// partition, best first: memory_bm25 starts at eight times the results
+// wanted (at least 128) and reads four times further while something
+// unread could still enter them and it has read less than MaxDepth.
+// Past it, recall ranks what it has read, the best-weighted postings of
+// every word: reached only where many memories tie at the top for common
+// words. make bench measures what the cut costs on LoCoMo's noisy shape (a
+// conversation beside 100,000 other memories).
 const MaxDepth = 128
 
 // Scored is a memory with its rank.
