@@ -214,7 +214,6 @@ DECLARE
     open_lists integer;
     ids    uuid[];
     scores float8[];
-    query  tsquery;
 BEGIN
     IF coalesce(cardinality(terms), 0) = 0 THEN
         RETURN;
@@ -319,7 +318,6 @@ BEGIN
         pick := pick * 2;
     END LOOP;
 
-    query := (SELECT string_agg(quote_literal(x), ' | ')::tsquery FROM unnest(terms) AS x);
     -- Thread evidence. A conversation is the unit that answers: the reply
     -- that holds the answer often shares few words with the question, and
     -- the words it does share ("running") may be common in the rest of a
