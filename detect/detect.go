@@ -41,9 +41,11 @@ type Finding struct {
 const RedactedMarker = "[redacted secret]"
 
 // detector is one rule. Rules favour precision: a structured number must pass
-// its checksum (Luhn, mod-97, ABA) or its issuing rules, and a keyword rule
-// needs a first-person statement, so ordinary work talk stays storable; the
-// model review gets the categories by name and catches the paraphrases.
+// its checksum (Luhn, mod-97, ABA, a national id's check digit) or its
+// issuing rules, and a personal-category rule needs a predicate about a
+// person ("takes antidepressants", "is a registered Democrat"), so ordinary
+// work talk about those domains stays storable; the model review gets the
+// categories by name and catches the paraphrases.
 type detector struct {
 	name     string
 	category Category
@@ -66,23 +68,47 @@ type detector struct {
 }
 
 // gate is a cheap necessary condition for a detector's match: one of words
-// occurs in the case-folded text, the text has at least minDigits ASCII
-// digits and minLen bytes, and, with firstPerson, the word "I" or "my".
+// occurs in the case-folded text, one of terms occurs in it as a whole
+// word, and the text has at least minDigits ASCII digits and minLen bytes.
 // Words are single words because the patterns allow any run of spaces
 // between words. FuzzDetect checks that gates never change the findings.
 type gate struct {
-	words       []string
-	minDigits   int
-	minLen      int
-	firstPerson bool
+	words     []string
+	terms     []string
+	minDigits int
+	minLen    int
+	bit       uint64 // this gate's bit in termBits, set by init
+}
+
+// termBits maps each gate term to the bits of the gates it opens, so one
+// pass over a text's words opens every gate whose term it holds.
+var termBits = map[string]uint64{}
+
+func init() {
+	n := 0
+	for i := range detectors {
+		g := &detectors[i].gate
+		if len(g.terms) == 0 {
+			continue
+		}
+		if n == 64 {
+			panic("detect: more than 64 gates with terms")
+		}
+		g.bit = 1 << n
+		n++
+		for _, t := range g.terms {
+			termBits[t] |= g.bit
+		}
+	}
 }
 
 // textFacts are what gates look at, computed once per text.
 type textFacts struct {
-	text        string
-	folded      string
-	digits      int
-	firstPerson bool
+	text      string
+	folded    string
+	digits    int
+	terms     uint64 // the bits of the gate terms the text holds
+	termsRead bool
 }
 
 func factsOf(text string) textFacts {
@@ -94,30 +120,63 @@ func factsOf(text string) textFacts {
 			f.digits++
 		}
 	}
-	f.firstPerson = hasFirstPerson(text)
 	return f
 }
 
-// hasFirstPerson reports the word "I" or "my" in any ASCII case, with the
-// ASCII word boundaries regexp's \b uses.
-func hasFirstPerson(text string) bool {
-	word := func(i int) bool { return i >= 0 && i < len(text) && (isAlnum(text[i]) || text[i] == '_') }
-	for i := 0; i < len(text); i++ {
-		if word(i - 1) {
-			continue
-		}
-		switch c := text[i] | 0x20; {
-		case c == 'i' && !word(i+1):
-			return true
-		case c == 'm' && i+1 < len(text) && text[i+1]|0x20 == 'y' && !word(i+2):
-			return true
+// termsHeld reads the text's words once, on the first gate that asks.
+func (f *textFacts) termsHeld() uint64 {
+	if !f.termsRead {
+		f.termsRead = true
+		f.terms = wordBits(f.text, false)
+		if strings.ContainsAny(f.text, "\u212aſ") {
+			f.terms |= wordBits(f.text, true)
 		}
 	}
-	return false
+	return f.terms
+}
+
+// wordBits ORs the termBits of text's words. A word is a run of ASCII
+// letters, lower-cased, as regexp's \b sees it. With folds, the Kelvin sign
+// and the long s, which (?i) matches as k and s, are letters too: inside a
+// term they are, and beside one they are not, so a text that holds them is
+// read both ways.
+func wordBits(text string, folds bool) uint64 {
+	var bits uint64
+	var buf [32]byte
+	n := 0
+	flush := func() {
+		if n > 0 && n <= len(buf) {
+			bits |= termBits[string(buf[:n])]
+		}
+		n = 0
+	}
+	for _, r := range text {
+		switch {
+		case r >= 'a' && r <= 'z':
+		case r >= 'A' && r <= 'Z':
+			r += 'a' - 'A'
+		case folds && r == '\u212a':
+			r = 'k'
+		case folds && r == 'ſ':
+			r = 's'
+		default:
+			flush()
+			continue
+		}
+		if n < len(buf) {
+			buf[n] = byte(r)
+		}
+		n++
+	}
+	flush()
+	return bits
 }
 
 func (g gate) open(f *textFacts) bool {
-	if f.digits < g.minDigits || len(f.text) < g.minLen || g.firstPerson && !f.firstPerson {
+	if f.digits < g.minDigits || len(f.text) < g.minLen {
+		return false
+	}
+	if g.bit != 0 && f.termsHeld()&g.bit == 0 {
 		return false
 	}
 	if len(g.words) == 0 {

@@ -84,10 +84,14 @@ func TestDetectGates(t *testing.T) {
 	for i, e := range loadCorpus(t) {
 		require.Equal(t, scan(e.Text, nil, false), Detect(e.Text), "entry %d (%s)", i, e.Note)
 	}
-	f := factsOf("I’m here")
-	require.True(t, f.firstPerson)
-	require.False(t, factsOf("Ivy and Myra fixed it").firstPerson, "names are not first person")
-	require.True(t, factsOf("see MY notes").firstPerson)
+	// A term is a whole word in any case; the Kelvin sign and the long s
+	// count as k and s inside a word, and as a boundary beside one.
+	bits := func(text string) uint64 { f := factsOf(text); return f.termsHeld() }
+	require.NotZero(t, bits("ANTIDEPRESSANTS"))
+	require.Zero(t, bits("antidepressantsX"), "not a whole word")
+	require.NotZero(t, bits("\u212aeeps \u212aosher"), "the Kelvin sign inside a word")
+	require.NotZero(t, bits("\u212adiabetes"), "the Kelvin sign beside a word")
+	require.NotZero(t, bits("chriſtian"), "the long s")
 	require.Equal(t, "ssn", factsOf("ſſn").folded, "regexp's (?i) folds the long s")
 }
 
