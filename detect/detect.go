@@ -124,53 +124,49 @@ func factsOf(text string) textFacts {
 }
 
 // termsHeld reads the text's words once, on the first gate that asks.
+// (?i) matches the Kelvin sign as k and the long s as s, so a text that
+// holds either opens every gate.
 func (f *textFacts) termsHeld() uint64 {
 	if !f.termsRead {
 		f.termsRead = true
-		f.terms = wordBits(f.text, false)
+		f.terms = wordBits(f.text)
 		if strings.ContainsAny(f.text, "\u212aſ") {
-			f.terms |= wordBits(f.text, true)
+			f.terms = ^uint64(0)
 		}
 	}
 	return f.terms
 }
 
-// wordBits ORs the termBits of text's words. A word is a run of ASCII
-// letters, lower-cased, as regexp's \b sees it. With folds, the Kelvin sign
-// and the long s, which (?i) matches as k and s, are letters too: inside a
-// term they are, and beside one they are not, so a text that holds them is
-// read both ways.
-func wordBits(text string, folds bool) uint64 {
+// wordBits ORs the termBits of text's words: runs of ASCII letters,
+// lower-cased, that regexp's \b can bound, so a run beside a digit or an
+// underscore ("x9hrt2" in a random token) is no word.
+func wordBits(text string) uint64 {
 	var bits uint64
 	var buf [32]byte
-	n := 0
-	flush := func() {
-		if n > 0 && n <= len(buf) {
-			bits |= termBits[string(buf[:n])]
-		}
-		n = 0
-	}
-	for _, r := range text {
-		switch {
-		case r >= 'a' && r <= 'z':
-		case r >= 'A' && r <= 'Z':
-			r += 'a' - 'A'
-		case folds && r == '\u212a':
-			r = 'k'
-		case folds && r == 'ſ':
-			r = 's'
-		default:
-			flush()
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c|0x20 < 'a' || c|0x20 > 'z' {
+			i++
 			continue
 		}
-		if n < len(buf) {
-			buf[n] = byte(r)
+		j := i
+		for j < len(text) && text[j]|0x20 >= 'a' && text[j]|0x20 <= 'z' {
+			j++
 		}
-		n++
+		bounded := (i == 0 || !wordByte(text[i-1])) && (j == len(text) || !wordByte(text[j]))
+		if n := j - i; bounded && n <= len(buf) {
+			for k := 0; k < n; k++ {
+				buf[k] = text[i+k] | 0x20
+			}
+			bits |= termBits[string(buf[:n])]
+		}
+		i = j
 	}
-	flush()
 	return bits
 }
+
+// wordByte reports a byte regexp's \b counts as part of a word.
+func wordByte(c byte) bool { return isAlnum(c) || c == '_' }
 
 func (g gate) open(f *textFacts) bool {
 	if f.digits < g.minDigits || len(f.text) < g.minLen {
@@ -197,11 +193,11 @@ const (
 	sep = `[ .-]{0,3}`
 )
 
-// detectors in precedence order within a category: secrets, then identity
-// numbers, then personal categories. Names of secret detectors are shown to
+// detectors in precedence order within a category: secrets (providers'
+// keys first), then identity numbers, then personal categories. Names of secret detectors are shown to
 // the person whose memory is refused, so they say what was found, never
 // the value.
-var detectors = slices.Concat(secretDetectors, numberDetectors, personalDetectors)
+var detectors = slices.Concat(providerDetectors, secretDetectors, numberDetectors, personalDetectors)
 
 // reasons maps a detector name to its Sensitive reason.
 var reasons = func() map[string]string {

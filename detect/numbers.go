@@ -2,6 +2,7 @@ package detect
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -15,18 +16,36 @@ var numberDetectors = []detector{
 	// Government ids.
 	{name: "US SSN", category: CategoryGovernmentID, gate: gate{minDigits: 9}, reason: "a US Social Security number", isolated: true, unlabelled: true, valid: ssnValid(0),
 		re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
-	{name: "US SSN after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ssn", "social"}, minDigits: 9}, reason: "a US Social Security number", group: 1, isolated: true, valid: ssnValid(1),
-		re: regexp.MustCompile(`(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\b\D{0,15}?(\d{3}` + sep + `\d{2}` + sep + `\d{4})\b`)},
-	{name: "Canadian SIN", category: CategoryGovernmentID, gate: gate{words: []string{"sin", "insurance"}, minDigits: 9}, reason: "a Canadian Social Insurance Number", group: 1, isolated: true, valid: sinValid,
-		re: regexp.MustCompile(`(?:\bSIN\b|(?i:\bsin\s+(?:number|no\.?|#)|\bsocial\s+insurance(?:\s+(?:number|no\.?|#))?))` + idTail + `(\d{3}` + sep + `\d{3}` + sep + `\d{3})\b`)},
+	// After its name, or before it: "123 45 6789 is my social security".
+	{name: "US SSN after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ssn", "social"}, minDigits: 9}, reason: "a US Social Security number", group: 1, isolated: true, valid: all(named, ssnValid(1)),
+		re: regexp.MustCompile(`(?:(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\b\D{0,15}?)?(\d{3}` + sep + `\d{2}` + sep + `\d{4})\b` + before(`(?i:ssn|social(?:\s+security)?)`))},
+	{name: "Canadian SIN", category: CategoryGovernmentID, gate: gate{words: []string{"sin", "insurance"}, minDigits: 9}, reason: "a Canadian Social Insurance Number", group: 1, isolated: true, valid: all(named, sinValid),
+		re: regexp.MustCompile(`(?:(?:\bSIN\b|(?i:\bsin\s+(?:number|no\.?|#)|\bsocial\s+insurance(?:\s+(?:number|no\.?|#))?))` + idTail + `)?(\d{3}` + sep + `\d{3}` + sep + `\d{3})\b` + before(`(?:SIN|(?i:social\s+insurance))`))},
 	{name: "UK NI number", category: CategoryGovernmentID, gate: gate{minDigits: 6}, reason: "a UK National Insurance number", valid: ninoValid(0),
 		re: regexp.MustCompile(`\b[A-Z]{2} \d{2} \d{2} \d{2} [A-D]\b`)},
-	{name: "UK NI number after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ni", "national"}, minDigits: 6}, reason: "a UK National Insurance number", group: 1, valid: ninoValid(1),
-		re: regexp.MustCompile(`(?i)\b(?:ni|nino|national insurance)` + idTail + `([A-Z]{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `[A-D])\b`)},
+	{name: "UK NI number after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ni", "national"}, minDigits: 6}, reason: "a UK National Insurance number", group: 1, valid: all(named, ninoValid(1)),
+		re: regexp.MustCompile(`(?i)(?:\b(?:ni|nino|national insurance)` + idTail + `)?\b([A-Z]{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `[A-D])\b` + before(`(?:ni|nino|national\s+insurance)`))},
+	// National ids with a check digit: each is read bare where its format
+	// is distinctive (DNI, codice fiscale, a dotted CPF, a spaced NIR) and
+	// otherwise only next to its name; one that fails its check is not one.
+	{name: "Spanish DNI or NIE", category: CategoryGovernmentID, gate: gate{minDigits: 7}, reason: "a Spanish DNI or NIE number", group: 1, isolated: true, unlabelled: true, valid: dniValid,
+		re: regexp.MustCompile(`\b((?:[XYZ][ -]?\d{7}|\d{8}|\d{2}\.\d{3}\.\d{3})[ -]?[A-Z])\b`)},
+	{name: "Italian codice fiscale", category: CategoryGovernmentID, gate: gate{minLen: 16}, reason: "an Italian codice fiscale", group: 1, isolated: true, valid: codiceFiscaleValid,
+		re: regexp.MustCompile(`\b([A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z])\b`)},
+	{name: "German tax id", category: CategoryGovernmentID, gate: gate{words: []string{"steuer", "idnr", "identifikation", "tax", "tin"}, minDigits: 11}, reason: "a German tax identification number (Steuer-ID)", group: 1, isolated: true, valid: all(named, steuerIDValid),
+		re: regexp.MustCompile(`(?:(?i:\b(?:steuer[- ]?id(?:entifikationsnummer)?|steuerliche\s+identifikationsnummer|identifikationsnummer|idnr|tax\s+id|tin))` + idTail + `)?\b(\d{2} ?\d{3} ?\d{3} ?\d{3})\b` + before(`(?i:steuer[- ]?id|tax\s+id|idnr)`))},
+	{name: "Indian Aadhaar", category: CategoryGovernmentID, gate: gate{words: []string{"aadha", "uid"}, minDigits: 12}, reason: "an Indian Aadhaar number", group: 1, isolated: true, valid: all(named, aadhaarValid),
+		re: regexp.MustCompile(`(?:(?i:\b(?:aadhaar|aadhar|uidai|uid)(?:\s+card)?)` + idTail + `)?\b([2-9]\d{3}[ -]?\d{4}[ -]?\d{4})\b` + before(`(?i:aadhaa?r|uid)`))},
+	{name: "French NIR", category: CategoryGovernmentID, gate: gate{minDigits: 13}, reason: "a French social security number (NIR)", group: 1, isolated: true, valid: nirValid,
+		re: regexp.MustCompile(`(?:(?i:\b(?:nir|insee|num[ée]ro\s+de\s+s[ée]cu(?:rit[ée]\s+sociale)?|s[ée]curit[ée]\s+sociale|carte\s+vitale|social\s+security))` + idTail + `)?\b([1-478][ .]?\d{2}[ .]?\d{2}[ .]?(?:\d{2}|2[ABab])[ .]?\d{3}[ .]?\d{3}[ .]?\d{2})\b` + before(`(?i:nir|num[ée]ro\s+de\s+s[ée]cu|s[ée]curit[ée]\s+sociale|social\s+security)`))},
+	{name: "Dutch BSN", category: CategoryGovernmentID, gate: gate{words: []string{"bsn", "burgerservice", "sofi"}, minDigits: 8}, reason: "a Dutch citizen service number (BSN)", group: 1, isolated: true, valid: all(named, bsnValid),
+		re: regexp.MustCompile(`(?:(?i:\b(?:bsn|burgerservicenummer|sofi(?:-?nummer)?))` + idTail + `)?\b(\d{4}[ .]?\d{2}[ .]?\d{3}|\d{3}[ .]?\d{3}[ .]?\d{3}|\d{8})\b` + before(`(?i:bsn|burgerservicenummer)`))},
+	{name: "Brazilian CPF", category: CategoryGovernmentID, gate: gate{minDigits: 11}, reason: "a Brazilian CPF number", group: 1, isolated: true, valid: cpfValid,
+		re: regexp.MustCompile(`(?:(?i:\bcpf)` + idTail + `)?\b(\d{3}\.?\d{3}\.?\d{3}-?\d{2})\b` + before(`(?i:cpf)`))},
 	{name: "passport number", category: CategoryGovernmentID, gate: gate{words: []string{"passport"}, minDigits: 2}, reason: "a passport number", group: 1, valid: idNumber(1, 2),
 		re: regexp.MustCompile(`(?i)\bpassport` + idTail + `([A-Z0-9]{6,9})\b`)},
-	{name: "identity document number", category: CategoryGovernmentID, gate: gate{words: []string{"licen", "national", "card", "tax", "social", "personnummer", "aadhaar", "bsn"}, minDigits: 4}, reason: "an identity document number", group: 1, valid: idNumber(1, 4),
-		re: regexp.MustCompile(`(?i)\b(?:driver['’]?s? licen[cs]e|driving licen[cs]e|national (?:id|identity)(?: card)?|id card|tax (?:id|identification)|social insurance|personnummer|aadhaar|bsn)` + idTail + `([A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b`)},
+	{name: "identity document number", category: CategoryGovernmentID, gate: gate{words: []string{"licen", "national", "card", "tax", "social", "personnummer"}, minDigits: 4}, reason: "an identity document number", group: 1, valid: idNumber(1, 4),
+		re: regexp.MustCompile(`(?i)\b(?:driver['’]?s? licen[cs]e|driving licen[cs]e|national (?:id|identity)(?: card)?|id card|tax (?:id|identification)|social insurance|personnummer)` + idTail + `([A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b`)},
 
 	// Payment cards and bank accounts.
 	{name: "payment card number", category: CategoryPaymentCard, gate: gate{minDigits: 13}, reason: "a payment card number", isolated: true, unlabelled: true, valid: cardValid,
@@ -279,4 +298,179 @@ var numberLabel = regexp.MustCompile(`(?i)\b(?:meeting|zoom|webex|webinar|confer
 // labelled reports a number label right before text[s:].
 func labelled(text string, s int) bool {
 	return numberLabel.MatchString(text[max(0, s-48):s])
+}
+
+// before is the tail of an id named after it: "… is my SSN".
+func before(name string) string {
+	return `(?:\s+(?i:is|was|=|are)\s+(?i:my|his|her|their|the|our|your)\s+` + name + `)?`
+}
+
+// named accepts an id whose name is next to it, before or after: the
+// match is longer than the id in group 1.
+func named(text string, loc []int) bool {
+	return loc[0] < loc[2] || loc[1] > loc[3]
+}
+
+// dniValid checks a Spanish DNI (eight digits) or NIE (X, Y or Z and seven
+// digits) by its letter, the number mod 23.
+func dniValid(text string, loc []int) bool {
+	v := strings.NewReplacer(" ", "", "-", "", ".", "").Replace(group(text, loc, 1))
+	if len(v) != 9 {
+		return false
+	}
+	if i := strings.IndexByte("XYZ", v[0]); i >= 0 {
+		v = string(rune('0'+i)) + v[1:]
+	}
+	n, err := strconv.Atoi(v[:8])
+	return err == nil && "TRWAGMYFPDXBNJZSQVHLCKE"[n%23] == v[8]
+}
+
+// codiceFiscaleValid checks an Italian codice fiscale's last letter: odd
+// positions by the decree's table, even ones by their value, mod 26.
+func codiceFiscaleValid(text string, loc []int) bool {
+	v := group(text, loc, 1)
+	odd := [36]int{1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23}
+	value := func(c byte) int {
+		if c >= '0' && c <= '9' {
+			return int(c - '0')
+		}
+		return int(c - 'A')
+	}
+	sum := 0
+	for i := 0; i < 15; i++ {
+		if i%2 == 0 {
+			sum += odd[value(v[i])]
+		} else {
+			sum += value(v[i])
+		}
+	}
+	return v[15] == byte('A'+sum%26)
+}
+
+// steuerIDValid checks a German Steuer-ID: eleven digits, no leading zero;
+// in the first ten exactly one digit repeats, at most three times and
+// never three in a row; the last is the ISO 7064 MOD 11,10 check digit.
+func steuerIDValid(text string, loc []int) bool {
+	d := digitsOf(group(text, loc, 1))
+	if len(d) != 11 || d[0] == '0' {
+		return false
+	}
+	var counts [10]int
+	for i := 0; i < 10; i++ {
+		counts[d[i]-'0']++
+		if i >= 2 && d[i] == d[i-1] && d[i] == d[i-2] {
+			return false
+		}
+	}
+	repeated := 0
+	for _, c := range counts {
+		if c > 3 {
+			return false
+		}
+		if c >= 2 {
+			repeated++
+		}
+	}
+	if repeated != 1 {
+		return false
+	}
+	product := 10
+	for i := 0; i < 10; i++ {
+		sum := (int(d[i]-'0') + product) % 10
+		if sum == 0 {
+			sum = 10
+		}
+		product = sum * 2 % 11
+	}
+	check := 11 - product
+	if check == 10 {
+		check = 0
+	}
+	return check == int(d[10]-'0')
+}
+
+// aadhaarValid checks an Aadhaar number's Verhoeff check digit.
+func aadhaarValid(text string, loc []int) bool {
+	d := digitsOf(group(text, loc, 1))
+	return len(d) == 12 && verhoeffValid(d)
+}
+
+var (
+	verhoeffD = [10][10]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 0, 6, 7, 8, 9, 5}, {2, 3, 4, 0, 1, 7, 8, 9, 5, 6},
+		{3, 4, 0, 1, 2, 8, 9, 5, 6, 7}, {4, 0, 1, 2, 3, 9, 5, 6, 7, 8}, {5, 9, 8, 7, 6, 0, 4, 3, 2, 1}, {6, 5, 9, 8, 7, 1, 0, 4, 3, 2},
+		{7, 6, 5, 9, 8, 2, 1, 0, 4, 3}, {8, 7, 6, 5, 9, 3, 2, 1, 0, 4}, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}}
+	verhoeffP = [8][10]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 5, 7, 6, 2, 8, 3, 0, 9, 4}, {5, 8, 0, 3, 7, 9, 6, 1, 4, 2},
+		{8, 9, 1, 6, 0, 4, 3, 5, 2, 7}, {9, 4, 5, 3, 1, 2, 8, 7, 6, 0}, {4, 2, 8, 6, 5, 7, 3, 9, 0, 1}, {2, 7, 9, 3, 8, 0, 6, 4, 1, 5},
+		{7, 0, 4, 6, 9, 1, 3, 2, 5, 8}}
+)
+
+// verhoeffValid reports whether digits pass the Verhoeff check.
+func verhoeffValid(digits string) bool {
+	c := 0
+	for i := 0; i < len(digits); i++ {
+		c = verhoeffD[c][verhoeffP[i%8][digits[len(digits)-1-i]-'0']]
+	}
+	return c == 0
+}
+
+// nirValid checks a French NIR: its month, and its key, 97 minus the first
+// thirteen characters mod 97 (Corsica's 2A and 2B count as 19 and 18). A
+// bare one must be grouped as it is printed ("1 84 12 76 451 089 46") and
+// start with 1 or 2; run together, it needs its name.
+func nirValid(text string, loc []int) bool {
+	raw := group(text, loc, 1)
+	v := strings.ToUpper(strings.NewReplacer(" ", "", ".", "").Replace(raw))
+	if len(v) != 15 {
+		return false
+	}
+	if !named(text, loc) && (!strings.Contains(raw, " ") || (v[0] != '1' && v[0] != '2')) {
+		return false
+	}
+	if month, _ := strconv.Atoi(v[3:5]); month < 1 || month > 12 && month < 20 {
+		return false
+	}
+	body := strings.NewReplacer("2A", "19", "2B", "18").Replace(v[:13])
+	n, err1 := strconv.ParseUint(body, 10, 64)
+	key, err2 := strconv.Atoi(v[13:])
+	return err1 == nil && err2 == nil && key == 97-int(n%97)
+}
+
+// bsnValid checks a Dutch BSN by the eleven test: 9×d1 + 8×d2 + … + 2×d8
+// − d9 is a multiple of 11, and not zero. Eight digits have a leading zero.
+func bsnValid(text string, loc []int) bool {
+	d := digitsOf(group(text, loc, 1))
+	if len(d) == 8 {
+		d = "0" + d
+	}
+	if len(d) != 9 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 8; i++ {
+		sum += int(d[i]-'0') * (9 - i)
+	}
+	sum -= int(d[8] - '0')
+	return sum != 0 && sum%11 == 0
+}
+
+// cpfValid checks a Brazilian CPF's two mod-11 check digits; one of a
+// single repeated digit is a placeholder. A bare one must be written as
+// 000.000.000-00; run together, it needs its name.
+func cpfValid(text string, loc []int) bool {
+	raw := group(text, loc, 1)
+	d := digitsOf(raw)
+	if len(d) != 11 || strings.Count(d, d[:1]) == 11 {
+		return false
+	}
+	if !named(text, loc) && (strings.Count(raw, ".") != 2 || !strings.Contains(raw, "-")) {
+		return false
+	}
+	check := func(n int) byte {
+		sum := 0
+		for i := 0; i < n; i++ {
+			sum += int(d[i]-'0') * (n + 1 - i)
+		}
+		return byte('0' + sum*10%11%10)
+	}
+	return check(9) == d[9] && check(10) == d[10]
 }
