@@ -69,14 +69,17 @@ type detector struct {
 
 // gate is a cheap necessary condition for a detector's match: one of words
 // occurs in the case-folded text, one of terms occurs in it as a whole
-// word, and the text has at least minDigits ASCII digits and minLen bytes.
+// word, and the text has at least minDigits ASCII digits, minUpper ASCII
+// capitals, minLen bytes and a run of minToken bytes without a space.
 // Words are single words because the patterns allow any run of spaces
 // between words. FuzzDetect checks that gates never change the findings.
 type gate struct {
 	words     []string
 	terms     []string
 	minDigits int
+	minUpper  int
 	minLen    int
+	minToken  int
 	bit       uint64 // this gate's bit in termBits, set by init
 }
 
@@ -107,7 +110,10 @@ type textFacts struct {
 	text      string
 	folded    string
 	digits    int
-	terms     uint64 // the bits of the gate terms the text holds
+	upper     int
+	token     int       // the longest run of bytes without ASCII white space
+	bytes     [4]uint64 // the bytes folded holds, so most word gates skip Contains
+	terms     uint64    // the bits of the gate terms the text holds
 	termsRead bool
 }
 
@@ -115,9 +121,22 @@ func factsOf(text string) textFacts {
 	// Go's (?i) folds the Kelvin sign to k, which ToLower does too, and the
 	// long s to s, which ToLower leaves alone.
 	f := textFacts{text: text, folded: strings.ToLower(strings.ReplaceAll(text, "ſ", "s"))}
+	run := 0
+	for i := 0; i < len(f.folded); i++ {
+		c := f.folded[i]
+		f.bytes[c>>6] |= 1 << (c & 63)
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
+			run = 0
+		} else if run++; run > f.token {
+			f.token = run
+		}
+	}
 	for i := 0; i < len(text); i++ {
-		if text[i] >= '0' && text[i] <= '9' {
+		switch c := text[i]; {
+		case c >= '0' && c <= '9':
 			f.digits++
+		case c >= 'A' && c <= 'Z':
+			f.upper++
 		}
 	}
 	return f
@@ -169,7 +188,7 @@ func wordBits(text string) uint64 {
 func wordByte(c byte) bool { return isAlnum(c) || c == '_' }
 
 func (g gate) open(f *textFacts) bool {
-	if f.digits < g.minDigits || len(f.text) < g.minLen {
+	if f.digits < g.minDigits || f.upper < g.minUpper || len(f.text) < g.minLen || f.token < g.minToken {
 		return false
 	}
 	if g.bit != 0 && f.termsHeld()&g.bit == 0 {
@@ -179,12 +198,14 @@ func (g gate) open(f *textFacts) bool {
 		return true
 	}
 	for _, w := range g.words {
-		if strings.Contains(f.folded, w) {
+		if f.has(w[0]) && f.has(w[len(w)-1]) && strings.Contains(f.folded, w) {
 			return true
 		}
 	}
 	return false
 }
+
+func (f *textFacts) has(c byte) bool { return f.bytes[c>>6]&(1<<(c&63)) != 0 }
 
 // Shared sub-patterns. Apostrophes may be straight or curly.
 const (

@@ -110,6 +110,10 @@ func TestSensitiveWhateverTheGrammaticalPerson(t *testing.T) {
 		{CategoryReligion, []string{"I attend mosque on Fridays", "She attends mosque on Fridays", "Attends mosque on Fridays", "Wants no meetings on Fridays during Ramadan"}},
 		{CategoryPolitics, []string{"I'm a registered Democrat", "They are a registered Democrat", "Is a registered Democrat"}},
 		{CategoryFinances, []string{"I earn $140k a year", "She earns $140k a year", "Earns $140k a year", "Is in debt on student loans"}},
+		// A longer alternative that shares its start with a shorter one the
+		// validator drops: "Republican" alone is followed by a domain noun.
+		{CategoryPolitics, []string{"Volunteers for the Republican campaign", "Works for the Labour candidate in Leeds"}},
+		{CategoryUnion, []string{"She is in the union of the metal workers", "Is in the union of the rail workers since 2019"}},
 	} {
 		for _, text := range fact.forms {
 			cat, reason := Sensitive(text)

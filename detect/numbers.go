@@ -17,31 +17,31 @@ var numberDetectors = []detector{
 	{name: "US SSN", category: CategoryGovernmentID, gate: gate{minDigits: 9}, reason: "a US Social Security number", isolated: true, unlabelled: true, valid: ssnValid(0),
 		re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)},
 	// After its name, or before it: "123 45 6789 is my social security".
-	{name: "US SSN after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ssn", "social"}, minDigits: 9}, reason: "a US Social Security number", group: 1, isolated: true, valid: all(named, ssnValid(1)),
-		re: regexp.MustCompile(`(?:(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\b\D{0,15}?)?(\d{3}` + sep + `\d{2}` + sep + `\d{4})\b` + before(`(?i:ssn|social(?:\s+security)?)`))},
-	{name: "Canadian SIN", category: CategoryGovernmentID, gate: gate{words: []string{"sin", "insurance"}, minDigits: 9}, reason: "a Canadian Social Insurance Number", group: 1, isolated: true, valid: all(named, sinValid),
-		re: regexp.MustCompile(`(?:(?:\bSIN\b|(?i:\bsin\s+(?:number|no\.?|#)|\bsocial\s+insurance(?:\s+(?:number|no\.?|#))?))` + idTail + `)?(\d{3}` + sep + `\d{3}` + sep + `\d{3})\b` + before(`(?:SIN|(?i:social\s+insurance))`))},
+	{name: "US SSN after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ssn", "social"}, minDigits: 9}, reason: "a US Social Security number", group: 1, isolated: true, valid: all(ssnName.named, ssnValid(1)),
+		re: regexp.MustCompile(`\b(\d{3}` + sep + `\d{2}` + sep + `\d{4})\b`)},
+	{name: "Canadian SIN", category: CategoryGovernmentID, gate: gate{words: []string{"sin", "insurance"}, minDigits: 9}, reason: "a Canadian Social Insurance Number", group: 1, isolated: true, valid: all(sinName.named, sinValid),
+		re: regexp.MustCompile(`\b(\d{3}` + sep + `\d{3}` + sep + `\d{3})\b`)},
 	{name: "UK NI number", category: CategoryGovernmentID, gate: gate{minDigits: 6}, reason: "a UK National Insurance number", valid: ninoValid(0),
 		re: regexp.MustCompile(`\b[A-Z]{2} \d{2} \d{2} \d{2} [A-D]\b`)},
-	{name: "UK NI number after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ni", "national"}, minDigits: 6}, reason: "a UK National Insurance number", group: 1, valid: all(named, ninoValid(1)),
-		re: regexp.MustCompile(`(?i)(?:\b(?:ni|nino|national insurance)` + idTail + `)?\b([A-Z]{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `[A-D])\b` + before(`(?:ni|nino|national\s+insurance)`))},
+	{name: "UK NI number after keyword", category: CategoryGovernmentID, gate: gate{words: []string{"ni", "national"}, minDigits: 6}, reason: "a UK National Insurance number", group: 1, valid: all(ninoName.named, ninoValid(1)),
+		re: regexp.MustCompile(`(?i)\b([A-Z]{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `\d{2}` + sep + `[A-D])\b`)},
 	// National ids with a check digit: each is read bare where its format
 	// is distinctive (DNI, codice fiscale, a dotted CPF, a spaced NIR) and
 	// otherwise only next to its name; one that fails its check is not one.
-	{name: "Spanish DNI or NIE", category: CategoryGovernmentID, gate: gate{minDigits: 7}, reason: "a Spanish DNI or NIE number", group: 1, isolated: true, unlabelled: true, valid: dniValid,
+	{name: "Spanish DNI or NIE", category: CategoryGovernmentID, gate: gate{minDigits: 7, minUpper: 1}, reason: "a Spanish DNI or NIE number", group: 1, isolated: true, unlabelled: true, valid: dniValid,
 		re: regexp.MustCompile(`\b((?:[XYZ][ -]?\d{7}|\d{8}|\d{2}\.\d{3}\.\d{3})[ -]?[A-Z])\b`)},
-	{name: "Italian codice fiscale", category: CategoryGovernmentID, gate: gate{minLen: 16}, reason: "an Italian codice fiscale", group: 1, isolated: true, valid: codiceFiscaleValid,
+	{name: "Italian codice fiscale", category: CategoryGovernmentID, gate: gate{minUpper: 9, minToken: 16}, reason: "an Italian codice fiscale", group: 1, isolated: true, valid: codiceFiscaleValid,
 		re: regexp.MustCompile(`\b([A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z])\b`)},
-	{name: "German tax id", category: CategoryGovernmentID, gate: gate{words: []string{"steuer", "idnr", "identifikation", "tax", "tin"}, minDigits: 11}, reason: "a German tax identification number (Steuer-ID)", group: 1, isolated: true, valid: all(named, steuerIDValid),
-		re: regexp.MustCompile(`(?:(?i:\b(?:steuer[- ]?id(?:entifikationsnummer)?|steuerliche\s+identifikationsnummer|identifikationsnummer|idnr|tax\s+id|tin))` + idTail + `)?\b(\d{2} ?\d{3} ?\d{3} ?\d{3})\b` + before(`(?i:steuer[- ]?id|tax\s+id|idnr)`))},
-	{name: "Indian Aadhaar", category: CategoryGovernmentID, gate: gate{words: []string{"aadha", "uid"}, minDigits: 12}, reason: "an Indian Aadhaar number", group: 1, isolated: true, valid: all(named, aadhaarValid),
-		re: regexp.MustCompile(`(?:(?i:\b(?:aadhaar|aadhar|uidai|uid)(?:\s+card)?)` + idTail + `)?\b([2-9]\d{3}[ -]?\d{4}[ -]?\d{4})\b` + before(`(?i:aadhaa?r|uid)`))},
+	{name: "German tax id", category: CategoryGovernmentID, gate: gate{words: []string{"steuer", "idnr", "identifikation", "tax", "tin"}, minDigits: 11}, reason: "a German tax identification number (Steuer-ID)", group: 1, isolated: true, valid: all(steuerName.named, steuerIDValid),
+		re: regexp.MustCompile(`\b(\d{2} ?\d{3} ?\d{3} ?\d{3})\b`)},
+	{name: "Indian Aadhaar", category: CategoryGovernmentID, gate: gate{words: []string{"aadha", "uid"}, minDigits: 12}, reason: "an Indian Aadhaar number", group: 1, isolated: true, valid: all(aadhaarName.named, aadhaarValid),
+		re: regexp.MustCompile(`\b([2-9]\d{3}[ -]?\d{4}[ -]?\d{4})\b`)},
 	{name: "French NIR", category: CategoryGovernmentID, gate: gate{minDigits: 13}, reason: "a French social security number (NIR)", group: 1, isolated: true, valid: nirValid,
-		re: regexp.MustCompile(`(?:(?i:\b(?:nir|insee|num[ée]ro\s+de\s+s[ée]cu(?:rit[ée]\s+sociale)?|s[ée]curit[ée]\s+sociale|carte\s+vitale|social\s+security))` + idTail + `)?\b([1-478][ .]?\d{2}[ .]?\d{2}[ .]?(?:\d{2}|2[ABab])[ .]?\d{3}[ .]?\d{3}[ .]?\d{2})\b` + before(`(?i:nir|num[ée]ro\s+de\s+s[ée]cu|s[ée]curit[ée]\s+sociale|social\s+security)`))},
-	{name: "Dutch BSN", category: CategoryGovernmentID, gate: gate{words: []string{"bsn", "burgerservice", "sofi"}, minDigits: 8}, reason: "a Dutch citizen service number (BSN)", group: 1, isolated: true, valid: all(named, bsnValid),
-		re: regexp.MustCompile(`(?:(?i:\b(?:bsn|burgerservicenummer|sofi(?:-?nummer)?))` + idTail + `)?\b(\d{4}[ .]?\d{2}[ .]?\d{3}|\d{3}[ .]?\d{3}[ .]?\d{3}|\d{8})\b` + before(`(?i:bsn|burgerservicenummer)`))},
-	{name: "Brazilian CPF", category: CategoryGovernmentID, gate: gate{minDigits: 11}, reason: "a Brazilian CPF number", group: 1, isolated: true, valid: cpfValid,
-		re: regexp.MustCompile(`(?:(?i:\bcpf)` + idTail + `)?\b(\d{3}\.?\d{3}\.?\d{3}-?\d{2})\b` + before(`(?i:cpf)`))},
+		re: regexp.MustCompile(`\b([1-478][ .]?\d{2}[ .]?\d{2}[ .]?(?:\d{2}|2[ABab])[ .]?\d{3}[ .]?\d{3}[ .]?\d{2})\b`)},
+	{name: "Dutch BSN", category: CategoryGovernmentID, gate: gate{words: []string{"bsn", "burgerservice", "sofi"}, minDigits: 8}, reason: "a Dutch citizen service number (BSN)", group: 1, isolated: true, valid: all(bsnName.named, bsnValid),
+		re: regexp.MustCompile(`\b(\d{4}[ .]?\d{2}[ .]?\d{3}|\d{3}[ .]?\d{3}[ .]?\d{3}|\d{8})\b`)},
+	{name: "Brazilian CPF", category: CategoryGovernmentID, gate: gate{minDigits: 11, minToken: 11}, reason: "a Brazilian CPF number", group: 1, isolated: true, valid: cpfValid,
+		re: regexp.MustCompile(`\b(\d{3}\.?\d{3}\.?\d{3}-?\d{2})\b`)},
 	{name: "passport number", category: CategoryGovernmentID, gate: gate{words: []string{"passport"}, minDigits: 2}, reason: "a passport number", group: 1, valid: idNumber(1, 2),
 		re: regexp.MustCompile(`(?i)\bpassport` + idTail + `([A-Z0-9]{6,9})\b`)},
 	{name: "identity document number", category: CategoryGovernmentID, gate: gate{words: []string{"licen", "national", "card", "tax", "social", "personnummer"}, minDigits: 4}, reason: "an identity document number", group: 1, valid: idNumber(1, 4),
@@ -93,7 +93,7 @@ func sinValid(text string, loc []int) bool {
 // never issued.
 func ninoValid(g int) func(string, []int) bool {
 	return func(text string, loc []int) bool {
-		v := strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(group(text, loc, g)))
+		v := strings.ToUpper(numberSeparators.Replace(group(text, loc, g)))
 		if len(v) != 9 {
 			return false
 		}
@@ -225,7 +225,7 @@ var ibanLengths = map[string]int{
 // between its characters, is an IBAN of its country's length whose mod-97
 // check (ISO 7064) gives 1.
 func ibanValid(s string) bool {
-	s = strings.ToUpper(strings.NewReplacer(" ", "", ".", "", "-", "").Replace(s))
+	s = strings.ToUpper(numberSeparators.Replace(s))
 	if len(s) < 4 || ibanLengths[s[:2]] != len(s) {
 		return false
 	}
@@ -300,21 +300,47 @@ func labelled(text string, s int) bool {
 	return numberLabel.MatchString(text[max(0, s-48):s])
 }
 
-// before is the tail of an id named after it: "… is my SSN".
-func before(name string) string {
-	return `(?:\s+(?i:is|was|=|are)\s+(?i:my|his|her|their|the|our|your)\s+` + name + `)?`
+var (
+	// numberSeparators are what people put between an id's groups.
+	numberSeparators = strings.NewReplacer(" ", "", ".", "", "-", "")
+	// corsica reads Corsica's departments 2A and 2B as the NIR key does.
+	corsica = strings.NewReplacer("2A", "19", "2B", "18")
+)
+
+// idName is how an id is named beside it: before it, with its label's
+// tail ("my SSN is 123 45 6789"), or after it ("123 45 6789 is my SSN").
+type idName struct{ before, after *regexp.Regexp }
+
+// nameOf compiles an idName: before matches the text that ends right
+// before the id, after the name in "… is my NAME".
+func nameOf(before, after string) idName {
+	return idName{
+		before: regexp.MustCompile(`(?:` + before + `)$`),
+		after:  regexp.MustCompile(`^\s+(?i:is|was|=|are)\s+(?i:my|his|her|their|the|our|your)\s+(?:` + after + `)\b`),
+	}
 }
 
-// named accepts an id whose name is next to it, before or after: the
-// match is longer than the id in group 1.
-func named(text string, loc []int) bool {
-	return loc[0] < loc[2] || loc[1] > loc[3]
+// named accepts an id in group 1 with its name right before or after it.
+func (n idName) named(text string, loc []int) bool {
+	s, e := loc[2], loc[3]
+	return n.before.MatchString(text[max(0, s-64):s]) || n.after.MatchString(text[e:min(len(text), e+64)])
 }
+
+var (
+	ssnName     = nameOf(`(?i)\b(?:ssn|social(?:\s+security)?(?:\s+(?:number|no\.?|#))?)\b\D{0,15}`, `(?i:ssn|social(?:\s+security)?)`)
+	sinName     = nameOf(`(?:\bSIN\b|(?i:\bsin\s+(?:number|no\.?|#)|\bsocial\s+insurance(?:\s+(?:number|no\.?|#))?))`+idTail, `(?:SIN|(?i:social\s+insurance))`)
+	ninoName    = nameOf(`(?i)\b(?:ni|nino|national insurance)`+idTail, `(?i:ni|nino|national\s+insurance)`)
+	steuerName  = nameOf(`(?i)\b(?:steuer[- ]?id(?:entifikationsnummer)?|steuerliche\s+identifikationsnummer|identifikationsnummer|idnr|tax\s+id|tin)`+idTail, `(?i:steuer[- ]?id|tax\s+id|idnr)`)
+	aadhaarName = nameOf(`(?i)\b(?:aadhaar|aadhar|uidai|uid)(?:\s+card)?`+idTail, `(?i:aadhaa?r|uid)`)
+	nirName     = nameOf(`(?i)\b(?:nir|insee|num[ée]ro\s+de\s+s[ée]cu(?:rit[ée]\s+sociale)?|s[ée]curit[ée]\s+sociale|carte\s+vitale|social\s+security)`+idTail, `(?i:nir|num[ée]ro\s+de\s+s[ée]cu|s[ée]curit[ée]\s+sociale|social\s+security)`)
+	bsnName     = nameOf(`(?i)\b(?:bsn|burgerservicenummer|sofi(?:-?nummer)?)`+idTail, `(?i:bsn|burgerservicenummer)`)
+	cpfName     = nameOf(`(?i)\bcpf`+idTail, `(?i:cpf)`)
+)
 
 // dniValid checks a Spanish DNI (eight digits) or NIE (X, Y or Z and seven
 // digits) by its letter, the number mod 23.
 func dniValid(text string, loc []int) bool {
-	v := strings.NewReplacer(" ", "", "-", "", ".", "").Replace(group(text, loc, 1))
+	v := numberSeparators.Replace(group(text, loc, 1))
 	if len(v) != 9 {
 		return false
 	}
@@ -419,17 +445,17 @@ func verhoeffValid(digits string) bool {
 // start with 1 or 2; run together, it needs its name.
 func nirValid(text string, loc []int) bool {
 	raw := group(text, loc, 1)
-	v := strings.ToUpper(strings.NewReplacer(" ", "", ".", "").Replace(raw))
+	v := strings.ToUpper(numberSeparators.Replace(raw))
 	if len(v) != 15 {
 		return false
 	}
-	if !named(text, loc) && (!strings.Contains(raw, " ") || (v[0] != '1' && v[0] != '2')) {
+	if !nirName.named(text, loc) && (!strings.Contains(raw, " ") || (v[0] != '1' && v[0] != '2')) {
 		return false
 	}
 	if month, _ := strconv.Atoi(v[3:5]); month < 1 || month > 12 && month < 20 {
 		return false
 	}
-	body := strings.NewReplacer("2A", "19", "2B", "18").Replace(v[:13])
+	body := corsica.Replace(v[:13])
 	n, err1 := strconv.ParseUint(body, 10, 64)
 	key, err2 := strconv.Atoi(v[13:])
 	return err1 == nil && err2 == nil && key == 97-int(n%97)
@@ -462,7 +488,7 @@ func cpfValid(text string, loc []int) bool {
 	if len(d) != 11 || strings.Count(d, d[:1]) == 11 {
 		return false
 	}
-	if !named(text, loc) && (strings.Count(raw, ".") != 2 || !strings.Contains(raw, "-")) {
+	if !cpfName.named(text, loc) && (strings.Count(raw, ".") != 2 || !strings.Contains(raw, "-")) {
 		return false
 	}
 	check := func(n int) byte {

@@ -359,13 +359,15 @@ var personalDetectors = []detector{
 		gate: gate{terms: terms(nil, observances, religiousNouns)},
 		re:   regexp.MustCompile(`(?i)\b(?:because\s+of|due\s+to|for|during|over|around|on|while\s+observing|while\s+fasting\s+for|through|throughout|until\s+after|after)\s+(?:(?:the|his|her|their|my|a|daily|friday|evening|morning|midday)\s+){0,2}` + phrases(observances, religiousNouns) + `\b`)},
 
-	// Politics.
+	// Politics. Where alternatives share a start, the longer comes first:
+	// FindAll keeps the first that matches, and a validator that drops it
+	// ("Republican" before "campaign", a domain noun) loses the longer one.
 	{name: "political affiliation", category: CategoryPolitics, reason: "political opinion or affiliation", valid: plainTerm,
 		gate: gate{terms: terms([]string{"vote", "votes", "voted", "voting", "party", "politically", "politics", "political"}, politicalIdentities, parties, partyAdjectives, politicians)},
 		re: regexp.MustCompile(`(?i)\b(?:` +
 			`(?:` + be + `|standing\s+as|stands\s+as|ran\s+as|running\s+as|identif(?:y|ies)\s+as)\s+(?:(?:a|an|registered|lifelong|life-long|card-carrying|committed|staunch|proud|paid-up|active|longtime|long-time|die-hard|diehard|self-described|hardcore|devoted|strongly|firmly|very|quite|politically)\s+){0,2}` + phrases(politicalIdentities) +
 			`|(?:vot(?:e|es|ed|ing)\s+(?:for\s+)?(?:the\s+)?|supports?\s+|supported\s+)` + phrases(parties, leaders) +
-			`|(?:member\s+of|joined|supports?|supported|supporting|donates?\s+(?:\w+\s+)?to|donated\s+(?:\w+\s+)?to|donating\s+to|campaigns?\s+for|campaigned\s+for|campaigning\s+for|canvass(?:es|ed|ing)?\s+for|volunteers?\s+for|volunteered\s+for|volunteering\s+for|works?\s+for|worked\s+for|stands?\s+for|standing\s+for|ran\s+for|running\s+for|belongs?\s+to)\s+(?:(?:the|a|an|local|his|her|their|my)\s+){0,2}(?:` + phrases(parties) + `|(?-i:[A-Z][\w'’]*\s+){1,2}(?:party|Party)|` + phrases(partyAdjectives, politicians) + `\s+` + phrases(politicalRoles) + `)` +
+			`|(?:member\s+of|joined|supports?|supported|supporting|donates?\s+(?:\w+\s+)?to|donated\s+(?:\w+\s+)?to|donating\s+to|campaigns?\s+for|campaigned\s+for|campaigning\s+for|canvass(?:es|ed|ing)?\s+for|volunteers?\s+for|volunteered\s+for|volunteering\s+for|works?\s+for|worked\s+for|stands?\s+for|standing\s+for|ran\s+for|running\s+for|belongs?\s+to)\s+(?:(?:the|a|an|local|his|her|their|my)\s+){0,2}(?:` + phrases(partyAdjectives, politicians) + `\s+` + phrases(politicalRoles) + `|` + phrases(parties) + `|(?-i:[A-Z][\w'’]*\s+){1,2}(?:party|Party))` +
 			`|(?:\b(?:as|a|an)|lifelong|life-long|registered|longtime|long-time|committed|staunch|card-carrying|die-hard|diehard)\s+(?:(?:a|an|lifelong|registered)\s+)?` + phrases(partyAdjectives, parties, politicians) + `\s+(?:party\s+)?` + phrases(politicalRoles) +
 			`|(?:active|involved|activist)\s+in\s+(?:local\s+|national\s+|party\s+|student\s+)?politics|politically\s+active` +
 			`|` + possessive + `\s+` + phrases(politicalNouns) + `)\b`)},
@@ -373,7 +375,7 @@ var personalDetectors = []detector{
 	// Trade unions.
 	{name: "union membership", category: CategoryUnion, reason: "trade union membership", valid: all(plainTerm, notOtherUnion),
 		gate: gate{terms: terms([]string{"union", "steward"})}, // every union term holds one
-		re:   regexp.MustCompile(`(?i)\b(?:` + phrases(unionTerms) + `|(?:member\s+of|joined|joins|join|belongs?\s+to|in|rep\s+for|representative\s+for|steward\s+for|organi[sz]ing|organi[sz]es)\s+(?:the\s+|a\s+|an\s+)?(?:[\w'’]+\s+){0,3}union|union\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}workers)\b`)},
+		re:   regexp.MustCompile(`(?i)\b(?:` + phrases(unionTerms) + `|(?:member\s+of|joined|joins|join|belongs?\s+to|in|rep\s+for|representative\s+for|steward\s+for|organi[sz]ing|organi[sz]es)\s+(?:the\s+|a\s+|an\s+)?(?:[\w'’]+\s+){0,3}union(?:\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}workers)?|union\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}workers)\b`)},
 }
 
 const healthReason = "a personal health statement (a condition, treatment or medication)"
@@ -499,6 +501,8 @@ var statementVerbs = wordSet(`is was has had prefers wants needs likes loves hat
 var nonNames = wordSet(`the this that these those our their its it we every each some a an all no any my your one
 	team everyone nobody traffic sales revenue`)
 
+var clausePunctuation = strings.NewReplacer(",", " ", ":", " ", "(", " ", ")", " ")
+
 // aboutAPerson accepts a match in a sentence about a person: one that
 // starts with a statement verb (the canonical "Earns …", "Wants …"), a
 // person ("She", "The user", "Employee", "<@U123>") or a name and a
@@ -506,7 +510,7 @@ var nonNames = wordSet(`the this that these those our their its it we every each
 // "Traffic spikes during Ramadan" are about things.
 func aboutAPerson(text string, loc []int) bool {
 	start := strings.LastIndexAny(text[:loc[0]], ".!?;\n") + 1
-	words := strings.Fields(strings.NewReplacer(",", " ", ":", " ", "(", " ", ")", " ").Replace(text[start:loc[1]]))
+	words := strings.Fields(clausePunctuation.Replace(text[start:loc[1]]))
 	if len(words) == 0 {
 		return false
 	}

@@ -68,11 +68,11 @@ var secretDetectors = []detector{
 	{name: "secret token", category: CategorySecret, gate: gate{words: []string{"token", "secret", "signing"}, minDigits: 1}, group: 1, valid: hasLetterAndDigit(1),
 		re: regexp.MustCompile(`(?i)\b(?:token|secret|signing[_ -]?key|webhook[_ -]?secret)\b\s*(?:is|was|:|=|-|->|=>)\s*["']?([A-Za-z0-9_\-./+=]{20,})`)},
 	// Base64 after a credential keyword: "creds: YWRtaW46aHVudGVyMg==".
-	{name: "base64 credential", category: CategorySecret, gate: gate{words: []string{"cred", "auth", "basic", "token", "secret", "pass", "pw", "key"}, minLen: 16}, group: 1, valid: base64Credential,
-		re: regexp.MustCompile(`(?i)\b(?:creds|credentials?|basic(?:\s+auth)?|auth|token|secret|password|passwd|pass|pw|key|api\s*key)\b["']?\s*(?:is|was|:|=|-|->)?\s*["']?([A-Za-z0-9+/]{12,}={0,2})`)},
+	{name: "base64 credential", category: CategorySecret, gate: gate{words: []string{"cred", "auth", "basic", "token", "secret", "pass", "pw", "key"}, minLen: 16, minToken: 12}, group: 1, valid: base64Credential,
+		re: regexp.MustCompile(`(?i)\b(?:creds|credentials?|basic(?:\s+auth)?|auth|token|secret|password|passwd|pass|pw|key|api\s*key)\b["']?\s*(?:is|was|:|=|-|->)?\s*["']?([A-Za-z0-9+/]+={0,2})`)},
 	// A key in dash-separated groups after its keyword: "deploy key:
 	// 7f3a-91bc-44de-0a2f-9e81", "license key ABCDE-12345-FGHIJ".
-	{name: "dash-separated key", category: CategorySecret, gate: gate{words: []string{"key", "token", "secret", "code"}, minDigits: 1}, group: 1, valid: dashedKey,
+	{name: "dash-separated key", category: CategorySecret, gate: gate{words: []string{"key", "token", "secret", "code"}, minDigits: 1, minToken: 14}, group: 1, valid: dashedKey,
 		re: regexp.MustCompile(`(?i)\b(?:key|token|secret|(?:recovery|backup|activation|license|licence)\s+code)s?\b["']?\s*(?:is|was|:|=|-|->)?\s*["']?([A-Za-z0-9]{3,}(?:-[A-Za-z0-9]{3,}){2,})\b`)},
 	// Azure: a storage account key or SAS signature in a connection
 	// string, and an Entra ID client secret (gitleaks azure-ad-client-secret).
@@ -140,10 +140,12 @@ var providerKeys = []struct {
 
 // providerDetectors are providerKeys' detectors. They come before the
 // other secrets, so a key after "api key is" is named by its provider.
+// Every key is twenty characters or more without a space, which most
+// messages do not hold, so their gates rarely look further.
 var providerDetectors = func() []detector {
 	ds := make([]detector, len(providerKeys))
 	for i, p := range providerKeys {
-		ds[i] = detector{name: p.name, category: CategorySecret, gate: gate{words: p.gates}, valid: randomBody, re: regexp.MustCompile(p.re)}
+		ds[i] = detector{name: p.name, category: CategorySecret, gate: gate{words: p.gates, minToken: 20}, valid: randomBody, re: regexp.MustCompile(p.re)}
 	}
 	return ds
 }()
@@ -358,6 +360,9 @@ func referencedCredential(text string, loc []int) bool {
 func base64Credential(text string, loc []int) bool {
 	v := group(text, loc, 1)
 	body := strings.TrimRight(v, "=")
+	if len(body) < 12 {
+		return false
+	}
 	if dec, err := base64.RawStdEncoding.DecodeString(body); err == nil {
 		if i := strings.IndexByte(string(dec), ':'); i > 0 && i < len(dec)-1 && printable(dec) {
 			return true
@@ -381,13 +386,15 @@ var notKeyLabels = wordSet(`idempotency cache primary foreign partition sort rou
 	lookup hash shard row composite unique natural surrogate public request trace correlation message event order
 	map dictionary registry license-plate group tracking`)
 
+var labelSeparators = strings.NewReplacer("_", " ", "-", " ")
+
 // dashedKey accepts dash-separated groups after a key keyword: twelve or
 // more letters and digits, a letter somewhere, and a digit in at least
 // half the groups, as random keys and UUIDs have ("team-alpha-2024" is a
 // name). A key whose label names an identifier ("idempotency key",
 // "public key", "cache key") is not a credential.
 func dashedKey(text string, loc []int) bool {
-	label := strings.Fields(strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(text[max(0, loc[0]-32):loc[0]])))
+	label := strings.Fields(strings.ToLower(labelSeparators.Replace(text[max(0, loc[0]-32):loc[0]])))
 	if len(label) > 0 && notKeyLabels[label[len(label)-1]] {
 		return false
 	}
