@@ -26,6 +26,21 @@ func loadCorpus(tb testing.TB) []corpusEntry {
 	return entries
 }
 
+// loadStatements reads memory's sensitivity corpus: statements about
+// people, where the personal-category rules and their gates are busiest.
+func loadStatements(tb testing.TB) []string {
+	tb.Helper()
+	raw, err := os.ReadFile("../memory/testdata/sensitive_statements.json")
+	require.NoError(tb, err)
+	var entries []struct{ Text string }
+	require.NoError(tb, json.Unmarshal(raw, &entries))
+	texts := make([]string, len(entries))
+	for i, e := range entries {
+		texts[i] = e.Text
+	}
+	return texts
+}
+
 // Every corpus entry is checked: its first finding has the wanted category
 // (none for a negative), and DetectSecret, Sensitive and Redact agree.
 func TestDetectCorpus(t *testing.T) {
@@ -83,6 +98,9 @@ func TestDetectGates(t *testing.T) {
 	t.Parallel()
 	for i, e := range loadCorpus(t) {
 		require.Equal(t, scan(e.Text, nil, false), Detect(e.Text), "entry %d (%s)", i, e.Note)
+	}
+	for _, text := range loadStatements(t) {
+		require.Equal(t, scan(text, nil, false), Detect(text), text)
 	}
 	// A term is a whole word in any case, as \b bounds it; a text with the
 	// Kelvin sign or the long s, which (?i) folds to k and s, opens every
@@ -226,6 +244,9 @@ func FuzzDetect(f *testing.F) {
 	for _, e := range loadCorpus(f) {
 		f.Add(e.Text)
 	}
+	for _, text := range loadStatements(f) {
+		f.Add(text)
+	}
 	f.Add("pw is " + RedactedMarker + " x")
 	f.Add("aws key = " + RedactedMarker + strings.Repeat("A", 40))
 	f.Fuzz(func(t *testing.T, text string) {
@@ -310,14 +331,11 @@ func BenchmarkDetect(b *testing.B) {
 // per op: ordinary statements about people, as most messages are, rather
 // than the detector corpus's secrets and numbers.
 func BenchmarkDetectStatements(b *testing.B) {
-	raw, err := os.ReadFile("../memory/testdata/sensitive_statements.json")
-	require.NoError(b, err)
-	var entries []struct{ Text string }
-	require.NoError(b, json.Unmarshal(raw, &entries))
+	texts := loadStatements(b)
 	n := 0
 	for b.Loop() {
-		for _, e := range entries {
-			n += len(Detect(e.Text))
+		for _, text := range texts {
+			n += len(Detect(text))
 		}
 	}
 	require.GreaterOrEqual(b, n, 0)
