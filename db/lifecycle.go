@@ -176,7 +176,7 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		if err := add("erased_memories", "recorded", n, err); err != nil {
 			return err
 		}
-		events, err := q.EraseCountEvents(ctx, x, ids)
+		events, err := q.EraseCountEvents(ctx, x, dbsqlc.EraseCountEventsParams{TeamID: team, MemoryIds: ids})
 		if err != nil {
 			return fmt.Errorf("erase memory events: %w", mapErr(err))
 		}
@@ -303,7 +303,7 @@ func scrubTraces(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team, us
 	if err != nil {
 		return fmt.Errorf("erase traces: %w", mapErr(err))
 	}
-	var m dbsqlc.EraseScrubMessagesParams
+	m := dbsqlc.EraseScrubMessagesParams{TeamID: team}
 	for _, c := range msgs {
 		m.Ids, m.Texts, m.Tools = append(m.Ids, c.ID), append(m.Texts, unquote(c.Text)), append(m.Tools, "")
 	}
@@ -315,7 +315,7 @@ func scrubTraces(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team, us
 	if err != nil {
 		return fmt.Errorf("erase traces: %w", mapErr(err))
 	}
-	var t dbsqlc.EraseScrubTurnsParams
+	t := dbsqlc.EraseScrubTurnsParams{TeamID: team}
 	for _, c := range turns {
 		t.Ids, t.Texts = append(t.Ids, c.ID), append(t.Texts, unquote(c.PendingText))
 	}

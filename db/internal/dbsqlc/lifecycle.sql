@@ -97,7 +97,7 @@ SELECT @team_id::text, i FROM unnest(@memory_ids::uuid[]) AS i
 ON CONFLICT DO NOTHING;
 
 -- name: EraseCountEvents :one
-SELECT count(*) FROM memory_events e WHERE e.memory_id = ANY(@memory_ids::uuid[]);
+SELECT count(*) FROM memory_events e WHERE e.team_id = @team_id AND e.memory_id = ANY(@memory_ids::uuid[]);
 
 -- name: EraseMemories :execrows
 -- Their history goes with them (ON DELETE CASCADE), as do the recall
@@ -133,18 +133,18 @@ WHERE t.team_id = @team_id AND t.pending_text IS NOT NULL
 ORDER BY t.id;
 
 -- name: EraseScrubMessages :execrows
--- Rewrites logged messages by id: their text and tool trace.
+-- Rewrites the team's logged messages by id: their text and tool trace.
 UPDATE session_messages s
 SET text = u.text, tools = u.tools
 FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@texts::text[]) AS text, unnest(@tools::text[]) AS tools) u
-WHERE s.id = u.id AND (s.text <> u.text OR s.tools <> u.tools);
+WHERE s.team_id = @team_id AND s.id = u.id AND (s.text <> u.text OR s.tools <> u.tools);
 
 -- name: EraseScrubTurns :execrows
--- Rewrites turns' kept answers by id.
+-- Rewrites the team's turns' kept answers by id.
 UPDATE turns t
 SET pending_text = u.text
 FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@texts::text[]) AS text) u
-WHERE t.id = u.id AND t.pending_text IS DISTINCT FROM u.text;
+WHERE t.team_id = @team_id AND t.id = u.id AND t.pending_text IS DISTINCT FROM u.text;
 
 -- name: EraseAttributeAuthored :execrows
 -- What the person wrote and did to the memories that stay (shared ones

@@ -117,11 +117,16 @@ func (q *Queries) EraseChannelSettings(ctx context.Context, db DBTX, arg EraseCh
 }
 
 const eraseCountEvents = `-- name: EraseCountEvents :one
-SELECT count(*) FROM memory_events e WHERE e.memory_id = ANY($1::uuid[])
+SELECT count(*) FROM memory_events e WHERE e.team_id = $1 AND e.memory_id = ANY($2::uuid[])
 `
 
-func (q *Queries) EraseCountEvents(ctx context.Context, db DBTX, memoryIds []uuid.UUID) (int64, error) {
-	row := db.QueryRow(ctx, eraseCountEvents, memoryIds)
+type EraseCountEventsParams struct {
+	TeamID    string      `json:"teamId"`
+	MemoryIds []uuid.UUID `json:"memoryIds"`
+}
+
+func (q *Queries) EraseCountEvents(ctx context.Context, db DBTX, arg EraseCountEventsParams) (int64, error) {
+	row := db.QueryRow(ctx, eraseCountEvents, arg.TeamID, arg.MemoryIds)
 	var count int64
 	err := row.Scan(&count)
 	return count, err
@@ -491,19 +496,25 @@ func (q *Queries) EraseRunningJobs(ctx context.Context, db DBTX, arg EraseRunnin
 const eraseScrubMessages = `-- name: EraseScrubMessages :execrows
 UPDATE session_messages s
 SET text = u.text, tools = u.tools
-FROM (SELECT unnest($1::bigint[]) AS id, unnest($2::text[]) AS text, unnest($3::text[]) AS tools) u
-WHERE s.id = u.id AND (s.text <> u.text OR s.tools <> u.tools)
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::text[]) AS text, unnest($4::text[]) AS tools) u
+WHERE s.team_id = $1 AND s.id = u.id AND (s.text <> u.text OR s.tools <> u.tools)
 `
 
 type EraseScrubMessagesParams struct {
-	Ids   []int64  `json:"ids"`
-	Texts []string `json:"texts"`
-	Tools []string `json:"tools"`
+	TeamID string   `json:"teamId"`
+	Ids    []int64  `json:"ids"`
+	Texts  []string `json:"texts"`
+	Tools  []string `json:"tools"`
 }
 
-// Rewrites logged messages by id: their text and tool trace.
+// Rewrites the team's logged messages by id: their text and tool trace.
 func (q *Queries) EraseScrubMessages(ctx context.Context, db DBTX, arg EraseScrubMessagesParams) (int64, error) {
-	result, err := db.Exec(ctx, eraseScrubMessages, arg.Ids, arg.Texts, arg.Tools)
+	result, err := db.Exec(ctx, eraseScrubMessages,
+		arg.TeamID,
+		arg.Ids,
+		arg.Texts,
+		arg.Tools,
+	)
 	if err != nil {
 		return 0, err
 	}
@@ -513,18 +524,19 @@ func (q *Queries) EraseScrubMessages(ctx context.Context, db DBTX, arg EraseScru
 const eraseScrubTurns = `-- name: EraseScrubTurns :execrows
 UPDATE turns t
 SET pending_text = u.text
-FROM (SELECT unnest($1::bigint[]) AS id, unnest($2::text[]) AS text) u
-WHERE t.id = u.id AND t.pending_text IS DISTINCT FROM u.text
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::text[]) AS text) u
+WHERE t.team_id = $1 AND t.id = u.id AND t.pending_text IS DISTINCT FROM u.text
 `
 
 type EraseScrubTurnsParams struct {
-	Ids   []int64  `json:"ids"`
-	Texts []string `json:"texts"`
+	TeamID string   `json:"teamId"`
+	Ids    []int64  `json:"ids"`
+	Texts  []string `json:"texts"`
 }
 
-// Rewrites turns' kept answers by id.
+// Rewrites the team's turns' kept answers by id.
 func (q *Queries) EraseScrubTurns(ctx context.Context, db DBTX, arg EraseScrubTurnsParams) (int64, error) {
-	result, err := db.Exec(ctx, eraseScrubTurns, arg.Ids, arg.Texts)
+	result, err := db.Exec(ctx, eraseScrubTurns, arg.TeamID, arg.Ids, arg.Texts)
 	if err != nil {
 		return 0, err
 	}
