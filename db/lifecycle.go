@@ -3,7 +3,12 @@ package db
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 )
@@ -35,6 +40,7 @@ const (
 	TableMemories        = "memories"
 	TableInboxArrivals   = "inbox_arrivals"
 	TableJobs            = "river_job"
+	TableErasedMemories  = "erased_memories"
 )
 
 // DeleteExpired deletes at most max rows of table older than before, oldest
@@ -44,7 +50,9 @@ const (
 //   - memories archived (forgotten, superseded, expired) before then, with
 //     their history;
 //   - inbox_arrivals moved into River before then;
-//   - river_job finished (completed, cancelled, discarded) before then.
+//   - river_job finished (completed, cancelled, discarded) before then;
+//   - erased_memories erased before then (as long as an archived memory
+//     would have been kept).
 func (s Lifecycle) DeleteExpired(ctx context.Context, table string, before time.Time, max int) (int64, error) {
 	var (
 		n   int64
@@ -61,6 +69,8 @@ func (s Lifecycle) DeleteExpired(ctx context.Context, table string, before time.
 		n, err = Inbox(s).PruneMoved(ctx, time.Since(before), max)
 	case TableJobs:
 		n, err = s.q.RetentionJobs(ctx, s.e, dbsqlc.RetentionJobsParams{Before: before, MaxRows: int32(max)})
+	case TableErasedMemories:
+		n, err = s.q.RetentionErasedMemories(ctx, s.e, dbsqlc.RetentionErasedMemoriesParams{Before: before, MaxRows: int32(max)})
 	default:
 		return 0, fmt.Errorf("retention: no table %q", table)
 	}
@@ -75,15 +85,15 @@ type Erasure struct {
 	Team, User string
 	// By is who erases: an admin's id, or a system actor.
 	By string
-	// KeepShared keeps the shared memories the person wrote active,
-	// attributed to a former member, instead of archiving them.
+	// KeepShared keeps the active shared memories the person wrote,
+	// attributed to a former member, instead of deleting them.
 	KeepShared bool
 }
 
 // ReceiptLine is what erasure did to one table.
 type ReceiptLine struct {
 	Table  string
-	Action string // deleted, tombstoned, archived, unattributed
+	Action string // deleted, tombstoned, unattributed, scrubbed
 	Rows   int64
 }
 
@@ -99,23 +109,27 @@ func (r Receipt) Total() int64 {
 	return n
 }
 
-// Erase removes a person from the team's data, in one transaction:
-//   - every memory whose subject they are, in every scope and state, is
-//     deleted with its history (the recall index's triggers take its words
-//     out of the postings and statistics in the same transaction);
-//   - the shared memories they wrote are archived (retention then deletes
-//     them) or, with KeepShared, kept; either way attributed to nobody, as
-//     are their changes to memories that stay (their forget reasons go);
-//   - their posts waiting or kept in the inbox, and their posts' jobs, are
-//     deleted; a running job's text is a tombstone;
-//   - their messages in the session log, mnemo's answers to them, and the
-//     answers their turns keep for a retry are tombstones, and they are
-//     nobody there;
-//   - their model usage is nobody's (the totals and channel budgets stay
-//     true; the rows go with their turns at retention);
-//   - their feedback and their settings are deleted;
-//   - the admin record names them nowhere, and an action's detail on a
-//     memory deleted here is a tombstone.
+// Erase removes a person from the team's data, in one transaction
+// (docs/lifecycle.md says it table by table):
+//   - their DMs with mnemo are theirs alone: every row of one (log, turns
+//     with their usage, memories, inbox posts, jobs, settings, backfills)
+//     is deleted, so that no row keeps a DM's channel id;
+//   - every memory whose subject they are, in every scope and state, and
+//     the shared memories they wrote (archived ones always, active ones
+//     unless KeepShared) are deleted with their history; their ids are
+//     kept, alone, so that restore can say why one is gone;
+//   - other people's answers that recalled one of those memories, named it
+//     in their tool trace, or ran in a thread where the person spoke, lose
+//     their tool trace and any word-for-word quote of such a memory;
+//   - what they wrote or did to the memories that stay is nobody's;
+//   - their posts in the inbox and their jobs, in every state, are
+//     deleted; a running job's args name nobody and nowhere;
+//   - their messages elsewhere in the log, mnemo's answers to them, and
+//     the answers their turns keep for a retry are tombstones, and they are
+//     nobody there; their model usage is nobody's (the channels' budgets
+//     stay true);
+//   - their feedback and settings are deleted; the admin record and the
+//     installation name them nowhere.
 //
 // Erasing someone with nothing left is a receipt of zeros.
 func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
@@ -132,26 +146,46 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 			r = append(r, ReceiptLine{Table: table, Action: action, Rows: n})
 			return nil
 		}
-		ids, err := q.EraseMemoryIDsAbout(ctx, x, dbsqlc.EraseMemoryIDsAboutParams{TeamID: team, UserID: user})
+		// What is theirs, found before anything changes: their DMs, their
+		// turns, the memories that go.
+		dms, err := q.EraseDMChannels(ctx, x, dbsqlc.EraseDMChannelsParams{TeamID: team, UserID: user})
+		if err != nil {
+			return fmt.Errorf("erase: their DMs: %w", mapErr(err))
+		}
+		dms = nonNil(dms)
+		turns, err := q.EraseTurnIDs(ctx, x, dbsqlc.EraseTurnIDsParams{TeamID: team, UserID: user, DmChannels: dms})
+		if err != nil {
+			return fmt.Errorf("erase: their turns: %w", mapErr(err))
+		}
+		doomed, err := q.EraseDoomedMemories(ctx, x, dbsqlc.EraseDoomedMemoriesParams{TeamID: team, UserID: user, DmChannels: dms, KeepShared: e.KeepShared})
 		if err != nil {
 			return fmt.Errorf("erase memories: %w", mapErr(err))
 		}
-		events, err := q.EraseCountEventsAbout(ctx, x, dbsqlc.EraseCountEventsAboutParams{TeamID: team, UserID: user})
+		ids := make([]uuid.UUID, len(doomed))
+		for i, m := range doomed {
+			ids[i] = m.ID
+		}
+
+		// Other people's traces, while the recall records and the log still
+		// say what they used.
+		if err := scrubTraces(ctx, q, x, team, user, dms, doomed, add); err != nil {
+			return err
+		}
+
+		n, err := q.EraseRecordErased(ctx, x, dbsqlc.EraseRecordErasedParams{TeamID: team, MemoryIds: ids})
+		if err := add("erased_memories", "recorded", n, err); err != nil {
+			return err
+		}
+		events, err := q.EraseCountEvents(ctx, x, dbsqlc.EraseCountEventsParams{TeamID: team, MemoryIds: ids})
 		if err != nil {
 			return fmt.Errorf("erase memory events: %w", mapErr(err))
 		}
-		n, err := q.EraseMemoriesAbout(ctx, x, dbsqlc.EraseMemoriesAboutParams{TeamID: team, UserID: user})
+		n, err = q.EraseMemories(ctx, x, dbsqlc.EraseMemoriesParams{TeamID: team, MemoryIds: ids})
 		if err := add("memories", "deleted", n, err); err != nil {
 			return err
 		}
 		if err := add("memory_events", "deleted", events, nil); err != nil {
 			return err
-		}
-		if !e.KeepShared {
-			n, err = q.EraseArchiveAuthored(ctx, x, dbsqlc.EraseArchiveAuthoredParams{TeamID: team, UserID: user, ErasedBy: e.By})
-			if err := add("memories", "archived", n, err); err != nil {
-				return err
-			}
 		}
 		n, err = q.EraseAttributeAuthored(ctx, x, dbsqlc.EraseAttributeAuthoredParams{TeamID: team, UserID: user})
 		if err := add("memories", "unattributed", n, err); err != nil {
@@ -161,7 +195,12 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		if err := add("memory_events", "unattributed", n, err); err != nil {
 			return err
 		}
+
 		// The log before the turns: its answers are found by their turn's asker.
+		n, err = q.EraseDMSessionMessages(ctx, x, dbsqlc.EraseDMSessionMessagesParams{TeamID: team, DmChannels: dms})
+		if err := add("session_messages", "deleted", n, err); err != nil {
+			return err
+		}
 		n, err = q.EraseSessionMessages(ctx, x, dbsqlc.EraseSessionMessagesParams{TeamID: team, UserID: user, Tombstone: Tombstone})
 		if err := add("session_messages", "tombstoned", n, err); err != nil {
 			return err
@@ -170,38 +209,64 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		if err := add("turn_feedback", "deleted", n, err); err != nil {
 			return err
 		}
-		n, err = q.EraseTurns(ctx, x, dbsqlc.EraseTurnsParams{TeamID: team, UserID: user, Tombstone: Tombstone})
-		if err := add("turns", "tombstoned", n, err); err != nil {
+		n, err = q.EraseDMUsage(ctx, x, dbsqlc.EraseDMUsageParams{TeamID: team, DmChannels: dms})
+		if err := add("model_usage", "deleted", n, err); err != nil {
 			return err
 		}
 		n, err = q.UsageErase(ctx, x, dbsqlc.UsageEraseParams{TeamID: team, PersonID: user})
 		if err := add("model_usage", "unattributed", n, err); err != nil {
 			return err
 		}
-		n, err = q.EraseInboxArrivals(ctx, x, dbsqlc.EraseInboxArrivalsParams{TeamID: team, UserID: user})
+		n, err = q.EraseDMTurns(ctx, x, dbsqlc.EraseDMTurnsParams{TeamID: team, DmChannels: dms})
+		if err := add("turns", "deleted", n, err); err != nil {
+			return err
+		}
+		n, err = q.EraseTurns(ctx, x, dbsqlc.EraseTurnsParams{TeamID: team, UserID: user, Tombstone: Tombstone})
+		if err := add("turns", "tombstoned", n, err); err != nil {
+			return err
+		}
+
+		n, err = q.EraseInboxArrivals(ctx, x, dbsqlc.EraseInboxArrivalsParams{TeamID: team, UserID: user, DmChannels: dms})
 		if err := add("inbox_arrivals", "deleted", n, err); err != nil {
 			return err
 		}
-		n, err = q.EraseJobs(ctx, x, dbsqlc.EraseJobsParams{TeamID: team, UserID: user})
+		turnIDs := make([]string, len(turns))
+		for i, id := range turns {
+			turnIDs[i] = strconv.FormatInt(id, 10)
+		}
+		n, err = q.EraseJobs(ctx, x, dbsqlc.EraseJobsParams{TeamID: team, UserID: user, DmChannels: dms, TurnIds: turnIDs})
 		if err := add("river_job", "deleted", n, err); err != nil {
 			return err
 		}
-		n, err = q.EraseRunningJobs(ctx, x, dbsqlc.EraseRunningJobsParams{TeamID: team, UserID: user, Tombstone: Tombstone})
+		n, err = q.EraseRunningJobs(ctx, x, dbsqlc.EraseRunningJobsParams{TeamID: team, UserID: user, DmChannels: dms, TurnIds: turnIDs, Tombstone: Tombstone})
 		if err := add("river_job", "tombstoned", n, err); err != nil {
+			return err
+		}
+		n, err = q.EraseBackfills(ctx, x, dbsqlc.EraseBackfillsParams{TeamID: team, DmChannels: dms})
+		if err := add("thread_backfills", "deleted", n, err); err != nil {
 			return err
 		}
 		n, err = q.EraseUserSettings(ctx, x, dbsqlc.EraseUserSettingsParams{TeamID: team, UserID: user})
 		if err := add("user_settings", "deleted", n, err); err != nil {
 			return err
 		}
+		n, err = q.EraseDMChannelSettings(ctx, x, dbsqlc.EraseDMChannelSettingsParams{TeamID: team, DmChannels: dms})
+		if err := add("channel_settings", "deleted", n, err); err != nil {
+			return err
+		}
 		n, err = q.EraseChannelSettings(ctx, x, dbsqlc.EraseChannelSettingsParams{TeamID: team, UserID: user})
 		if err := add("channel_settings", "unattributed", n, err); err != nil {
 			return err
 		}
-		if ids == nil {
-			ids = []string{}
+		n, err = q.EraseInstaller(ctx, x, dbsqlc.EraseInstallerParams{TeamID: team, UserID: user})
+		if err := add("installations", "unattributed", n, err); err != nil {
+			return err
 		}
-		n, err = q.EraseAudit(ctx, x, dbsqlc.EraseAuditParams{TeamID: team, UserID: user, MemoryIds: ids, Tombstone: Tombstone})
+		memoryIDs := make([]string, len(ids))
+		for i, id := range ids {
+			memoryIDs[i] = id.String()
+		}
+		n, err = q.EraseAudit(ctx, x, dbsqlc.EraseAuditParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: memoryIDs, Tombstone: Tombstone})
 		return add("admin_audit", "unattributed", n, err)
 	})
 	if err != nil {
@@ -210,10 +275,68 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 	return r, nil
 }
 
+// scrubTraces takes out of other people's turns what they hold of the
+// memories erasure deletes: the tool trace of each answer tied to one (by
+// its recall record, its trace, or its thread, where the person spoke),
+// and every word-for-word quote of one in those answers and in the
+// answers their turns keep for a retry. A paraphrase is not found.
+func scrubTraces(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team, user string, dms []string, doomed []dbsqlc.EraseDoomedMemoriesRow,
+	add func(table, action string, n int64, err error) error) error {
+	ids := make([]uuid.UUID, len(doomed))
+	short := make([]string, len(doomed))
+	quotes := make([]string, 0, len(doomed))
+	for i, m := range doomed {
+		ids[i], short[i] = m.ID, m.ID.String()[:8]
+		if strings.TrimSpace(m.Content) != "" {
+			quotes = append(quotes, m.Content)
+		}
+	}
+	// The longest first, so a memory that holds another is taken whole.
+	sort.Slice(quotes, func(i, j int) bool { return len(quotes[i]) > len(quotes[j]) })
+	unquote := func(s string) string {
+		for _, c := range quotes {
+			s = strings.ReplaceAll(s, c, Tombstone)
+		}
+		return s
+	}
+	msgs, err := q.EraseTraceCandidates(ctx, x, dbsqlc.EraseTraceCandidatesParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: ids, ShortIds: short})
+	if err != nil {
+		return fmt.Errorf("erase traces: %w", mapErr(err))
+	}
+	m := dbsqlc.EraseScrubMessagesParams{TeamID: team}
+	for _, c := range msgs {
+		m.Ids, m.Texts, m.Tools = append(m.Ids, c.ID), append(m.Texts, unquote(c.Text)), append(m.Tools, "")
+	}
+	n, err := q.EraseScrubMessages(ctx, x, m)
+	if err := add("session_messages", "scrubbed", n, err); err != nil {
+		return err
+	}
+	turns, err := q.EraseTraceTurns(ctx, x, dbsqlc.EraseTraceTurnsParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: ids, MessageIds: nonNil(m.Ids)})
+	if err != nil {
+		return fmt.Errorf("erase traces: %w", mapErr(err))
+	}
+	t := dbsqlc.EraseScrubTurnsParams{TeamID: team}
+	for _, c := range turns {
+		t.Ids, t.Texts = append(t.Ids, c.ID), append(t.Texts, unquote(c.PendingText))
+	}
+	n, err = q.EraseScrubTurns(ctx, x, t)
+	return add("turns", "scrubbed", n, err)
+}
+
+// nonNil is s, or an empty slice for nil: a nil slice is NULL to
+// PostgreSQL, and x = ANY(NULL) is never true but never false either.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // EraseTeam deletes everything mnemo holds of a team, in one transaction:
 // its memories with their history and index, the session log, turns with
-// their learning records and feedback, settings, the inbox, jobs and
-// thread leases, the admin record and the installation with its token.
+// their learning records and feedback, settings, the inbox, jobs, thread
+// leases and backfills, the ids of memories its erasures deleted, the
+// admin record and the installation with its token.
 // Erasing a team with nothing left is a receipt of zeros.
 func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 	if team == "" {
@@ -236,6 +359,8 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 			{"inbox_arrivals", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
 			{"river_job", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
 			{"thread_leases", func() (int64, error) { return q.EraseTeamLeases(ctx, x, team) }},
+			{"thread_backfills", func() (int64, error) { return q.EraseTeamBackfills(ctx, x, team) }},
+			{"erased_memories", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, team) }},
 			{"admin_audit", func() (int64, error) { return q.EraseTeamAudit(ctx, x, team) }},
 			{"installations", func() (int64, error) { return q.EraseTeamInstallations(ctx, x, team) }},
 		}
@@ -252,4 +377,20 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// ErasedAt says when the team's memory whose id is ref, or starts with it
+// (4 characters at least), was deleted by an erasure; ErrNotFound when none
+// was.
+func (s Lifecycle) ErasedAt(ctx context.Context, team, ref string) (time.Time, error) {
+	ref = strings.TrimSpace(ref)
+	lo, hi, ok := idRange(ref)
+	if !ok || len(ref) < 4 {
+		return time.Time{}, fmt.Errorf("erased memory %q: %w", ref, ErrNotFound)
+	}
+	at, err := s.q.ErasedMemoryAt(ctx, s.e, dbsqlc.ErasedMemoryAtParams{TeamID: team, Lo: lo, Hi: hi})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("erased memory %q: %w", ref, mapErr(err))
+	}
+	return at, nil
 }

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,19 +38,31 @@ var notOnServesPaths = map[string]string{
 	// Erasure runs once per purge an admin confirms (or per deleted
 	// account, when enabled): it finds a person's rows in every table,
 	// some of them by text (job args, audit detail), which no index serves.
-	"EraseArchiveAuthored":   "erasure: once per confirmed purge",
 	"EraseAttributeAuthored": "erasure: once per confirmed purge",
 	"EraseAudit":             "erasure: once per confirmed purge",
+	"EraseBackfills":         "erasure: once per confirmed purge",
 	"EraseChannelSettings":   "erasure: once per confirmed purge",
-	"EraseCountEventsAbout":  "erasure: once per confirmed purge",
+	"EraseCountEvents":       "erasure: once per confirmed purge",
+	"EraseDMChannelSettings": "erasure: once per confirmed purge",
+	"EraseDMChannels":        "erasure: once per confirmed purge",
+	"EraseDMSessionMessages": "erasure: once per confirmed purge",
+	"EraseDMTurns":           "erasure: once per confirmed purge",
+	"EraseDMUsage":           "erasure: once per confirmed purge",
+	"EraseDoomedMemories":    "erasure: once per confirmed purge",
 	"EraseFeedback":          "erasure: once per confirmed purge",
 	"EraseInboxArrivals":     "erasure: once per confirmed purge",
+	"EraseInstaller":         "erasure: once per confirmed purge",
 	"EraseJobs":              "erasure: once per confirmed purge",
-	"EraseMemoriesAbout":     "erasure: once per confirmed purge",
+	"EraseMemories":          "erasure: once per confirmed purge",
 	"EraseMemoryEventsBy":    "erasure: once per confirmed purge",
-	"EraseMemoryIDsAbout":    "erasure: once per confirmed purge",
+	"EraseRecordErased":      "erasure: once per confirmed purge",
 	"EraseRunningJobs":       "erasure: once per confirmed purge",
+	"EraseScrubMessages":     "erasure: once per confirmed purge",
+	"EraseScrubTurns":        "erasure: once per confirmed purge",
 	"EraseSessionMessages":   "erasure: once per confirmed purge",
+	"EraseTraceCandidates":   "erasure: once per confirmed purge",
+	"EraseTraceTurns":        "erasure: once per confirmed purge",
+	"EraseTurnIDs":           "erasure: once per confirmed purge",
 	"EraseTurns":             "erasure: once per confirmed purge",
 	"EraseUserSettings":      "erasure: once per confirmed purge",
 	"FeedbackCounts":         "counts the team's feedback, on an admin's demand",
@@ -66,6 +79,8 @@ var notOnServesPaths = map[string]string{
 	// uninstalled team's grace period ends) deletes every row it has: a
 	// read of the team's rows, and of river_job's by text (job args).
 	"EraseTeamAudit":           "team erasure: once per workspace",
+	"EraseTeamBackfills":       "team erasure: once per workspace",
+	"EraseTeamErasedMemories":  "team erasure: once per workspace",
 	"EraseTeamChannelSettings": "team erasure: once per workspace",
 	"EraseTeamInboxArrivals":   "team erasure: once per workspace",
 	"EraseTeamInstallations":   "team erasure: once per workspace",
@@ -281,6 +296,10 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Memories().ListByIDPrefix(ctx, m.team, m.id.String()[:6]))
 	ok(d.Memories().Archive(ctx, m.id, "forgotten", m.subject, nil))
 	ok(d.Memories().Restore(ctx, m.id))
+	// A restore of a memory that is gone asks whether an erasure deleted it.
+	if _, err := d.Lifecycle().ErasedAt(ctx, m.team, m.id.String()[:8]); !errors.Is(err, db.ErrNotFound) {
+		require.NoError(t, err)
+	}
 	ok(d.Memories().History(ctx, m.id))
 	ok(d.Memories().ListBySubject(ctx, db.SubjectQuery{Team: m.team, User: m.subject, Limit: 20}))
 	ok(d.Memories().ListBySubject(ctx, db.SubjectQuery{Team: m.team, User: m.actor, Authored: true, Limit: 20}))
@@ -300,7 +319,7 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Feedback().Get(ctx, turnID, "U1"))
 
 	// The timers: retention, expiry, abandoned turns, leases and waiters.
-	for _, table := range []string{db.TableSessionMessages, db.TableTurns, db.TableMemories, db.TableInboxArrivals, db.TableJobs} {
+	for _, table := range []string{db.TableSessionMessages, db.TableTurns, db.TableMemories, db.TableInboxArrivals, db.TableJobs, db.TableErasedMemories} {
 		ok(d.Lifecycle().DeleteExpired(ctx, table, time.Now().Add(-90*24*time.Hour), 1000))
 	}
 	ok(d.Memories().ArchiveExpired(ctx))

@@ -23,6 +23,7 @@ var teamOwned = map[string]string{
 	"memory_thread_postings": "thread", "memory_vocab": "team",
 	"turn_learning": "turn_id", "turn_feedback": "turn_id",
 	"model_usage": "team_id", "turn_steps": "turn_id", "turn_recalls": "turn_id",
+	"erased_memories": "team_id",
 }
 
 // notKeyedByTeam are the statements on team-owned tables that don't name

@@ -19,7 +19,7 @@ type Retention struct {
 	// Inbox: posts delivered (moved into the job queue) and finished jobs.
 	Inbox time.Duration
 	// Forgotten: memories forgotten, superseded, expired or archived, with
-	// their history.
+	// their history, and the ids of memories an erasure deleted.
 	Forgotten time.Duration
 }
 
@@ -72,6 +72,9 @@ func (r Retention) tables() []struct {
 		{db.TableMemories, r.Forgotten},
 		{db.TableInboxArrivals, r.Inbox},
 		{db.TableJobs, r.Inbox},
+		// An erased memory's id lives as long as the memory would have,
+		// archived.
+		{db.TableErasedMemories, r.Forgotten},
 	}
 }
 

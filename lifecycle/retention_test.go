@@ -84,10 +84,15 @@ func TestRetentionDeletesOnlyWhatIsPastItsTime(t *testing.T) {
 		exec(`INSERT INTO river_job (args, kind, max_attempts, state, finalized_at, created_at) VALUES ('{"text":"hi"}', 'mnemo_turn', 5, $1::river_job_state, $2, $3)`, j.state, j.at, old)
 	}
 
+	// The ids of memories erasures deleted: two long ago, one recently.
+	for _, at := range []time.Time{old, old, recent} {
+		exec(`INSERT INTO erased_memories (team_id, id, erased_at) VALUES ('T1', gen_random_uuid(), $1)`, at)
+	}
+
 	obs := &deleted{batches: map[string]int{}, rows: map[string]int64{}}
 	got, err := lifecycle.Sweeper{DB: d.DB, Retention: lifecycle.Defaults, Observer: obs, Batch: 2}.Sweep(ctx, now)
 	require.NoError(t, err)
-	require.Equal(t, map[string]int64{"session_messages": 3, "turns": 3, "memories": 3, "inbox_arrivals": 2, "river_job": 2}, got)
+	require.Equal(t, map[string]int64{"session_messages": 3, "turns": 3, "memories": 3, "inbox_arrivals": 2, "river_job": 2, "erased_memories": 2}, got)
 	require.Equal(t, got, obs.rows, "the metric counts every row deleted")
 	require.Greater(t, obs.batches["session_messages"], 1, "deleted in batches")
 
@@ -102,6 +107,7 @@ func TestRetentionDeletesOnlyWhatIsPastItsTime(t *testing.T) {
 	require.Equal(t, 1, count(`SELECT count(*) FROM inbox_arrivals WHERE moved_at IS NULL`))
 	require.Equal(t, 2, count(`SELECT count(*) FROM river_job`))
 	require.Equal(t, 1, count(`SELECT count(*) FROM river_job WHERE state = 'available'`))
+	require.Equal(t, 1, count(`SELECT count(*) FROM erased_memories`), "an erased memory's id lives as long as an archived memory")
 }
 
 func collect(t *testing.T, d *testdb.DB, sql string) string {

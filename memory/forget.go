@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -153,13 +154,36 @@ func (s *Store) ForgetMine(ctx context.Context, v Viewer, id, reason string, pat
 	return s.ForgetMemory(ctx, v, m, reason, path)
 }
 
+// ErasedError is Restore's refusal of a memory that an erasure deleted
+// with a person's data: erasure is final. Sentence is what the person who
+// asked is told.
+type ErasedError struct {
+	Ref      string // the id, or the start of it, that was asked for
+	ErasedAt time.Time
+}
+
+func (e *ErasedError) Error() string {
+	return fmt.Sprintf("memory %s was erased at %s", e.Ref, e.ErasedAt.UTC().Format(time.RFC3339))
+}
+
+// Sentence says, for a person, why the memory can't come back.
+func (e *ErasedError) Sentence() string {
+	return fmt.Sprintf("Memory %s can't be restored: it was deleted on %s, when the data of the person it belonged to was erased, and an erasure can't be undone.",
+		e.Ref, e.ErasedAt.UTC().Format(time.DateOnly))
+}
+
 // Restore brings back the archived memory ref names. Only admins restore,
-// and only what they may see.
+// and only what they may see. A memory an erasure deleted is never
+// restored: that is an *ErasedError.
 func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (Memory, error) {
 	if !v.Actor.IsAdmin {
 		return Memory{}, fmt.Errorf("restore: %w: only an admin can restore memories", ErrForbidden)
 	}
+	ref = strings.ToLower(strings.TrimSpace(ref))
 	ms, err := s.Resolve(ctx, v, ref)
+	if errors.Is(err, ErrNotFound) {
+		return Memory{}, s.erased(ctx, v, ref)
+	}
 	if err != nil {
 		return Memory{}, fmt.Errorf("restore: %w", err)
 	}
@@ -176,6 +200,10 @@ func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (M
 		return tx.Memories().RecordEvent(ctx, db.MemoryEvent{MemoryID: m.ID, Team: m.Team, Action: "restore", ActorID: v.Actor.ID, Path: string(path)})
 	})
 	if errors.Is(err, db.ErrNotFound) {
+		// Not archived, or deleted since it was found: by an erasure, maybe.
+		if eerr := s.erased(ctx, v, ms[0].ID.String()); !errors.Is(eerr, ErrNotFound) {
+			return Memory{}, eerr
+		}
 		return Memory{}, fmt.Errorf("restore: %w (or it is not archived)", ErrNotFound)
 	}
 	if err != nil {
@@ -183,4 +211,17 @@ func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (M
 	}
 	s.changed(m)
 	return m, nil
+}
+
+// erased is restore's answer for a memory ref names that is gone: an
+// *ErasedError when an erasure deleted it, else ErrNotFound.
+func (s *Store) erased(ctx context.Context, v Viewer, ref string) error {
+	at, err := s.db.Lifecycle().ErasedAt(ctx, viewerTeam(v), ref)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		return fmt.Errorf("restore: %w", ErrNotFound)
+	case err != nil:
+		return fmt.Errorf("restore: %w", err)
+	}
+	return &ErasedError{Ref: ref, ErasedAt: at}
 }

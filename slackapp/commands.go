@@ -3,6 +3,7 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -168,6 +169,10 @@ func (a *App) cmdRestore(ctx context.Context, c invocation) reply {
 	v := c.viewer
 	v.Oversight = true
 	m, err := a.memory.Restore(ctx, v, c.args[0], memory.PathSlash)
+	var erased *memory.ErasedError
+	if errors.As(err, &erased) {
+		return textReply("%s", erased.Sentence())
+	}
 	if err != nil {
 		return textReply("Couldn't restore it: %v.", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/mnemo-bot/mnemo/db"
-	"github.com/mnemo-bot/mnemo/lifecycle"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -27,13 +26,9 @@ func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
 	if user == "" {
 		return textReply("Usage: `%s purge @user`.", a.command)
 	}
-	archived := "archived"
-	if a.keep.Forgotten > 0 {
-		archived = "archived (deleted after " + lifecycle.FormatKeep(a.keep.Forgotten) + ")"
-	}
-	text := fmt.Sprintf("This erases <@%s> from mnemo: every memory about them, in every scope and state, and their words in mnemo's conversation log, inbox, job queue and memory history. "+
-		"It can't be undone. The shared memories they wrote can be %s or kept, attributed to a former member.", user, archived)
-	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain("Erase, archive their shared memories"))
+	text := fmt.Sprintf("This erases <@%s> from mnemo: their DMs with mnemo, every memory about them, in every scope and state, their words in mnemo's conversation log, inbox, job queue and memory history, and what other people's answers quoted of their memories. "+
+		"It can't be undone, and nothing erased can be restored. The shared memories they wrote can be deleted too, or kept for the team, attributed to a former member.", user)
+	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain("Erase, delete their shared memories"))
 	confirm.Style = slack.StyleDanger
 	keep := slack.NewButtonBlockElement(ActionPurgeKeepShared, user, plain("Erase, keep their shared memories"))
 	keep.Style = slack.StyleDanger

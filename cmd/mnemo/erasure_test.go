@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +18,15 @@ import (
 
 // aliceEverywhere gives Alice rows in every table that holds a person's
 // text, through the real paths: her posts run turns (session log, turns,
-// inbox, the job queue), she presses 👍 on an answer, she remembers (a
-// memory, its history, its words),
-// switches learning off (her settings), and an admin forgets a thread-only
-// instruction about her and exports her memories (the admin record). Bob
-// talks in another thread; his words must survive her erasure. It returns
-// the channel memory Alice wrote for everyone there.
-func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
+// model usage, inbox, the job queue), in a channel and in her DM with
+// mnemo; she presses 👍 on an answer, she remembers (a memory, its
+// history, its words), switches learning off (her settings), and an admin
+// forgets a thread-only instruction about her and exports her memories
+// (the admin record). Bob talks in another thread; his words must survive
+// her erasure. Then Bob asks about deploys: his turn recalls the channel
+// memory she wrote, and its answer and tool trace quote it. It returns
+// that memory and Bob's turn.
+func aliceEverywhere(t *testing.T, b *bot) (memory.Memory, int64) {
 	t.Helper()
 	const ch = "C0TEAM"
 	root, _ := b.mention(alice, ch, "remember that I prefer zqxalpha summaries", "")
@@ -34,6 +37,9 @@ func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
 	other, _ := b.mention(bob, ch, "hello there, zqxbob here", "")
 	b.replies(ch, other, 1)
 	b.waitDone(ch, other)
+	dm, _ := b.dm(alice, aliceDM, "remember that I prefer zqxgolf answers", "")
+	b.replies(aliceDM, dm, 1)
+	b.waitDone(aliceDM, dm)
 
 	// "In this thread answer Alice in Portuguese": scope conversation,
 	// subject Alice; a forget by an admin keeps it, archived.
@@ -48,7 +54,7 @@ func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
 	// A memory of her DM with mnemo, about that conversation: hers alone.
 	dmConv, err := b.store().Remember(context.Background(), memory.WriteRequest{
 		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice, Name: "Alice"},
-		Place: provenance.Place{Team: fakeslack.TeamID, Channel: "D0ALICE", SourceKey: sourceKey("D0ALICE", "1800000000.000300"), Visibility: provenance.DM},
+		Place: provenance.Place{Team: fakeslack.TeamID, Channel: aliceDM, SourceKey: sourceKey(aliceDM, "1800000000.000300"), Visibility: provenance.DM},
 		Scope: memory.ScopeConversation, Content: "The zqxfoxtrot launch date is the fourteenth of March, set by the product team", WrittenBy: provenance.ByExplicit,
 	})
 	require.NoError(t, err)
@@ -58,28 +64,57 @@ func aliceEverywhere(t *testing.T, b *bot) memory.Memory {
 	require.Contains(t, b.command(admin, ch, "forget "+conv.Memory.ShortID()).Text, "Forgotten")
 	require.Contains(t, b.command(alice, ch, "learning me off").Text, "off")
 	b.command(admin, ch, "export <@"+alice+">")
-	return shared
+
+	ask, _ := b.mention(bob, ch, "what do you remember about deploys?", "")
+	b.replies(ch, ask, 1)
+	b.waitDone(ch, ask)
+	return shared, b.turnID(t, ch, ask)
 }
 
+// aliceDM is Alice's DM with mnemo.
+const aliceDM = "D0ALICE"
+
+// erasureProbes are what the walk looks for: Alice's id, her DM's id, her
+// name (which holds both ids), and her distinctive words: said to mnemo
+// (alpha, in a channel; golf, in her DM), in a memory about her (bravo),
+// in a memory she wrote for the channel and Bob's answer quoted (charlie),
+// and in a memory of her DM (foxtrot). Charlie is probed by its stem,
+// zqxcharli, as the recall index keeps it, so the probe finds the word and
+// its index terms alike.
+var erasureProbes = []string{alice, aliceDM, "alice", "zqxalpha", "zqxbravo", "zqxcharli", "zqxfoxtrot", "zqxgolf"}
+
 // TestPurgeErasesAPersonFromEveryTable walks every column of every table
-// that can hold text: before the purge it finds Alice in each table that
-// holds a person's words (the positive control), after it finds her
-// nowhere, while Bob's words are still there.
+// that can hold text or an identifier, found from the catalog: before the
+// purge it finds each probe of Alice's where it is expected (the positive
+// control), after it finds none of them anywhere, while Bob's words are
+// still there. Bob's turn, which quoted her memory, no longer shows it.
 func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 	t.Parallel()
-	b := startBot(t, scripted.Memory())
-	shared := aliceEverywhere(t, b)
-
-	probes := []string{"alice", "zqxalpha", "zqxbravo", "zqxfoxtrot"}
-	before := map[string]int64{}
-	for _, p := range probes {
-		for tc, n := range b.db.Find(t, p) {
-			before[tc] += n
-		}
+	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", admin)
+	_, bobsTurn := aliceEverywhere(t, b)
+	show := func() string {
+		t.Helper()
+		out, stderr, code := b.turnsShow(t, map[string]string{"MNEMO_ADMIN_OVERSIGHT": "true"}, "--as", admin, strconv.FormatInt(bobsTurn, 10))
+		require.Equal(t, 0, code, stderr)
+		return out
 	}
-	require.Subset(t, testdb.Tables(before), []string{
-		"admin_audit", "inbox_arrivals", "memories", "memory_events", "memory_postings", "memory_term_stats", "memory_thread_postings", "memory_vocab", "river_job", "session_messages", "turn_feedback", "turns", "user_settings",
-	}, "the walk finds Alice's text and id before the purge: %v", before)
+	require.Contains(t, show(), "zqxcharlie review", "Bob's turn shows the memory of hers it recalled")
+
+	walk := b.db.Walked(t)
+	before := b.db.FindAll(t, erasureProbes...)
+	expected := map[string][]string{
+		alice: {"admin_audit.target", "inbox_arrivals.args", "memories.actor_id", "memories.subject_id", "memory_events.actor_id",
+			"model_usage.person_id", "river_job.args", "session_messages.actor_id", "turn_feedback.user_id", "turns.actor_id", "user_settings.user_id"},
+		aliceDM:      {"inbox_arrivals.channel", "memories.channel_id", "model_usage.channel_id", "river_job.args", "session_messages.channel_id", "session_messages.source_key", "turns.channel_id", "turns.source_key"},
+		"zqxalpha":   {"inbox_arrivals.args", "memories.content", "river_job.args", "session_messages.text", "session_messages.tools"},
+		"zqxbravo":   {"memories.content"},
+		"zqxcharli":  {"memories.content", "memory_postings.term", "session_messages.text", "session_messages.tools", "turns.pending_text"},
+		"zqxfoxtrot": {"memories.content", "memory_postings.term"},
+		"zqxgolf":    {"inbox_arrivals.args", "memories.content", "river_job.args", "session_messages.text", "session_messages.tools", "turns.pending_text"},
+	}
+	for probe, cols := range expected {
+		require.Subset(t, testdb.Columns(before[probe]), cols, "before the purge, the walk finds %q where it is: %v", probe, before[probe])
+	}
 	require.NotEmpty(t, b.db.Find(t, "zqxbob"))
 
 	r := b.command(admin, "C0TEAM", "purge <@"+alice+">")
@@ -88,48 +123,72 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
 	receipt := b.nextResponse(n)
 
-	for _, p := range probes {
-		require.Empty(t, b.db.Find(t, p), "after the purge, nothing holds %q", p)
+	t.Logf("the walk read %d columns of %d tables (every schema, River's included), found from the catalog", walk.Columns, walk.Tables)
+	for _, p := range erasureProbes {
+		t.Logf("before the purge, %q in: %v", p, before[p])
 	}
-	require.NotEmpty(t, testdb.Tables(b.db.Find(t, "zqxbob")), "Bob's words are still there")
-	t.Logf("walked %d text columns of %d tables", len(b.db.TextColumns(t)), len(testdb.Tables(func() map[string]int64 {
-		m := map[string]int64{}
-		for _, c := range b.db.TextColumns(t) {
-			m[c] = 1
-		}
-		return m
-	}())))
-	t.Logf("walk before the purge, rows by table.column holding Alice's text or id: %v", before)
 	t.Logf("receipt:\n%s", receipt.Text)
+	require.Empty(t, b.db.FindAll(t, erasureProbes...), "after the purge, nothing holds any of Alice's probes")
+	require.NotEmpty(t, testdb.Tables(b.db.Find(t, "zqxbob")), "Bob's words are still there")
+	after := show()
+	require.NotContains(t, after, "zqxcharli", "Bob's turn no longer shows her words")
+	require.Contains(t, after, "asked by <@"+bob+">", "Bob's turn is still his")
 
 	require.Contains(t, receipt.Text, "Erased <@"+alice+">")
-	for _, table := range []string{"memories", "memory_events", "session_messages", "turn_feedback", "turns", "inbox_arrivals", "river_job", "user_settings", "admin_audit"} {
+	for _, table := range []string{"memories", "memory_events", "erased_memories", "session_messages", "turn_feedback", "turns", "model_usage", "inbox_arrivals", "river_job", "user_settings", "admin_audit"} {
 		require.Contains(t, receipt.Text, "• "+table+": ", "the receipt counts %s", table)
 	}
-	var archived bool
-	var actor, name string
-	require.NoError(t, b.db.Pool.QueryRow(context.Background(),
-		"SELECT archived_at IS NOT NULL, actor_id, actor_name FROM memories WHERE id = $1", shared.ID).Scan(&archived, &actor, &name))
-	require.True(t, archived, "a shared memory she wrote is archived")
-	require.Equal(t, "", actor)
-	require.Equal(t, "a former member", name)
+	require.Regexp(t, `• session_messages: 1 scrubbed, [1-9]\d* deleted, [1-9]\d* tombstoned`, receipt.Text, "Bob's answer scrubbed, her DM's log deleted, her words elsewhere tombstoned")
+	require.Contains(t, receipt.Text, "• turns: 1 scrubbed, 1 deleted, 1 tombstoned", "Bob's turn's kept answer scrubbed, her DM's turn deleted, her turn in the channel tombstoned")
 	require.Contains(t, b.auditActions(), admin+" erase", "the erasure is in the admin record, naming nobody")
 
 	// Erasing again finds nothing left.
 	n = len(b.responses())
 	b.click(admin, "C0TEAM", "mnemo_purge_confirm", alice)
 	again := b.nextResponse(n).Text
-	require.Contains(t, again, "• memories: 0 deleted, 0 archived, 0 unattributed")
-	require.NotRegexp(t, `[1-9]\d* (deleted|tombstoned|archived|unattributed)`, again)
+	require.Contains(t, again, "• memories: 0 deleted, 0 unattributed")
+	require.NotRegexp(t, `[1-9]\d* (deleted|tombstoned|unattributed|scrubbed|recorded)`, again)
 }
 
-// An admin may keep the shared memories a person wrote: active, by a
-// former member.
+// Issue 30: once a person is erased, nothing of theirs comes back. A shared
+// memory she wrote and an admin forgot is deleted with her, and restoring
+// it, by the slash command or by `mnemo memories restore`, says why it
+// can't be, while a memory of someone else is restored as before.
+func TestRestoreRefusesAMemoryOfAnErasedPerson(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", admin)
+	const ch = "C0TEAM"
+	hers := b.seed(alice, memory.ScopeChannel, ch, "Deploys go out on Tuesdays after zqxhotel review")
+	bobs := b.seed(bob, memory.ScopeChannel, ch, "Standups are at ten on weekdays")
+	for _, m := range []memory.Memory{hers, bobs} {
+		require.Contains(t, b.command(admin, ch, "forget "+m.ShortID()).Text, "Forgotten")
+	}
+	n := len(b.responses())
+	b.click(admin, ch, "mnemo_purge_confirm", alice)
+	require.Contains(t, b.nextResponse(n).Text, "Erased")
+
+	got := b.command(admin, ch, "restore "+hers.ShortID()).Text
+	require.Equal(t, "Memory "+hers.ShortID()+" can't be restored: it was deleted on "+time.Now().UTC().Format(time.DateOnly)+
+		", when the data of the person it belonged to was erased, and an erasure can't be undone.", got)
+	code, _, stderr := mnemoRun(t, b.env, "memories", "restore", "--as", admin, "--team", fakeslack.TeamID, hers.ID.String())
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "can't be restored: it was deleted on")
+	require.Empty(t, b.db.Find(t, "zqxhotel"), "nothing of it is left to restore")
+
+	require.Contains(t, b.command(admin, ch, "restore "+bobs.ShortID()).Text, "Restored", "the control: Bob's is restored")
+	require.NotContains(t, b.command(admin, ch, "restore deadbeef").Text, "erased", "a memory that never was is not called erased")
+}
+
+// An admin may keep the active shared memories a person wrote: active, by
+// a former member. One of theirs already archived is deleted even so, and
+// can't be restored.
 func TestPurgeCanKeepSharedMemoriesAsAFormerMembers(t *testing.T) {
 	t.Parallel()
 	b := startBot(t, scripted.Memory())
 	shared := b.seed(alice, memory.ScopeChannel, "C0TEAM", "Deploys go out on Tuesdays after QA sign-off")
 	mine := b.seed(alice, memory.ScopePersonal, "C0TEAM", "I prefer terse PR summaries")
+	old := b.seed(alice, memory.ScopeChannel, "C0TEAM", "Releases were frozen in zqxindia week")
+	require.Contains(t, b.command(admin, "C0TEAM", "forget "+old.ShortID()).Text, "Forgotten")
 
 	n := len(b.responses())
 	b.click(bob, "C0TEAM", "mnemo_purge_keep_shared", alice)
@@ -144,6 +203,8 @@ func TestPurgeCanKeepSharedMemoriesAsAFormerMembers(t *testing.T) {
 	require.Nil(t, ms[0].ArchivedAt)
 	require.Equal(t, shared.ID.String(), ms[0].ID)
 	require.Empty(t, b.db.Find(t, "alice"))
+	require.Empty(t, b.db.Find(t, "zqxindia"))
+	require.Contains(t, b.command(admin, "C0TEAM", "restore "+old.ShortID()).Text, "can't be restored")
 }
 
 // Slack's user_change with deleted: true erases the member when the

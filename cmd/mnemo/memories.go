@@ -65,7 +65,8 @@ operator may see it and may forget it, as /mnemo forget would let them.
 
 const restoreUsage = `usage: mnemo memories restore --as U --team T [--json | --table] ID
 
-Brings back an archived memory. Only an admin may.
+Brings back an archived memory. Only an admin may. A memory an erasure
+deleted (/mnemo purge) can't be brought back, and it says so.
 `
 
 const historyUsage = `usage: mnemo memories history --as U --team T [--json | --table] ID
@@ -503,6 +504,10 @@ func memoriesChange(ctx context.Context, c *memoriesCmd, args []string) error {
 		}
 		v.Oversight = true
 		m, err = s.store.Restore(ctx, v, ref, memory.PathCLI)
+		var erased *memory.ErasedError
+		if errors.As(err, &erased) {
+			return errors.New(erased.Sentence())
+		}
 		if err != nil {
 			return err
 		}

@@ -41,29 +41,115 @@ WHERE id IN (
     LIMIT @max_rows::int
 );
 
--- name: EraseMemoriesAbout :execrows
--- Every memory whose subject is the person, in every scope and state, and
--- every memory they wrote in their DM with mnemo; their history goes with
--- them.
-DELETE FROM memories m
-WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm'));
+-- name: RetentionErasedMemories :execrows
+-- The ids of erased memories, kept as long as an archived memory would
+-- have been.
+DELETE FROM erased_memories
+WHERE (team_id, id) IN (
+    SELECT e.team_id, e.id FROM erased_memories e
+    WHERE e.erased_at < @before::timestamptz
+    ORDER BY e.erased_at
+    LIMIT @max_rows::int
+);
 
--- name: EraseArchiveAuthored :execrows
--- The shared memories the person wrote, about others, archived (and deleted
--- with the other archived memories when their retention ends), each with
--- its history event.
-WITH archived AS (
-    UPDATE memories m
-    SET archived_at = now(), archived_reason = 'its author was erased', archived_by = ''
-    WHERE m.team_id = @team_id AND m.actor_id = @user_id::text AND m.scope <> 'personal' AND m.archived_at IS NULL
-    RETURNING m.id, m.team_id
-)
-INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
-SELECT a.id, a.team_id, 'archive', @erased_by::text, 'admin', 'its author was erased' FROM archived a;
+-- name: EraseDMChannels :many
+-- The person's DMs with mnemo: a D… channel is one person's with the bot,
+-- so everything in one is theirs. Found from their turns, memories, log
+-- messages, and posts waiting in the inbox or the job queue.
+SELECT t.channel_id::text FROM turns t
+WHERE t.team_id = @team_id AND t.actor_id = @user_id::text AND t.visibility = 'dm'
+UNION
+SELECT m.channel_id FROM memories m
+WHERE m.team_id = @team_id AND m.actor_id = @user_id::text AND m.visibility = 'dm'
+UNION
+SELECT s.channel_id FROM session_messages s
+WHERE s.team_id = @team_id AND s.actor_id = @user_id::text AND s.channel_id LIKE 'D%'
+UNION
+SELECT a.channel FROM inbox_arrivals a
+WHERE a.team = @team_id AND a.args @> jsonb_build_object('user', @user_id::text) AND a.channel LIKE 'D%'
+UNION
+SELECT j.args->>'channel' FROM river_job j
+WHERE j.args @> jsonb_build_object('team', @team_id::text, 'user', @user_id::text) AND j.args->>'channel' LIKE 'D%';
+
+-- name: EraseTurnIDs :many
+-- The person's turns: those they asked, and every turn in their DMs.
+SELECT t.id FROM turns t
+WHERE t.team_id = @team_id AND (t.actor_id = @user_id::text OR t.channel_id = ANY(@dm_channels::text[]));
+
+-- name: EraseDoomedMemories :many
+-- The memories erasure deletes, with their text (other people's answers
+-- that quote one lose the quote): every memory whose subject is the
+-- person, in every scope and state; every memory of their DMs; and the
+-- shared memories they wrote, archived ones always, active ones unless
+-- they are kept (@keep_shared).
+SELECT m.id, m.content FROM memories m
+WHERE m.team_id = @team_id
+  AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text)
+       OR m.channel_id = ANY(@dm_channels::text[])
+       OR (m.actor_id = @user_id::text AND m.visibility = 'dm')
+       OR (m.actor_id = @user_id::text AND m.scope <> 'personal' AND (m.archived_at IS NOT NULL OR NOT @keep_shared::boolean)));
+
+-- name: EraseRecordErased :execrows
+-- The ids of the memories erasure deletes, so that restore can say why
+-- one is gone. Nothing else of them is kept.
+INSERT INTO erased_memories (team_id, id)
+SELECT @team_id::text, i FROM unnest(@memory_ids::uuid[]) AS i
+ON CONFLICT DO NOTHING;
+
+-- name: EraseCountEvents :one
+SELECT count(*) FROM memory_events e WHERE e.team_id = @team_id AND e.memory_id = ANY(@memory_ids::uuid[]);
+
+-- name: EraseMemories :execrows
+-- Their history goes with them (ON DELETE CASCADE), as do the recall
+-- records that name them, and the recall index's triggers take their
+-- words out in the same transaction.
+DELETE FROM memories m WHERE m.team_id = @team_id AND m.id = ANY(@memory_ids::uuid[]);
+
+-- name: EraseTraceCandidates :many
+-- Other people's logged answers (not in the person's DMs, not to their
+-- turns: those go whole) that may quote what erasure deletes: the
+-- answers of turns that recalled one of the deleted memories, those whose
+-- tool trace names one (a tool's result gives a memory's short id before
+-- its text), and those with a tool trace in a thread where the person
+-- spoke (a tool's input may quote them).
+SELECT s.id, s.text, s.tools FROM session_messages s
+WHERE s.team_id = @team_id AND s.role = 'assistant' AND NOT (s.channel_id = ANY(@dm_channels::text[]))
+  AND (s.turn_id IS NULL OR s.turn_id NOT IN (SELECT t.id FROM turns t WHERE t.team_id = @team_id AND t.actor_id = @user_id::text))
+  AND (s.turn_id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY(@memory_ids::uuid[]))
+       OR (s.tools <> ''
+           AND (EXISTS (SELECT 1 FROM unnest(@short_ids::text[]) AS i WHERE strpos(s.tools, i) > 0)
+                OR s.source_key IN (SELECT p.source_key FROM session_messages p
+                                    WHERE p.team_id = @team_id AND p.actor_id = @user_id::text))))
+ORDER BY s.id;
+
+-- name: EraseTraceTurns :many
+-- Other people's turns whose kept answer (for a retry) may quote a deleted
+-- memory: those that recalled one, or whose logged answer is a candidate.
+SELECT t.id, t.pending_text::text AS pending_text FROM turns t
+WHERE t.team_id = @team_id AND t.pending_text IS NOT NULL
+  AND t.actor_id <> @user_id::text AND NOT (t.channel_id = ANY(@dm_channels::text[]))
+  AND (t.id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY(@memory_ids::uuid[]))
+       OR t.id IN (SELECT s.turn_id FROM session_messages s WHERE s.id = ANY(@message_ids::bigint[])))
+ORDER BY t.id;
+
+-- name: EraseScrubMessages :execrows
+-- Rewrites the team's logged messages by id: their text and tool trace.
+UPDATE session_messages s
+SET text = u.text, tools = u.tools
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@texts::text[]) AS text, unnest(@tools::text[]) AS tools) u
+WHERE s.team_id = @team_id AND s.id = u.id AND (s.text <> u.text OR s.tools <> u.tools);
+
+-- name: EraseScrubTurns :execrows
+-- Rewrites the team's turns' kept answers by id.
+UPDATE turns t
+SET pending_text = u.text
+FROM (SELECT unnest(@ids::bigint[]) AS id, unnest(@texts::text[]) AS text) u
+WHERE t.team_id = @team_id AND t.id = u.id AND t.pending_text IS DISTINCT FROM u.text;
 
 -- name: EraseAttributeAuthored :execrows
--- What the person wrote and did to the memories that stay is attributed to
--- nobody: the memory reads "a former member" as its author.
+-- What the person wrote and did to the memories that stay (shared ones
+-- kept, personal ones about others) is attributed to nobody: the memory
+-- reads "a former member" as its author.
 UPDATE memories m
 SET actor_id = CASE WHEN m.actor_id = @user_id::text THEN '' ELSE m.actor_id END,
     actor_name = CASE WHEN m.actor_id = @user_id::text THEN 'a former member' ELSE m.actor_name END,
@@ -76,9 +162,15 @@ WHERE m.team_id = @team_id AND (m.actor_id = @user_id::text OR m.archived_by = @
 UPDATE memory_events e SET actor_id = '', reason = ''
 WHERE e.team_id = @team_id AND e.actor_id = @user_id::text;
 
+-- name: EraseDMSessionMessages :execrows
+-- The log of their DMs: theirs, all of it.
+DELETE FROM session_messages s
+WHERE s.team_id = @team_id AND s.channel_id = ANY(@dm_channels::text[]);
+
 -- name: EraseSessionMessages :execrows
--- The person's messages in the log, and mnemo's answers to them (which
--- quote them), replaced by a tombstone.
+-- The person's messages in other conversations' logs, and mnemo's answers
+-- to them (which quote them), replaced by a tombstone: the thread still
+-- reads as a conversation for the others in it.
 UPDATE session_messages s
 SET text = @tombstone::text, tools = '', actor_id = CASE WHEN s.actor_id = @user_id::text THEN '' ELSE s.actor_id END
 WHERE s.team_id = @team_id
@@ -86,11 +178,23 @@ WHERE s.team_id = @team_id
        OR (s.role = 'assistant'
            AND s.turn_id IN (SELECT t.id FROM turns t WHERE t.team_id = @team_id AND t.actor_id = @user_id::text)));
 
+-- name: EraseDMUsage :execrows
+-- The model usage of their DMs' turns, deleted before the turns (which
+-- would take it with them uncounted).
+DELETE FROM model_usage u
+WHERE u.team_id = @team_id AND u.channel_id = ANY(@dm_channels::text[]);
+
+-- name: EraseDMTurns :execrows
+-- The turns of their DMs, with their learning records, feedback, steps and
+-- recall records (ON DELETE CASCADE).
+DELETE FROM turns t
+WHERE t.team_id = @team_id AND t.channel_id = ANY(@dm_channels::text[]);
+
 -- name: EraseTurns :execrows
--- The person's turns: the answer kept for a retry is a tombstone, the asker
--- nobody.
+-- The person's turns elsewhere: the answer kept for a retry is a
+-- tombstone, the asker nobody, the link to the turn's exported trace gone.
 UPDATE turns t
-SET actor_id = '', pending_text = CASE WHEN t.pending_text IS NULL THEN NULL ELSE @tombstone::text END
+SET actor_id = '', trace_id = '', pending_text = CASE WHEN t.pending_text IS NULL THEN NULL ELSE @tombstone::text END
 WHERE t.team_id = @team_id AND t.actor_id = @user_id::text;
 
 -- name: EraseFeedback :execrows
@@ -101,47 +205,81 @@ WHERE f.user_id = @user_id::text
 -- name: EraseUserSettings :execrows
 DELETE FROM user_settings WHERE team_id = @team_id AND user_id = @user_id::text;
 
+-- name: EraseDMChannelSettings :execrows
+-- The settings of their DMs.
+DELETE FROM channel_settings c WHERE c.team_id = @team_id AND c.channel_id = ANY(@dm_channels::text[]);
+
 -- name: EraseChannelSettings :execrows
-UPDATE channel_settings SET updated_by = '' WHERE team_id = @team_id AND updated_by = @user_id::text;
+-- The admin who switched learning in a channel is nobody.
+UPDATE channel_settings c SET updated_by = '' WHERE c.team_id = @team_id AND c.updated_by = @user_id::text;
 
 -- name: EraseInboxArrivals :execrows
--- The person's posts in the inbox, moved or waiting: a waiting post of
--- theirs is never answered.
+-- The person's posts in the inbox, moved or waiting, and anything in their
+-- DMs: a waiting post of theirs is never answered.
 DELETE FROM inbox_arrivals a
-WHERE a.team = @team_id AND a.args @> jsonb_build_object('user', @user_id::text);
+WHERE a.team = @team_id
+  AND (a.args @> jsonb_build_object('user', @user_id::text) OR a.channel = ANY(@dm_channels::text[]));
 
 -- name: EraseJobs :execrows
--- The jobs of the person's posts that are not running (River's own
--- JobDelete refuses a running one).
+-- Jobs that are not running and name the person, in any state (available,
+-- scheduled, pending, retryable, completed, cancelled, discarded): their
+-- posts' jobs, any job in their DMs, and the learning jobs of their turns.
+-- River's own JobDelete refuses a running one.
 DELETE FROM river_job j
-WHERE j.args @> jsonb_build_object('team', @team_id::text, 'user', @user_id::text) AND j.state <> 'running';
+WHERE j.state <> 'running'
+  AND (j.args @> jsonb_build_object('team', @team_id::text, 'user', @user_id::text)
+       OR (j.args @> jsonb_build_object('team', @team_id::text) AND j.args->>'channel' = ANY(@dm_channels::text[]))
+       OR (j.kind = 'mnemo_learn_from_turn' AND j.args->>'turn_id' = ANY(@turn_ids::text[])));
 
 -- name: EraseRunningJobs :execrows
--- A running job of theirs keeps its row until it ends; its text is a
--- tombstone.
+-- A running job of theirs keeps its row until River finishes it. A post's
+-- args name nobody and nowhere (a retry finds no post to take, and is
+-- cancelled); a learning job's name only a turn. Their attempts' errors go.
 UPDATE river_job j
-SET args = j.args || jsonb_build_object('user', '', 'text', @tombstone::text)
-WHERE j.args @> jsonb_build_object('team', @team_id::text, 'user', @user_id::text) AND j.state = 'running';
+SET args = CASE WHEN j.kind = 'mnemo_learn_from_turn' THEN j.args
+                ELSE jsonb_build_object('team', @team_id::text, 'channel', '', 'ts', '', 'user', '', 'text', @tombstone::text) END,
+    errors = NULL
+WHERE j.state = 'running'
+  AND (j.args @> jsonb_build_object('team', @team_id::text, 'user', @user_id::text)
+       OR (j.args @> jsonb_build_object('team', @team_id::text) AND j.args->>'channel' = ANY(@dm_channels::text[]))
+       OR (j.kind = 'mnemo_learn_from_turn' AND j.args->>'turn_id' = ANY(@turn_ids::text[])));
+
+-- name: EraseBackfills :execrows
+-- The record that a thread of their DMs was read from Slack, and posts of
+-- theirs there waiting for the thread.
+WITH w AS (
+    DELETE FROM thread_waiters tw
+    WHERE EXISTS (SELECT 1 FROM unnest(@dm_channels::text[]) AS d WHERE tw.source_key LIKE 'slack:' || @team_id::text || ':' || d || ':%')
+)
+DELETE FROM thread_backfills b
+WHERE EXISTS (SELECT 1 FROM unnest(@dm_channels::text[]) AS d WHERE b.source_key LIKE 'slack:' || @team_id::text || ':' || d || ':%');
+
+-- name: EraseInstaller :execrows
+-- The person who installed mnemo in the workspace is nobody.
+UPDATE installations i SET installer_id = '' WHERE i.team_id = @team_id AND i.installer_id = @user_id::text;
 
 -- name: EraseAudit :execrows
--- The admin record: the person as actor or target is nobody, and the
--- detail of an action on a memory erasure deleted is a tombstone.
+-- The admin record: the person, or one of their DMs, as actor or target is
+-- nobody, and the detail of an action on a memory erasure deleted, or that
+-- names them, is a tombstone.
 UPDATE admin_audit a
 SET actor_id = CASE WHEN a.actor_id = @user_id::text THEN '' ELSE a.actor_id END,
-    target = CASE WHEN a.target = @user_id::text THEN '' ELSE a.target END,
-    detail = CASE WHEN a.target = ANY(@memory_ids::text[]) OR a.detail LIKE '%' || @user_id::text || '%' THEN @tombstone::text ELSE a.detail END
+    target = CASE WHEN a.target = @user_id::text OR a.target = ANY(@dm_channels::text[]) THEN '' ELSE a.target END,
+    detail = CASE WHEN a.target = ANY(@memory_ids::text[]) OR strpos(a.detail, @user_id::text) > 0
+                       OR EXISTS (SELECT 1 FROM unnest(@dm_channels::text[]) AS d WHERE strpos(a.detail, d) > 0)
+                  THEN @tombstone::text ELSE a.detail END
 WHERE a.team_id = @team_id
-  AND (a.actor_id = @user_id::text OR a.target = @user_id::text OR a.target = ANY(@memory_ids::text[])
-       OR a.detail LIKE '%' || @user_id::text || '%');
+  AND (a.actor_id = @user_id::text OR a.target = @user_id::text OR a.target = ANY(@dm_channels::text[])
+       OR a.target = ANY(@memory_ids::text[]) OR strpos(a.detail, @user_id::text) > 0
+       OR EXISTS (SELECT 1 FROM unnest(@dm_channels::text[]) AS d WHERE strpos(a.detail, d) > 0));
 
--- name: EraseMemoryIDsAbout :many
-SELECT m.id::text FROM memories m
-WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm'));
-
--- name: EraseCountEventsAbout :one
-SELECT count(*) FROM memory_events e
-WHERE e.memory_id IN (SELECT m.id FROM memories m
-                      WHERE m.team_id = @team_id AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR (m.actor_id = @user_id::text AND m.visibility = 'dm')));
+-- name: ErasedMemoryAt :one
+-- When a team's memory with an id from @lo to @hi (those that start with
+-- one prefix) was erased: restore's answer for a memory that is gone.
+SELECT e.erased_at FROM erased_memories e
+WHERE e.team_id = @team_id AND e.id BETWEEN @lo::uuid AND @hi::uuid
+ORDER BY e.erased_at DESC
+LIMIT 1;
 
 -- Erasure of a whole team (an uninstalled workspace, or `mnemo teams
 -- erase`): every row that holds its data is deleted.
@@ -187,6 +325,13 @@ WITH w AS (
     DELETE FROM thread_waiters tw WHERE tw.source_key LIKE 'slack:' || @team_id::text || ':%'
 )
 DELETE FROM thread_leases tl WHERE tl.source_key LIKE 'slack:' || @team_id::text || ':%';
+
+-- name: EraseTeamBackfills :execrows
+-- The records of threads read from Slack, keyed by source key too.
+DELETE FROM thread_backfills b WHERE b.source_key LIKE 'slack:' || @team_id::text || ':%';
+
+-- name: EraseTeamErasedMemories :execrows
+DELETE FROM erased_memories e WHERE e.team_id = @team_id;
 
 -- name: EraseTeamAudit :execrows
 DELETE FROM admin_audit a WHERE a.team_id = @team_id;

@@ -8,35 +8,9 @@ package dbsqlc
 import (
 	"context"
 	"time"
+
+	"github.com/google/uuid"
 )
-
-const eraseArchiveAuthored = `-- name: EraseArchiveAuthored :execrows
-WITH archived AS (
-    UPDATE memories m
-    SET archived_at = now(), archived_reason = 'its author was erased', archived_by = ''
-    WHERE m.team_id = $2 AND m.actor_id = $3::text AND m.scope <> 'personal' AND m.archived_at IS NULL
-    RETURNING m.id, m.team_id
-)
-INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
-SELECT a.id, a.team_id, 'archive', $1::text, 'admin', 'its author was erased' FROM archived a
-`
-
-type EraseArchiveAuthoredParams struct {
-	ErasedBy string `json:"erasedBy"`
-	TeamID   string `json:"teamId"`
-	UserID   string `json:"userId"`
-}
-
-// The shared memories the person wrote, about others, archived (and deleted
-// with the other archived memories when their retention ends), each with
-// its history event.
-func (q *Queries) EraseArchiveAuthored(ctx context.Context, db DBTX, arg EraseArchiveAuthoredParams) (int64, error) {
-	result, err := db.Exec(ctx, eraseArchiveAuthored, arg.ErasedBy, arg.TeamID, arg.UserID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
 
 const eraseAttributeAuthored = `-- name: EraseAttributeAuthored :execrows
 UPDATE memories m
@@ -51,8 +25,9 @@ type EraseAttributeAuthoredParams struct {
 	TeamID string `json:"teamId"`
 }
 
-// What the person wrote and did to the memories that stay is attributed to
-// nobody: the memory reads "a former member" as its author.
+// What the person wrote and did to the memories that stay (shared ones
+// kept, personal ones about others) is attributed to nobody: the memory
+// reads "a former member" as its author.
 func (q *Queries) EraseAttributeAuthored(ctx context.Context, db DBTX, arg EraseAttributeAuthoredParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseAttributeAuthored, arg.UserID, arg.TeamID)
 	if err != nil {
@@ -64,25 +39,31 @@ func (q *Queries) EraseAttributeAuthored(ctx context.Context, db DBTX, arg Erase
 const eraseAudit = `-- name: EraseAudit :execrows
 UPDATE admin_audit a
 SET actor_id = CASE WHEN a.actor_id = $1::text THEN '' ELSE a.actor_id END,
-    target = CASE WHEN a.target = $1::text THEN '' ELSE a.target END,
-    detail = CASE WHEN a.target = ANY($2::text[]) OR a.detail LIKE '%' || $1::text || '%' THEN $3::text ELSE a.detail END
-WHERE a.team_id = $4
+    target = CASE WHEN a.target = $1::text OR a.target = ANY($2::text[]) THEN '' ELSE a.target END,
+    detail = CASE WHEN a.target = ANY($3::text[]) OR strpos(a.detail, $1::text) > 0
+                       OR EXISTS (SELECT 1 FROM unnest($2::text[]) AS d WHERE strpos(a.detail, d) > 0)
+                  THEN $4::text ELSE a.detail END
+WHERE a.team_id = $5
   AND (a.actor_id = $1::text OR a.target = $1::text OR a.target = ANY($2::text[])
-       OR a.detail LIKE '%' || $1::text || '%')
+       OR a.target = ANY($3::text[]) OR strpos(a.detail, $1::text) > 0
+       OR EXISTS (SELECT 1 FROM unnest($2::text[]) AS d WHERE strpos(a.detail, d) > 0))
 `
 
 type EraseAuditParams struct {
-	UserID    string   `json:"userId"`
-	MemoryIds []string `json:"memoryIds"`
-	Tombstone string   `json:"tombstone"`
-	TeamID    string   `json:"teamId"`
+	UserID     string   `json:"userId"`
+	DmChannels []string `json:"dmChannels"`
+	MemoryIds  []string `json:"memoryIds"`
+	Tombstone  string   `json:"tombstone"`
+	TeamID     string   `json:"teamId"`
 }
 
-// The admin record: the person as actor or target is nobody, and the
-// detail of an action on a memory erasure deleted is a tombstone.
+// The admin record: the person, or one of their DMs, as actor or target is
+// nobody, and the detail of an action on a memory erasure deleted, or that
+// names them, is a tombstone.
 func (q *Queries) EraseAudit(ctx context.Context, db DBTX, arg EraseAuditParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseAudit,
 		arg.UserID,
+		arg.DmChannels,
 		arg.MemoryIds,
 		arg.Tombstone,
 		arg.TeamID,
@@ -93,8 +74,32 @@ func (q *Queries) EraseAudit(ctx context.Context, db DBTX, arg EraseAuditParams)
 	return result.RowsAffected(), nil
 }
 
+const eraseBackfills = `-- name: EraseBackfills :execrows
+WITH w AS (
+    DELETE FROM thread_waiters tw
+    WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS d WHERE tw.source_key LIKE 'slack:' || $2::text || ':' || d || ':%')
+)
+DELETE FROM thread_backfills b
+WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS d WHERE b.source_key LIKE 'slack:' || $2::text || ':' || d || ':%')
+`
+
+type EraseBackfillsParams struct {
+	DmChannels []string `json:"dmChannels"`
+	TeamID     string   `json:"teamId"`
+}
+
+// The record that a thread of their DMs was read from Slack, and posts of
+// theirs there waiting for the thread.
+func (q *Queries) EraseBackfills(ctx context.Context, db DBTX, arg EraseBackfillsParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseBackfills, arg.DmChannels, arg.TeamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const eraseChannelSettings = `-- name: EraseChannelSettings :execrows
-UPDATE channel_settings SET updated_by = '' WHERE team_id = $1 AND updated_by = $2::text
+UPDATE channel_settings c SET updated_by = '' WHERE c.team_id = $1 AND c.updated_by = $2::text
 `
 
 type EraseChannelSettingsParams struct {
@@ -102,6 +107,7 @@ type EraseChannelSettingsParams struct {
 	UserID string `json:"userId"`
 }
 
+// The admin who switched learning in a channel is nobody.
 func (q *Queries) EraseChannelSettings(ctx context.Context, db DBTX, arg EraseChannelSettingsParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseChannelSettings, arg.TeamID, arg.UserID)
 	if err != nil {
@@ -110,22 +116,193 @@ func (q *Queries) EraseChannelSettings(ctx context.Context, db DBTX, arg EraseCh
 	return result.RowsAffected(), nil
 }
 
-const eraseCountEventsAbout = `-- name: EraseCountEventsAbout :one
-SELECT count(*) FROM memory_events e
-WHERE e.memory_id IN (SELECT m.id FROM memories m
-                      WHERE m.team_id = $1 AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR (m.actor_id = $2::text AND m.visibility = 'dm')))
+const eraseCountEvents = `-- name: EraseCountEvents :one
+SELECT count(*) FROM memory_events e WHERE e.team_id = $1 AND e.memory_id = ANY($2::uuid[])
 `
 
-type EraseCountEventsAboutParams struct {
+type EraseCountEventsParams struct {
+	TeamID    string      `json:"teamId"`
+	MemoryIds []uuid.UUID `json:"memoryIds"`
+}
+
+func (q *Queries) EraseCountEvents(ctx context.Context, db DBTX, arg EraseCountEventsParams) (int64, error) {
+	row := db.QueryRow(ctx, eraseCountEvents, arg.TeamID, arg.MemoryIds)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const eraseDMChannelSettings = `-- name: EraseDMChannelSettings :execrows
+DELETE FROM channel_settings c WHERE c.team_id = $1 AND c.channel_id = ANY($2::text[])
+`
+
+type EraseDMChannelSettingsParams struct {
+	TeamID     string   `json:"teamId"`
+	DmChannels []string `json:"dmChannels"`
+}
+
+// The settings of their DMs.
+func (q *Queries) EraseDMChannelSettings(ctx context.Context, db DBTX, arg EraseDMChannelSettingsParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseDMChannelSettings, arg.TeamID, arg.DmChannels)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseDMChannels = `-- name: EraseDMChannels :many
+SELECT t.channel_id::text FROM turns t
+WHERE t.team_id = $1 AND t.actor_id = $2::text AND t.visibility = 'dm'
+UNION
+SELECT m.channel_id FROM memories m
+WHERE m.team_id = $1 AND m.actor_id = $2::text AND m.visibility = 'dm'
+UNION
+SELECT s.channel_id FROM session_messages s
+WHERE s.team_id = $1 AND s.actor_id = $2::text AND s.channel_id LIKE 'D%'
+UNION
+SELECT a.channel FROM inbox_arrivals a
+WHERE a.team = $1 AND a.args @> jsonb_build_object('user', $2::text) AND a.channel LIKE 'D%'
+UNION
+SELECT j.args->>'channel' FROM river_job j
+WHERE j.args @> jsonb_build_object('team', $1::text, 'user', $2::text) AND j.args->>'channel' LIKE 'D%'
+`
+
+type EraseDMChannelsParams struct {
 	TeamID string `json:"teamId"`
 	UserID string `json:"userId"`
 }
 
-func (q *Queries) EraseCountEventsAbout(ctx context.Context, db DBTX, arg EraseCountEventsAboutParams) (int64, error) {
-	row := db.QueryRow(ctx, eraseCountEventsAbout, arg.TeamID, arg.UserID)
-	var count int64
-	err := row.Scan(&count)
-	return count, err
+// The person's DMs with mnemo: a D… channel is one person's with the bot,
+// so everything in one is theirs. Found from their turns, memories, log
+// messages, and posts waiting in the inbox or the job queue.
+func (q *Queries) EraseDMChannels(ctx context.Context, db DBTX, arg EraseDMChannelsParams) ([]string, error) {
+	rows, err := db.Query(ctx, eraseDMChannels, arg.TeamID, arg.UserID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var t_channel_id string
+		if err := rows.Scan(&t_channel_id); err != nil {
+			return nil, err
+		}
+		items = append(items, t_channel_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eraseDMSessionMessages = `-- name: EraseDMSessionMessages :execrows
+DELETE FROM session_messages s
+WHERE s.team_id = $1 AND s.channel_id = ANY($2::text[])
+`
+
+type EraseDMSessionMessagesParams struct {
+	TeamID     string   `json:"teamId"`
+	DmChannels []string `json:"dmChannels"`
+}
+
+// The log of their DMs: theirs, all of it.
+func (q *Queries) EraseDMSessionMessages(ctx context.Context, db DBTX, arg EraseDMSessionMessagesParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseDMSessionMessages, arg.TeamID, arg.DmChannels)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseDMTurns = `-- name: EraseDMTurns :execrows
+DELETE FROM turns t
+WHERE t.team_id = $1 AND t.channel_id = ANY($2::text[])
+`
+
+type EraseDMTurnsParams struct {
+	TeamID     string   `json:"teamId"`
+	DmChannels []string `json:"dmChannels"`
+}
+
+// The turns of their DMs, with their learning records, feedback, steps and
+// recall records (ON DELETE CASCADE).
+func (q *Queries) EraseDMTurns(ctx context.Context, db DBTX, arg EraseDMTurnsParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseDMTurns, arg.TeamID, arg.DmChannels)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseDMUsage = `-- name: EraseDMUsage :execrows
+DELETE FROM model_usage u
+WHERE u.team_id = $1 AND u.channel_id = ANY($2::text[])
+`
+
+type EraseDMUsageParams struct {
+	TeamID     string   `json:"teamId"`
+	DmChannels []string `json:"dmChannels"`
+}
+
+// The model usage of their DMs' turns, deleted before the turns (which
+// would take it with them uncounted).
+func (q *Queries) EraseDMUsage(ctx context.Context, db DBTX, arg EraseDMUsageParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseDMUsage, arg.TeamID, arg.DmChannels)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseDoomedMemories = `-- name: EraseDoomedMemories :many
+SELECT m.id, m.content FROM memories m
+WHERE m.team_id = $1
+  AND ((m.subject_type = 'user' AND m.subject_id = $2::text)
+       OR m.channel_id = ANY($3::text[])
+       OR (m.actor_id = $2::text AND m.visibility = 'dm')
+       OR (m.actor_id = $2::text AND m.scope <> 'personal' AND (m.archived_at IS NOT NULL OR NOT $4::boolean)))
+`
+
+type EraseDoomedMemoriesParams struct {
+	TeamID     string   `json:"teamId"`
+	UserID     string   `json:"userId"`
+	DmChannels []string `json:"dmChannels"`
+	KeepShared bool     `json:"keepShared"`
+}
+
+type EraseDoomedMemoriesRow struct {
+	ID      uuid.UUID `json:"id"`
+	Content string    `json:"content"`
+}
+
+// The memories erasure deletes, with their text (other people's answers
+// that quote one lose the quote): every memory whose subject is the
+// person, in every scope and state; every memory of their DMs; and the
+// shared memories they wrote, archived ones always, active ones unless
+// they are kept (@keep_shared).
+func (q *Queries) EraseDoomedMemories(ctx context.Context, db DBTX, arg EraseDoomedMemoriesParams) ([]EraseDoomedMemoriesRow, error) {
+	rows, err := db.Query(ctx, eraseDoomedMemories,
+		arg.TeamID,
+		arg.UserID,
+		arg.DmChannels,
+		arg.KeepShared,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EraseDoomedMemoriesRow
+	for rows.Next() {
+		var i EraseDoomedMemoriesRow
+		if err := rows.Scan(&i.ID, &i.Content); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const eraseFeedback = `-- name: EraseFeedback :execrows
@@ -149,18 +326,38 @@ func (q *Queries) EraseFeedback(ctx context.Context, db DBTX, arg EraseFeedbackP
 
 const eraseInboxArrivals = `-- name: EraseInboxArrivals :execrows
 DELETE FROM inbox_arrivals a
-WHERE a.team = $1 AND a.args @> jsonb_build_object('user', $2::text)
+WHERE a.team = $1
+  AND (a.args @> jsonb_build_object('user', $2::text) OR a.channel = ANY($3::text[]))
 `
 
 type EraseInboxArrivalsParams struct {
+	TeamID     string   `json:"teamId"`
+	UserID     string   `json:"userId"`
+	DmChannels []string `json:"dmChannels"`
+}
+
+// The person's posts in the inbox, moved or waiting, and anything in their
+// DMs: a waiting post of theirs is never answered.
+func (q *Queries) EraseInboxArrivals(ctx context.Context, db DBTX, arg EraseInboxArrivalsParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseInboxArrivals, arg.TeamID, arg.UserID, arg.DmChannels)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseInstaller = `-- name: EraseInstaller :execrows
+UPDATE installations i SET installer_id = '' WHERE i.team_id = $1 AND i.installer_id = $2::text
+`
+
+type EraseInstallerParams struct {
 	TeamID string `json:"teamId"`
 	UserID string `json:"userId"`
 }
 
-// The person's posts in the inbox, moved or waiting: a waiting post of
-// theirs is never answered.
-func (q *Queries) EraseInboxArrivals(ctx context.Context, db DBTX, arg EraseInboxArrivalsParams) (int64, error) {
-	result, err := db.Exec(ctx, eraseInboxArrivals, arg.TeamID, arg.UserID)
+// The person who installed mnemo in the workspace is nobody.
+func (q *Queries) EraseInstaller(ctx context.Context, db DBTX, arg EraseInstallerParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseInstaller, arg.TeamID, arg.UserID)
 	if err != nil {
 		return 0, err
 	}
@@ -169,39 +366,50 @@ func (q *Queries) EraseInboxArrivals(ctx context.Context, db DBTX, arg EraseInbo
 
 const eraseJobs = `-- name: EraseJobs :execrows
 DELETE FROM river_job j
-WHERE j.args @> jsonb_build_object('team', $1::text, 'user', $2::text) AND j.state <> 'running'
+WHERE j.state <> 'running'
+  AND (j.args @> jsonb_build_object('team', $1::text, 'user', $2::text)
+       OR (j.args @> jsonb_build_object('team', $1::text) AND j.args->>'channel' = ANY($3::text[]))
+       OR (j.kind = 'mnemo_learn_from_turn' AND j.args->>'turn_id' = ANY($4::text[])))
 `
 
 type EraseJobsParams struct {
-	TeamID string `json:"teamId"`
-	UserID string `json:"userId"`
+	TeamID     string   `json:"teamId"`
+	UserID     string   `json:"userId"`
+	DmChannels []string `json:"dmChannels"`
+	TurnIds    []string `json:"turnIds"`
 }
 
-// The jobs of the person's posts that are not running (River's own
-// JobDelete refuses a running one).
+// Jobs that are not running and name the person, in any state (available,
+// scheduled, pending, retryable, completed, cancelled, discarded): their
+// posts' jobs, any job in their DMs, and the learning jobs of their turns.
+// River's own JobDelete refuses a running one.
 func (q *Queries) EraseJobs(ctx context.Context, db DBTX, arg EraseJobsParams) (int64, error) {
-	result, err := db.Exec(ctx, eraseJobs, arg.TeamID, arg.UserID)
+	result, err := db.Exec(ctx, eraseJobs,
+		arg.TeamID,
+		arg.UserID,
+		arg.DmChannels,
+		arg.TurnIds,
+	)
 	if err != nil {
 		return 0, err
 	}
 	return result.RowsAffected(), nil
 }
 
-const eraseMemoriesAbout = `-- name: EraseMemoriesAbout :execrows
-DELETE FROM memories m
-WHERE m.team_id = $1 AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR (m.actor_id = $2::text AND m.visibility = 'dm'))
+const eraseMemories = `-- name: EraseMemories :execrows
+DELETE FROM memories m WHERE m.team_id = $1 AND m.id = ANY($2::uuid[])
 `
 
-type EraseMemoriesAboutParams struct {
-	TeamID string `json:"teamId"`
-	UserID string `json:"userId"`
+type EraseMemoriesParams struct {
+	TeamID    string      `json:"teamId"`
+	MemoryIds []uuid.UUID `json:"memoryIds"`
 }
 
-// Every memory whose subject is the person, in every scope and state, and
-// every memory they wrote in their DM with mnemo; their history goes with
-// them.
-func (q *Queries) EraseMemoriesAbout(ctx context.Context, db DBTX, arg EraseMemoriesAboutParams) (int64, error) {
-	result, err := db.Exec(ctx, eraseMemoriesAbout, arg.TeamID, arg.UserID)
+// Their history goes with them (ON DELETE CASCADE), as do the recall
+// records that name them, and the recall index's triggers take their
+// words out in the same transaction.
+func (q *Queries) EraseMemories(ctx context.Context, db DBTX, arg EraseMemoriesParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseMemories, arg.TeamID, arg.MemoryIds)
 	if err != nil {
 		return 0, err
 	}
@@ -228,52 +436,107 @@ func (q *Queries) EraseMemoryEventsBy(ctx context.Context, db DBTX, arg EraseMem
 	return result.RowsAffected(), nil
 }
 
-const eraseMemoryIDsAbout = `-- name: EraseMemoryIDsAbout :many
-SELECT m.id::text FROM memories m
-WHERE m.team_id = $1 AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR (m.actor_id = $2::text AND m.visibility = 'dm'))
+const eraseRecordErased = `-- name: EraseRecordErased :execrows
+INSERT INTO erased_memories (team_id, id)
+SELECT $1::text, i FROM unnest($2::uuid[]) AS i
+ON CONFLICT DO NOTHING
 `
 
-type EraseMemoryIDsAboutParams struct {
-	TeamID string `json:"teamId"`
-	UserID string `json:"userId"`
+type EraseRecordErasedParams struct {
+	TeamID    string      `json:"teamId"`
+	MemoryIds []uuid.UUID `json:"memoryIds"`
 }
 
-func (q *Queries) EraseMemoryIDsAbout(ctx context.Context, db DBTX, arg EraseMemoryIDsAboutParams) ([]string, error) {
-	rows, err := db.Query(ctx, eraseMemoryIDsAbout, arg.TeamID, arg.UserID)
+// The ids of the memories erasure deletes, so that restore can say why
+// one is gone. Nothing else of them is kept.
+func (q *Queries) EraseRecordErased(ctx context.Context, db DBTX, arg EraseRecordErasedParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseRecordErased, arg.TeamID, arg.MemoryIds)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer rows.Close()
-	var items []string
-	for rows.Next() {
-		var m_id string
-		if err := rows.Scan(&m_id); err != nil {
-			return nil, err
-		}
-		items = append(items, m_id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+	return result.RowsAffected(), nil
 }
 
 const eraseRunningJobs = `-- name: EraseRunningJobs :execrows
 UPDATE river_job j
-SET args = j.args || jsonb_build_object('user', '', 'text', $1::text)
-WHERE j.args @> jsonb_build_object('team', $2::text, 'user', $3::text) AND j.state = 'running'
+SET args = CASE WHEN j.kind = 'mnemo_learn_from_turn' THEN j.args
+                ELSE jsonb_build_object('team', $1::text, 'channel', '', 'ts', '', 'user', '', 'text', $2::text) END,
+    errors = NULL
+WHERE j.state = 'running'
+  AND (j.args @> jsonb_build_object('team', $1::text, 'user', $3::text)
+       OR (j.args @> jsonb_build_object('team', $1::text) AND j.args->>'channel' = ANY($4::text[]))
+       OR (j.kind = 'mnemo_learn_from_turn' AND j.args->>'turn_id' = ANY($5::text[])))
 `
 
 type EraseRunningJobsParams struct {
-	Tombstone string `json:"tombstone"`
-	TeamID    string `json:"teamId"`
-	UserID    string `json:"userId"`
+	TeamID     string   `json:"teamId"`
+	Tombstone  string   `json:"tombstone"`
+	UserID     string   `json:"userId"`
+	DmChannels []string `json:"dmChannels"`
+	TurnIds    []string `json:"turnIds"`
 }
 
-// A running job of theirs keeps its row until it ends; its text is a
-// tombstone.
+// A running job of theirs keeps its row until River finishes it. A post's
+// args name nobody and nowhere (a retry finds no post to take, and is
+// cancelled); a learning job's name only a turn. Their attempts' errors go.
 func (q *Queries) EraseRunningJobs(ctx context.Context, db DBTX, arg EraseRunningJobsParams) (int64, error) {
-	result, err := db.Exec(ctx, eraseRunningJobs, arg.Tombstone, arg.TeamID, arg.UserID)
+	result, err := db.Exec(ctx, eraseRunningJobs,
+		arg.TeamID,
+		arg.Tombstone,
+		arg.UserID,
+		arg.DmChannels,
+		arg.TurnIds,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseScrubMessages = `-- name: EraseScrubMessages :execrows
+UPDATE session_messages s
+SET text = u.text, tools = u.tools
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::text[]) AS text, unnest($4::text[]) AS tools) u
+WHERE s.team_id = $1 AND s.id = u.id AND (s.text <> u.text OR s.tools <> u.tools)
+`
+
+type EraseScrubMessagesParams struct {
+	TeamID string   `json:"teamId"`
+	Ids    []int64  `json:"ids"`
+	Texts  []string `json:"texts"`
+	Tools  []string `json:"tools"`
+}
+
+// Rewrites the team's logged messages by id: their text and tool trace.
+func (q *Queries) EraseScrubMessages(ctx context.Context, db DBTX, arg EraseScrubMessagesParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseScrubMessages,
+		arg.TeamID,
+		arg.Ids,
+		arg.Texts,
+		arg.Tools,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseScrubTurns = `-- name: EraseScrubTurns :execrows
+UPDATE turns t
+SET pending_text = u.text
+FROM (SELECT unnest($2::bigint[]) AS id, unnest($3::text[]) AS text) u
+WHERE t.team_id = $1 AND t.id = u.id AND t.pending_text IS DISTINCT FROM u.text
+`
+
+type EraseScrubTurnsParams struct {
+	TeamID string   `json:"teamId"`
+	Ids    []int64  `json:"ids"`
+	Texts  []string `json:"texts"`
+}
+
+// Rewrites the team's turns' kept answers by id.
+func (q *Queries) EraseScrubTurns(ctx context.Context, db DBTX, arg EraseScrubTurnsParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseScrubTurns, arg.TeamID, arg.Ids, arg.Texts)
 	if err != nil {
 		return 0, err
 	}
@@ -295,8 +558,9 @@ type EraseSessionMessagesParams struct {
 	TeamID    string `json:"teamId"`
 }
 
-// The person's messages in the log, and mnemo's answers to them (which
-// quote them), replaced by a tombstone.
+// The person's messages in other conversations' logs, and mnemo's answers
+// to them (which quote them), replaced by a tombstone: the thread still
+// reads as a conversation for the others in it.
 func (q *Queries) EraseSessionMessages(ctx context.Context, db DBTX, arg EraseSessionMessagesParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseSessionMessages, arg.Tombstone, arg.UserID, arg.TeamID)
 	if err != nil {
@@ -317,12 +581,37 @@ func (q *Queries) EraseTeamAudit(ctx context.Context, db DBTX, teamID string) (i
 	return result.RowsAffected(), nil
 }
 
+const eraseTeamBackfills = `-- name: EraseTeamBackfills :execrows
+DELETE FROM thread_backfills b WHERE b.source_key LIKE 'slack:' || $1::text || ':%'
+`
+
+// The records of threads read from Slack, keyed by source key too.
+func (q *Queries) EraseTeamBackfills(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamBackfills, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const eraseTeamChannelSettings = `-- name: EraseTeamChannelSettings :execrows
 DELETE FROM channel_settings c WHERE c.team_id = $1
 `
 
 func (q *Queries) EraseTeamChannelSettings(ctx context.Context, db DBTX, teamID string) (int64, error) {
 	result, err := db.Exec(ctx, eraseTeamChannelSettings, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamErasedMemories = `-- name: EraseTeamErasedMemories :execrows
+DELETE FROM erased_memories e WHERE e.team_id = $1
+`
+
+func (q *Queries) EraseTeamErasedMemories(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamErasedMemories, teamID)
 	if err != nil {
 		return 0, err
 	}
@@ -464,9 +753,149 @@ func (q *Queries) EraseTeamUserSettings(ctx context.Context, db DBTX, teamID str
 	return result.RowsAffected(), nil
 }
 
+const eraseTraceCandidates = `-- name: EraseTraceCandidates :many
+SELECT s.id, s.text, s.tools FROM session_messages s
+WHERE s.team_id = $1 AND s.role = 'assistant' AND NOT (s.channel_id = ANY($2::text[]))
+  AND (s.turn_id IS NULL OR s.turn_id NOT IN (SELECT t.id FROM turns t WHERE t.team_id = $1 AND t.actor_id = $3::text))
+  AND (s.turn_id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY($4::uuid[]))
+       OR (s.tools <> ''
+           AND (EXISTS (SELECT 1 FROM unnest($5::text[]) AS i WHERE strpos(s.tools, i) > 0)
+                OR s.source_key IN (SELECT p.source_key FROM session_messages p
+                                    WHERE p.team_id = $1 AND p.actor_id = $3::text))))
+ORDER BY s.id
+`
+
+type EraseTraceCandidatesParams struct {
+	TeamID     string      `json:"teamId"`
+	DmChannels []string    `json:"dmChannels"`
+	UserID     string      `json:"userId"`
+	MemoryIds  []uuid.UUID `json:"memoryIds"`
+	ShortIds   []string    `json:"shortIds"`
+}
+
+type EraseTraceCandidatesRow struct {
+	ID    int64  `json:"id"`
+	Text  string `json:"text"`
+	Tools string `json:"tools"`
+}
+
+// Other people's logged answers (not in the person's DMs, not to their
+// turns: those go whole) that may quote what erasure deletes: the
+// answers of turns that recalled one of the deleted memories, those whose
+// tool trace names one (a tool's result gives a memory's short id before
+// its text), and those with a tool trace in a thread where the person
+// spoke (a tool's input may quote them).
+func (q *Queries) EraseTraceCandidates(ctx context.Context, db DBTX, arg EraseTraceCandidatesParams) ([]EraseTraceCandidatesRow, error) {
+	rows, err := db.Query(ctx, eraseTraceCandidates,
+		arg.TeamID,
+		arg.DmChannels,
+		arg.UserID,
+		arg.MemoryIds,
+		arg.ShortIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EraseTraceCandidatesRow
+	for rows.Next() {
+		var i EraseTraceCandidatesRow
+		if err := rows.Scan(&i.ID, &i.Text, &i.Tools); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eraseTraceTurns = `-- name: EraseTraceTurns :many
+SELECT t.id, t.pending_text::text AS pending_text FROM turns t
+WHERE t.team_id = $1 AND t.pending_text IS NOT NULL
+  AND t.actor_id <> $2::text AND NOT (t.channel_id = ANY($3::text[]))
+  AND (t.id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY($4::uuid[]))
+       OR t.id IN (SELECT s.turn_id FROM session_messages s WHERE s.id = ANY($5::bigint[])))
+ORDER BY t.id
+`
+
+type EraseTraceTurnsParams struct {
+	TeamID     string      `json:"teamId"`
+	UserID     string      `json:"userId"`
+	DmChannels []string    `json:"dmChannels"`
+	MemoryIds  []uuid.UUID `json:"memoryIds"`
+	MessageIds []int64     `json:"messageIds"`
+}
+
+type EraseTraceTurnsRow struct {
+	ID          int64  `json:"id"`
+	PendingText string `json:"pendingText"`
+}
+
+// Other people's turns whose kept answer (for a retry) may quote a deleted
+// memory: those that recalled one, or whose logged answer is a candidate.
+func (q *Queries) EraseTraceTurns(ctx context.Context, db DBTX, arg EraseTraceTurnsParams) ([]EraseTraceTurnsRow, error) {
+	rows, err := db.Query(ctx, eraseTraceTurns,
+		arg.TeamID,
+		arg.UserID,
+		arg.DmChannels,
+		arg.MemoryIds,
+		arg.MessageIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []EraseTraceTurnsRow
+	for rows.Next() {
+		var i EraseTraceTurnsRow
+		if err := rows.Scan(&i.ID, &i.PendingText); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const eraseTurnIDs = `-- name: EraseTurnIDs :many
+SELECT t.id FROM turns t
+WHERE t.team_id = $1 AND (t.actor_id = $2::text OR t.channel_id = ANY($3::text[]))
+`
+
+type EraseTurnIDsParams struct {
+	TeamID     string   `json:"teamId"`
+	UserID     string   `json:"userId"`
+	DmChannels []string `json:"dmChannels"`
+}
+
+// The person's turns: those they asked, and every turn in their DMs.
+func (q *Queries) EraseTurnIDs(ctx context.Context, db DBTX, arg EraseTurnIDsParams) ([]int64, error) {
+	rows, err := db.Query(ctx, eraseTurnIDs, arg.TeamID, arg.UserID, arg.DmChannels)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const eraseTurns = `-- name: EraseTurns :execrows
 UPDATE turns t
-SET actor_id = '', pending_text = CASE WHEN t.pending_text IS NULL THEN NULL ELSE $1::text END
+SET actor_id = '', trace_id = '', pending_text = CASE WHEN t.pending_text IS NULL THEN NULL ELSE $1::text END
 WHERE t.team_id = $2 AND t.actor_id = $3::text
 `
 
@@ -476,8 +905,8 @@ type EraseTurnsParams struct {
 	UserID    string `json:"userId"`
 }
 
-// The person's turns: the answer kept for a retry is a tombstone, the asker
-// nobody.
+// The person's turns elsewhere: the answer kept for a retry is a
+// tombstone, the asker nobody, the link to the turn's exported trace gone.
 func (q *Queries) EraseTurns(ctx context.Context, db DBTX, arg EraseTurnsParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseTurns, arg.Tombstone, arg.TeamID, arg.UserID)
 	if err != nil {
@@ -497,6 +926,53 @@ type EraseUserSettingsParams struct {
 
 func (q *Queries) EraseUserSettings(ctx context.Context, db DBTX, arg EraseUserSettingsParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseUserSettings, arg.TeamID, arg.UserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const erasedMemoryAt = `-- name: ErasedMemoryAt :one
+SELECT e.erased_at FROM erased_memories e
+WHERE e.team_id = $1 AND e.id BETWEEN $2::uuid AND $3::uuid
+ORDER BY e.erased_at DESC
+LIMIT 1
+`
+
+type ErasedMemoryAtParams struct {
+	TeamID string    `json:"teamId"`
+	Lo     uuid.UUID `json:"lo"`
+	Hi     uuid.UUID `json:"hi"`
+}
+
+// When a team's memory with an id from @lo to @hi (those that start with
+// one prefix) was erased: restore's answer for a memory that is gone.
+func (q *Queries) ErasedMemoryAt(ctx context.Context, db DBTX, arg ErasedMemoryAtParams) (time.Time, error) {
+	row := db.QueryRow(ctx, erasedMemoryAt, arg.TeamID, arg.Lo, arg.Hi)
+	var erased_at time.Time
+	err := row.Scan(&erased_at)
+	return erased_at, err
+}
+
+const retentionErasedMemories = `-- name: RetentionErasedMemories :execrows
+DELETE FROM erased_memories
+WHERE (team_id, id) IN (
+    SELECT e.team_id, e.id FROM erased_memories e
+    WHERE e.erased_at < $1::timestamptz
+    ORDER BY e.erased_at
+    LIMIT $2::int
+)
+`
+
+type RetentionErasedMemoriesParams struct {
+	Before  time.Time `json:"before"`
+	MaxRows int32     `json:"maxRows"`
+}
+
+// The ids of erased memories, kept as long as an archived memory would
+// have been.
+func (q *Queries) RetentionErasedMemories(ctx context.Context, db DBTX, arg RetentionErasedMemoriesParams) (int64, error) {
+	result, err := db.Exec(ctx, retentionErasedMemories, arg.Before, arg.MaxRows)
 	if err != nil {
 		return 0, err
 	}

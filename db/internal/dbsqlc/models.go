@@ -28,6 +28,12 @@ type ChannelSetting struct {
 	UpdatedAt       time.Time `json:"updatedAt"`
 }
 
+type ErasedMemory struct {
+	TeamID   string    `json:"teamId"`
+	ID       uuid.UUID `json:"id"`
+	ErasedAt time.Time `json:"erasedAt"`
+}
+
 type InboxArrival struct {
 	Team      string     `json:"team"`
 	Channel   string     `json:"channel"`

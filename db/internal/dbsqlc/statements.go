@@ -9,4 +9,5 @@ var RetentionStatements = map[string]string{
 	"memories":         retentionMemories,
 	"inbox_arrivals":   inboxPruneMoved,
 	"river_job":        retentionJobs,
+	"erased_memories":  retentionErasedMemories,
 }
