@@ -107,11 +107,11 @@ func (r *reviewScript) script(_ int, req *fakellm.Request) fakellm.Reply {
 	r.mu.Lock()
 	r.reviewed = append(r.reviewed, content)
 	r.mu.Unlock()
-	sensitive := ""
+	sensitive := "none"
 	if strings.Contains(content, "salary") {
 		sensitive = "finances"
 	}
-	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": sensitive, "cues": []string{}, "expires": ""})
+	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": sensitive, "restated": "", "cues": []string{}, "expires": ""})
 	return fakellm.Reply{JSON: string(b)}
 }
 
