@@ -2,18 +2,13 @@ package memory_test
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-bot/mnemo/internal/fakellm"
-	"github.com/mnemo-bot/mnemo/internal/testdb"
-	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/tools"
@@ -23,35 +18,6 @@ import (
 // session, which only she sees.
 var mcpAlice = provenance.Place{Team: team, Channel: "MCPUA", SourceKey: "slack:T1:MCPUA:1800000000.000100", Visibility: provenance.DM}
 
-// reviewer is a model that reviews every memory as durable and answers
-// what its rules say for the rest, recording what it was shown.
-type reviewer struct {
-	mu    sync.Mutex
-	shown []string
-	// answer gives the sensitive category and the restatement of content.
-	answer func(content string) (sensitive, restated string)
-}
-
-func (r *reviewer) script(_ int, req *fakellm.Request) fakellm.Reply {
-	text := req.Messages[len(req.Messages)-1].Text
-	content := strings.TrimSpace(text[strings.Index(text, "Memory: ")+len("Memory: "):])
-	r.mu.Lock()
-	r.shown = append(r.shown, content)
-	r.mu.Unlock()
-	sensitive, restated := "none", ""
-	if r.answer != nil {
-		sensitive, restated = r.answer(content)
-	}
-	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": sensitive, "restated": restated, "cues": []string{}, "expires": ""})
-	return fakellm.Reply{JSON: string(b)}
-}
-
-func (r *reviewer) store(t *testing.T, adj memory.Decider) (*memory.Store, *testdb.DB) {
-	srv := fakellm.New(t, r.script)
-	d := testdb.New(t)
-	return memory.New(d.DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}, Decider: adj}), d
-}
-
 // Issue 30, item 2: the detectors read the words that led to a write, from
 // the live event, not only the sentence the model passed. Alice's message
 // names her therapist; the model's sentence does not, and the review calls
@@ -60,7 +26,7 @@ func (r *reviewer) store(t *testing.T, adj memory.Decider) (*memory.Store, *test
 // sensitive is an ordinary memory.
 func TestTheWordsThatLedToARememberAreRead(t *testing.T) {
 	t.Parallel()
-	r := &reviewer{}
+	r := &reviewScript{}
 	store, _ := r.store(t, nil)
 	alice := user("UA")
 	const args = `{"content": "Has a standing appointment every Tuesday at four", "kind": "knowledge", "scope": "personal"}`
@@ -72,7 +38,7 @@ func TestTheWordsThatLedToARememberAreRead(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ms, 1)
 	require.Equal(t, "health", ms[0].Sensitive, "marked by the words that led to it")
-	require.Contains(t, r.shown, "Has a standing appointment every Tuesday at four", "the model reviewed it and named nothing")
+	require.Contains(t, r.reviewed, "Has a standing appointment every Tuesday at four", "the model reviewed it and named nothing")
 
 	res = callTool(t, store, memory.ToolRemember, tools.Invocation{Actor: alice, Place: publicThread, Said: "<@U0MNEMO> " + said}, args)
 	require.Equal(t, false, res["stored"], "%v", res)
@@ -146,7 +112,7 @@ func TestACanonicalMemoryIsReadAsItsSubjectSaysIt(t *testing.T) {
 // store, before any other.
 func TestTheMostSensitiveVerdictWins(t *testing.T) {
 	t.Parallel()
-	r := &reviewer{answer: func(content string) (string, string) {
+	r := &reviewScript{answer: func(content string) (string, string) {
 		switch {
 		case strings.Contains(content, "lawyer"):
 			return "legal", ""
@@ -182,7 +148,7 @@ func TestTheMostSensitiveVerdictWins(t *testing.T) {
 // Otherwise the sensitive policy applies to the original.
 func TestAPreferenceIsKeptWithoutItsSensitiveReason(t *testing.T) {
 	t.Parallel()
-	r := &reviewer{answer: func(content string) (string, string) {
+	r := &reviewScript{answer: func(content string) (string, string) {
 		switch content {
 		case "Prefers remote Fridays for chemotherapy":
 			return "health", "Prefers remote Fridays"
@@ -213,7 +179,7 @@ func TestAPreferenceIsKeptWithoutItsSensitiveReason(t *testing.T) {
 		require.Equal(t, c.stored, out.Memory.Content)
 		require.Empty(t, out.Memory.Sensitive, "an ordinary memory")
 		require.Contains(t, out.Note, "without the part that is sensitive personal data ("+c.category+")")
-		require.Contains(t, r.shown, c.stored, "the restatement was reviewed too")
+		require.Contains(t, r.reviewed, c.stored, "the restatement was reviewed too")
 	}
 	var n int
 	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE content LIKE '%Fridays%'`).Scan(&n))
