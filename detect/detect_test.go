@@ -26,6 +26,21 @@ func loadCorpus(tb testing.TB) []corpusEntry {
 	return entries
 }
 
+// loadStatements reads memory's sensitivity corpus: statements about
+// people, where the personal-category rules and their gates are busiest.
+func loadStatements(tb testing.TB) []string {
+	tb.Helper()
+	raw, err := os.ReadFile("../memory/testdata/sensitive_statements.json")
+	require.NoError(tb, err)
+	var entries []struct{ Text string }
+	require.NoError(tb, json.Unmarshal(raw, &entries))
+	texts := make([]string, len(entries))
+	for i, e := range entries {
+		texts[i] = e.Text
+	}
+	return texts
+}
+
 // Every corpus entry is checked: its first finding has the wanted category
 // (none for a negative), and DetectSecret, Sensitive and Redact agree.
 func TestDetectCorpus(t *testing.T) {
@@ -84,10 +99,19 @@ func TestDetectGates(t *testing.T) {
 	for i, e := range loadCorpus(t) {
 		require.Equal(t, scan(e.Text, nil, false), Detect(e.Text), "entry %d (%s)", i, e.Note)
 	}
-	f := factsOf("I’m here")
-	require.True(t, f.firstPerson)
-	require.False(t, factsOf("Ivy and Myra fixed it").firstPerson, "names are not first person")
-	require.True(t, factsOf("see MY notes").firstPerson)
+	for _, text := range loadStatements(t) {
+		require.Equal(t, scan(text, nil, false), Detect(text), text)
+	}
+	// A term is a whole word in any case, as \b bounds it; a text with the
+	// Kelvin sign or the long s, which (?i) folds to k and s, opens every
+	// gate.
+	bits := func(text string) uint64 { f := factsOf(text); return f.termsHeld() }
+	require.NotZero(t, bits("ANTIDEPRESSANTS."))
+	require.Zero(t, bits("antidepressantsX"), "not a whole word")
+	require.Zero(t, bits("x9hrt2 aa_1"), "beside a digit or an underscore")
+	require.NotZero(t, bits("-hrt-"))
+	require.NotZero(t, bits("\u212aeeps \u212aosher"))
+	require.NotZero(t, bits("chri\u017ftian"))
 	require.Equal(t, "ssn", factsOf("ſſn").folded, "regexp's (?i) folds the long s")
 }
 
@@ -220,6 +244,9 @@ func FuzzDetect(f *testing.F) {
 	for _, e := range loadCorpus(f) {
 		f.Add(e.Text)
 	}
+	for _, text := range loadStatements(f) {
+		f.Add(text)
+	}
 	f.Add("pw is " + RedactedMarker + " x")
 	f.Add("aws key = " + RedactedMarker + strings.Repeat("A", 40))
 	f.Fuzz(func(t *testing.T, text string) {
@@ -298,4 +325,18 @@ func BenchmarkDetect(b *testing.B) {
 		}
 		require.Positive(b, n)
 	})
+}
+
+// BenchmarkDetectStatements runs Detect over memory's sensitivity corpus
+// per op: ordinary statements about people, as most messages are, rather
+// than the detector corpus's secrets and numbers.
+func BenchmarkDetectStatements(b *testing.B) {
+	texts := loadStatements(b)
+	n := 0
+	for b.Loop() {
+		for _, text := range texts {
+			n += len(Detect(text))
+		}
+	}
+	require.GreaterOrEqual(b, n, 0)
 }

@@ -2,8 +2,14 @@
 // secrets memory refuses and the session log redacts, and the personal data
 // (government ids, payment cards, bank accounts, phone numbers, health,
 // finances and the other special categories) memory refuses or keeps only
-// where it was said. Its labelled corpus is memory/testdata/detectors.json, shared with memory's
-// review tests.
+// where it was said.
+//
+// detect.go holds the core (types, gates, scan, Detect, Sensitive, Redact);
+// secrets.go, numbers.go and personal.go hold one family of detectors each.
+// A personal category is read by meaning, not grammar: "I take", "she
+// takes", "Alice takes" and the canonical "Takes antidepressants" are one
+// fact. The labelled corpora are memory/testdata/detectors.json and
+// memory/testdata/sensitive_statements.json, shared with memory's tests.
 //
 // It is a leaf: it imports no mnemo package.
 package detect

@@ -89,11 +89,13 @@ func TestArrivalLeftBehindIsMovedAndWorkedOnce(t *testing.T) {
 			h.mu.Lock()
 			require.Equal(t, 1, h.count(h.started, left.TS), "worked once")
 			h.mu.Unlock()
-			// The move is logged after its commit, and a turn can finish
-			// before that line is written.
-			moved := func() int { return strings.Count(logs.String(), "post moved into the job queue") }
-			require.Eventually(t, func() bool { return moved() >= 2 }, 10*time.Second, 5*time.Millisecond, "both posts moved:\n%s", logs)
-			require.Equal(t, 2, moved(), "each post moved once:\n%s", logs)
+			// A move is logged after its commit, so a turn can finish first;
+			// Stop joins the movers, so every move is logged once it returns,
+			// and none can follow.
+			for _, in := range replicas {
+				require.NoError(t, in.Stop(time.Second))
+			}
+			require.Equal(t, 2, strings.Count(logs.String(), "post moved into the job queue"), "each post moved once:\n%s", logs)
 			require.NotContains(t, logs.String(), "duplicate caught by the job queue", "no second move had to be caught by River")
 			n, _, err := d.DB.Inbox().Arrivals(context.Background())
 			require.NoError(t, err)
@@ -122,7 +124,7 @@ func TestDuplicateIsCaughtWhereverThePostIs(t *testing.T) {
 	require.True(t, dup, "a duplicate of a post waiting to be moved")
 	require.Zero(t, jobs(t, b.db, p.TS), "not moved while stopped")
 
-	b.start(t)
+	first := b.start(t)
 	b.h.waitFor(t, "the turn", func() bool { return len(b.h.finished) == 1 })
 	dup, err = b.inbox.Enqueue(ctx, retry)
 	require.NoError(t, err)
@@ -133,12 +135,14 @@ func TestDuplicateIsCaughtWhereverThePostIs(t *testing.T) {
 	pruned, err := b.db.DB.Inbox().PruneMoved(ctx, 0, 10)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, pruned)
+	// Stop joins the mover: whatever it moved is logged by then.
+	require.NoError(t, first.Stop(time.Second))
 	require.NotContains(t, b.logs.String(), "duplicate caught by the job queue")
 	in := b.start(t)
 	dup, err = in.Enqueue(ctx, retry)
 	require.NoError(t, err)
 	require.False(t, dup, "the arrivals no longer know it")
-	require.Eventually(t, func() bool { return strings.Contains(b.logs.String(), "duplicate caught by the job queue") }, 30*time.Second, 10*time.Millisecond)
+	require.True(t, b.logs.WaitFor("duplicate caught by the job queue", 30*time.Second), "River caught it:\n%s", b.logs)
 	require.Equal(t, 1, jobs(t, b.db, p.TS), "still one job")
 	n, _, err := b.db.DB.Inbox().Arrivals(ctx)
 	require.NoError(t, err)

@@ -1,8 +1,10 @@
 package inbox_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -332,9 +334,17 @@ func TestDeadProcessTurnIsHandedBack(t *testing.T) {
 		"slack:T1:C1:"+p.TS, p.TS, job)
 	require.NoError(t, err)
 
+	// The hand-back is logged after its commit, so the turn can be done
+	// first: the line is held until it is, as a slow machine may.
+	const handedBack = "a stopped process's turn was handed back to the inbox"
+	release := make(chan struct{})
+	var once sync.Once
+	b.options.Logger = zerolog.New(heldLine{w: b.logs, text: handedBack, release: release})
 	b.start(t)
+	t.Cleanup(func() { once.Do(func() { close(release) }) }) // before the stop
 	b.h.waitFor(t, "the turn to be finished", func() bool { return len(b.h.finished) == 1 })
-	require.Contains(t, b.logs.String(), "a stopped process's turn was handed back to the inbox")
+	once.Do(func() { close(release) })
+	require.True(t, b.logs.WaitFor(handedBack, 30*time.Second), "the hand-back is logged:\n%s", b.logs)
 	// Handed back with River's public API: the dead job is marked for
 	// cancellation (River's rescuer finalizes it), and a job that takes it
 	// over ran the turn, the dead attempt counted.
@@ -347,6 +357,21 @@ func TestDeadProcessTurnIsHandedBack(t *testing.T) {
 	var jobs int
 	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM river_job").Scan(&jobs))
 	require.Equal(t, 2, jobs, "control: the query sees both jobs")
+}
+
+// heldLine writes a log to w, holding each line that holds text until
+// release is closed.
+type heldLine struct {
+	w       io.Writer
+	text    string
+	release <-chan struct{}
+}
+
+func (h heldLine) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(h.text)) {
+		<-h.release
+	}
+	return h.w.Write(p)
 }
 
 func TestHealthFollowsTheQueue(t *testing.T) {

@@ -105,9 +105,11 @@ func newFaultBed(t *testing.T, script fakellm.Script, dbURL ...string) *faultBed
 
 // replica is one running `mnemo serve` process.
 type replica struct {
-	t        *testing.T
-	name     string
-	cmd      *exec.Cmd
+	t    *testing.T
+	name string
+	cmd  *exec.Cmd
+	// logs is its stderr, copied through a pipe: a line can arrive after
+	// what the process did next is seen, so a test waits for it (WaitFor).
 	logs     *harness.Buffer
 	done     chan struct{}
 	exitCode int
@@ -333,7 +335,8 @@ func TestFaultKillDuringSlowModelCallThenRestartRepliesOnce(t *testing.T) {
 
 	b := f.start("restarted")
 	f.waitFinished(ts, "white_check_mark", 90*time.Second)
-	require.Contains(t, b.logs.String(), "a stopped process's turn was handed back to the inbox")
+	// Logged after the hand-back's commit: it can come after the answer.
+	require.True(t, b.logs.WaitFor("a stopped process's turn was handed back to the inbox", 30*time.Second), "the hand-back is logged")
 	// The thread is serialized: a second post's answer comes after the
 	// first turn is entirely finished, so no second answer can follow.
 	next, _, _ := f.mention(ch, "thanks", ts)
@@ -364,7 +367,7 @@ func TestFaultKillBetweenPostAndRecordDoesNotReplyTwice(t *testing.T) {
 
 	b := f.start("restarted")
 	f.waitFinished(ts, "white_check_mark", 90*time.Second)
-	require.Contains(t, b.logs.String(), "reply parts posted by an earlier attempt were found, not posted again")
+	require.True(t, b.logs.WaitFor("reply parts posted by an earlier attempt were found, not posted again", 30*time.Second), "the found reply is logged")
 	require.Len(t, f.answersTo(dm, ts), 1, "no second reply")
 	require.Len(t, f.slack.Calls("chat.postMessage"), 1, "nothing was posted again")
 	require.Len(t, f.turnRequests(), 1, "the model was asked once: the decided answer was kept")
@@ -394,7 +397,7 @@ func TestFaultPostgresStoppedThenStartedLosesNoPost(t *testing.T) {
 	f.slack.WaitDeliveries(did, 2, 30*time.Second)
 	require.False(t, f.slack.Acked(menv), "not acked while the inbox can't take it")
 	require.False(t, f.slack.Acked(denv))
-	require.Contains(t, a.logs.String(), "inbox write failed; envelope not acked")
+	require.True(t, a.logs.WaitFor("inbox write failed; envelope not acked", 30*time.Second), "the failed write is logged")
 	code, body = a.get("/readyz")
 	require.Equal(t, http.StatusServiceUnavailable, code)
 	require.Contains(t, body, "postgres")
@@ -526,7 +529,10 @@ func TestFaultFiveSlack429sInARow(t *testing.T) {
 	f.waitFinished(ts, "white_check_mark", 60*time.Second)
 	require.Len(t, f.answersTo(dm, ts), 1)
 	require.Len(t, f.slack.Calls("chat.postMessage"), 6, "five 429s, then the reply")
-	require.Equal(t, 5, strings.Count(r.logs.String(), "rate limited by Slack; waiting"))
+	// Slack answered 429 five times, so no sixth line can come.
+	limited := func(log string) int { return strings.Count(log, "rate limited by Slack; waiting") }
+	r.logs.Await(30*time.Second, func(log string) bool { return limited(log) >= 5 })
+	require.Equal(t, 5, limited(r.logs.String()))
 }
 
 // Two replicas, every envelope sent to both: each post is answered once,
@@ -694,7 +700,7 @@ func TestFaultBudgetIsCountedAcrossReplicas(t *testing.T) {
 	require.Contains(t, got[0].Text, "this channel has reached its daily limit of 45 tokens")
 	require.Contains(t, got[0].Text, "It resets at midnight UTC")
 	require.Len(t, f.turnRequests(), 1, "no model call past the budget")
-	require.Contains(t, b.logs.String(), `"limit":"channel_daily_tokens"`, "replica b, not a, stopped the turn")
+	require.True(t, b.logs.WaitFor(`"limit":"channel_daily_tokens"`, 30*time.Second), "replica b, not a, stopped the turn")
 	_, body := b.get("/metrics")
 	require.True(t, hasMetric(body, `mnemo_budget_exceeded_total{limit="channel_daily_tokens"} 1`), mnemoMetrics(body))
 }

@@ -94,7 +94,9 @@ func TestMemoriesSearchFollowsTheVisibilityRule(t *testing.T) {
 	bob := b.remember("T1", opBob, memory.ScopePersonal, "Prefers black coffee without sugar")
 	b.remember("T1", opBob, memory.ScopeChannel, "Deploys to production happen on Fridays after the standup")
 	b.remember("T2", opBob, memory.ScopePersonal, "Prefers orange juice at breakfast")
-	secret := b.remember("T1", opBob, memory.ScopePersonal, "Sees a therapist every Monday afternoon")
+	// A memory the review marked sensitive (the UPDATE below); its words are
+	// neutral, since the detectors refuse a health fact said in public.
+	secret := b.remember("T1", opBob, memory.ScopePersonal, "Has a standing appointment every Monday afternoon")
 	_, err := b.d.Pool.Exec(context.Background(), "UPDATE memories SET sensitive = 'health' WHERE id = $1", secret.ID)
 	require.NoError(t, err)
 
@@ -102,7 +104,7 @@ func TestMemoriesSearchFollowsTheVisibilityRule(t *testing.T) {
 	// could find it, and leaves it out.
 	code, out, errs := b.run("list", "--team", "T1")
 	require.Equal(t, 0, code, errs)
-	require.Contains(t, contents(b.listed(out)), "Sees a therapist every Monday afternoon")
+	require.Contains(t, contents(b.listed(out)), "Has a standing appointment every Monday afternoon")
 
 	code, out, errs = b.run("search", "--as", opAdmin, "--team", "T1")
 	require.Equal(t, 0, code, errs)
@@ -131,9 +133,9 @@ func TestMemoriesSearchFollowsTheVisibilityRule(t *testing.T) {
 	require.Empty(t, out)
 	require.Equal(t, "mnemo memories: only an admin can see someone else's or a channel's memories: add your id to MNEMO_ADMINS\n", errs)
 	// Bob sees his own sensitive memory: it is shown to him alone.
-	code, out, errs = b.run("search", "--as", opBob, "--team", "T1", "therapist")
+	code, out, errs = b.run("search", "--as", opBob, "--team", "T1", "appointment")
 	require.Equal(t, 0, code, errs)
-	require.Equal(t, []string{"Sees a therapist every Monday afternoon"}, contents(b.listed(out)))
+	require.Equal(t, []string{"Has a standing appointment every Monday afternoon"}, contents(b.listed(out)))
 
 	require.Equal(t, []string{
 		opAdmin + " search  cli", opAdmin + " search " + opBob + " cli", opAdmin + " search C1 cli",

@@ -1,0 +1,447 @@
+package detect
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+const (
+	b64 = `[A-Za-z0-9+/]`
+	// pemLast is the short last line of a PEM body. It must hold a digit, +,
+	// / or padding, so "thanks" on the line after a key is left alone.
+	pemLast = `(?:[A-Za-z0-9+/]*[0-9+/][A-Za-z0-9+/]*={0,2}|[A-Za-z0-9+/]+={1,2})`
+)
+
+// secretDetectors find credentials, which are refused and redacted.
+var secretDetectors = []detector{
+	{name: "Slack token", category: CategorySecret, gate: gate{words: []string{"xox"}}, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
+	{name: "Slack app token", category: CategorySecret, gate: gate{words: []string{"xapp-"}}, re: regexp.MustCompile(`\bxapp-\d-[A-Za-z0-9-]{10,}`)},
+	{name: "Slack webhook", category: CategorySecret, gate: gate{words: []string{"hooks.slack.com/services/"}}, re: regexp.MustCompile(`hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
+	{name: "GitHub token", category: CategorySecret, gate: gate{words: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+	{name: "GitLab token", category: CategorySecret, gate: gate{words: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "gloas-", "glsoat-", "glagent-", "glimt-", "glffct-"}},
+		re: regexp.MustCompile(`\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|soat|agent|imt|ffct)-[A-Za-z0-9_-]{20,}`)},
+	{name: "AWS access key", category: CategorySecret, gate: gate{words: []string{"akia", "asia", "agpa", "aida", "aroa"}}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`)},
+	{name: "AWS secret key", category: CategorySecret, gate: gate{words: []string{"aws"}}, group: 1, re: regexp.MustCompile(`(?i)aws.{0,20}(?:secret|key).{0,10}[:=\s]\s*([A-Za-z0-9/+]{40})\b`)},
+	{name: "Google API key", category: CategorySecret, gate: gate{words: []string{"aiza"}}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{name: "Stripe key", category: CategorySecret, gate: gate{words: []string{"k_live_", "k_test_", "whsec_"}}, re: regexp.MustCompile(`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`)},
+	{name: "npm token", category: CategorySecret, gate: gate{words: []string{"npm_"}}, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{name: "Anthropic key", category: CategorySecret, gate: gate{words: []string{"sk-ant-"}}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
+	{name: "OpenAI key", category: CategorySecret, gate: gate{words: []string{"sk-"}}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
+	{name: "JWT", category: CategorySecret, gate: gate{words: []string{"eyj"}}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{name: "private key", category: CategorySecret, gate: gate{words: []string{"-----begin"}}, re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\\:,-]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----)?`)},
+	// A key pasted without its BEGIN line: DER in base64 starts with MII/MIG
+	// (an ASN.1 SEQUENCE), an OpenSSH key with "openssh-key-v1" encoded; any
+	// other run of full 64-character base64 lines is a PEM body too.
+	{name: "private key body", category: CategorySecret, gate: gate{words: []string{"mig", "mii", "mij", "mhccaq", "b3blbnnzac1rzxktdje"}}, valid: mixedCase,
+		re: regexp.MustCompile(`(?m)\b(?:MI[GIJ]|MHcCAQ|b3BlbnNzaC1rZXktdjE)` + b64 + `{58,}={0,2}(?:\r?\n` + b64 + `{64})*(?:\r?\n` + pemLast + `$)?`)},
+	{name: "PEM body", category: CategorySecret, gate: gate{minLen: 66, minDigits: 1}, valid: mixedCase,
+		re: regexp.MustCompile(`(?m)^` + b64 + `{64}\r?\n(?:` + b64 + `{64}\r?\n)*(?:` + b64 + `{64}|` + pemLast + `)$`)},
+	// A password after its keyword, in any casing, after any separator: "is",
+	// "was", "is now", "set to", ":", "=", "-", "->", "'s", or only a space
+	// ("passwd Tr0ub4dor&3"), where the value must look like a password.
+	{name: "password", category: CategorySecret, gate: gate{words: []string{"pass", "pw", "pin", "wachtwoord", "contrase", "senha", "mot de passe"}}, group: 3, valid: keywordCredential,
+		re: regexp.MustCompile(`(?i)\b(password|passwd|passwort|passphrase|passcode|pass|pwd|pw|pin(?:\s+(?:code|number))?|wachtwoord|contrase(?:ñ|n)a|senha|mot\s+de\s+passe)\b["']?(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]+(?:\s+[\w.@-]+)?)?(\s*(?:is\s+now|is|was|now|will\s+be|(?:is\s+|was\s+)?(?:set|changed|reset)\s+to|:|=|->|=>|[-–—]|['’]s)\s*|\s+)(\S+)`)},
+	// A secret named only by reference to one before it: "old password was
+	// X, new one is Y", "and the new one: Y", "then changed it to Y".
+	{name: "password by reference", category: CategorySecret, gate: gate{words: []string{"new one", "changed", "rotated", "reset", "updated", "switched", "now", "replaced", "new value"}}, group: 1, valid: referencedCredential,
+		re: regexp.MustCompile(`(?i)\b(?:(?:the\s+)?new\s+(?:one|value)|(?:changed|rotated|reset|updated|switched|set)\s+(?:it\s+|them\s+)?to|(?:it['’]?s|it\s+is)\s+now|now\s+(?:it['’]?s|it\s+is)|replaced\s+(?:it\s+)?with)\b\s*(?:is|was|will\s+be|:|=|-|->)?\s*(\S+)`)},
+	// DB_PASSWORD=…, SLACK_BOT_TOKEN: …, as in an .env file or a config:
+	// the value is a credential whatever it looks like, unless it is a
+	// reference to one (${DB_PASSWORD}, os.environ["X"]).
+	{name: "credential setting", category: CategorySecret, gate: gate{words: []string{"_"}}, group: 1, valid: settingValue,
+		re: regexp.MustCompile(`(?i)\b(?:[a-z][a-z0-9]*_)+(?:password|passwd|pass|pwd|passphrase|secret|token|api_?key|access_?key|private_?key|secret_?key|client_?secret|credentials?)["']?\s*[:=]\s*["']?([^\s"'` + "`" + `]+)`)},
+	{name: "credentials before a host", category: CategorySecret, gate: gate{words: []string{"@"}}, group: 2, valid: hostCredential,
+		re: regexp.MustCompile(`(?i)(?:^|[\s(<"'])([a-z][a-z0-9._%+-]{0,63}):([^\s/@:<>()\[\]{}"'` + "`" + `,;]{1,128})@((?:[a-z0-9-]+\.)+[a-z]{2,}|[a-z][a-z0-9-]{1,62}|\d{1,3}(?:\.\d{1,3}){3})\b`)},
+	{name: "HTTP authorization", category: CategorySecret, gate: gate{words: []string{"authorization"}}, group: 1,
+		re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|bearer|token|digest)\s+([A-Za-z0-9+/._~-]{8,}={0,2})`)},
+	{name: "password on a command line", category: CategorySecret, gate: gate{words: []string{"-u", "--user"}}, group: 1, valid: credentialValue(1),
+		re: regexp.MustCompile(`(?:^|\s)(?:-u|--user)[ =]["']?[^\s:"']+:([^\s"']+)`)},
+	{name: "username and password", category: CategorySecret, gate: gate{words: []string{"user", "login"}}, group: 1, valid: all(credentialValue(1), notInURL),
+		re: regexp.MustCompile(`(?i)\b(?:user(?:name)?|login)\s*[:=]?\s*\S+?\s*[,;/]?\s*(?:and\s+)?(?:pass(?:word)?|pw|pwd)\b\s*[:=]?\s*(\S+)`)},
+	{name: "username / password", category: CategorySecret, gate: gate{words: []string{"/", ":"}}, group: 3, valid: all(slashPair, notInURL),
+		re: regexp.MustCompile(`([A-Za-z0-9._%+@-]{2,64})(\s*[/:]\s*)(\S{6,64})`)},
+	{name: "credential in URL", category: CategorySecret, gate: gate{words: []string{"://"}}, group: 1, re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`)},
+	{name: "API key", category: CategorySecret, gate: gate{words: []string{"api", "secret", "access", "auth", "client", "bearer"}, minDigits: 1}, group: 1, valid: hasLetterAndDigit(1),
+		re: regexp.MustCompile(`(?i)\b(?:api[_ -]?key|secret[_ -]?key|access[_ -]?token|auth[_ -]?token|client[_ -]?secret|bearer)\b\s*(?:is|was|:|=|-|->|=>)?\s*["']?([A-Za-z0-9_\-.]{16,})`)},
+	{name: "secret token", category: CategorySecret, gate: gate{words: []string{"token", "secret", "signing"}, minDigits: 1}, group: 1, valid: hasLetterAndDigit(1),
+		re: regexp.MustCompile(`(?i)\b(?:token|secret|signing[_ -]?key|webhook[_ -]?secret)\b\s*(?:is|was|:|=|-|->|=>)\s*["']?([A-Za-z0-9_\-./+=]{20,})`)},
+	// Base64 after a credential keyword: "creds: YWRtaW46aHVudGVyMg==".
+	{name: "base64 credential", category: CategorySecret, gate: gate{words: []string{"cred", "auth", "basic", "token", "secret", "pass", "pw", "key"}, minLen: 16, minToken: 12}, group: 1, valid: base64Credential,
+		re: regexp.MustCompile(`(?i)\b(?:creds|credentials?|basic(?:\s+auth)?|auth|token|secret|password|passwd|pass|pw|key|api\s*key)\b["']?\s*(?:is|was|:|=|-|->)?\s*["']?([A-Za-z0-9+/]+={0,2})`)},
+	// A key in dash-separated groups after its keyword: "deploy key:
+	// 7f3a-91bc-44de-0a2f-9e81", "license key ABCDE-12345-FGHIJ".
+	{name: "dash-separated key", category: CategorySecret, gate: gate{words: []string{"key", "token", "secret", "code"}, minDigits: 1, minToken: 14}, group: 1, valid: dashedKey,
+		re: regexp.MustCompile(`(?i)\b(?:key|token|secret|(?:recovery|backup|activation|license|licence)\s+code)s?\b["']?\s*(?:is|was|:|=|-|->)?\s*["']?([A-Za-z0-9]{3,}(?:-[A-Za-z0-9]{3,}){2,})\b`)},
+	// Azure: a storage account key or SAS signature in a connection
+	// string, and an Entra ID client secret (gitleaks azure-ad-client-secret).
+	{name: "Azure storage key", category: CategorySecret, gate: gate{words: []string{"accountkey", "sharedaccesskey", "sig="}}, group: 1,
+		re: regexp.MustCompile(`(?:(?i:\b(?:AccountKey|SharedAccessKey)\s*=\s*)|[?&;](?i:sig)=)([A-Za-z0-9%+/]{20,}={0,2})`)},
+	{name: "Azure client secret", category: CategorySecret, gate: gate{words: []string{"q~"}}, group: 1,
+		re: regexp.MustCompile(`(?:^|[\s'"=:(,>])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})`)},
+	// A Google Cloud service account key file; its private_key is the
+	// private key detector's.
+	{name: "GCP service account key", category: CategorySecret, gate: gate{words: []string{"private_key_id"}}, group: 1,
+		re: regexp.MustCompile(`"private_key_id"\s*:\s*"([a-f0-9]{40})"`)},
+}
+
+// providerKeys are credentials whose prefix and length their provider
+// documents, so the prefix names them wherever they appear. The formats
+// are those of gitleaks' default rules (gitleaks/gitleaks
+// config/gitleaks.toml at b58d3f1, rule ids in the comments), which cite
+// each provider's documentation, and SonarSource's secrets rules where
+// gitleaks has none (S6782 Docker Hub, S6765 Figma). A body must look
+// random (randomBody), so "SG.example.placeholder" is not a key.
+var providerKeys = []struct {
+	name  string
+	gates []string
+	re    string
+}{
+	{"SendGrid key", []string{"sg."}, `\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{20,64}`},                                      // sendgrid-api-token
+	{"Vault token", []string{"hvs.", "hvb.", "hvr."}, `\bhv[sbr]\.[A-Za-z0-9_-]{24,}`},                                         // vault-service-token, vault-batch-token; hvr. is a recovery token
+	{"Terraform Cloud token", []string{"atlasv1"}, `\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}`},                        // hashicorp-tf-api-token
+	{"Twilio key", []string{"sk"}, `\bSK[0-9a-fA-F]{32}\b`},                                                                    // twilio-api-key
+	{"Mailgun key", []string{"key-"}, `\bkey-[0-9a-f]{32}\b`},                                                                  // mailgun-private-api-token
+	{"DigitalOcean token", []string{"dop_v1_", "doo_v1_", "dor_v1_"}, `\bdo[opr]_v1_[a-f0-9]{64}\b`},                           // digitalocean-pat, -access-token, -refresh-token
+	{"Shopify token", []string{"shpat_", "shpca_", "shppa_", "shpss_"}, `\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`},              // shopify-*
+	{"PyPI token", []string{"pypi-"}, `\bpypi-AgE[A-Za-z0-9_-]{40,}`},                                                          // pypi-upload-token (a macaroon: AgEIcHlwaS5vcmc…)
+	{"Docker Hub token", []string{"dckr_"}, `\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}`},                                           // SonarSource S6782
+	{"Hugging Face token", []string{"hf_", "api_org_"}, `\b(?:hf_|api_org_)[A-Za-z0-9]{30,}\b`},                                // huggingface-access-token, -organization-api-token
+	{"Databricks token", []string{"dapi"}, `\bdapi[a-f0-9]{32}(?:-\d)?\b`},                                                     // databricks-api-token
+	{"Grafana token", []string{"glsa_", "glc_"}, `\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,3})`},     // grafana-service-account-token, grafana-cloud-api-token
+	{"Grafana API key", []string{"eyjrijoi"}, `\beyJrIjoi[A-Za-z0-9]{40,}={0,3}`},                                              // grafana-api-key
+	{"New Relic key", []string{"nrak-", "nrii-", "nrjs-"}, `\bNR(?:AK-[A-Za-z0-9]{27}|II-[A-Za-z0-9-]{32}|JS-[a-f0-9]{19})\b`}, // new-relic-user-api-key, -insert-key, -browser-api-token
+	{"Sentry token", []string{"sntry"}, `\bsntry[us]_[A-Za-z0-9+/=_]{40,}`},                                                    // sentry-user-token, sentry-org-token
+	{"Linear key", []string{"lin_api_"}, `\blin_api_[A-Za-z0-9]{40}\b`},                                                        // linear-api-key
+	{"Postman key", []string{"pmak-"}, `\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b`},                                             // postman-api-token
+	{"Doppler token", []string{"dp."}, `\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}\b`},                               // doppler-api-token
+	{"Atlassian token", []string{"atatt"}, `\bATATT3[A-Za-z0-9_=-]{40,}`},                                                      // atlassian-api-token
+	{"Figma token", []string{"figd_"}, `\bfigd_[A-Za-z0-9_-]{40,}`},                                                            // SonarSource S6765
+	{"Notion token", []string{"ntn_", "secret_"}, `\b(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})\b`},               // notion-api-token
+	{"Heroku key", []string{"hrku-"}, `\bHRKU-AA[A-Za-z0-9_-]{58}`},                                                            // heroku-api-key-v2
+	{"Age secret key", []string{"age-secret-key-1"}, `\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`},               // age-secret-key
+	{"1Password token", []string{"ops_eyj"}, `\bops_eyJ[A-Za-z0-9+/]{40,}={0,3}`},                                              // 1password-service-account-token
+	{"Pulumi token", []string{"pul-"}, `\bpul-[a-f0-9]{40}\b`},                                                                 // pulumi-api-token
+	{"PlanetScale token", []string{"pscale_"}, `\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}`},                             // planetscale-*
+	{"Prefect key", []string{"pnu_"}, `\bpnu_[A-Za-z0-9]{36}\b`},                                                               // prefect-api-token
+	{"RubyGems key", []string{"rubygems_"}, `\brubygems_[a-f0-9]{48}\b`},                                                       // rubygems-api-token
+	{"Perplexity key", []string{"pplx-"}, `\bpplx-[A-Za-z0-9]{48}\b`},                                                          // perplexity-api-key
+	{"Square token", []string{"sq0atp-", "sq0csp-"}, `\b(?:sq0atp|sq0csp)-[A-Za-z0-9_-]{22,60}`},                               // square-access-token
+	{"Dynatrace token", []string{"dt0c01."}, `\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}\b`},                                   // dynatrace-api-token
+	{"Alibaba key", []string{"ltai"}, `\bLTAI[A-Za-z0-9]{20}\b`},                                                               // alibaba-access-key-id
+	{"Artifactory key", []string{"akcp"}, `\bAKCp[A-Za-z0-9]{69}\b`},                                                           // artifactory-api-key
+	{"Fly.io token", []string{"fo1_", "fm1", "fm2"}, `\b(?:fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{40,}={0,3})`},       // flyio-access-token
+	{"Scalingo token", []string{"tk-us-"}, `\btk-us-[A-Za-z0-9_-]{48}\b`},                                                      // scalingo-api-token
+	{"Sourcegraph token", []string{"sgp_"}, `\bsgp_(?:[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}\b`},                                    // sourcegraph-access-token
+	{"Infracost key", []string{"ico-"}, `\bico-[A-Za-z0-9]{32}\b`},                                                             // infracost-api-token
+	{"Adobe secret", []string{"p8e-"}, `\bp8e-[A-Za-z0-9]{32}\b`},                                                              // adobe-client-secret
+}
+
+// providerDetectors are providerKeys' detectors. They come before the
+// other secrets, so a key after "api key is" is named by its provider.
+// Every key is twenty characters or more without a space, which most
+// messages do not hold, so their gates rarely look further.
+var providerDetectors = func() []detector {
+	ds := make([]detector, len(providerKeys))
+	for i, p := range providerKeys {
+		ds[i] = detector{name: p.name, category: CategorySecret, gate: gate{words: p.gates, minToken: 20}, valid: randomBody, re: regexp.MustCompile(p.re)}
+	}
+	return ds
+}()
+
+// mixedCase tells base64 from hex digests and words: random base64 of this
+// length has both cases and a digit.
+func mixedCase(text string, loc []int) bool {
+	s := group(text, loc, 0)
+	return strings.ContainsFunc(s, unicode.IsUpper) && strings.ContainsFunc(s, unicode.IsLower) && strings.ContainsFunc(s, unicode.IsDigit)
+}
+
+// credentialValue accepts the word after "password is" when it looks like a
+// password rather than English ("password is stored in Vault"): quoted, or
+// with a digit, a symbol or an inner capital; references such as ${DB_PASS},
+// a masked ******** or a URL saying where it is kept are not secrets.
+func credentialValue(g int) func(string, []int) bool {
+	return func(text string, loc []int) bool {
+		v := group(text, loc, g)
+		quoted := strings.ContainsRune(`"'`+"`", rune(v[0]))
+		v = strings.Trim(v, `"'`+"`")
+		v = strings.TrimRight(v, ".,;:!?)")
+		if len(v) < 4 || strings.ContainsRune("$<{%", rune(v[0])) || strings.Trim(v, "*xX•") == "" || strings.Contains(v, "://") || masked(v) {
+			return false // a reference, a mask, or where it is kept
+		}
+		if quoted {
+			return true
+		}
+		lower, upper, digit, symbol := classes(v)
+		return digit || symbol || upper && (lower && !unicode.IsUpper(rune(v[0])) || strings.ContainsFunc(v[1:], unicode.IsUpper))
+	}
+}
+
+// masked reports a value with a masked run in it: "hf_xxxxxxxx",
+// "sk-****abcd".
+func masked(v string) bool {
+	low := strings.ToLower(v)
+	return strings.Contains(low, "xxxx") || strings.Contains(v, "****") || strings.Contains(v, "••••")
+}
+
+// settingValue accepts the value of a credential setting unless it is a
+// reference to one (${X}, $X, <your-token>, %X%, os.environ["X"],
+// process.env.X), masked, or too short to be a credential.
+func settingValue(text string, loc []int) bool {
+	v := strings.TrimRight(group(text, loc, 1), ".,;:!?)}]")
+	if len(v) < 4 || strings.ContainsRune("$<{%", rune(v[0])) || strings.Trim(v, "*xX•.") == "" || strings.ContainsAny(v, "()[]") || masked(v) {
+		return false
+	}
+	lower := strings.ToLower(v)
+	for _, ref := range []string{"process.env", "os.environ", "env.", "secrets.", "vault:", "ssm:"} {
+		if strings.HasPrefix(lower, ref) {
+			return false
+		}
+	}
+	switch lower {
+	case "true", "false", "none", "null", "nil", "required", "optional", "empty", "unset", "redacted":
+		return false
+	}
+	return true
+}
+
+// notAccounts are labels that come before "x:y@host" in ordinary text: an
+// address or a mention, not a login.
+var notAccounts = map[string]bool{"mailto": true, "email": true, "e-mail": true, "mail": true, "to": true, "from": true, "cc": true, "bcc": true,
+	"contact": true, "sip": true, "xmpp": true, "tel": true, "re": true, "fw": true, "fwd": true, "ping": true, "cc'd": true, "via": true, "author": true, "owner": true}
+
+// hostCredential accepts user:password@host unless the "user" is a label
+// (mailto:, cc:) or the whole is an image tag and digest
+// (nginx:1.25@sha256): a version is not a password.
+func hostCredential(text string, loc []int) bool {
+	user, pass, host := strings.ToLower(group(text, loc, 1)), group(text, loc, 2), strings.ToLower(group(text, loc, 3))
+	if notAccounts[user] || strings.Trim(pass, "0123456789.") == "" {
+		return false
+	}
+	switch host {
+	case "sha1", "sha256", "sha384", "sha512", "md5", "latest":
+		return false
+	}
+	if strings.ContainsAny(host, ".") || accountNames[user] {
+		return true
+	}
+	// A host without a dot ("bastion") is also a word: "ETA:tomorrow@noon"
+	// is a note; a password there needs a password's look.
+	lower, upper, digit, symbol := classes(pass)
+	return digit || symbol || lower && upper
+}
+
+// accountNames are user names common enough that "admin / Passw0rd" is a
+// credential pair even without a symbol in the password.
+var accountNames = map[string]bool{"admin": true, "administrator": true, "root": true, "user": true, "username": true, "guest": true, "test": true, "postgres": true, "sa": true, "ubuntu": true, "ec2-user": true, "deploy": true, "login": true}
+
+// slashPair accepts "user / password" and "user:password" (no spaces around
+// the colon) when the password is strong-looking. After a known account name
+// or an email address three character classes are enough; otherwise only a
+// slash pair counts and it needs all four, so "Note: Deploy-Window",
+// "src / Foo2.java", "Root: rootOf(msg)", "CI/CD" and "10.0.0.1:5432" stay
+// ordinary text.
+func slashPair(text string, loc []int) bool {
+	user, sep, pass := group(text, loc, 1), group(text, loc, 2), group(text, loc, 3)
+	pass = strings.TrimRight(pass, ".,;:!?)]}")
+	if len(pass) < 8 || strings.ContainsAny(pass, "/\\:@()[]{}<>,;\"'`") {
+		return false // paths, URLs and code
+	}
+	if loc[0] > 0 && (isAlnum(text[loc[0]-1]) || strings.IndexByte("/:.", text[loc[0]-1]) >= 0) {
+		return false // the middle of a path or URL
+	}
+	if strings.Contains(sep, ":") && sep != ":" {
+		return false // "Root: x" is a field or a label, "root:x" a login
+	}
+	n := 0
+	lower, upper, digit, symbol := classes(pass)
+	for _, ok := range []bool{lower, upper, digit, symbol} {
+		if ok {
+			n++
+		}
+	}
+	if accountNames[strings.ToLower(user)] || strings.Contains(user, "@") {
+		return n >= 3
+	}
+	// Dots, dashes and underscores are identifier punctuation (Foo2.java,
+	// my-Service_v2); a strong password has some other symbol.
+	return sep != ":" && n == 4 && strings.ContainsFunc(pass, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-", r)
+	})
+}
+
+func classes(s string) (lower, upper, digit, symbol bool) {
+	for _, r := range s {
+		switch {
+		case unicode.IsLower(r):
+			lower = true
+		case unicode.IsUpper(r):
+			upper = true
+		case unicode.IsDigit(r):
+			digit = true
+		default:
+			symbol = true
+		}
+	}
+	return
+}
+
+func hasLetterAndDigit(g int) func(string, []int) bool {
+	return func(text string, loc []int) bool {
+		v := group(text, loc, g)
+		return strings.ContainsFunc(v, unicode.IsLetter) && strings.ContainsFunc(v, unicode.IsDigit)
+	}
+}
+
+// keywordCredential accepts the value after a password keyword
+// (credentialValue), with more proof where the keyword is weak: after only
+// a space it must look like a password (eight characters or more, three
+// kinds of character) or be quoted; after a bare "pin" it must be four to
+// eight digits, so "pin: v1.2.3" is a dependency pinned.
+func keywordCredential(text string, loc []int) bool {
+	if !credentialValue(3)(text, loc) {
+		return false
+	}
+	kw, sep, v := strings.ToLower(group(text, loc, 1)), group(text, loc, 2), group(text, loc, 3)
+	v = strings.TrimRight(v, ".,;:!?)")
+	if kw == "pin" {
+		d := digitsOf(v)
+		return d == v && len(d) >= 4 && len(d) <= 8
+	}
+	if strings.TrimSpace(sep) == "" {
+		return strings.ContainsAny(v[:1], `"'`+"`") || strongPassword(v)
+	}
+	return true
+}
+
+// strongPassword reports a value of eight characters or more with three
+// kinds of character (lower, upper, digit, symbol).
+func strongPassword(v string) bool {
+	n := 0
+	lower, upper, digit, symbol := classes(v)
+	for _, ok := range []bool{lower, upper, digit, symbol} {
+		if ok {
+			n++
+		}
+	}
+	return len(v) >= 8 && n >= 3
+}
+
+var (
+	credentialKeyword = regexp.MustCompile(`(?i)\b(?:password|passwd|passwort|passphrase|passcode|pass|pwd|pw|pin|token|secret|key|credentials?|creds)\b`)
+	numericKeyword    = regexp.MustCompile(`(?i)\b(?:pin|passcode|code)\b`)
+	algorithmName     = regexp.MustCompile(`(?i)^(?:rsa|aes|sha|hs|rs|es|ps|p|ed|ecdsa|dsa|hmac|gcm|cbc|tls|v)[-_]?\d+$`)
+)
+
+// referencedCredential accepts a value named by reference ("the new one
+// is Y") when a credential keyword comes before it in the text, and the
+// value looks like one (credentialValue): an algorithm ("RSA-4096") is
+// not, and digits alone are only after "pin" or "passcode".
+func referencedCredential(text string, loc []int) bool {
+	before := text[max(0, loc[0]-240):loc[0]]
+	if !credentialKeyword.MatchString(before) || !credentialValue(1)(text, loc) {
+		return false
+	}
+	v := strings.Trim(strings.TrimRight(group(text, loc, 1), ".,;:!?)"), `"'`+"`")
+	if algorithmName.MatchString(v) {
+		return false
+	}
+	if digitsOf(v) == v {
+		return numericKeyword.MatchString(before)
+	}
+	return true
+}
+
+// base64Credential accepts base64 after a credential keyword when it
+// decodes to user:password, or when it is long and random-looking (both
+// cases and a digit, and padding, a + or a / or 32 characters), so "auth:
+// OAuth2" or a lower-case word is not one.
+func base64Credential(text string, loc []int) bool {
+	v := group(text, loc, 1)
+	body := strings.TrimRight(v, "=")
+	if len(body) < 12 {
+		return false
+	}
+	if dec, err := base64.RawStdEncoding.DecodeString(body); err == nil {
+		if i := strings.IndexByte(string(dec), ':'); i > 0 && i < len(dec)-1 && printable(dec) {
+			return true
+		}
+	}
+	lower, upper, digit, _ := classes(body)
+	return len(v) >= 20 && lower && upper && digit && (len(v) != len(body) || strings.ContainsAny(v, "+/") || len(v) >= 32)
+}
+
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// notKeyLabels name keys that are identifiers, not credentials.
+var notKeyLabels = wordSet(`idempotency cache primary foreign partition sort routing object issue jira dedup dedupe
+	lookup hash shard row composite unique natural surrogate public request trace correlation message event order
+	map dictionary registry license-plate group tracking`)
+
+var labelSeparators = strings.NewReplacer("_", " ", "-", " ")
+
+// dashedKey accepts dash-separated groups after a key keyword: twelve or
+// more letters and digits, a letter somewhere, and a digit in at least
+// half the groups, as random keys and UUIDs have ("team-alpha-2024" is a
+// name). A key whose label names an identifier ("idempotency key",
+// "public key", "cache key") is not a credential.
+func dashedKey(text string, loc []int) bool {
+	label := strings.Fields(strings.ToLower(labelSeparators.Replace(text[max(0, loc[0]-32):loc[0]])))
+	if len(label) > 0 && notKeyLabels[label[len(label)-1]] {
+		return false
+	}
+	v := group(text, loc, 1)
+	parts := strings.Split(v, "-")
+	withDigit := 0
+	for _, p := range parts {
+		if strings.ContainsFunc(p, unicode.IsDigit) {
+			withDigit++
+		}
+	}
+	return len(strings.ReplaceAll(v, "-", "")) >= 12 && strings.ContainsFunc(v, unicode.IsLetter) && withDigit*2 >= len(parts)
+}
+
+// notInURL drops a match that starts inside a URL, whose credentials are
+// "credential in URL"'s: "user:pw@host/db?x=y" holds no "user … pw" pair.
+// A RedactedMarker in the URL is read as part of it.
+func notInURL(text string, loc []int) bool {
+	text = strings.ReplaceAll(text, RedactedMarker, strings.ReplaceAll(RedactedMarker, " ", "_"))
+	start := strings.LastIndexAny(text[:loc[0]], " \t\r\n") + 1
+	end := loc[0]
+	for end < len(text) && !strings.ContainsRune(" \t\r\n", rune(text[end])) {
+		end++
+	}
+	return !strings.Contains(text[start:end], "://")
+}
+
+// randomBody drops a provider key that is a placeholder: a run of one
+// character ("SK000000…", "xxxx"), or a word such as "example" or "your".
+func randomBody(text string, loc []int) bool {
+	s := group(text, loc, 0)
+	low := strings.ToLower(s)
+	for _, w := range []string{"xxxx", "****", "example", "your", "placeholder", "redacted", "dummy"} {
+		if strings.Contains(low, w) {
+			return false
+		}
+	}
+	run := 1
+	for i := 1; i < len(s); i++ {
+		if s[i] == s[i-1] {
+			run++
+			if run >= 6 {
+				return false
+			}
+		} else {
+			run = 1
+		}
+	}
+	return true
+}
