@@ -438,7 +438,7 @@ func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64, re
 
 // invocation is who runs a post's turn's tools, and where.
 func (r *Runner) invocation(p Post, turnID int64) tools.Invocation {
-	return tools.Invocation{Actor: p.Actor, Place: p.Place, MessageTS: string(p.TS), TurnID: turnID, WrittenBy: provenance.ByExplicit}
+	return tools.Invocation{Actor: p.Actor, Place: p.Place, MessageTS: string(p.TS), Said: p.Text, TurnID: turnID, WrittenBy: provenance.ByExplicit}
 }
 
 // lastIs returns the thread's history ending with the post being answered.

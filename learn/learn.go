@@ -129,7 +129,7 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 			} else {
 				out, err := l.store.Remember(ctx, memory.WriteRequest{
 					Actor: d.Speaker, Place: place, MessageTS: d.MessageTS, Scope: d.Scope, Kind: p.Kind,
-					Content: p.Content, ExpiresAt: exp, WrittenBy: provenance.ByPassive,
+					Content: p.Content, Said: d.Evidence, ExpiresAt: exp, WrittenBy: provenance.ByPassive,
 				})
 				switch {
 				case err != nil:

@@ -41,6 +41,9 @@ type Decision struct {
 	// came from, never the model's choice.
 	Speaker   provenance.Actor
 	MessageTS string
+	// Evidence is the text of the cited lines: the words that led to the
+	// memory, which the write's detectors read too.
+	Evidence []string
 }
 
 // Route decides deterministically whether a proposal may be stored, and for
@@ -86,6 +89,7 @@ func Route(p Proposal, lines []Line, instructionActors []string, place provenanc
 			return drop("evidence %d is a question, a request or a point-in-time figure", i)
 		}
 		cited = append(cited, l)
+		d.Evidence = append(d.Evidence, l.Text)
 	}
 	if memory.IsVolatile(p.Content) {
 		return drop("point-in-time data")

@@ -33,33 +33,41 @@ const DecidePromptMarker = "You decide how a new memory relates to the memories 
 // it was said and never leaves it.
 var SensitiveCategories = []string{"health", "finances", "legal", "sexuality", "religion", "politics", "union", "third_party"}
 
+// NotSensitive is the review's answer for a memory in none of
+// SensitiveCategories.
+const NotSensitive = "none"
+
 // ReviewSchema is the review's answer: whether to store, why, the canonical
-// sentence, its sensitive category, retrieval cues, and an end date when the
-// memory states its own.
+// sentence, its sensitive category (one of SensitiveCategories, or "none"),
+// the memory restated without its sensitive part, retrieval cues, and an end
+// date when the memory states its own.
 var ReviewSchema = &llm.Schema{Name: "memory_review", Description: "The verdict on one memory.", JSON: json.RawMessage(`{
   "type": "object",
   "properties": {
     "store": {"type": "boolean"},
     "reason": {"type": "string", "minLength": 1, "description": "Why, in a sentence a person can read."},
     "canonical": {"type": "string", "description": "The memory as one self-contained sentence; empty when not stored."},
-    "sensitive": {"type": "string", "enum": ["", "health", "finances", "legal", "sexuality", "religion", "politics", "union", "third_party"]},
+    "sensitive": {"type": "string", "enum": ["none", "health", "finances", "legal", "sexuality", "religion", "politics", "union", "third_party"], "description": "The sensitive category of what the memory means, whoever it is about and however it is worded; none when it is in no category."},
+    "restated": {"type": "string", "description": "When the memory is sensitive only because of one part, such as the reason for a preference, the memory restated without that part; else empty."},
     "cues": {"type": "array", "items": {"type": "string", "maxLength": 60}, "maxItems": 8, "description": "Words and short questions a person would use when this memory is relevant."},
     "expires": {"type": "string", "description": "ISO 8601 date when the memory states its own end, else empty."}
   },
-  "required": ["store", "reason", "canonical", "sensitive", "cues", "expires"],
+  "required": ["store", "reason", "canonical", "sensitive", "restated", "cues", "expires"],
   "additionalProperties": false
 }`)}
 
 // Review asks the model whether content is worth storing and how to keep it.
 func (j ModelJudge) Review(ctx context.Context, content string, kind Kind) (ReviewVerdict, error) {
 	system := ReviewPromptMarker + ` Refuse secrets and credentials, government ids, payment cards and bank accounts, point-in-time figures, personal facts about a third party, and vague or not self-contained text.
-Name the sensitive category when the memory is about health, finances, legal matters, sexuality, religion, politics, union membership, or other people's personal data (third_party); otherwise leave it empty.
+Name the sensitive category of what the memory means, however it is worded and whoever it is about: health (conditions, treatment, medication, appointments), finances, legal matters, sexuality, religion, politics, union membership, or other people's personal data (third_party); otherwise answer none. "Takes antidepressants every morning" is health; a preference with such a reason ("Prefers remote Fridays for chemotherapy") is too.
+When the memory is sensitive only because of one part, such as the reason for a preference, give it restated without that part ("Prefers remote Fridays"); otherwise leave restated empty.
 When storing, give the memory as one canonical, self-contained sentence without "I" or "the user" (for example "Prefers terse PR summaries"), up to 8 short retrieval cues (words and questions someone would use when it matters: "timezone", "what time is it for me"), and an expiry date when the memory states its own end ("until Friday"). A rejection always says why.`
 	var v struct {
 		Store     bool     `json:"store"`
 		Reason    string   `json:"reason"`
 		Canonical string   `json:"canonical"`
 		Sensitive string   `json:"sensitive"`
+		Restated  string   `json:"restated"`
 		Cues      []string `json:"cues"`
 		Expires   string   `json:"expires"`
 	}
@@ -70,9 +78,13 @@ When storing, give the memory as one canonical, self-contained sentence without 
 	if err != nil {
 		return ReviewVerdict{}, fmt.Errorf("memory review: %w", err)
 	}
+	sensitive := v.Sensitive
+	if sensitive == NotSensitive {
+		sensitive = ""
+	}
 	// The reason is logged and shown: a secret the model quotes in it is
 	// redacted here, where it enters mnemo.
-	return ReviewVerdict{Store: v.Store, Reason: detect.Redact(v.Reason), Canonical: v.Canonical, Sensitive: v.Sensitive, Cues: v.Cues, Expires: v.Expires}, nil
+	return ReviewVerdict{Store: v.Store, Reason: detect.Redact(v.Reason), Canonical: v.Canonical, Sensitive: sensitive, Restated: v.Restated, Cues: v.Cues, Expires: v.Expires}, nil
 }
 
 // DecideSchema is the update decision: add, duplicate of an id, update of an

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,7 +19,7 @@ import (
 )
 
 func verdict(store bool, reason, canonical string) fakellm.Reply {
-	return fakellm.Reply{JSON: `{"store": ` + map[bool]string{true: "true", false: "false"}[store] + `, "reason": "` + reason + `", "canonical": "` + canonical + `", "sensitive": "", "cues": [], "expires": ""}`}
+	return fakellm.Reply{JSON: `{"store": ` + map[bool]string{true: "true", false: "false"}[store] + `, "reason": "` + reason + `", "canonical": "` + canonical + `", "sensitive": "none", "restated": "", "cues": [], "expires": ""}`}
 }
 
 // The model's review runs after the deterministic checks: it can refuse
@@ -82,8 +83,8 @@ func TestReviewFailsClosed(t *testing.T) {
 	t.Parallel()
 	cases := map[string]fakellm.Reply{
 		"model error":              {Status: 400, ErrorMessage: "invalid request"},
-		"answer without a verdict": {JSON: `{"reason": "looks fine", "canonical": "Prefers tea", "sensitive": "", "cues": [], "expires": ""}`},
-		"rejection without reason": {JSON: `{"store": false, "reason": "", "canonical": "", "sensitive": "", "cues": [], "expires": ""}`},
+		"answer without a verdict": {JSON: `{"reason": "looks fine", "canonical": "Prefers tea", "sensitive": "none", "restated": "", "cues": [], "expires": ""}`},
+		"rejection without reason": {JSON: `{"store": false, "reason": "", "canonical": "", "sensitive": "none", "restated": "", "cues": [], "expires": ""}`},
 		"prose, not JSON":          {JSON: "I think this is fine!"},
 	}
 	for name, bad := range cases {
@@ -172,7 +173,7 @@ func TestTimeBoundKnowledgeExpires(t *testing.T) {
 	t.Parallel()
 	friday := time.Now().AddDate(0, 0, 4).Format(time.DateOnly)
 	srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
-		return fakellm.Reply{JSON: `{"store": true, "reason": "holds until it ends", "canonical": "The deploy freeze lasts until Friday", "sensitive": "", "cues": ["deploy freeze", "can I deploy"], "expires": "` + friday + `"}`}
+		return fakellm.Reply{JSON: `{"store": true, "reason": "holds until it ends", "canonical": "The deploy freeze lasts until Friday", "sensitive": "none", "restated": "", "cues": ["deploy freeze", "can I deploy"], "expires": "` + friday + `"}`}
 	})
 	store := memory.New(testdb.New(t).DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}})
 	out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: publicThread, Scope: memory.ScopeChannel, Content: "the deploy freeze lasts until Friday", WrittenBy: provenance.ByExplicit})
@@ -185,4 +186,112 @@ func TestTimeBoundKnowledgeExpires(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, memory.Rejected, out.Status)
 	require.Len(t, srv.Requests(), 1, "the figure never reached the model")
+}
+
+// reviewAnswer is a review answer with sensitive as given ("-" leaves the
+// field out).
+func reviewAnswer(sensitive string) string {
+	a := map[string]any{"store": true, "reason": "durable", "canonical": "Takes antidepressants every morning at nine", "restated": "", "cues": []string{}, "expires": ""}
+	if sensitive != "-" {
+		a["sensitive"] = sensitive
+	}
+	b, _ := json.Marshal(a)
+	return string(b)
+}
+
+// Issue 30, item 1: the review names a sensitive category from a closed set
+// that includes "none", and the answer must carry it. Every way of asking
+// for structured output (Anthropic's forced tool; OpenAI's json_schema,
+// json_object with the schema in the prompt, a forced tool call, and the
+// schema in the prompt alone) sends the field as required with its enum,
+// and an answer without it or outside the set is an error, never a
+// default.
+func TestReviewSensitivityIsAClosedSetInEveryStructuredMode(t *testing.T) {
+	t.Parallel()
+	prose := fakellm.Reply{Text: "It looks fine to store, I think."}
+	modes := []struct {
+		name     string
+		provider string
+		// wrap makes a server that takes only this mode.
+		wrap func(fakellm.Script) fakellm.Script
+		// schema is where the mode's request carried the schema.
+		schema func(*fakellm.Request) string
+	}{
+		{"anthropic forced tool", "anthropic", func(s fakellm.Script) fakellm.Script { return s },
+			func(r *fakellm.Request) string { return string(r.Tools[0].InputSchema) }},
+		{"json_schema", "openai", func(s fakellm.Script) fakellm.Script { return s },
+			func(r *fakellm.Request) string { return string(r.ResponseFormat.Schema) }},
+		{"json_object", "openai", func(s fakellm.Script) fakellm.Script {
+			return func(n int, r *fakellm.Request) fakellm.Reply {
+				if r.ResponseFormat != nil && r.ResponseFormat.Type == "json_schema" {
+					return fakellm.Reply{Status: 400, ErrorMessage: "json_schema is not supported"}
+				}
+				return s(n, r)
+			}
+		}, schemaInPrompt},
+		{"forced tool call", "openai", fakellm.IgnoresResponseFormat,
+			func(r *fakellm.Request) string { return string(r.Tools[0].InputSchema) }},
+		{"schema in the prompt alone", "openai", func(s fakellm.Script) fakellm.Script {
+			return func(n int, r *fakellm.Request) fakellm.Reply {
+				if r.ResponseFormat != nil || r.ForcedTool() != "" {
+					return prose
+				}
+				return s(n, r)
+			}
+		}, schemaInPrompt},
+	}
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			var answer atomic.Value
+			srv := fakellm.New(t, m.wrap(func(int, *fakellm.Request) fakellm.Reply {
+				return fakellm.Reply{JSON: answer.Load().(string)}
+			}))
+			model := llm.Model(llm.NewAnthropic("k", srv.URL, "m"))
+			if m.provider == "openai" {
+				model = llm.NewOpenAI("k", srv.URL+"/v1", "m")
+			}
+			judge := memory.ModelJudge{Model: model}
+			ctx := context.Background()
+
+			answer.Store(reviewAnswer("none"))
+			v, err := judge.Review(ctx, "Takes antidepressants every morning at nine", memory.KindPreference)
+			require.NoError(t, err)
+			require.True(t, v.Store)
+			require.Empty(t, v.Sensitive, `"none" is no category`)
+			reqs := srv.Requests()
+			last := reqs[len(reqs)-1]
+			var schema struct {
+				Properties map[string]struct {
+					Enum []string `json:"enum"`
+				} `json:"properties"`
+				Required []string `json:"required"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(m.schema(last)), &schema), "the schema travelled with the %s request", m.name)
+			require.Equal(t, append([]string{"none"}, memory.SensitiveCategories...), schema.Properties["sensitive"].Enum)
+			require.Contains(t, schema.Required, "sensitive")
+			require.Contains(t, schema.Required, "restated")
+
+			answer.Store(reviewAnswer("health"))
+			v, err = judge.Review(ctx, "Takes antidepressants every morning at nine", memory.KindPreference)
+			require.NoError(t, err)
+			require.Equal(t, "health", v.Sensitive, "the category is kept")
+
+			for _, bad := range []string{"-", "", "medical"} {
+				answer.Store(reviewAnswer(bad))
+				before := len(srv.Requests())
+				_, err = judge.Review(ctx, "Takes antidepressants every morning at nine", memory.KindPreference)
+				require.ErrorIs(t, err, llm.ErrInvalidAnswer, "sensitive %q", bad)
+				require.Len(t, srv.Requests(), before+2, "asked once more, then an error")
+			}
+		})
+	}
+}
+
+// schemaInPrompt is the schema a request without json_schema carried in
+// its system prompt.
+func schemaInPrompt(r *fakellm.Request) string {
+	_, schema, _ := strings.Cut(r.System, "must match this JSON Schema")
+	_, schema, _ = strings.Cut(schema, ":\n")
+	return schema
 }

@@ -94,11 +94,13 @@ func TestADuplicateInAPrivatePlaceIsNotQuotedInPublic(t *testing.T) {
 	require.Equal(t, "duplicate", res["status"], "%v", res)
 }
 
-// reviewScript is a model that reviews every memory as durable, names a
-// sensitive category when told to, and records what it was asked to review.
+// reviewScript is a model that reviews every memory as durable, answers
+// the sensitive category and restatement answer gives ("none" and none
+// without it), and records what it was asked to review.
 type reviewScript struct {
 	mu       sync.Mutex
 	reviewed []string
+	answer   func(content string) (sensitive, restated string)
 }
 
 func (r *reviewScript) script(_ int, req *fakellm.Request) fakellm.Reply {
@@ -107,12 +109,19 @@ func (r *reviewScript) script(_ int, req *fakellm.Request) fakellm.Reply {
 	r.mu.Lock()
 	r.reviewed = append(r.reviewed, content)
 	r.mu.Unlock()
-	sensitive := ""
-	if strings.Contains(content, "salary") {
-		sensitive = "finances"
+	sensitive, restated := "none", ""
+	if r.answer != nil {
+		sensitive, restated = r.answer(content)
 	}
-	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": sensitive, "cues": []string{}, "expires": ""})
+	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": sensitive, "restated": restated, "cues": []string{}, "expires": ""})
 	return fakellm.Reply{JSON: string(b)}
+}
+
+// store is a store whose review model is r, with adj deciding updates.
+func (r *reviewScript) store(t *testing.T, adj memory.Decider) (*memory.Store, *testdb.DB) {
+	srv := fakellm.New(t, r.script)
+	d := testdb.New(t)
+	return memory.New(d.DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}, Decider: adj}), d
 }
 
 // Issue 20, item 1: a merge is reviewed as a new write is (the model's
@@ -120,10 +129,14 @@ func (r *reviewScript) script(_ int, req *fakellm.Request) fakellm.Reply {
 // sensitivity of its sources.
 func TestAMergeIsReviewedLikeANewWrite(t *testing.T) {
 	t.Parallel()
-	rs := &reviewScript{}
-	srv := fakellm.New(t, rs.script)
+	rs := &reviewScript{answer: func(content string) (string, string) {
+		if strings.Contains(content, "salary") {
+			return "finances", ""
+		}
+		return "none", ""
+	}}
 	adj := &scriptedDecider{}
-	store := memory.New(testdb.New(t).DB, memory.Options{Decider: adj, Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}})
+	store, _ := rs.store(t, adj)
 	alice := user("UA")
 	ctx := context.Background()
 	write := func(place provenance.Place, content string) memory.Outcome {

@@ -1,10 +1,232 @@
 package memory
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/mnemo-bot/mnemo/detect"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
+
+// verdict is what the review found of one text a write would store.
+type verdict struct {
+	reason    string // why it may not be stored, or ""
+	canonical string
+	sensitive string // the most sensitive category any check found, or ""
+	note      string // what the review changed from what was asked, and why
+	cues      []string
+	expires   string
+}
+
+// review is stage 3 of a write (see Remember), for every text a write
+// would store: a new memory's, an update's merged text, and a memory
+// restated without its sensitive part. said are the words that led to the
+// write. The most sensitive verdict of every check wins; when the model
+// restates a sensitive memory without its sensitive part and the
+// restatement passes every check clean, it is stored instead, and the note
+// says so. Otherwise the sensitive policy judges the memory.
+func (s *Store) review(ctx context.Context, w *write, raw string, said []string) (verdict, error) {
+	v, restated, err := s.check(ctx, w, raw, said)
+	if err != nil || v.reason != "" {
+		return v, err
+	}
+	if restated != "" && v.sensitive != "" && v.sensitive != thirdParty {
+		r, _, err := s.check(ctx, w, restated, nil)
+		if err != nil {
+			return verdict{}, err
+		}
+		if r.reason == "" && r.sensitive == "" {
+			r.note = "stored without the part that is sensitive personal data (" + v.sensitive + ")"
+			return r, nil
+		}
+	}
+	v.reason = sensitivePolicy(w.req, w.scope, v.sensitive)
+	return v, nil
+}
+
+// check reviews one text, in order: the detectors, so that a secret or a
+// number is refused as what it is and never reaches the model; the
+// deterministic checks; then the model, which may canonicalize, name a
+// category and restate. It returns the model's restatement too; the
+// sensitive policy is review's, after it.
+func (s *Store) check(ctx context.Context, w *write, raw string, said []string) (verdict, string, error) {
+	v := verdict{canonical: Canonicalize(raw)}
+	reject := func(reason string) (verdict, string, error) {
+		v.reason = reason
+		return v, "", nil
+	}
+	category := categoryIn(readings(*w, raw, v.canonical, said))
+	number, why := detect.Sensitive(raw)
+	secret := detect.DetectSecret(raw)
+	name := w.req.Actor.Name
+	switch number {
+	case detect.CategoryGovernmentID, detect.CategoryPaymentCard, detect.CategoryBankAccount, detect.CategoryPhone:
+		if reason := deterministic(v.canonical, secret, name); strings.HasPrefix(reason, "looks like a secret") {
+			return reject(reason)
+		}
+		return reject("looks like personal data (" + why + "); ids, card and account numbers and phone numbers are never stored")
+	}
+	if reason := deterministic(v.canonical, secret, name); reason != "" {
+		return reject(reason)
+	}
+	if s.reviewer == nil {
+		v.sensitive = category
+		return v, "", nil
+	}
+	m, err := s.reviewer.Review(ctx, v.canonical, w.kind)
+	if err != nil {
+		return v, "", fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
+	}
+	if !m.Store {
+		return reject(m.Reason)
+	}
+	if t := strings.TrimSpace(m.Canonical); t != "" && deterministic(t, secret, name) == "" {
+		v.canonical = t
+		category = strongest(category, categoryIn(readings(*w, t, t, nil)))
+	}
+	// The detectors' category is certain; third_party outranks it.
+	v.sensitive, v.cues, v.expires = strongest(category, m.Sensitive), m.Cues, m.Expires
+	return v, strings.TrimSpace(m.Restated), nil
+}
+
+// readings are the texts the detectors read for a write's special
+// categories: the text as given, canonical, and the words that led to it;
+// and, when the memory is about a person, canonical as that person would
+// say it (asSaidBySubject).
+func readings(w write, raw, canonical string, said []string) []string {
+	texts := append([]string{raw, canonical}, said...)
+	if w.subjectType == SubjectUser {
+		texts = append(texts, asSaidBySubject(canonical)...)
+	}
+	return texts
+}
+
+// categoryIn is the first special category of personal data (health,
+// finances, …) the detectors find in texts, or "".
+func categoryIn(texts []string) string {
+	for _, t := range texts {
+		for _, f := range detect.Detect(t) {
+			switch f.Category {
+			case detect.CategorySecret, detect.CategoryGovernmentID, detect.CategoryPaymentCard, detect.CategoryBankAccount, detect.CategoryPhone:
+				// Refused only where the memory itself holds one.
+			default:
+				return string(f.Category)
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	leadingAdverbs = regexp.MustCompile(`(?i)^(?:(?:also|always|never|still|now|usually|often|sometimes|regularly|currently|recently|really|only|just)\s+)+`)
+	reasonClause   = regexp.MustCompile(`(?i)\b(?:for|because(?:\s+of)?|due\s+to|since|as|given|owing\s+to)\s+(?:(?:my|his|her|their|the|a|an|some)\s+)?(\pL.*)$`)
+)
+
+// asSaidBySubject restates a canonical memory about a person the way that
+// person would say it, for detectors that read personal statements in the
+// first person: "Takes insulin daily" as "I take insulin daily"; "Diabetes
+// diagnosis came in May" as "My diabetes diagnosis came in May"; and a
+// reason in it as theirs: "Prefers remote Fridays for chemotherapy" as "my
+// chemotherapy".
+func asSaidBySubject(canonical string) []string {
+	verb, tail, _ := strings.Cut(leadingAdverbs.ReplaceAllString(canonical, ""), " ")
+	out := []string{"I " + baseVerb(verb) + " " + tail, "My " + canonical}
+	if m := reasonClause.FindStringSubmatch(canonical); m != nil {
+		verb, tail, _ := strings.Cut(m[1], " ")
+		out = append(out, "my "+m[1], "I am "+m[1], "I "+baseVerb(verb)+" "+tail)
+	}
+	return out
+}
+
+// baseVerb is the first-person form of a third-person verb ("takes" →
+// "take"); other words come back lower-cased.
+func baseVerb(word string) string {
+	w := strings.ToLower(word)
+	switch w {
+	case "is":
+		return "am"
+	case "has":
+		return "have"
+	case "does":
+		return "do"
+	case "goes":
+		return "go"
+	case "was":
+		return w
+	}
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "zes") || strings.HasSuffix(w, "oes")):
+		return w[:len(w)-2]
+	case len(w) > 2 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// deterministic is the review's checks that need no model, or "" when the
+// text passes them: empty or over-long text, a secret (the kind the
+// detectors found in what was given), point-in-time data, a third party's
+// personal fact, vague text.
+func deterministic(canonical, secret, actorName string) string {
+	switch {
+	case strings.TrimSpace(canonical) == "":
+		return "nothing to remember: the content is empty"
+	case len([]rune(canonical)) > MaxContentChars:
+		return fmt.Sprintf("too long: %d characters, the limit is %d; state it in one self-contained sentence", len([]rune(canonical)), MaxContentChars)
+	case secret != "":
+		return "looks like a secret (" + secret + "); credentials are never stored"
+	case IsVolatile(canonical):
+		return "point-in-time data that will be out of date soon; it is not stored"
+	case ThirdParty(canonical, actorName):
+		return "a personal fact about someone else; only they can ask to remember it"
+	case IsVague(canonical):
+		return "too vague to be useful later; say it in a self-contained sentence"
+	}
+	return ""
+}
+
+const thirdParty = "third_party"
+
+// strongest is the sensitive category of what several checks or sources
+// found: third_party (which no one but its subject may store) before any
+// other, any other before none, and otherwise the first found.
+func strongest(categories ...string) string {
+	out := ""
+	for _, c := range categories {
+		if c == thirdParty {
+			return c
+		}
+		if out == "" {
+			out = c
+		}
+	}
+	return out
+}
+
+// sensitivePolicy says why a memory in a sensitive category may not be
+// stored, or "". Such a memory is never learned from conversation, never
+// shared, and kept only where its subject said it in private; there it
+// never leaves that place.
+func sensitivePolicy(req WriteRequest, scope Scope, category string) string {
+	switch {
+	case category == "":
+		return ""
+	case category == thirdParty:
+		return "a personal fact about someone else; only they can ask to remember it"
+	case req.WrittenBy == provenance.ByPassive:
+		return "sensitive personal data (" + category + ") is never learned from conversation"
+	case scope != ScopePersonal:
+		return "sensitive personal data (" + category + ") is only kept as a person's own memory, never shared"
+	case req.Place.Visibility == provenance.Public:
+		return "sensitive personal data (" + category + ") is only kept when you tell me in a DM or a private conversation, and it stays there"
+	}
+	return ""
+}
 
 var (
 	deixis  = regexp.MustCompile(`(?i)\b(today|today's|yesterday|tonight|tomorrow|this (morning|afternoon|evening|week|month|quarter|sprint|year)|last (week|month|night|quarter)|right now|at the moment|so far|as of now|currently)\b`)

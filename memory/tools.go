@@ -123,9 +123,15 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 	if by == "" {
 		by = provenance.ByExplicit
 	}
+	// The words that led to the write come from the live event, like its
+	// actor and place, never from the arguments.
+	var said []string
+	if inv.Said != "" {
+		said = []string{inv.Said}
+	}
 	out, err := s.Remember(ctx, WriteRequest{
 		Actor: inv.Actor, Place: inv.Place, MessageTS: inv.MessageTS, Kind: Kind(args.Kind), Scope: Scope(args.Scope),
-		Content: args.Content, ExpiresAt: exp, WrittenBy: by, About: aboutOf(args.About), AboutChannel: args.AboutChannel,
+		Content: args.Content, Said: said, ExpiresAt: exp, WrittenBy: by, About: aboutOf(args.About), AboutChannel: args.AboutChannel,
 	})
 	if errors.Is(err, ErrReviewUnavailable) {
 		s.log.Warn().Err(err).Msg("memory review unavailable; nothing stored")

@@ -286,7 +286,7 @@ func TestPassiveWritesGetTheModelReview(t *testing.T) {
 	var reviews atomic.Int32
 	srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
 		reviews.Add(1)
-		return fakellm.Reply{JSON: `{"store": false, "reason": "a one-off remark", "canonical": "", "sensitive": "", "cues": [], "expires": ""}`}
+		return fakellm.Reply{JSON: `{"store": false, "reason": "a one-off remark", "canonical": "", "sensitive": "none", "restated": "", "cues": [], "expires": ""}`}
 	})
 	store := memory.New(testdb.New(t).DB, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}})
 	out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Content: "I prefer window seats on long flights", WrittenBy: provenance.ByPassive})

@@ -33,6 +33,9 @@ type Invocation struct {
 	Actor     provenance.Actor
 	Place     provenance.Place
 	MessageTS string // the ts of the message that asked
+	// Said is the text of the message that asked, as the live event
+	// carried it: a write's checks read the words that led to it.
+	Said      string
 	TurnID    int64
 	WrittenBy provenance.WrittenBy // how writes are recorded
 }

@@ -7,19 +7,21 @@ import (
 	"strings"
 
 	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/memory"
 )
 
 // review stores what it is shown, rewritten without "I" the way the review
 // prompt asks, with the retrieval cues its small store of world knowledge
-// (cueGroups) gives. The product's deterministic checks, which run first,
-// refuse what must be refused.
+// (cueGroups) gives. It names no sensitive category ("none"), like a review
+// model that misses one: the product's detectors, which run first, refuse
+// or confine what must be.
 func review(req *fakellm.Request) fakellm.Reply {
 	text := req.Messages[len(req.Messages)-1].Text
 	content := strings.TrimSpace(text[strings.Index(text, "Memory: ")+len("Memory: "):])
 	if p := Preference(content); p != "" {
 		content = p
 	}
-	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": "", "cues": Cues(content), "expires": ""})
+	b, _ := json.Marshal(map[string]any{"store": true, "reason": "durable", "canonical": content, "sensitive": memory.NotSensitive, "restated": "", "cues": Cues(content), "expires": ""})
 	return fakellm.Reply{JSON: string(b)}
 }
 

@@ -1,0 +1,446 @@
+package memory
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// Remember stores one memory. It runs five stages, in order:
+//
+//  1. canonicalize: the canonical text and its kind;
+//  2. scope: where the memory belongs and whom it is about;
+//  3. review: the detectors, the deterministic checks, the model's review,
+//     and the sensitive policy on the most sensitive verdict (review.go);
+//  4. decide: how it relates to the subject's memories visible where it is
+//     written, as a model would be shown them: new, a duplicate, an update
+//     (whose merged text goes through stage 3 again) or a supersession;
+//  5. persist: one short transaction under the subject's lock.
+//
+// Every model call runs in stages 3 and 4, before the transaction opens. A
+// review that can't complete is ErrReviewUnavailable and stores nothing.
+func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
+	if !req.Actor.IsHuman() {
+		return Outcome{}, fmt.Errorf("remember: actor %q is not a person", req.Actor.ID)
+	}
+	w := canonicalize(req)
+	if reason := scope(&w); reason != "" {
+		return w.outcome(Rejected, reason, nil), nil
+	}
+	v, err := s.review(ctx, &w, req.Content, req.Said)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	if v.reason != "" {
+		return w.outcome(Rejected, v.reason, nil), nil
+	}
+	w.accept(v, req.ExpiresAt == nil, s.now())
+	p, err := s.decide(ctx, &w)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	if p.status != "" {
+		return w.outcome(p.status, p.reason, p.existing), nil
+	}
+	out, err := s.persist(ctx, w, p)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	if out.Status == Stored {
+		s.changed(*out.Memory)
+	}
+	return out, nil
+}
+
+// write is one memory on its way through Remember's stages.
+type write struct {
+	req           WriteRequest
+	team, subject string
+	subjectType   SubjectType
+	scope         Scope
+	kind          Kind
+	canonical     string
+	norm          string
+	sensitive     string // the sensitive category, or ""
+	note          string // what was changed from what was asked, and why
+	cues          []string
+	expires       *time.Time // an end the review found in the memory itself
+	// visibility is the place's, or a more private one a merge keeps.
+	visibility provenance.Visibility
+}
+
+// canonicalize is stage 1: the canonical text, and the kind when the
+// caller gave none.
+func canonicalize(req WriteRequest) write {
+	w := write{req: req, team: req.Place.Team, kind: req.Kind, canonical: Canonicalize(req.Content), visibility: req.Place.Visibility}
+	if w.kind == "" {
+		w.kind = InferKind(w.canonical)
+	}
+	return w
+}
+
+// scope is stage 2: where the memory belongs and whom it is about. It
+// returns why it can't be stored, or "".
+//
+// A preference is always its speaker's own, everywhere or in one thread.
+// Writing for the whole workspace needs an admin: anyone else's workspace
+// memory is stored for the channel it was said in, and the note says so,
+// since it would otherwise be injected into every public turn of the
+// workspace. A memory is about the scope's default subject unless asked:
+// a thread-only instruction may be about its speaker, a channel or
+// workspace memory about another channel.
+func scope(w *write) string {
+	req := w.req
+	w.scope = req.Scope
+	switch {
+	case w.scope == "":
+		w.scope = DefaultScope(w.kind, req.Place, req.Content)
+	case w.kind == KindPreference && w.scope != ScopePersonal && w.scope != ScopeConversation:
+		w.scope = ScopePersonal
+	case w.scope == ScopeWorkspace && !req.Actor.IsAdmin:
+		w.scope, w.note = ScopeChannel, "stored for this channel only: only a workspace admin can write memories for the whole workspace"
+	}
+	about := req.About
+	if w.kind == KindPreference {
+		about = SubjectUser
+	}
+	switch {
+	case about == "" || about == w.scope.DefaultSubject():
+		w.subjectType, w.subject = w.scope.DefaultSubject(), subjectID(w.scope, req.Actor, req.Place)
+	case about == SubjectUser && w.scope == ScopeConversation:
+		w.subjectType, w.subject = SubjectUser, req.Actor.ID
+	case about == SubjectChannel && (w.scope == ScopeWorkspace || w.scope == ScopeChannel):
+		w.subjectType, w.subject = SubjectChannel, req.AboutChannel
+		if w.subject == "" {
+			w.subject = req.Place.Channel
+		}
+		if !channelID.MatchString(w.subject) {
+			return fmt.Sprintf("the channel a memory is about must be a Slack channel id, not %q", w.subject)
+		}
+	default:
+		return fmt.Sprintf("a %s memory can't be about %s", w.scope, about)
+	}
+	return ""
+}
+
+// DefaultScope chooses where a memory belongs when the caller did not say:
+// a preference, or anything said about oneself ("my badge number is…"), is
+// about the person; other procedures and knowledge said in a channel belong
+// to that channel, and in a DM to the person.
+func DefaultScope(kind Kind, place provenance.Place, content string) Scope {
+	if kind == KindPreference || place.Visibility == provenance.DM || firstPerson.MatchString(content) {
+		return ScopePersonal
+	}
+	return ScopeChannel
+}
+
+var (
+	firstPerson = regexp.MustCompile(`(?i)^\s*(please\s+)?((remember|note)( that)?[:,]?\s+)?(i|i'm|i am|i've|my|me)\b`)
+	channelID   = regexp.MustCompile(`^[CG][A-Z0-9]{2,}$`)
+)
+
+func subjectID(scope Scope, actor provenance.Actor, place provenance.Place) string {
+	switch scope {
+	case ScopePersonal:
+		return actor.ID
+	case ScopeConversation:
+		return place.SourceKey
+	case ScopeChannel:
+		return place.Channel
+	}
+	return place.Team
+}
+
+// accept makes what the review found of the memory's text what is stored.
+// withExpiry takes the end the review found in the memory itself.
+func (w *write) accept(v verdict, withExpiry bool, now time.Time) {
+	w.canonical, w.norm, w.sensitive = v.canonical, Normalize(v.canonical), v.sensitive
+	if len(v.cues) > 0 {
+		w.cues = v.cues
+	}
+	if v.note != "" && w.note != "" {
+		w.note += "; " + v.note
+	} else if v.note != "" {
+		w.note = v.note
+	}
+	if withExpiry && v.expires != "" {
+		if exp, err := ParseExpiry(v.expires, now); err == nil {
+			w.expires = exp
+		}
+	}
+}
+
+// plan is what stage 4 decided. A status means nothing is persisted: the
+// write is a duplicate of existing (which may be nil: kept where this
+// place may not see it), or rejected. Otherwise action is persisted,
+// archiving replaces.
+type plan struct {
+	status   Status
+	reason   string
+	existing *Memory
+	action   Action
+	replaces []uuid.UUID
+}
+
+// MaxCandidates is how many of the subject's similar memories a write is
+// compared with.
+const MaxCandidates = 8
+
+// DuplicateSimilarity is the pg_trgm similarity of normalized content above
+// which two memories of one subject are candidates for being the same
+// memory; sameWords confirms, so "Project A …" and "Project B …" stay apart.
+const DuplicateSimilarity = 0.6
+
+// decide is stage 4: how the memory relates to the subject's similar
+// active memories that may be shown through a model where it is written
+// (ModelAt), so that a merge, a duplicate or a supersession never quotes,
+// moves or archives a memory from a more private place. The Decider is
+// asked outside any transaction; its answer may only name candidates, and
+// one that can't answer fails the write closed. An update's merged text is
+// reviewed as a new write is, and keeps the most private visibility and the
+// strongest sensitivity of its sources.
+func (s *Store) decide(ctx context.Context, w *write) (plan, error) {
+	found, err := s.db.Memories().FindSimilar(ctx, w.similar())
+	if err != nil {
+		return plan{}, err
+	}
+	cands := candidates(*w, found)
+	if dup := duplicateOf(cands, w.norm); dup != nil {
+		return plan{status: Duplicate, reason: "already remembered", existing: dup}, nil
+	}
+	if s.decider == nil || len(cands) == 0 {
+		return plan{action: ActionAdd}, nil
+	}
+	ms := make([]Memory, 0, len(cands))
+	for _, c := range cands {
+		ms = append(ms, fromRow(c.Memory))
+	}
+	d, err := s.decider.Decide(ctx, w.canonical, w.kind, ms)
+	if err != nil {
+		return plan{}, fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
+	}
+	bad := func(format string, args ...any) (plan, error) {
+		return plan{}, fmt.Errorf("%w: the decision %s", ErrReviewUnavailable, fmt.Sprintf(format, args...))
+	}
+	target := candidate(cands, d.Target)
+	switch d.Action {
+	case ActionAdd:
+		return plan{action: ActionAdd}, nil
+	case ActionDuplicate:
+		if target == nil {
+			return bad("names %s, which is no candidate", d.Target)
+		}
+		return plan{status: Duplicate, reason: "already remembered in other words", existing: target}, nil
+	case ActionUpdate:
+		if target == nil {
+			return bad("names %s, which is no candidate", d.Target)
+		}
+		if Canonicalize(d.Merged) == "" {
+			return bad("merges into no text")
+		}
+		v, err := s.review(ctx, w, d.Merged, w.req.Said)
+		if err != nil {
+			return plan{}, err
+		}
+		if v.reason == "" {
+			v.sensitive = strongest(v.sensitive, w.sensitive, target.Sensitive)
+			v.reason = sensitivePolicy(w.req, w.scope, v.sensitive)
+		}
+		if v.reason != "" {
+			return plan{status: Rejected, reason: "merged with what is already remembered, it would not be stored: " + v.reason}, nil
+		}
+		w.accept(v, false, s.now())
+		w.visibility = mostPrivate(w.req.Place.Visibility, target.Visibility)
+		return plan{action: ActionUpdate, replaces: []uuid.UUID{target.ID}}, nil
+	case ActionSupersede:
+		if len(d.Replaces) == 0 {
+			return bad("supersedes nothing")
+		}
+		for _, id := range d.Replaces {
+			if candidate(cands, id) == nil {
+				return bad("names %s, which is no candidate", id)
+			}
+		}
+		return plan{action: ActionSupersede, replaces: d.Replaces}, nil
+	}
+	return bad("is %q", d.Action)
+}
+
+// similar asks for the subject's active memories similar to w. It asks
+// for more than candidates keeps, so memories that may not be shown leave
+// room for those that may.
+func (w write) similar() db.SimilarQuery {
+	return db.SimilarQuery{
+		Team: w.team, Scope: string(w.scope), SubjectType: string(w.subjectType), SubjectID: w.subject,
+		Normalized: w.norm, MinSimilarity: 0.3, Limit: 4 * MaxCandidates,
+	}
+}
+
+// candidates are the similar memories found that may be shown through a
+// model where w is written, closest first.
+func candidates(w write, found []db.Similar) []db.Similar {
+	v := ModelAt(w.req.Actor, w.req.Place)
+	out := found[:0]
+	for _, c := range found {
+		if len(out) < MaxCandidates && Visible(v, fromRow(c.Memory), Show) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// duplicateOf returns the candidate that says the same as norm, if any.
+func duplicateOf(cands []db.Similar, norm string) *Memory {
+	for _, c := range cands {
+		if c.Normalized == norm || (c.Sim >= DuplicateSimilarity && sameWords(c.Normalized, norm)) {
+			m := fromRow(c.Memory)
+			return &m
+		}
+	}
+	return nil
+}
+
+// candidate is the candidate with id, or nil.
+func candidate(cands []db.Similar, id uuid.UUID) *Memory {
+	for _, c := range cands {
+		if c.ID == id {
+			m := fromRow(c.Memory)
+			return &m
+		}
+	}
+	return nil
+}
+
+// mostPrivate is the more private of two visibilities: a DM before a
+// private place, a private place before a public one.
+func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
+	rank := map[provenance.Visibility]int{provenance.Public: 0, provenance.Private: 1, provenance.DM: 2}
+	ra, oka := rank[a]
+	rb, okb := rank[b]
+	switch {
+	case !oka:
+		return provenance.Private // unknown: private, so nothing leaks
+	case !okb:
+		return provenance.Private
+	case rb > ra:
+		return b
+	}
+	return a
+}
+
+// persist is stage 5: one short transaction that takes the subject's lock,
+// re-checks for a duplicate another writer may have stored since stage 4,
+// inserts the memory with its history and archives what it replaces.
+func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, error) {
+	path, ins := string(PathOf(w.req.WrittenBy)), w.insert(s.now())
+	action, archived, reason := "supersede", "superseded", "superseded by a newer memory"
+	if p.action == ActionUpdate {
+		action, archived, reason = "update", "updated", "updated: the newer memory merges it"
+	}
+	var (
+		row  db.Memory
+		old  []db.Memory
+		dup  *Memory
+		kept bool // the same words, kept where this place may not see them
+	)
+	err := s.db.InTx(ctx, func(tx *db.Tx) error {
+		mem := tx.Memories()
+		if err := mem.LockSubject(ctx, w.team+"/"+string(w.scope)+"/"+string(w.subjectType)+"/"+w.subject); err != nil {
+			return err
+		}
+		found, err := mem.FindSimilar(ctx, w.similar())
+		if err != nil {
+			return err
+		}
+		if dup = duplicateOf(candidates(w, found), w.norm); dup != nil {
+			return nil
+		}
+		row, err = mem.Insert(ctx, ins)
+		if errors.Is(err, db.ErrExists) {
+			kept = true // written before keys named private places: not quoted
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: row.ID, Team: row.Team, Action: "create", ActorID: w.req.Actor.ID, Path: path, Reason: w.note}); err != nil {
+			return err
+		}
+		for _, id := range p.replaces {
+			o, err := mem.Archive(ctx, id, archived, w.req.Actor.ID, &row.ID)
+			if errors.Is(err, db.ErrNotFound) {
+				continue // archived meanwhile
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", action, err)
+			}
+			if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: id, Team: row.Team, Action: action, ActorID: w.req.Actor.ID, Path: path, Reason: reason, RelatedID: &row.ID}); err != nil {
+				return err
+			}
+			old = append(old, o)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return Outcome{}, err
+	case dup != nil || kept:
+		return w.outcome(Duplicate, "already remembered", dup), nil
+	}
+	m := fromRow(row)
+	out := w.outcome(Stored, "", &m)
+	for _, o := range old {
+		out.Superseded = append(out.Superseded, fromRow(o))
+	}
+	return out, nil
+}
+
+// insert is the row w becomes.
+func (w write) insert(now time.Time) db.MemoryInsert {
+	req := w.req
+	observed := now
+	if t, ok := tsTime(req.MessageTS); ok {
+		observed = t
+	}
+	expires := req.ExpiresAt
+	if expires == nil {
+		expires = w.expires
+	}
+	// The same words said in a private place and then in public are two
+	// memories: the public one must not wait on one it can't see.
+	key := w.norm
+	if w.visibility != provenance.Public {
+		key += "\x00" + req.Place.Channel
+	}
+	key = w.team + "\x00" + string(w.scope) + "\x00" + w.subject + "\x00" + key
+	if w.subjectType != w.scope.DefaultSubject() {
+		key += "\x00" + string(w.subjectType) // keys of rows written before subjects stay the same
+	}
+	h := sha256.Sum256([]byte(key))
+	return db.MemoryInsert{
+		Team: w.team, Scope: string(w.scope), SubjectType: string(w.subjectType), SubjectID: w.subject,
+		Kind: string(w.kind), Content: w.canonical, Normalized: w.norm, SourceKey: req.Place.SourceKey,
+		ChannelID: req.Place.Channel, Visibility: w.visibility, ActorID: req.Actor.ID,
+		ActorName: req.Actor.Name, WrittenBy: req.WrittenBy, MessageTS: req.MessageTS,
+		ObservedAt: observed, ExpiresAt: expires, IdempotencyKey: hex.EncodeToString(h[:]), Sensitive: w.sensitive,
+		Cues: w.cues,
+	}
+}
+
+// outcome is Remember's answer for w.
+func (w write) outcome(status Status, reason string, m *Memory) Outcome {
+	out := Outcome{Status: status, Reason: reason, Canonical: w.canonical, Memory: m}
+	if status != Rejected {
+		out.Note = w.note
+	}
+	return out
+}
