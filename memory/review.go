@@ -69,7 +69,9 @@ func (s *Store) check(ctx context.Context, w *write, raw string, said []string) 
 		}
 		return reject("looks like personal data (" + why + "); ids, card and account numbers and phone numbers are never stored")
 	}
-	if reason := deterministic(v.canonical, secret, name); reason != "" {
+	if reason := deterministic(v.canonical, secret, name); reason != "" && !(category != "" && reason == reasonVague) {
+		// A short text the detectors find a special category in ("Is
+		// bisexual") is not vague: it is judged by the sensitive policy.
 		return reject(reason)
 	}
 	if s.reviewer == nil {
@@ -185,12 +187,14 @@ func deterministic(canonical, secret, actorName string) string {
 	case ThirdParty(canonical, actorName):
 		return "a personal fact about someone else; only they can ask to remember it"
 	case IsVague(canonical):
-		return "too vague to be useful later; say it in a self-contained sentence"
+		return reasonVague
 	}
 	return ""
 }
 
 const thirdParty = "third_party"
+
+const reasonVague = "too vague to be useful later; say it in a self-contained sentence"
 
 // strongest is the sensitive category of what several checks or sources
 // found: third_party (which no one but its subject may store) before any
