@@ -59,8 +59,8 @@ var ReviewSchema = &llm.Schema{Name: "memory_review", Description: "The verdict 
 // Review asks the model whether content is worth storing and how to keep it.
 func (j ModelJudge) Review(ctx context.Context, content string, kind Kind) (ReviewVerdict, error) {
 	system := ReviewPromptMarker + ` Refuse secrets and credentials, government ids, payment cards and bank accounts, point-in-time figures, personal facts about a third party, and vague or not self-contained text.
-Name the sensitive category of what the memory means, however it is worded and whoever it is about: health (conditions, treatment, medication, appointments), finances, legal matters, sexuality, religion, politics, union membership, or other people's personal data (third_party); otherwise answer none. "Takes antidepressants every morning" is health; a preference with such a reason ("Prefers remote Fridays for chemotherapy") is too.
-When the memory is sensitive only because of one part, such as the reason for a preference, give it restated without that part ("Prefers remote Fridays"); otherwise leave restated empty.
+Name the sensitive category of what the memory means, however it is worded and whoever it is about: health (conditions, treatment, medication, appointments), finances, legal matters, sexuality, religion, politics, union membership, or other people's personal data (third_party); otherwise answer none. "Takes statins every evening" is health; a preference with such a reason ("Prefers late starts on dialysis days") is too.
+When the memory is sensitive only because of one part, such as the reason for a preference, give it restated without that part ("Prefers late starts"); otherwise leave restated empty.
 When storing, give the memory as one canonical, self-contained sentence without "I" or "the user" (for example "Prefers terse PR summaries"), up to 8 short retrieval cues (words and questions someone would use when it matters: "timezone", "what time is it for me"), and an expiry date when the memory states its own end ("until Friday"). A rejection always says why.`
 	var v struct {
 		Store     bool     `json:"store"`
