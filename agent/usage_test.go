@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/db"
-	"github.com/mnemo-bot/mnemo/internal/fakellm"
-	"github.com/mnemo-bot/mnemo/internal/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
 	"github.com/mnemo-bot/mnemo/usage"
 )
 

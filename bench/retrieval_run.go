@@ -3,8 +3,8 @@ package bench
 import (
 	"context"
 
-	"github.com/mnemo-bot/mnemo/internal/fakellm"
-	"github.com/mnemo-bot/mnemo/internal/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 )
@@ -22,7 +22,7 @@ type RetrievalResult struct {
 
 // RunRetrieval loads the labelled corpus without its cues and scores the
 // parent commit's ranking, the current one, and the current one with the
-// fake embedder's vectors (served over HTTP by internal/fakellm, through
+// fake embedder's vectors (served over HTTP by internal/testkit/fakellm, through
 // the real OpenAI client).
 //
 // The corpus's cues are not loaded: they were written by hand beside the

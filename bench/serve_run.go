@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-bot/mnemo/bench/corpus"
-	"github.com/mnemo-bot/mnemo/internal/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 )
 
 // Serve-run settings: the 50 mentions with a 500 ms model, at

@@ -19,10 +19,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mnemo-bot/mnemo/internal/fakellm"
-	"github.com/mnemo-bot/mnemo/internal/fakeslack"
-	"github.com/mnemo-bot/mnemo/internal/harness"
-	"github.com/mnemo-bot/mnemo/internal/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
 )
 
 // SoakOptions is one soak run of the real `mnemo serve`.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
-	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 )
 
 // BenchmarkEnqueue measures the inbox write alone, the part of an ack that

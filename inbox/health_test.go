@@ -9,7 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/mnemo-bot/mnemo/internal/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 )
 
 // River's errors are logged once per outage, however many batches fail,

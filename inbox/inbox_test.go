@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/inbox"
-	"github.com/mnemo-bot/mnemo/internal/harness"
-	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 )
 
 // handler is a front end for tests: it records what the inbox asks of it,

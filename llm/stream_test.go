@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-bot/mnemo/internal/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
 	"github.com/mnemo-bot/mnemo/llm"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/bench/corpus"
 	"github.com/mnemo-bot/mnemo/db"
-	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )

@@ -19,8 +19,8 @@ import (
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/inbox"
-	"github.com/mnemo-bot/mnemo/internal/fakeslack"
-	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/slackapp"
 )

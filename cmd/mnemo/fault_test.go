@@ -19,11 +19,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-bot/mnemo/internal/fakellm"
-	"github.com/mnemo-bot/mnemo/internal/fakeslack"
-	"github.com/mnemo-bot/mnemo/internal/harness"
-	"github.com/mnemo-bot/mnemo/internal/scripted"
-	"github.com/mnemo-bot/mnemo/internal/testdb"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 )
 
 // The fault tests run the real mnemo binary, built once, as processes that

@@ -43,17 +43,17 @@ var layers = map[string][]string{
 	"cmd/mnemo":                     {"*"},
 	"cmd/mnemo-eval":                {"evals"},
 	"evals":                         {"*"},
-	"internal/fakeslack":            {"internal/harness"},
-	"internal/fakellm":              {"llm", "internal/harness"},
-	"internal/scripted":             {"internal/fakellm", "learn", "llm", "memory", "tools"},
-	"internal/testdb":               {"db", "internal/harness"},
-	"internal/harness":              {},
+	"internal/testkit/fakeslack":    {"internal/testkit/harness"},
+	"internal/testkit/fakellm":      {"llm", "internal/testkit/harness"},
+	"internal/testkit/scripted":     {"internal/testkit/fakellm", "learn", "llm", "memory", "tools"},
+	"internal/testkit/testdb":       {"db", "internal/testkit/harness"},
+	"internal/testkit/harness":      {},
 	"internal/periodic":             {},
 	"internal/archtest":             {},
 	"deploy":                        {},
 	"bench/corpus":                  {"memory", "provenance"},
 	"bench/bm25":                    {},
-	"bench":                         {"bench/bm25", "bench/corpus", "db", "internal/fakellm", "internal/fakeslack", "internal/scripted", "internal/harness", "llm", "memory", "provenance", "tools", "tools/mcp"},
+	"bench":                         {"bench/bm25", "bench/corpus", "db", "internal/testkit/fakellm", "internal/testkit/fakeslack", "internal/testkit/scripted", "internal/testkit/harness", "llm", "memory", "provenance", "tools", "tools/mcp"},
 	"cmd/mnemo-bench":               {"bench"},
 	"cmd/mnemo-soak":                {"bench"},
 }
@@ -62,12 +62,17 @@ var layers = map[string][]string{
 var surfaces = []string{"slackapp", "agent", "learn", "evals", "cmd/"}
 
 // testOnly may never be linked into the mnemo binary.
-var testOnly = []string{"net/http/httptest", module + "/db/evalcheck", module + "/db/evalcheck/internal/evalsql", module + "/internal/fakeslack", module + "/internal/fakellm", module + "/internal/testdb", module + "/internal/scripted", module + "/internal/harness", module + "/evals", module + "/bench", module + "/bench/bm25", module + "/bench/corpus"}
+var testOnly = []string{"net/http/httptest", module + "/db/evalcheck", module + "/db/evalcheck/internal/evalsql", module + "/evals", module + "/bench", module + "/bench/bm25", module + "/bench/corpus"}
+
+// testKit is the one folder of test support (the fake Slack and model
+// servers, the scripted model, test databases, the barrier harness): nothing
+// under it may be linked into the binary, whatever its name.
+const testKit = module + "/internal/testkit/"
 
 // driverUsers may import pgx: the stores, River's queues (the inbox and
 // learning), the test databases, and the benchmarks, which load corpora
 // with COPY and make their own databases.
-var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "db/evalcheck/internal/evalsql": true, "inbox": true, "learn": true, "internal/testdb": true, "bench": true, "bench/corpus": true}
+var driverUsers = map[string]bool{"db": true, "db/internal/dbsqlc": true, "db/evalcheck/internal/evalsql": true, "inbox": true, "learn": true, "internal/testkit/testdb": true, "bench": true, "bench/corpus": true}
 
 // riverDriverAPI is River's driver interface (Driver().GetExecutor() and
 // its params), which no package may call: riverpgxv5, which makes the
@@ -126,10 +131,8 @@ func check(pkgs []pkg, binaryDeps []string) []string {
 		}
 	}
 	for _, d := range binaryDeps {
-		for _, t := range testOnly {
-			if d == t {
-				out = append(out, fmt.Sprintf("the mnemo binary links %s, a test-only package", d))
-			}
+		if contains(testOnly, d) || strings.HasPrefix(d, testKit) {
+			out = append(out, fmt.Sprintf("the mnemo binary links %s, a test-only package", d))
 		}
 	}
 	sort.Strings(out)
@@ -201,7 +204,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"generated code outside the stores", []pkg{m("memory", "db/internal/dbsqlc")}, nil, "only the stores in db may"},
 		{"memory reaching a surface", []pkg{m("memory", "slackapp")}, nil, "memory imports no surface"},
 		{"importing a command", []pkg{m("agent", "cmd/mnemo")}, nil, "nothing imports a command"},
-		{"test code in the binary", nil, []string{module + "/internal/fakeslack"}, "test-only"},
+		{"test code in the binary", nil, []string{module + "/internal/testkit/fakeslack"}, "test-only"},
+		{"a new test kit in the binary", nil, []string{module + "/internal/testkit/fakegrid"}, "test-only"},
 		{"httptest in the binary", nil, []string{"net/http/httptest"}, "test-only"},
 		{"the evals' queries in the binary", nil, []string{module + "/db/evalcheck"}, "test-only"},
 		{"a layer skipped upward", []pkg{m("threads", "memory")}, nil, "does not allow"},

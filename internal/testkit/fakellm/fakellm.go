@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mnemo-bot/mnemo/internal/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 	"github.com/mnemo-bot/mnemo/llm"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-bot/mnemo/internal/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 )
 
 // request is what the app saw of one delivery.

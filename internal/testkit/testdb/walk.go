@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/mnemo-bot/mnemo/internal/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 )
 
 // Column is one column a walk reads.

@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mnemo-bot/mnemo/db"
-	"github.com/mnemo-bot/mnemo/internal/harness"
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 )
 
 // DB is one test's database.
