@@ -175,6 +175,45 @@ BEGIN
         pick := pick * 2;
     END LOOP;
 
+    -- The depth cap ended the search before the bound did: a memory in no
+    -- list read could still outrank the k-th. The one that can lose most
+    -- is a memory that holds every word of the question, each of them
+    -- common where it was said: in every word's list, more shorter
+    -- memories weigh the word more than it does, so it is read in none,
+    -- though it outranks them all (make bench's write-to-visible misses:
+    -- a memory searched for by its own text). So the memories that hold
+    -- every word are read from the text index (memories_search) and
+    -- scored too, as many as the last round picked.
+    IF kth < bound AND cardinality(terms) > 1 THEN
+        WITH every AS (
+            SELECT r.id FROM memories r
+            WHERE r.search @@ (SELECT string_agg(quote_literal(x), ' & ')::tsquery FROM unnest(terms) AS x)
+              AND r.team_id = v_team AND r.archived_at IS NULL
+              AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+              AND r.id <> ALL(coalesce(ids, '{}')) AND r.id <> ALL(gone)
+            LIMIT pick
+        ), scored AS (
+            SELECT m.id, m.created_at, (sum(t.idf * mt.impact) * sum(t.idf) / total)::real::float8 AS score
+            FROM every c
+            CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = c.id) m
+            CROSS JOIN LATERAL memory_term_weights(m.search, terms) mt
+            JOIN unnest(terms, idfs) AS t(term, idf) ON t.term = mt.term
+            WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+            GROUP BY m.id, m.created_at
+        ), top AS (
+            SELECT x.id, x.score, x.created_at FROM (
+                SELECT s.id, s.score, s.created_at FROM scored s
+                UNION ALL
+                SELECT u.id, u.score, m.created_at FROM unnest(ids, scores) AS u(id, score)
+                CROSS JOIN LATERAL (SELECT r.created_at FROM memories r WHERE r.id = u.id) m
+            ) x
+            ORDER BY x.score DESC, x.created_at DESC, x.id LIMIT k
+        )
+        SELECT array_agg(top.id ORDER BY top.score DESC, top.created_at DESC, top.id),
+               array_agg(top.score ORDER BY top.score DESC, top.created_at DESC, top.id)
+        INTO ids, scores FROM top;
+    END IF;
+
     -- Thread evidence. A conversation is the unit that answers: the reply
     -- that holds the answer often shares few words with the question, and
     -- the words it does share ("running") may be common in the rest of a
