@@ -80,7 +80,7 @@ SOAK_DURATION ?= 10m
 soak: $(DB_DEP) build
 	$(GO) run ./cmd/mnemo-soak --mnemo bin/mnemo --duration $(SOAK_DURATION)
 
-## bench: seed the corpora (up to a million memories), run the Go benchmarks and the bench
+## bench: seed the corpora (10k and 100k memories; MILLION=1 adds a million), run the Go benchmarks and the bench
 ## command, which also drives the real `mnemo serve` against the fakes; print one table and
 ## write it to bench/RESULTS.md (about ten minutes; not part of test)
 bench: $(DB_DEP) build
@@ -88,7 +88,7 @@ bench: $(DB_DEP) build
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 20m ./memory/ ./tools/ ./threads/ > bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
 	$(GO) test -run '^$$' -bench 'AckLatency|Enqueue' -benchtime 2000x -count 3 -timeout 10m ./slackapp/ ./inbox/ >> bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
 	@cat bench/out/gobench.txt
-	$(GO) run ./cmd/mnemo-bench --gobench bench/out/gobench.txt --mnemo bin/mnemo --logs bench/out --out bench/RESULTS.md
+	$(GO) run ./cmd/mnemo-bench --gobench bench/out/gobench.txt --mnemo bin/mnemo --logs bench/out --out bench/RESULTS.md $(if $(MILLION),--million)
 
 ## bench-locomo: only recall on LoCoMo, from LOCOMO_DIR, printed shape by shape: seconds for
 ## the channel and personal shapes, about three minutes more for the noisy one (SHAPES=channel,personal

@@ -74,6 +74,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	logf("recall over the corpora: %v rows, %d queries each", cfg.Sizes, cfg.Queries)
 	var largest *Database
 	var spec corpus.Spec
+	var recalls []RecallResult
 	for i, size := range cfg.Sizes {
 		spec = corpus.Spec{Rows: size, Seed: 1, Now: time.Now()}
 		d, err := NewDatabase(ctx, cfg.Server, fmt.Sprintf("mnemo_bench_%d", size), 8)
@@ -93,6 +94,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 		addRecall(t, res)
+		recalls = append(recalls, res)
+		if ib, err := MeasureIndexBytes(ctx, d.Pool); err == nil {
+			addIndexBytes(t, size, ib)
+		} else {
+			return nil, err
+		}
 		r.Notes = append(r.Notes, fmt.Sprintf("%s rows: the baseline timed %d auto-recall and %d recall-tool queries (of %d; it stops after 40 s); "+
 			"queries that found nothing: ours %d and %d, the baseline's %d and %d.",
 			count(size), res.AutoBaseline.N, res.ToolBaseline.N, cfg.Queries, res.AutoEmpty, res.ToolEmpty, res.AutoBaseEmpty, res.ToolBEm))
@@ -107,6 +114,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			d.Close()
 		}
 	}
+	addSlopes(t, recalls)
 	if cfg.RecallOnly {
 		if largest != nil {
 			largest.Pool.Close()

@@ -29,7 +29,7 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage: mnemo-bench [--sizes N,N,…] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
+const usage = `usage: mnemo-bench [--sizes N,N,…] [--million] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
        mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
        mnemo-bench --only serve [--sizes N] [--turns N] [--mnemo FILE]
 
@@ -37,7 +37,9 @@ Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
 to --out. Recall on LoCoMo reads its five development conversations from
 the directory LOCOMO_DIR names (see README, "Reading make bench").
-  --sizes      corpus sizes for recall (default 10000,100000,1000000)
+  --sizes      corpus sizes for recall (default 10000,100000)
+  --million    add a corpus of a million memories (make bench MILLION=1): the
+               recall, remember and serve targets are at a million
   --queries    recall queries per size (default 500)
   --remember   remembers at the largest size, one at a time and as many concurrently (default 300)
   --writers    concurrent writers for remember's throughput (default 4)
@@ -65,7 +67,8 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mnemo-bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	sizes := fs.String("sizes", "10000,100000,1000000", "")
+	sizes := fs.String("sizes", "10000,100000", "")
+	million := fs.Bool("million", false, "")
 	queries := fs.Int("queries", 500, "")
 	remember := fs.Int("remember", 300, "")
 	writers := fs.Int("writers", 4, "")
@@ -137,6 +140,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return 2
 		}
 		cfg.Sizes = append(cfg.Sizes, n)
+	}
+	if *million && !slices.Contains(cfg.Sizes, 1_000_000) {
+		cfg.Sizes = append(cfg.Sizes, 1_000_000)
 	}
 	report, err := bench.Run(ctx, cfg)
 	if err != nil {

@@ -36,12 +36,16 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 0.3 $$;
 -- memories_expiry finds them). The index still holds them, and nobody may
 -- see them: recall takes them out of the statistics, the lists it reads
 -- and the typo correction's words, so that nothing invisible shapes a
--- ranking.
+-- ranking. Their partitions come from memories_expired_parts alone; only
+-- those in the given partitions are read from the table.
 CREATE OR REPLACE FUNCTION memory_expired(parts text[], v_team text)
 RETURNS TABLE (id uuid, search tsvector) LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT r.id, r.search FROM memories r
-    WHERE r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.expires_at <= now() AND r.team_id = v_team
-      AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+    SELECT m.id, m.search
+    FROM (SELECT r.id FROM memories r
+          WHERE r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.team_id = v_team AND r.expires_at <= now()
+            AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+          OFFSET 0) x
+    CROSS JOIN LATERAL (SELECT r.id, r.search FROM memories r WHERE r.id = x.id) m
 $$;
 
 CREATE OR REPLACE FUNCTION memory_bm25(parts text[], terms text[], k integer, max_depth integer,
@@ -67,14 +71,13 @@ BEGIN
     END IF;
     -- The statistics count what the asker may see in these partitions but
     -- the memories past their expiry: those are taken out here, per word.
-    gone := ARRAY(SELECT e.id FROM memory_expired(parts, v_team) e);
-    gone_df := array_fill(0::float8, ARRAY[cardinality(terms)]);
-    IF cardinality(gone) > 0 THEN
-        gone_df := ARRAY(SELECT count(x.id)::float8
-                         FROM unnest(terms) WITH ORDINALITY AS t(term, ord)
-                         LEFT JOIN memories x ON x.id = ANY(gone) AND t.term = ANY(tsvector_to_array(x.search))
-                         GROUP BY t.ord ORDER BY t.ord);
-    END IF;
+    WITH e AS MATERIALIZED (
+        SELECT x.id, tsvector_to_array(x.search) AS lex FROM memory_expired(parts, v_team) x
+    )
+    SELECT (SELECT coalesce(array_agg(e.id), '{}') FROM e),
+           ARRAY(SELECT count(e.id)::float8 FROM unnest(terms) WITH ORDINALITY AS t(term, ord)
+                 LEFT JOIN e ON t.term = ANY(e.lex) GROUP BY t.ord ORDER BY t.ord)
+    INTO gone, gone_df;
     SELECT coalesce(sum(s.docs), 0) - cardinality(gone) INTO n FROM memory_part_stats s WHERE s.part = ANY(parts);
     IF n <= 0 THEN
         RETURN;
@@ -117,7 +120,7 @@ BEGIN
                 -- read late.
                 SELECT mp.id, mp.at, mp.impact, row_number() OVER (ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC) AS rn
                 FROM memory_postings mp
-                WHERE mp.part = p.part AND mp.term = t.term AND mp.id <> ALL(gone)
+                WHERE mp.part = p.part AND mp.term = t.term AND mp.id NOT IN (SELECT unnest(gone))
                 ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC
                 LIMIT depth + 1
             ) x
@@ -190,7 +193,7 @@ BEGIN
             WHERE r.search @@ (SELECT string_agg(quote_literal(x), ' & ')::tsquery FROM unnest(terms) AS x)
               AND r.team_id = v_team AND r.archived_at IS NULL
               AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
-              AND r.id <> ALL(coalesce(ids, '{}')) AND r.id <> ALL(gone)
+              AND r.id <> ALL(coalesce(ids, '{}')) AND r.id NOT IN (SELECT unnest(gone))
             LIMIT pick
         ), scored AS (
             SELECT m.id, m.created_at, (sum(t.idf * mt.impact) * sum(t.idf) / total)::real::float8 AS score
