@@ -50,7 +50,7 @@ func addIndexBytes(t *Table, rows int, ib IndexBytes) {
 	t.Add(Row{Metric: fmt.Sprintf("recall index bytes per memory @%s (postings, thread postings, statistics, vocabulary)", count(rows)),
 		Target: "≤ 3× the GIN", Measured: fmt.Sprintf("%.0f B (%s in all)", per, mib(ib.Postings)),
 		Baseline: fmt.Sprintf("%.0f B GIN tsvector (memories_search, %s)", gin, mib(ib.GIN)),
-		Ratio: fmt.Sprintf("%.1f×", per/gin), Met: met(per <= 3*gin),
+		Ratio:    fmt.Sprintf("%.1f×", per/gin), Met: met(per <= 3*gin),
 		Why: fmt.Sprintf("memories itself, with its indexes: %.0f B per memory", float64(ib.Table)/float64(ib.Memories))})
 }
 
