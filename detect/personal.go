@@ -57,7 +57,8 @@ var (
 		"epipen", "steroids", "immunosuppressants", "antiretrovirals", "dialysis", "levothyroxine", "insulin injections",
 		"blood pressure medication", "thyroid medication", "hearing aids", "hearing aid", "cochlear implant",
 		"prosthetic", "prosthesis", "insulin pump", "cpap", "cpap machine", "glucose monitor", "wheelchair",
-		"walking stick", "crutches",
+		"walking stick", "crutches", "guide dog", "hearing dog", "assistance dog", "service dog", "mobility scooter",
+		"white cane", "walking frame", "ostomy bag", "colostomy bag", "catheter", "feeding tube", "blue badge",
 	}
 	care = []string{
 		"therapy", "therapist", "psychiatrist", "psychologist", "psychotherapist", "psychotherapy", "counselling",
@@ -79,7 +80,9 @@ var (
 		"a recovering alcoholic", "a recovering addict", "in recovery", "in remission", "in rehab", "in therapy",
 		"on the autism spectrum", "on the spectrum", "on medical leave", "on sick leave", "on disability leave",
 		"on stress leave", "on long-term sick leave", "off sick", "expecting a baby", "expecting twins",
-		"a cancer survivor", "a wheelchair user", "in a wheelchair", "depressed", "suicidal", "chronically ill",
+		"a cancer survivor", "a wheelchair user", "in a wheelchair", "registered disabled", "registered blind",
+		"paralysed", "paralyzed", "an amputee", "amputee", "wheelchair-bound", "housebound", "bedbound", "non-verbal",
+		"sectioned", "in a psychiatric ward", "in a psych ward", "in psychiatric care", "depressed", "suicidal", "chronically ill",
 		"terminally ill", "mentally ill", "seriously ill", "in hospital", "hospitalised", "hospitalized", "hiv-positive",
 	}
 	allergens = []string{
@@ -93,7 +96,8 @@ var (
 		"medical leave", "sick leave", "disability leave", "medical history", "health condition", "mental health",
 		"blood sugar", "blood pressure", "illness", "prescription", "hospital stay", "symptoms", "doctor's appointment",
 		"doctor's appointments", "medical appointment", "medical appointments", "hospital appointments",
-		"sobriety", "recovery from alcoholism", "diagnosis of",
+		"sobriety", "recovery from alcoholism", "diagnosis of", "reasonable adjustments", "reasonable adjustment",
+		"disability accommodations", "suicide attempt",
 	}
 
 	sexualIdentities = []string{
@@ -107,7 +111,10 @@ var (
 		"christian", "muslim", "jewish", "jew", "hindu", "buddhist", "sikh", "catholic", "roman catholic", "protestant",
 		"mormon", "atheist", "agnostic", "evangelical", "quaker", "baptist", "methodist", "anglican", "lutheran",
 		"presbyterian", "pentecostal", "jain", "bahai", "baha'i", "pagan", "wiccan", "rastafarian", "jehovah's witness",
-		"religious", "shia", "sunni", "person of faith",
+		"religious", "shia", "sunni", "person of faith", "lds", "latter-day saint", "amish", "mennonite", "hare krishna",
+		"scientologist", "zoroastrian", "parsi", "taoist", "unitarian", "adventist", "seventh-day adventist", "coptic",
+		"orthodox christian", "greek orthodox", "russian orthodox", "episcopalian", "orthodox jew", "hasidic", "druze",
+		"alevi", "ismaili", "ahmadi", "born-again christian",
 	}
 	worship = []string{
 		"church", "mosque", "masjid", "synagogue", "shul", "temple", "gurdwara", "mandir", "chapel", "mass",
@@ -118,7 +125,8 @@ var (
 	observances = []string{
 		"sabbath", "shabbat", "shabbos", "ramadan", "lent", "yom kippur", "passover", "pesach", "rosh hashanah", "eid",
 		"diwali", "navratri", "vaisakhi", "hanukkah", "chanukah", "sukkot", "kosher", "halal", "high holidays",
-		"high holy days", "iftar", "suhoor", "religious fast", "orthodox easter",
+		"high holy days", "iftar", "suhoor", "religious fast", "orthodox easter", "hajj", "umrah", "rosary",
+		"holy communion", "communion", "bar mitzvah", "bat mitzvah", "vesak", "purim", "shavuot", "eid al-adha", "eid al-fitr",
 	}
 	religiousNouns = []string{
 		"religious reasons", "religious holidays", "religious holiday", "religious beliefs", "religious views",
@@ -502,7 +510,12 @@ var statementVerbs = wordSet(`is was has had prefers wants needs likes loves hat
 	grosses nets receives received went ran runs stood stands marched marches protests protested attended goes joins
 	organises organizes organised organized plays played sings sang helps helped serves served lost loses borrowed
 	borrows took taking paid spent applied claims claimed struggles struggled missed finished started began got
-	had gets been being sees saw underwent needed`)
+	had gets been being sees saw underwent needed faces faced turned gambles gambled overstayed seeks sought seeking
+	inherited remortgaged declared defaulted owed spends lends lent sold bought owns holds saves saved invested invests
+	appeared appears pleaded served sued sues applies reported suffers suffered survived stopped quit returned returns
+	moved fled won lobbies petitions canvasses canvassed campaigned signed diagnosed treated hospitalised hospitalized
+	admitted discharged injured broke tore sprained fractured recovered relapsed copes deals battles fights fought
+	skipped completed spent wore carries carried`)
 
 // nonNames are capitalised words that start a sentence about a thing.
 var nonNames = wordSet(`the this that these those our their its it we every each some a an all no any my your one

@@ -123,8 +123,9 @@ var personalClassDetectors = []detector{
 		re:   regexp.MustCompile(`(?i)\b[a-z]{2,}` + medicalSuffixes + `\b`)},
 	// A drug by its stem, taken: "takes atorvastatin", "on ramipril".
 	{name: "medication by stem", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notListed(notDrugs)),
-		gate: gate{words: []string{"statin", "pril", "sartan", "olol", "pine", "prazole", "zepam", "zolam", "oxetine", "triptan", "triptyline", "pramine", "gliptin", "glutide", "gliflozin", "formin", "lukast", "tidine", "mab", "tinib", "cillin", "mycin", "cycline", "floxacin", "thyroxine", "parin", "xaban", "gatran", "afil", "profen", "codone", "semide", "thiazide", "nisone", "solone", "cortisone", "methasone", "vudine", "vir", "done", "pam"}},
-		re:   regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|injects?|uses?|prescribed|switched\s+to|came\s+off|coming\s+off|off|given|gets|getting|been\s+on|back\s+on)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly|\d+\s?mg(?:\s+of)?)\s+){0,3}[a-z]{2,}` + drugStems + `\b`)},
+		gate: gate{words: []string{"mg", "mcg", "µg", "milligram", "microgram", "statin", "pril", "sartan", "olol", "pine", "prazole", "zepam", "zolam", "oxetine", "triptan", "triptyline", "pramine", "gliptin", "glutide", "gliflozin", "formin", "lukast", "tidine", "mab", "tinib", "cillin", "mycin", "cycline", "floxacin", "thyroxine", "parin", "xaban", "gatran", "afil", "profen", "codone", "semide", "thiazide", "nisone", "solone", "cortisone", "methasone", "vudine", "vir", "done", "pam"}},
+		re: regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|injects?|uses?|prescribed|switched\s+to|came\s+off|coming\s+off|off|given|gets|getting|been\s+on|back\s+on)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly|\d+\s?mg(?:\s+of)?)\s+){0,3}[a-z]{2,}` + drugStems + `\b` +
+			`|\b(?:takes?|took|taking|on|prescribed|up\s+to|down\s+to|upped\s+to|increased\s+to|reduced\s+to)\s+(?:(?:a|his|her|their|my|the)\s+)?(?:\w+\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|µg|milligrams?|micrograms?)\b`)},
 	// A specialist or a place of care, visited: "has a follow-up with
 	// the oncologist", "sees a dermatologist", "needs mornings free for
 	// clinic visits".
@@ -160,13 +161,38 @@ var personalClassDetectors = []detector{
 		gate: gate{terms: terms([]string{"sober", "sobriety", "relapse", "relapsed", "relapsing", "clean"})},
 		re:   regexp.MustCompile(`(?i)\b(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|eighteen|a\s+few|several|many)\s+(?:days?|weeks?|months?|years?)\s+(?:sober|clean)|(?:` + be + `|got|getting|stayed|staying|stays?|been)\s+(?:(?:now|still|newly|recently)\s+)?sober|(?:has|have|had)\s+relapsed|relapsed|relapsing|(?:his|her|their|my)\s+sobriety)\b`)},
 
+	// Health by absence: leave taken for an illness, a phased return, a
+	// fit note, occupational health.
+	{name: "medical leave", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"leave", "off", "signed", "phased", "sickness", "note", "occupational", "return", "away", "out", "absent", "took", "taking", "takes", "on", "started", "starts", "began"})},
+		re: regexp.MustCompile(`(?i)\b(?:(?:on|started|starts|began)\s+(?:a\s+)?phased\s+return|phased\s+return\s+to\s+work|signed\s+off\s+(?:sick|work|for\s+\w+\s+weeks?)` +
+			`|(?:on|took|taking|takes|off|away|out|absent|been\s+off|was\s+off)\s+(?:(?:\w+|\d+)\s+){0,3}?(?:leave|time\s+off|off|work|weeks?|months?|days?)\s+(?:for|after|because\s+of|due\s+to|following|with)\s+(?:(?:a|an|his|her|their|my|the|major|minor|serious|bad)\s+)?(?:breakdown|burnout|burn-out|operation|procedure|injury|illness|accident|collapse|surgery|stress|exhaustion|mental\s+health|health\s+reasons|medical\s+reasons)` +
+			`|sickness\s+absence|(?:sick|fit)\s+note|occupational\s+health\s+(?:referral|assessment|review|appointment))\b`)},
+
+	// Sex life and partners that say an orientation: "lives with his
+	// husband", "in an open relationship".
+	{name: "sex life", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: plainTerm,
+		gate: gate{terms: terms([]string{"husband", "boyfriend", "fiance", "fianc", "wife", "girlfriend", "fiancee", "polyamorous", "polyamory", "monogamous", "throuple", "swinger", "swingers", "kink", "bdsm", "celibate", "grindr", "scruff", "attracted", "pronouns", "deadname", "deadnamed", "dead", "dates", "relationship", "marriage", "they", "them", "ze", "xe"})},
+		re: regexp.MustCompile(`(?i)\b(?:his\s+(?:husband|boyfriend|fianc[eé])|her\s+(?:wife|girlfriend|fianc[eé]e)\b(?:\s|$|[,.;])` +
+			`|(?:in|into)\s+(?:an?\s+)?(?:open|polyamorous|poly|non-?monogamous)\s+(?:relationship|marriage)|polyamorous|polyamory|non-?monogamous|throuple|swingers?|bdsm|celibate` +
+			`|(?:uses?|using|on)\s+(?:grindr|scruff)|attracted\s+to\s+(?:men|women|both|other\s+(?:men|women))|dates\s+(?:both\s+)?(?:men\s+and\s+women|women\s+and\s+men)` +
+			`|(?:uses?|goes\s+by|prefers)\s+(?:the\s+)?(?:they/them|ze/zir|ze/hir|xe/xem|they\s+and\s+them)(?:\s+pronouns)?|dead-?named?)`)},
+
+	// Legal sanctions beyond a conviction: a tag, bail, a driving ban, an
+	// investigation.
+	{name: "legal sanction", category: CategoryLegal, reason: "a personal legal matter (arrest, conviction, lawsuit)", valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"tag", "monitor", "community", "offenders", "offender", "caution", "cautioned", "driving", "drink", "drunk", "licence", "license", "banned", "ordered", "investigation", "investigated", "criminal", "charges"})},
+		re:   regexp.MustCompile(`(?i)\b(?:electronic\s+tag|ankle\s+monitor|community\s+service(?:\s+order)?|sex\s+offenders?\s+register|police\s+caution|(?:was|got|been|is)\s+cautioned\s+by\s+(?:the\s+)?police|(?:drink|drunk)[-\s]driving|driving\s+ban|banned\s+from\s+driving|lost\s+(?:his|her|their|my)\s+(?:driving\s+)?licen[cs]e|court[-\s]ordered|criminal\s+(?:charges?|case|trial|investigation)|(?:under|facing|faces)\s+(?:a\s+)?(?:criminal\s+|police\s+|tax\s+)?investigation|(?:is|was|being)\s+investigated\s+by\s+(?:the\s+)?(?:police|fbi|irs|hmrc|tax\s+office|tax\s+authorities|sec))\b`)},
+
 	// Religion by community: "sings in the church choir", "volunteers at
 	// the temple", "is a deacon".
 	{name: "faith community", category: CategoryReligion, reason: "religious belief", valid: plainTerm,
-		gate: gate{terms: terms(nil, worshipPlaces, religiousRoles)},
+		gate: gate{terms: terms([]string{"bible", "quran", "qur", "koran", "torah", "talmud", "gita", "scripture", "scriptures", "granth", "mormon"}, worshipPlaces, religiousRoles, religiousIdentities)},
 		re: regexp.MustCompile(`(?i)\b(?:(?:sings?|singing|sang|plays?|playing|played|volunteers?|volunteering|volunteered|helps?|helping|serves?|serving|teaches|teaching|active|involved|worships?|worshipping|married|bapti[sz]ed|confirmed|member)\s+(?:[\w'’]+\s+){0,2}?(?:in|at|with|for|of)\s+(?:(?:the|a|an|his|her|their|my|local|our)\s+)?` + phrases(worshipPlaces) +
 			`|` + phrases(worshipPlaces) + `\s+(?:choir|youth\s+group|band|council|community|elders?|services?|retreat|camp|group)` +
-			`|(?:` + be + `|serves\s+as|ordained\s+as|trained\s+as)\s+(?:(?:a|an|the|local|parish|ordained)\s+){0,2}` + phrases(religiousRoles) + `)\b`)},
+			`|(?:` + be + `|serves\s+as|ordained\s+as|trained\s+as)\s+(?:(?:a|an|the|local|parish|ordained)\s+){0,2}` + phrases(religiousRoles) +
+			`|(?:attends?|attended|attending|goes\s+to|went\s+to|observes?|observed|celebrates?|celebrated|member\s+of|part\s+of|active\s+in|off\s+for|leave\s+for|fasts?\s+for)\s+(?:(?:the|a|an|his|her|their|local|weekly)\s+)?` + phrases(religiousIdentities) + `\s+(?:services?|mass|meetings?|worship|prayers|community|congregation|youth\s+group|retreat|festival|holidays?|holy\s+days|new\s+year|fast)` +
+			`|(?:reads|studies|reading|studying|recites|reciting|memori[sz]es|memori[sz]ing)\s+(?:(?:the|a|his|her|their)\s+)?(?:bible|quran|qur['’]an|koran|torah|talmud|gita|bhagavad\s+gita|guru\s+granth\s+sahib|book\s+of\s+mormon|scriptures?)\b(?:\s+(?:daily|every|each|before|after|at))?)\b`)},
 
 	// Politics by act: protests, a named movement, a seat, a run for
 	// office, a side held as a noun.
@@ -178,9 +204,9 @@ var personalClassDetectors = []detector{
 			`|(?:ran|runs|running|stood|stands|standing|campaigning|campaigns?|campaigned)\s+(?:for|as)\s+(?:(?:a|an|the|his|her|local)\s+)?` + offices + `|(?:ran|runs|running|stood|stands|standing)\s+as\s+(?:an?\s+)?(?:independent|candidate)|(?:elected|re-?elected)\s+(?:to|as)\s+(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:council|councillor|councilor|mayor|parliament|congress|senate|assembly|mp|school\s+board)` +
 			`|(?:` + be + `|serves\s+as|elected\s+as)\s+(?:(?:a|an|the|local|city|town|county|parish|district|state|borough|elected|former|current|sitting|labour|tory|conservative|green|democratic|republican|spd|cdu|\w+)\s+){0,2}` + phrases(politicalOffices) + `)\b`)},
 	{name: "political leaning", category: CategoryPolitics, reason: "political opinion or affiliation", valid: endsClause,
-		gate: gate{terms: terms([]string{"politically", "vote", "votes", "voted", "voting"}, politicalLeanings)},
+		gate: gate{terms: terms([]string{"politically", "vote", "votes", "voted", "voting", "pro", "anti"}, politicalLeanings)},
 		re: regexp.MustCompile(`(?i)\b(?:` + be + `\s+(?:(?:a|an|staunch|lifelong|life-long|committed|proud|die-hard|diehard|card-carrying|hardcore|devoted|self-described|self-declared|true|real|classic|old-school|bleeding-heart|fiscal|social|socially|fiscally|politically)\s+){1,3}` + phrases(politicalLeanings) +
-			`|politically\s+(?:\w+\s+)?` + phrases(politicalLeanings) + `|(?:votes?|voted|voting)\s+(?-i:Green|Labour|Labor|Tory|Conservative|Liberal|Democrat|Republican|Reform|Left|Linke|SNP|UKIP|GOP|SPD|CDU|FDP|AfD)|(?:votes?|voted|voting)\s+(?:left|right|left-wing|right-wing|far-left|far-right|tactically|blue|red))\b`)},
+			`|politically\s+(?:\w+\s+)?` + phrases(politicalLeanings) + `|` + be + `\s+(?:(?:very|strongly|firmly|fiercely|openly|vocally|quite|staunchly)\s+)?(?:pro|anti)-(?:life|choice|abortion|gun|guns|immigration|brexit|eu|trump|israel|palestine|palestinian|vax|monarchy|establishment)` + `|(?:votes?|voted|voting)\s+(?-i:Green|Labour|Labor|Tory|Conservative|Liberal|Democrat|Republican|Reform|Left|Linke|SNP|UKIP|GOP|SPD|CDU|FDP|AfD)|(?:votes?|voted|voting)\s+(?:left|right|left-wing|right-wing|far-left|far-right|tactically|blue|red))\b`)},
 
 	// Trade unions by name, and strikes.
 	{name: "union by name", category: CategoryUnion, reason: "trade union membership", valid: all(plainTerm, notNamePart),
@@ -191,8 +217,8 @@ var personalClassDetectors = []detector{
 
 	// Finances by act: can't pay, borrows, takes out a loan, is on
 	// benefits, loses money gambling.
-	{name: "money strain", category: CategoryFinances, reason: "personal debt", valid: all(plainTerm, aboutAPerson),
-		gate: gate{terms: terms([]string{"pay", "paying", "make", "afford", "cover", "meet", "late", "behind", "missed", "misses", "missing", "defaulted", "defaults", "loan", "loans", "mortgage", "remortgage", "remortgaged", "overdraft", "borrow", "borrows", "borrowed", "borrowing", "denied", "refused", "benefits", "welfare", "stamps", "credit", "allowance", "security", "gambling", "betting", "gambles", "gambled", "bets", "lost", "loses", "evicted", "eviction", "foreclosure", "repossessed", "bailiffs", "collectors", "pawned"})},
+	{name: "money strain", category: CategoryFinances, reason: "personal debt", valid: all(plainTermOrOf, aboutAPerson),
+		gate: gate{terms: terms([]string{"pay", "paying", "make", "afford", "cover", "meet", "late", "behind", "missed", "misses", "missing", "defaulted", "defaults", "loan", "loans", "mortgage", "remortgage", "remortgaged", "overdraft", "borrow", "borrows", "borrowed", "borrowing", "denied", "refused", "benefits", "welfare", "stamps", "credit", "allowance", "security", "gambling", "betting", "gambles", "gambled", "bets", "lost", "loses", "evicted", "eviction", "foreclosure", "repossessed", "bailiffs", "collectors", "pawned", "income", "support"})},
 		re: regexp.MustCompile(`(?i)\b(?:(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable\s+to|struggl(?:es|ing|ed)\s+to|fail(?:s|ed|ing)?\s+to|late\s+(?:on|with)|behind\s+(?:on|with)|defaulted\s+on|defaults\s+on)\s+(?:to\s+)?(?:(?:pay|paying|make|making|afford|cover|meet)\s+)?(?:(?:the|his|her|their|my|a|this|last|month['’]?s|monthly)\s+){0,2}(?:\w+\s+)?(?:rent|mortgage|loan|loans|bills|debts|payments?|installments?|instalments?|repayments?|credit\s+card|child\s+support|alimony|tax\s+bill|car\s+payments?)` +
 			`|(?:took|takes|taking|take|has\s+taken)\s+out\s+(?:(?:a|an|another|second|third|new|personal|payday|bank|car|home\s+equity|big|huge)\s+){0,2}(?:loan|mortgage|remortgage|overdraft|credit\s+line|line\s+of\s+credit|advance)` +
 			`|remortgag(?:ed|ing|es)|borrow(?:s|ed|ing)?\s+(?:(?:some|the|a\s+lot\s+of)\s+)?(?:money|cash|[$€£]\s?\d[\d,.]*k?|\d[\d,.]*k?\s+(?:dollars|euros|pounds|grand))\s+from` +
@@ -204,14 +230,20 @@ var personalClassDetectors = []detector{
 			`|(?:got|getting|was|were|being|is|are)\s+evicted|(?:facing|faces)\s+(?:eviction|foreclosure|repossession)|(?:house|home|car|flat)\s+(?:was|got|is\s+being)\s+repossessed|(?:chased|hounded|visited)\s+by\s+(?:debt\s+collectors|bailiffs)|debt\s+collectors|bailiffs|pawned\s+(?:his|her|their|my)` +
 			`|(?:to|helps?|help)\s+(?:cover|pay(?:\s+off)?|clear)\s+(?:(?:his|her|their|my|the|some)\s+)?(?:medical\s+bills|debts?|student\s+loans?|credit\s+card\s+debt|gambling\s+debts|arrears))\b`)},
 
+	// Assets a person holds: "has 200k in an index fund", "owns two rental
+	// flats", "inherited a house".
+	{name: "holdings", category: CategoryFinances, reason: "personal savings or balance", valid: all(moneyAmount, aboutAPerson, notBusinessMoney),
+		gate: gate{terms: terms([]string{"savings", "account", "isa", "pension", "portfolio", "stocks", "shares", "crypto", "bitcoin", "fund", "funds", "inherited", "inheritance", "trust", "invested", "investments", "accounts", "ira", "bonds"}), minDigits: 1},
+		re:   regexp.MustCompile(`(?i)\b(?:(?:ha(?:s|ve|d)|holds?|keeps?|inherited|invested|put|saved|owns?)\s+` + money + `\s+(?:in|into|worth\s+of)\s+(?:(?:his|her|their|my|a|an|the)\s+)?(?:\w+\s+)?(?:savings|accounts?|isa|ira|pension|portfolio|stocks|shares|crypto|bitcoin|index\s+funds?|funds?|bonds|investments|trust)|(?:inherited|inheritance\s+of)\s+` + money + `)`)},
+
 	// Legal matters by proceeding: immigration, asylum, courts.
 	{name: "legal proceeding", category: CategoryLegal, reason: "a personal legal matter (arrest, conviction, lawsuit)", valid: all(plainTerm, aboutAPerson),
-		gate: gate{terms: terms([]string{"asylum", "immigration", "deportation", "deported", "refugee", "visa", "residency", "residence", "permit", "citizenship", "overstayed", "custody", "divorce", "court", "tribunal", "trial", "lawyer", "attorney", "solicitor", "barrister", "sued", "lawsuit", "hearing", "bail", "alimony", "settlement"})},
+		gate: gate{terms: terms([]string{"asylum", "immigration", "deportation", "deported", "refugee", "visa", "residency", "residence", "permit", "citizenship", "overstayed", "custody", "divorce", "court", "tribunal", "trial", "lawyer", "attorney", "solicitor", "barrister", "sued", "lawsuit", "hearing", "bail", "alimony", "settlement", "support"})},
 		re: regexp.MustCompile(`(?i)\b(?:asylum\s+(?:application|claim|case|seeker|hearing|decision|appeal|interview|request)|(?:immigration|deportation|removal)\s+(?:lawyer|attorney|solicitor|case|hearing|status|appeal|proceedings|order|detention|tribunal|court)` +
 			`|(?:lawyer|attorney|solicitor|barrister|advocate)\s+(?:for|on|in)\s+(?:(?:the|his|her|their|my)\s+)?(?:immigration|asylum|divorce|custody|criminal|dui)|(?:immigration|divorce|custody|criminal|family|defen[cs]e|employment|dui)\s+(?:lawyer|attorney|solicitor|barrister|case|proceedings|settlement|tribunal|hearing)` +
 			`|(?:refugee|residency|immigration|citizenship)\s+(?:status|application|appeal|case)|(?:residence|residency|work)\s+permit\s+(?:expires|expiring|expired|runs\s+out|was\s+(?:refused|denied|revoked)|renewal|application)` +
 			`|visas?\s+(?:expires|expiring|expired|runs\s+out|ran\s+out|was\s+(?:refused|denied|revoked|rejected)|is\s+(?:expiring|running\s+out)|overstay)|overstay(?:ed|ing)?\s+(?:(?:a|his|her|their|the)\s+)?visa|(?:facing|faces|threatened\s+with)\s+deportation|seeking\s+asylum|(?:applied|applying)\s+for\s+asylum|claim(?:ed|ing|s)?\s+asylum` +
-			`|custody\s+(?:fight|battle|case|hearing|dispute|arrangement|order)|(?:has|have|had|having)\s+(?:a\s+)?court\s+(?:on|next|tomorrow|today|this|date|case|hearing|appearance)|(?:appears?|appearing|appeared|due)\s+in\s+court|(?:being|was|been|got|is)\s+sued|(?:out\s+on|released\s+on|granted)\s+bail|(?:pays?|paying|owes?)\s+(?:\w+\s+)?(?:alimony|child\s+support))\b`)},
+			`|custody\s+(?:fight|battle|case|hearing|dispute|arrangement|order)|(?:has|have|had|having)\s+(?:a\s+)?court\s+(?:on|next|tomorrow|today|this|date|case|hearing|appearance)|(?:appears?|appearing|appeared|due)\s+in\s+court|(?:being|was|been|got|is)\s+sued|(?:out\s+on|released\s+on|granted)\s+bail|(?:pays?|paid|paying|owes?|owed)\s+(?:\w+\s+)?(?:alimony|child\s+support))\b`)},
 }
 
 // notDrugs end like a drug and are not one.
@@ -292,4 +324,13 @@ func endsClause(text string, loc []int) bool {
 func notNamePart(text string, loc []int) bool {
 	w, _, ok := nextWord(text[loc[1]:])
 	return !ok || w[0] < 'A' || w[0] > 'Z'
+}
+
+// plainTermOrOf is plainTerm where "of" may follow: "cannot pay the loan
+// of the car" is the loan of a person.
+func plainTermOrOf(text string, loc []int) bool {
+	if w, next, ok := nextWord(text[loc[1]:]); ok && strings.EqualFold(w, "of") {
+		return plainTerm(text, []int{loc[0], len(text) - len(next)})
+	}
+	return plainTerm(text, loc)
 }

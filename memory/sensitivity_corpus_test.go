@@ -147,14 +147,14 @@ func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 	require.GreaterOrEqual(t, all.positives*2, len(blind)-20, "about half the blind set is sensitive")
 	// Main's detectors first scored recall 0.652 (103/158) and a
 	// false-positive rate 0.013 (2/155) here. Generalised by class on the
-	// dev half, they score 0.886 (140/158), 2/155; the floor is that, the
+	// dev half, they score 0.937 (148/158), 2/155; the floor is that, the
 	// false-positive ceiling the 0.03.
 	require.GreaterOrEqual(t, all.recall(), blindRecallFloor, "recall over the blind set")
 	require.LessOrEqual(t, all.fpr(), blindFPRCeiling, "false-positive rate over the blind set")
 }
 
 const (
-	blindRecallFloor = 0.88
+	blindRecallFloor = 0.93
 	blindFPRCeiling  = 0.03
 )
 
