@@ -126,11 +126,14 @@ func rememberEachWithoutAReviewModel(t *testing.T, statements []sensitiveStateme
 // before anyone read the detectors or the corpus: it measures whether the
 // detectors know the categories or only the corpus's words. Its "dev" half
 // may be read while generalising the detectors; its "held-out" half is
-// only scored. Scored the same way as the corpus.
+// only scored. Scored the same way as the corpus, alone and together with
+// it: the floor (recall ≥ 0.95, false positives ≤ 0.03) holds on
+// the union too.
 func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 	t.Parallel()
 	blind := readSensitiveStatements(t, "testdata/sensitive_statements_blind.json")
 	results, refused := rememberEachWithoutAReviewModel(t, blind)
+	corpusResults, _ := rememberEachWithoutAReviewModel(t, readSensitiveStatements(t, "testdata/sensitive_statements.json"))
 
 	var report strings.Builder
 	all := scoreSensitivity(&report, results, "")
@@ -140,6 +143,8 @@ func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 	for _, r := range refused {
 		report.WriteString("    " + r + "\n")
 	}
+	report.WriteString("corpus and blind set together:\n")
+	union := scoreSensitivity(&report, append(corpusResults, results...), "")
 	t.Log("\n" + report.String())
 
 	require.GreaterOrEqual(t, len(blind), 200)
@@ -151,6 +156,9 @@ func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 	// false-positive ceiling the 0.03.
 	require.GreaterOrEqual(t, all.recall(), blindRecallFloor, "recall over the blind set")
 	require.LessOrEqual(t, all.fpr(), blindFPRCeiling, "false-positive rate over the blind set")
+	// The union measured 0.966 (285/295) and 2/292 = 0.007.
+	require.GreaterOrEqual(t, union.recall(), 0.95, "recall over the corpus and the blind set")
+	require.LessOrEqual(t, union.fpr(), 0.03, "false-positive rate over the corpus and the blind set")
 }
 
 const (
