@@ -43,6 +43,16 @@ var (
 		"consultation", "consult", "session", "sessions", "visit", "visits", "referral", "scan", "scans",
 	}
 
+	// careVerbs lead to a visit: "sees", "has a follow-up with".
+	careVerbs = `sees?|saw|seeing|seen\s+by|visits?|visited|visiting|goes\s+to|go\s+to|going\s+to|went\s+to|to\s+see|books?|booked|talks?\s+to|talking\s+to|referred\s+to|referral\s+to|under|waiting\s+for|waiting\s+to\s+see|(?:` + phrases(careEvents) + `)\s+(?:with|at|to)`
+	// careVisitWords name the kind of a visit: "clinic visits", "a
+	// dental appointment".
+	careVisitWords = []string{
+		"clinic", "hospital", "gp", "doctor", "doctor's", "doctors", "dental", "dentist", "medical", "physio", "therapy",
+		"fertility", "prenatal", "antenatal", "maternity", "cancer", "chemo", "dialysis", "outpatient", "specialist",
+		"psychiatric", "mental health", "blood", "smear",
+	}
+
 	// drugStems end generic drug names.
 	drugStems = `(?:statins?|pril|sartan|olol|dipine|apine|prazole|azepam|azolam|oxetine|triptan|triptyline|pramine|gliptin|glutide|gliflozin|formin|lukast|tidine|umab|imab|ximab|zumab|tinib|cillin|mycin|cycline|floxacin|thyroxine|parin|xaban|gatran|afil|profen|codone|semide|thiazide|nisone|solone|cortisone|methasone|vudine|tegravir|ovir|avir|zolam|done)`
 
@@ -129,11 +139,15 @@ var personalClassDetectors = []detector{
 	// A specialist or a place of care, visited: "has a follow-up with
 	// the oncologist", "sees a dermatologist", "needs mornings free for
 	// clinic visits".
+	{name: "specialist visit", category: CategoryHealth, reason: healthReason, valid: plainTerm,
+		gate: gate{words: []string{"ologist", "iatrist", "ology"}},
+		re: regexp.MustCompile(`(?i)(?:\b(?:` + careVerbs + `)\s+(?:(?:a|an|the|his|her|their|my|new|private|regular|weekly|monthly)\s+){0,2}(?:` + medicalRoots + `ologists?|(?:psych|pod|phys)iatrists?)` +
+			`|\b` + medicalRoots + `ology\s+(?:` + phrases(careEvents) + `|clinic|ward))\b`)},
 	{name: "care visit", category: CategoryHealth, reason: healthReason, valid: plainTerm,
-		gate: gate{words: []string{"ologist", "iatrist", "ology", "doctor", "gp", "dentist", "surgeon", "midwife", "doula", "physician", "specialist", "trician", "gyn", "metrist", "chiropractor", "osteopath", "therapist", "counsel", "nurse", "consultant", "clinic", "hospital", "a&e", "er", "urgent", "allergist"}},
-		re: regexp.MustCompile(`(?i)(?:\b(?:sees?|saw|seeing|seen\s+by|visits?|visited|visiting|goes\s+to|go\s+to|going\s+to|went\s+to|to\s+see|books?|booked|talks?\s+to|talking\s+to|referred\s+to|referral\s+to|under|waiting\s+for|waiting\s+to\s+see|(?:` + phrases(careEvents) + `)\s+(?:with|at|to))\s+(?:(?:a|an|the|his|her|their|my|new|private|regular|weekly|monthly)\s+){0,2}(?:` + medicalRoots + `ologists?|(?:psych|pod|phys)iatrists?|` + phrases(careProviders) + `)` +
-			`|\b` + medicalRoots + `ology\s+(?:` + phrases(careEvents) + `|clinic|ward)|\b(?:in|into|from)\s+(?:the\s+)?hospital` +
-			`|\b(?:has|have|had|having|needs?|for|during|after|around|attends?|with|his|her|their|my|weekly|regular|monthly|books?|booked|off\s+for|out\s+for|early\s+for|free\s+for)\s+(?:(?:a|an|the|some|weekly|regular|monthly|early|his|her|their|my)\s+)?(?:clinic|hospital|gp|doctor['’]?s?|dental|dentist|medical|physio|therapy|fertility|prenatal|antenatal|maternity|cancer|chemo|dialysis|outpatient|specialist|psychiatric|mental\s+health|blood|smear)\s+(?:` + phrases(careEvents) + `|tests?|work)` +
+		gate: gate{terms: terms(careVisitWords, careProviders)},
+		re: regexp.MustCompile(`(?i)(?:\b(?:` + careVerbs + `)\s+(?:(?:a|an|the|his|her|their|my|new|private|regular|weekly|monthly)\s+){0,2}` + phrases(careProviders) +
+			`|\b(?:in|into|from)\s+(?:the\s+)?hospital` +
+			`|\b(?:has|have|had|having|needs?|for|during|after|around|attends?|with|his|her|their|my|weekly|regular|monthly|books?|booked|off\s+for|out\s+for|early\s+for|free\s+for)\s+(?:(?:a|an|the|some|weekly|regular|monthly|early|his|her|their|my)\s+)?` + phrases(careVisitWords) + `\s+(?:` + phrases(careEvents) + `|tests?|work)` +
 			`)\b`)},
 	// A condition that no list names, by what it is called: "has the
 	// sugar illness", "was diagnosed with a rare genetic disorder".
@@ -164,7 +178,7 @@ var personalClassDetectors = []detector{
 	// Health by absence: leave taken for an illness, a phased return, a
 	// fit note, occupational health.
 	{name: "medical leave", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson),
-		gate: gate{terms: terms([]string{"leave", "off", "signed", "phased", "sickness", "note", "occupational", "return", "away", "out", "absent", "took", "taking", "takes", "on", "started", "starts", "began"})},
+		gate: gate{terms: terms([]string{"phased", "signed", "sickness", "note", "occupational", "breakdown", "burnout", "burn", "operation", "procedure", "injury", "illness", "accident", "collapse", "surgery", "stress", "exhaustion", "mental", "health", "medical"})},
 		re: regexp.MustCompile(`(?i)\b(?:(?:on|started|starts|began)\s+(?:a\s+)?phased\s+return|phased\s+return\s+to\s+work|signed\s+off\s+(?:sick|work|for\s+\w+\s+weeks?)` +
 			`|(?:on|took|taking|takes|off|away|out|absent|been\s+off|was\s+off)\s+(?:(?:\w+|\d+)\s+){0,3}?(?:leave|time\s+off|off|work|weeks?|months?|days?)\s+(?:for|after|because\s+of|due\s+to|following|with)\s+(?:(?:a|an|his|her|their|my|the|major|minor|serious|bad)\s+)?(?:breakdown|burnout|burn-out|operation|procedure|injury|illness|accident|collapse|surgery|stress|exhaustion|mental\s+health|health\s+reasons|medical\s+reasons)` +
 			`|sickness\s+absence|(?:sick|fit)\s+note|occupational\s+health\s+(?:referral|assessment|review|appointment))\b`)},
