@@ -31,6 +31,19 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 0.6 $$;
 CREATE OR REPLACE FUNCTION recall_previous_share() RETURNS numeric
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 0.3 $$;
 
+-- The memories of these partitions past their expiry that the expiry
+-- sweep has not archived yet (it runs every minute, so they are few, and
+-- memories_expiry finds them). The index still holds them, and nobody may
+-- see them: recall takes them out of the statistics, the lists it reads
+-- and the typo correction's words, so that nothing invisible shapes a
+-- ranking.
+CREATE OR REPLACE FUNCTION memory_expired(parts text[], v_team text)
+RETURNS TABLE (id uuid, search tsvector) LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT r.id, r.search FROM memories r
+    WHERE r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.expires_at <= now() AND r.team_id = v_team
+      AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+$$;
+
 CREATE OR REPLACE FUNCTION memory_bm25(parts text[], terms text[], k integer, max_depth integer,
                             v_team text, v_actor text, v_channel text, v_source_key text,
                             v_private boolean, v_apply boolean)
@@ -46,20 +59,32 @@ DECLARE
     open_lists integer;
     ids    uuid[];
     scores float8[];
+    gone   uuid[];
+    gone_df float8[];
 BEGIN
     IF coalesce(cardinality(terms), 0) = 0 THEN
         RETURN;
     END IF;
-    SELECT coalesce(sum(s.docs), 0) INTO n FROM memory_part_stats s WHERE s.part = ANY(parts);
+    -- The statistics count what the asker may see in these partitions but
+    -- the memories past their expiry: those are taken out here, per word.
+    gone := ARRAY(SELECT e.id FROM memory_expired(parts, v_team) e);
+    gone_df := array_fill(0::float8, ARRAY[cardinality(terms)]);
+    IF cardinality(gone) > 0 THEN
+        gone_df := ARRAY(SELECT count(x.id)::float8
+                         FROM unnest(terms) WITH ORDINALITY AS t(term, ord)
+                         LEFT JOIN memories x ON x.id = ANY(gone) AND t.term = ANY(tsvector_to_array(x.search))
+                         GROUP BY t.ord ORDER BY t.ord);
+    END IF;
+    SELECT coalesce(sum(s.docs), 0) - cardinality(gone) INTO n FROM memory_part_stats s WHERE s.part = ANY(parts);
     IF n <= 0 THEN
         RETURN;
     END IF;
     -- idf over the partitions the asker can see (BM25's, kept positive).
-    SELECT array_agg(ln(1 + (n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) ORDER BY t.ord)
+    SELECT array_agg(ln(1 + (n - d.df + 0.5) / (d.df + 0.5)) ORDER BY t.ord)
     INTO idfs
     FROM unnest(terms) WITH ORDINALITY AS t(term, ord)
-    LEFT JOIN LATERAL (SELECT sum(s.df)::float8 AS df FROM memory_term_stats s
-                       WHERE s.part = ANY(parts) AND s.term = t.term) d ON true;
+    CROSS JOIN LATERAL (SELECT coalesce(sum(s.df), 0)::float8 - gone_df[t.ord] AS df FROM memory_term_stats s
+                        WHERE s.part = ANY(parts) AND s.term = t.term) d;
 
     -- A match is weighted by the share of the query's weight it matches.
     SELECT greatest(sum(x), 1e-9) INTO total FROM unnest(idfs) AS x;
@@ -92,7 +117,7 @@ BEGIN
                 -- read late.
                 SELECT mp.id, mp.at, mp.impact, row_number() OVER (ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC) AS rn
                 FROM memory_postings mp
-                WHERE mp.part = p.part AND mp.term = t.term
+                WHERE mp.part = p.part AND mp.term = t.term AND mp.id <> ALL(gone)
                 ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC
                 LIMIT depth + 1
             ) x
@@ -150,6 +175,45 @@ BEGIN
         pick := pick * 2;
     END LOOP;
 
+    -- The depth cap ended the search before the bound did: a memory in no
+    -- list read could still outrank the k-th. The one that can lose most
+    -- is a memory that holds every word of the question, each of them
+    -- common where it was said: in every word's list, more shorter
+    -- memories weigh the word more than it does, so it is read in none,
+    -- though it outranks them all (make bench's write-to-visible misses:
+    -- a memory searched for by its own text). So the memories that hold
+    -- every word are read from the text index (memories_search) and
+    -- scored too, as many as the last round picked.
+    IF kth < bound AND cardinality(terms) > 1 THEN
+        WITH every AS (
+            SELECT r.id FROM memories r
+            WHERE r.search @@ (SELECT string_agg(quote_literal(x), ' & ')::tsquery FROM unnest(terms) AS x)
+              AND r.team_id = v_team AND r.archived_at IS NULL
+              AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+              AND r.id <> ALL(coalesce(ids, '{}')) AND r.id <> ALL(gone)
+            LIMIT pick
+        ), scored AS (
+            SELECT m.id, m.created_at, (sum(t.idf * mt.impact) * sum(t.idf) / total)::real::float8 AS score
+            FROM every c
+            CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = c.id) m
+            CROSS JOIN LATERAL memory_term_weights(m.search, terms) mt
+            JOIN unnest(terms, idfs) AS t(term, idf) ON t.term = mt.term
+            WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+            GROUP BY m.id, m.created_at
+        ), top AS (
+            SELECT x.id, x.score, x.created_at FROM (
+                SELECT s.id, s.score, s.created_at FROM scored s
+                UNION ALL
+                SELECT u.id, u.score, m.created_at FROM unnest(ids, scores) AS u(id, score)
+                CROSS JOIN LATERAL (SELECT r.created_at FROM memories r WHERE r.id = u.id) m
+            ) x
+            ORDER BY x.score DESC, x.created_at DESC, x.id LIMIT k
+        )
+        SELECT array_agg(top.id ORDER BY top.score DESC, top.created_at DESC, top.id),
+               array_agg(top.score ORDER BY top.score DESC, top.created_at DESC, top.id)
+        INTO ids, scores FROM top;
+    END IF;
+
     -- Thread evidence. A conversation is the unit that answers: the reply
     -- that holds the answer often shares few words with the question, and
     -- the words it does share ("running") may be common in the rest of a
@@ -174,9 +238,12 @@ BEGIN
         FROM (SELECT * FROM base ORDER BY base.score DESC, base.created_at DESC, base.id LIMIT recall_thread_matches()) b
         ORDER BY b.team_id, b.source_key, b.score DESC, b.id
     ), win AS (
-        -- Each window's bounds, from the thread's index alone: the window's
-        -- first memory back from the match (or the thread's first) and its
-        -- last after it (or the thread's last).
+        -- Each window's bounds: the window's first memory back from the
+        -- match (or the thread's first) and its last after it (or the
+        -- thread's last), counting only the memories the asker may see, so
+        -- that another person's memories in the thread move no bound.
+        -- memories_thread_seen carries what memory_visible reads, so the
+        -- walk reads the thread's index alone.
         SELECT th.team_id, th.source_key, memory_thread(th.team_id, th.source_key) AS thread,
                lo.at AS lo_at, lo.id AS lo_id, hi.at AS hi_at, hi.id AS hi_id
         FROM th
@@ -185,6 +252,7 @@ BEGIN
                 SELECT r.observed_at, r.id FROM memories r
                 WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
                   AND (r.observed_at, r.id) <= (th.observed_at, th.id)
+                  AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
                 ORDER BY r.observed_at DESC, r.id DESC LIMIT recall_thread_window() + 1) x
             ORDER BY x.observed_at, x.id LIMIT 1) lo
         CROSS JOIN LATERAL (
@@ -192,14 +260,16 @@ BEGIN
                 (SELECT r.observed_at, r.id FROM memories r
                  WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
                    AND (r.observed_at, r.id) > (th.observed_at, th.id)
+                   AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
                  ORDER BY r.observed_at, r.id LIMIT recall_thread_window())
                 UNION ALL SELECT th.observed_at, th.id) x
             ORDER BY x.observed_at DESC, x.id DESC LIMIT 1) hi
     ), hits AS (
         -- The window's memories that hold a query word, from the thread's
-        -- postings, with the word's weight: a window holds at most
-        -- 2 * recall_thread_window + 1 memories, so the limit only keeps
-        -- the planner reading each word's range by its key.
+        -- postings, with the word's weight: each word's range read by its
+        -- key, whole. Between the window's visible memories the range may
+        -- hold any number that the asker may not see, which seen drops: a
+        -- limit here would let them crowd visible ones out.
         SELECT w.team_id, w.source_key, p.id, t.term, t.idf, p.impact
         FROM win w
         CROSS JOIN unnest(terms, idfs) AS t(term, idf)
@@ -207,7 +277,7 @@ BEGIN
             SELECT mp.id, mp.impact FROM memory_thread_postings mp
             WHERE mp.thread = w.thread AND mp.term = t.term
               AND (mp.at, mp.id) >= (w.lo_at, w.lo_id) AND (mp.at, mp.id) <= (w.hi_at, w.hi_id)
-            ORDER BY mp.at, mp.id LIMIT 2 * recall_thread_window() + 1
+            ORDER BY mp.at, mp.id
         ) p
     ), seen AS (
         -- Only the matches are read from the table: those the asker may

@@ -826,6 +826,10 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 const memorySearch = `-- name: MemorySearch :many
 WITH parts AS (
     SELECT memory_parts($1::text, $2::text, $3::text, $4::text) AS p
+), gone AS MATERIALIZED (
+    -- Memories of those partitions past their expiry, not yet swept: their
+    -- words are no one's to correct a typo to.
+    SELECT e.search FROM parts, memory_expired(parts.p, $1::text) AS e(id, search)
 ), lex AS (
     SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $5::text))) AS l
 ), fixes AS (
@@ -837,12 +841,14 @@ WITH parts AS (
     CROSS JOIN LATERAL (
         SELECT v.term FROM memory_vocab v
         WHERE v.team = $1::text AND (v.term || '') % w.x
-          AND EXISTS (SELECT 1 FROM memory_term_stats s, parts WHERE s.part = ANY(parts.p) AND s.term = v.term AND s.df > 0)
+          AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.p) AND s.term = v.term)
+              > (SELECT count(*) FROM gone WHERE v.term = ANY(tsvector_to_array(gone.search)))
         ORDER BY similarity(v.term, w.x) DESC, v.term
         LIMIT 2
     ) f
     WHERE length(w.x) >= 3
-      AND NOT EXISTS (SELECT 1 FROM memory_term_stats k, parts WHERE k.part = ANY(parts.p) AND k.term = w.x AND k.df > 0)
+      AND (SELECT coalesce(sum(k.df), 0) FROM memory_term_stats k, parts WHERE k.part = ANY(parts.p) AND k.term = w.x)
+          <= (SELECT count(*) FROM gone WHERE w.x = ANY(tsvector_to_array(gone.search)))
 ), terms AS (
     SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
 ), bm AS (
@@ -953,7 +959,8 @@ type MemorySearchRow struct {
 // stem none of those partitions holds is also searched as the nearest
 // stems they do hold (pg_trgm similarity over the team's vocabulary,
 // keeping only stems a partition the asker can see holds): the typo
-// correction of short queries, drawn only from what the asker can see.
+// correction of short queries, drawn only from what the asker can see
+// (not from memories past their expiry that the sweep has not archived).
 //
 // The matches are then ordered by their BM25 score, raised a little by
 // closeness of scope (this thread > the asker's own, more when about_actor,
