@@ -218,7 +218,7 @@ const (
 // keys first), then identity numbers, then personal categories. Names of secret detectors are shown to
 // the person whose memory is refused, so they say what was found, never
 // the value.
-var detectors = slices.Concat(providerDetectors, secretDetectors, numberDetectors, personalDetectors)
+var detectors = slices.Concat(providerDetectors, secretDetectors, numberDetectors, personalDetectors, personalClassDetectors)
 
 // reasons maps a detector name to its Sensitive reason.
 var reasons = func() map[string]string {

@@ -26,17 +26,21 @@ func loadCorpus(tb testing.TB) []corpusEntry {
 	return entries
 }
 
-// loadStatements reads memory's sensitivity corpus: statements about
-// people, where the personal-category rules and their gates are busiest.
+// loadStatements reads memory's sensitivity corpus and its blind set:
+// statements about people, where the personal-category rules and their
+// gates are busiest. Only the gate test reads them here: the blind set is
+// scored in memory and never used to tune a rule.
 func loadStatements(tb testing.TB) []string {
 	tb.Helper()
-	raw, err := os.ReadFile("../memory/testdata/sensitive_statements.json")
-	require.NoError(tb, err)
-	var entries []struct{ Text string }
-	require.NoError(tb, json.Unmarshal(raw, &entries))
-	texts := make([]string, len(entries))
-	for i, e := range entries {
-		texts[i] = e.Text
+	var texts []string
+	for _, f := range []string{"sensitive_statements.json", "sensitive_statements_blind.json"} {
+		raw, err := os.ReadFile("../memory/testdata/" + f)
+		require.NoError(tb, err)
+		var entries []struct{ Text string }
+		require.NoError(tb, json.Unmarshal(raw, &entries))
+		for _, e := range entries {
+			texts = append(texts, e.Text)
+		}
 	}
 	return texts
 }

@@ -40,7 +40,10 @@ var (
 		"miscarriage", "abortion", "infertility", "mental illness", "mental health issues", "mental health condition",
 		"mental health problems", "health issues", "health problems", "medical condition", "chronic condition",
 		"terminal illness", "surgery", "transplant", "nervous breakdown", "suicidal thoughts", "self-harm", "concussion",
-		"pregnancy", "autism diagnosis", "adhd diagnosis", "cancer diagnosis",
+		"pregnancy", "autism diagnosis", "adhd diagnosis", "cancer diagnosis", "miscarriages", "strokes", "heart attacks",
+		"allergy", "ulcers", "tumours", "tumors", "hernia", "concussions", "surgeries", "anaemia", "anemia", "menopause",
+		"perimenopause", "glaucoma", "cataracts", "scoliosis", "osteoporosis", "gout", "shingles", "sciatica", "vertigo",
+		"eczema", "acne", "herpes", "chlamydia", "syphilis", "gonorrhea", "gonorrhoea", "sti", "stis",
 	}
 	medications = []string{
 		"antidepressants", "antidepressant", "anti-depressants", "insulin", "medication", "medications", "meds", "ssris",
@@ -54,7 +57,8 @@ var (
 		"epipen", "steroids", "immunosuppressants", "antiretrovirals", "dialysis", "levothyroxine", "insulin injections",
 		"blood pressure medication", "thyroid medication", "hearing aids", "hearing aid", "cochlear implant",
 		"prosthetic", "prosthesis", "insulin pump", "cpap", "cpap machine", "glucose monitor", "wheelchair",
-		"walking stick", "crutches",
+		"walking stick", "crutches", "guide dog", "hearing dog", "assistance dog", "service dog", "mobility scooter",
+		"white cane", "walking frame", "ostomy bag", "colostomy bag", "catheter", "feeding tube", "blue badge",
 	}
 	care = []string{
 		"therapy", "therapist", "psychiatrist", "psychologist", "psychotherapist", "psychotherapy", "counselling",
@@ -64,18 +68,21 @@ var (
 		"physical therapy", "rehab", "detox", "aa", "aa meetings", "na meetings", "alcoholics anonymous",
 		"narcotics anonymous", "ivf", "fertility treatment", "fertility clinic", "infusions", "infectious disease doctor",
 		"infectious disease doc", "hormone therapy", "speech therapy", "occupational therapy", "couples therapy",
-		"grief counselling", "cancer treatment",
+		"grief counselling", "cancer treatment", "immunotherapy", "hydrotherapy", "speech and language therapy",
+		"group therapy", "talk therapy", "art therapy", "hypnotherapy", "acupuncture", "cardiac rehab", "allergy shots",
 	}
 	// healthStates follow "is", "am", "are": "is diabetic", "is on sick leave".
 	healthStates = []string{
 		"diabetic", "epileptic", "autistic", "asthmatic", "dyslexic", "dyspraxic", "anorexic", "bulimic", "bipolar",
-		"pregnant", "deaf", "hard of hearing", "blind", "partially sighted", "visually impaired", "hearing impaired",
+		"pregnant", "sober", "deaf", "hard of hearing", "blind", "partially sighted", "visually impaired", "hearing impaired",
 		"immunocompromised", "immunosuppressed", "neurodivergent", "colorblind", "colourblind", "color blind",
 		"colour blind", "lactose intolerant", "gluten intolerant", "an alcoholic", "alcoholic",
 		"a recovering alcoholic", "a recovering addict", "in recovery", "in remission", "in rehab", "in therapy",
 		"on the autism spectrum", "on the spectrum", "on medical leave", "on sick leave", "on disability leave",
 		"on stress leave", "on long-term sick leave", "off sick", "expecting a baby", "expecting twins",
-		"a cancer survivor", "a wheelchair user", "in a wheelchair", "depressed", "suicidal", "chronically ill",
+		"a cancer survivor", "a wheelchair user", "in a wheelchair", "registered disabled", "registered blind",
+		"paralysed", "paralyzed", "an amputee", "amputee", "wheelchair-bound", "housebound", "bedbound", "non-verbal",
+		"sectioned", "in a psychiatric ward", "in a psych ward", "in psychiatric care", "depressed", "suicidal", "chronically ill",
 		"terminally ill", "mentally ill", "seriously ill", "in hospital", "hospitalised", "hospitalized", "hiv-positive",
 	}
 	allergens = []string{
@@ -89,7 +96,8 @@ var (
 		"medical leave", "sick leave", "disability leave", "medical history", "health condition", "mental health",
 		"blood sugar", "blood pressure", "illness", "prescription", "hospital stay", "symptoms", "doctor's appointment",
 		"doctor's appointments", "medical appointment", "medical appointments", "hospital appointments",
-		"sobriety", "recovery from alcoholism", "diagnosis of",
+		"sobriety", "recovery from alcoholism", "diagnosis of", "reasonable adjustments", "reasonable adjustment",
+		"disability accommodations", "suicide attempt",
 	}
 
 	sexualIdentities = []string{
@@ -103,7 +111,10 @@ var (
 		"christian", "muslim", "jewish", "jew", "hindu", "buddhist", "sikh", "catholic", "roman catholic", "protestant",
 		"mormon", "atheist", "agnostic", "evangelical", "quaker", "baptist", "methodist", "anglican", "lutheran",
 		"presbyterian", "pentecostal", "jain", "bahai", "baha'i", "pagan", "wiccan", "rastafarian", "jehovah's witness",
-		"religious", "shia", "sunni", "person of faith",
+		"religious", "shia", "sunni", "person of faith", "lds", "latter-day saint", "amish", "mennonite", "hare krishna",
+		"scientologist", "zoroastrian", "parsi", "taoist", "unitarian", "adventist", "seventh-day adventist", "coptic",
+		"orthodox christian", "greek orthodox", "russian orthodox", "episcopalian", "orthodox jew", "hasidic", "druze",
+		"alevi", "ismaili", "ahmadi", "born-again christian",
 	}
 	worship = []string{
 		"church", "mosque", "masjid", "synagogue", "shul", "temple", "gurdwara", "mandir", "chapel", "mass",
@@ -114,7 +125,8 @@ var (
 	observances = []string{
 		"sabbath", "shabbat", "shabbos", "ramadan", "lent", "yom kippur", "passover", "pesach", "rosh hashanah", "eid",
 		"diwali", "navratri", "vaisakhi", "hanukkah", "chanukah", "sukkot", "kosher", "halal", "high holidays",
-		"high holy days", "iftar", "suhoor", "religious fast", "orthodox easter",
+		"high holy days", "iftar", "suhoor", "religious fast", "orthodox easter", "hajj", "umrah", "rosary",
+		"holy communion", "communion", "bar mitzvah", "bat mitzvah", "vesak", "purim", "shavuot", "eid al-adha", "eid al-fitr",
 	}
 	religiousNouns = []string{
 		"religious reasons", "religious holidays", "religious holiday", "religious beliefs", "religious views",
@@ -186,7 +198,7 @@ const (
 	money = `(?:about\s+|around\s+|roughly\s+|over\s+|under\s+|almost\s+|nearly\s+|~\s*)?[$€£₹¥]?\s?\d[\d,.]*(?:\s*(?:k|m|bn|thousand|million|grand|lakhs?|crores?|usd|eur|gbp|chf|cad|aud|inr|dollars?|euros?|pounds?|rupees?|yen)\b)?`
 	// healthMods come between a verb and a condition: "has type 2
 	// diabetes", "suffers from severe chronic back pain".
-	healthMods = `(?:a|an|some|mild|moderate|severe|chronic|clinical|major|acute|early|late|stage\s+[0-4iv]+|type\s+[12]|type\s+(?:one|two)|generali[sz]ed|social|seasonal|post-?natal|post-?partum|bad|serious|long-?term|lifelong|diagnosed|undiagnosed|high-?functioning|recurring|frequent|occasional|breast|lung|skin|prostate|bowel|colon|brain|ovarian|testicular|pancreatic|blood|bone|childhood|adult|borderline|gestational|terminal|advanced|metastatic|knee|hip|back|heart|eye|shoulder|spinal|spine|foot|ankle|wrist|neck|dental|gastric|bypass|kidney|liver|minor|emergency|weekly|daily|regular|ongoing|hormone|recent|difficult|complicated|high-risk|rough|hard|his|her|their|my)`
+	healthMods = `(?:a|an|some|mild|moderate|severe|chronic|clinical|major|acute|early|late|stage\s+[0-4iv]+|type\s+[12]|type\s+(?:one|two)|generali[sz]ed|social|seasonal|post-?natal|post-?partum|bad|serious|long-?term|lifelong|diagnosed|undiagnosed|high-?functioning|recurring|frequent|occasional|breast|lung|skin|prostate|bowel|colon|brain|ovarian|testicular|pancreatic|blood|bone|childhood|adult|borderline|gestational|terminal|advanced|metastatic|knee|hip|back|heart|eye|shoulder|spinal|spine|foot|ankle|wrist|neck|dental|gastric|bypass|kidney|liver|minor|emergency|weekly|daily|regular|ongoing|hormone|recent|difficult|complicated|high-risk|rough|hard|really|very|quite|pretty|terrible|awful|horrible|constant|persistent|painful|crippling|debilitating|cluster|vestibular|tension|repeated|recurrent|two|three|four|several|multiple|many|\d+|his|her|their|my)`
 	// possessive is "my", "his", "her", "their", or a name's "'s".
 	possessive = `(?:\b(?:my|his|her|their)|['’]s)`
 )
@@ -296,7 +308,7 @@ var personalDetectors = []detector{
 		re:   regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|needing|injects?|injecting|uses?|using|prescribed|switched\s+to|came\s+off|coming\s+off|off)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly)\s+){0,2}` + phrases(medications) + `\b`)},
 	{name: "health care", category: CategoryHealth, reason: healthReason, valid: plainTerm,
 		gate: gate{terms: terms(nil, care)},
-		re:   regexp.MustCompile(`(?i)\b(?:sees?|saw|seeing|visits?|visited|visiting|goes\s+to|go\s+to|going\s+to|went\s+to|attends?|attended|attending|books?|booked|has\s+(?:an?\s+)?(?:appointments?|sessions?)\s+with|talks?\s+to|talking\s+to|started|starts?|in|doing|does|undergoing|undergoes|underwent|receiving|receives?|getting|gets|had|has|having|needs?|scheduled)\s+(?:(?:a|an|his|her|their|my|the|weekly|regular|daily|group|grief|family|cognitive|behavioral|behavioural|physical|hormone|marriage|private)\s+){0,2}` + phrases(care) + `\b`)},
+		re:   regexp.MustCompile(`(?i)\b(?:sees?|saw|seeing|visits?|visited|visiting|goes\s+to|go\s+to|going\s+to|went\s+to|attends?|attended|attending|books?|booked|has\s+(?:an?\s+)?(?:appointments?|sessions?)\s+with|talks?\s+to|talking\s+to|started|starts?|in|doing|does|undergoing|undergoes|underwent|receiving|receives?|getting|gets|had|has|having|needs?|scheduled|finished|finishes|finishing|completed|completes|began|begins|resumed|resumes|continues|continuing|paused|stopped|ended|ends|going\s+through|goes\s+through|went\s+through|after|back\s+from|back\s+in|out\s+of)\s+(?:(?:a|an|his|her|their|my|the|weekly|regular|daily|group|grief|family|cognitive|behavioral|behavioural|physical|hormone|marriage|private)\s+){0,2}` + phrases(care) + `\b`)},
 	{name: "own health", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notContraction),
 		gate: gate{terms: terms(nil, conditions, medications, care, healthNouns)},
 		re:   regexp.MustCompile(`(?i)` + possessive + `\s+(?:(?:` + healthMods + `|own|ongoing|upcoming)\s+){0,2}` + phrases(conditions, medications, care, healthNouns) + `\b`)},
@@ -316,7 +328,7 @@ var personalDetectors = []detector{
 		re:   regexp.MustCompile(`(?i)\b(?:interviewing\s+(?:elsewhere|(?:at|with)\s+(?:other|another)\s+compan(?:y|ies)|for\s+(?:other|another|a\s+new)\s+(?:jobs?|roles?|positions?))|` + be + `\s+(?:actively\s+|quietly\s+|secretly\s+)?(?:looking\s+for\s+(?:a\s+new|another)\s+(?:job|role|position)|job[- ]hunting|(?:thinking\s+(?:of|about)|considering|planning\s+(?:on|to))\s+(?:quit(?:ting)?|resign(?:ing)?|leav(?:e|ing)\s+(?:the\s+company|(?:my|his|her|their)\s+job)))|(?:i|he|she|they|user|employee)\s+(?:got|has|have|received|['’]ve\s+got|['’]ve\s+received)\s+an?\s+job\s+offer|hand(?:ing|ed|s)?\s+in\s+(?:my|his|her|their)\s+notice)\b`)},
 	{name: "debt", category: CategoryFinances, reason: "personal debt", valid: all(plainTerm, aboutAPerson),
 		gate: gate{terms: terms([]string{"owe", "owes", "owed", "owing", "bankrupt", "bankruptcy"}, debts, financialTroubles)},
-		re: regexp.MustCompile(`(?i)\b(?:(?:has|have|had|having|got|carries|carrying|` + be + `\s+in|in|paying\s+off|paying\s+down|pays\s+off|repaying|repays|my|his|her|their)\s+(?:(?:a|an|some|huge|big|lot|lots|of|massive|serious|deep|crippling|personal|private|the|[$€£₹]?[\d,.]+k?|about|around|over|still)\s+){0,3}` + phrases(debts) +
+		re: regexp.MustCompile(`(?i)\b(?:(?:has|have|had|having|got|carries|carrying|` + be + `\s+in|in|paying\s+off|paying\s+down|pays\s+off|repaying|repays|my|his|her|their)\s+(?:(?:a|an|some|huge|big|lot|lots|of|massive|serious|deep|crippling|personal|private|the|[$€£₹]?[\d,.]+k?|about|around|over|still|many|several|multiple|mounting|outstanding|unpaid|so\s+much)\s+){0,3}` + phrases(debts) +
 			`|owe[sd]?\s+(?:[$€£₹]\s?\d|\d[\d,.]*\s*(?:k|m|grand|thousand|dollars|euros|pounds|usd|eur|gbp)\b)|(?:filed|filing|files|declared|declaring)\s+(?:for\s+)?(?:(?:chapter\s+\d+|personal)\s+)?bankruptcy|went\s+bankrupt` +
 			`|(?:because\s+of|due\s+to|owing\s+to|for|from)\s+(?:(?:his|her|their|my|the)\s+)?` + phrases(financialTroubles) + `)\b`)},
 	// Money trouble that only a person has, wherever it is said.
@@ -331,7 +343,7 @@ var personalDetectors = []detector{
 	// Legal matters.
 	{name: "legal matter", category: CategoryLegal, reason: "a personal legal matter (arrest, conviction, lawsuit)", valid: all(plainTerm, notProbationPeriod),
 		gate: gate{terms: terms([]string{"arrested", "convicted", "indicted", "deported", "detained", "jailed", "imprisoned", "incarcerated", "sentenced", "charged", "prosecuted", "criminal", "record", "conviction", "probation", "parole", "dui", "dwi", "felony", "lawsuit", "divorce", "divorced", "custody", "court", "immigration", "suing", "jail", "prison", "guilty", "misdemeanour", "misdemeanor", "asylum", "restraining", "undocumented", "visa", "served", "sued"})},
-		re:   regexp.MustCompile(`(?i)\b(?:(?:was|were|been|got|gets|is\s+being|are\s+being|['’]s\s+been|being)\s+(?:arrested|convicted(?:\s+of)?|indicted|deported|detained|jailed|imprisoned|incarcerated|sentenced|prosecuted|charged\s+with)|convicted\s+of|pleaded\s+guilty|served\s+time|(?:in|out\s+of|from)\s+(?:the\s+)?(?:jail|prison)|(?:has|have|had|with)\s+an?\s+(?:criminal\s+record|conviction|record\s+for|dui|dwi|felony|(?:felony|misdemeanou?r|drug|criminal)\s+(?:conviction|charge|record))|(?:on|violated|violating)\s+(?:probation|parole)|(?:has|have|had|with|my|his|her|their|['’]s)\s+(?:an?\s+|the\s+)?(?:(?:pending|upcoming|ongoing|next)\s+)?(?:criminal\s+record|conviction|dui|dwi|probation\s+officer|parole\s+officer|lawsuit|divorce|custody\s+(?:case|hearing|battle|dispute)|court\s+(?:case|date|hearing|appearance)|immigration\s+(?:case|hearing|status|lawyer)|asylum\s+(?:case|claim|hearing|application)|restraining\s+order|visa\s+status)|` + be + `\s+(?:suing|getting\s+divorced|going\s+through\s+a\s+divorce|undocumented|an?\s+asylum\s+seeker)|(?:suing|sued)\s+(?:his|her|their|my)\s+(?:former\s+|ex-?)?(?:employer|landlord|ex|partner|husband|wife|company|boss)|(?:hearing|trial)\s+in\s+(?:the|his|her|their|my)\s+(?:custody|divorce|criminal|immigration)\s+case)\b`)},
+		re:   regexp.MustCompile(`(?i)\b(?:(?:was|were|been|got|gets|is\s+being|are\s+being|['’]s\s+been|being)\s+(?:arrested|convicted(?:\s+of)?|indicted|deported|detained|jailed|imprisoned|incarcerated|sentenced|prosecuted|charged\s+with)|convicted\s+of|pleaded\s+guilty|served\s+time|(?:in|out\s+of|from)\s+(?:the\s+)?(?:jail|prison)|(?:has|have|had|with)\s+an?\s+(?:criminal\s+record|conviction|record\s+for|dui|dwi|felony|(?:felony|misdemeanou?r|drug|criminal)\s+(?:conviction|charge|record))|(?:on|violated|violating)\s+(?:probation|parole)|(?:has|have|had|with|my|his|her|their|['’]s)\s+(?:an?\s+|the\s+)?(?:(?:pending|upcoming|ongoing|next)\s+)?(?:criminal\s+record|conviction|dui|dwi|probation\s+officer|parole\s+officer|lawsuit|divorce|custody\s+(?:case|hearing|battle|dispute|fight)|court\s+(?:case|date|hearing|appearance)|immigration\s+(?:case|hearing|status|lawyer)|asylum\s+(?:case|claim|hearing|application)|restraining\s+order|visa\s+status)|` + be + `\s+(?:suing|getting\s+divorced|going\s+through\s+a\s+divorce|undocumented|an?\s+asylum\s+seeker)|(?:suing|sued)\s+(?:his|her|their|my)\s+(?:former\s+|old\s+|previous\s+|last\s+|ex-?)?(?:employer|landlord|ex|partner|husband|wife|company|boss)|(?:hearing|trial)\s+in\s+(?:the|his|her|their|my)\s+(?:custody|divorce|criminal|immigration)\s+case)\b`)},
 
 	// Sexual orientation and gender identity.
 	{name: "sexual orientation", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, notBI),
@@ -356,8 +368,8 @@ var personalDetectors = []detector{
 			`|` + possessive + `\s+(?:religion|religious\s+(?:beliefs|views|observance)|faith)` +
 			`|for\s+religious\s+reasons)\b`)},
 	{name: "religious reason", category: CategoryReligion, reason: "religious belief", valid: all(plainTerm, aboutAPerson),
-		gate: gate{terms: terms(nil, observances, religiousNouns)},
-		re:   regexp.MustCompile(`(?i)\b(?:because\s+of|due\s+to|for|during|over|around|on|while\s+observing|while\s+fasting\s+for|through|throughout|until\s+after|after)\s+(?:(?:the|his|her|their|my|a|daily|friday|evening|morning|midday)\s+){0,2}` + phrases(observances, religiousNouns) + `\b`)},
+		gate: gate{terms: terms(nil, observances, religiousNouns, worship)},
+		re:   regexp.MustCompile(`(?i)\b(?:because\s+of|due\s+to|for|during|over|around|on|while\s+observing|while\s+fasting\s+for|through|throughout|until\s+after|after)\s+(?:(?:the|his|her|their|my|a|daily|friday|evening|morning|midday|sunday|saturday|weekly)\s+){0,2}` + phrases(observances, religiousNouns, worship) + `\b`)},
 
 	// Politics. Where alternatives share a start, the longer comes first:
 	// FindAll keeps the first that matches, and a validator that drops it
@@ -495,7 +507,15 @@ var statementVerbs = wordSet(`is was has had prefers wants needs likes loves hat
 	earns makes made gets got lives sees visits prays wears joined votes supports donates volunteers campaigns owes
 	pays filed came identifies converted practises practices follows believes belongs would will can cannot can't
 	does doesn't won't isn't wasn't hasn't never always usually often also still now recently currently brings
-	grosses nets receives received`)
+	grosses nets receives received went ran runs stood stands marched marches protests protested attended goes joins
+	organises organizes organised organized plays played sings sang helps helped serves served lost loses borrowed
+	borrows took taking paid spent applied claims claimed struggles struggled missed finished started began got
+	had gets been being sees saw underwent needed faces faced turned gambles gambled overstayed seeks sought seeking
+	inherited remortgaged declared defaulted owed spends lends lent sold bought owns holds saves saved invested invests
+	appeared appears pleaded served sued sues applies reported suffers suffered survived stopped quit returned returns
+	moved fled won lobbies petitions canvasses canvassed campaigned signed diagnosed treated hospitalised hospitalized
+	admitted discharged injured broke tore sprained fractured recovered relapsed copes deals battles fights fought
+	skipped completed spent wore carries carried`)
 
 // nonNames are capitalised words that start a sentence about a thing.
 var nonNames = wordSet(`the this that these those our their its it we every each some a an all no any my your one

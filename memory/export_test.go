@@ -16,3 +16,14 @@ func (s *Store) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
 	}
 	return s.get(ctx, team, id)
 }
+
+// SpecialCategoryOf is the special category the detectors find in a
+// memory about its own writer, read as the review reads it (raw,
+// canonical and as the subject would say it), or "". Tests score it for
+// statements the store refuses before a category matters (point-in-time,
+// vague), so a refusal for another reason is neither a hit nor a miss of
+// the detectors by accident.
+func SpecialCategoryOf(text string) string {
+	w := write{subjectType: SubjectUser}
+	return categoryIn(readings(w, text, Canonicalize(text), nil))
+}

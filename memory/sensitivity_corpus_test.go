@@ -46,43 +46,9 @@ func sensitiveRefusal(reason string) bool {
 // kind of writer.
 func TestSensitivityCorpusWithoutAReviewModel(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("testdata/sensitive_statements.json")
-	require.NoError(t, err)
-	var corpus []sensitiveStatement
-	require.NoError(t, json.Unmarshal(raw, &corpus))
-
-	ctx := context.Background()
-	store := memory.New(testdb.New(t).DB, memory.Options{})
-	var results []sensitivityResult
-	var unmeasured []string
-	for i, e := range corpus {
-		name := e.Name
-		if name == "" {
-			name = "Robin"
-		}
-		id := fmt.Sprintf("US%03d", i)
-		actor := provenance.Actor{Kind: provenance.KindUser, Team: team, ID: id, Name: name}
-		dm := provenance.Place{Team: team, Channel: "D" + id, SourceKey: "slack:T1:D" + id + ":1800000000.000100", Visibility: provenance.DM}
-		out, err := store.Remember(ctx, memory.WriteRequest{Actor: actor, Place: dm, Scope: memory.ScopePersonal, Content: e.Text, WrittenBy: provenance.ByExplicit, MessageTS: "1800000001.000100"})
-		require.NoError(t, err, e.Text)
-		r := sensitivityResult{sensitiveStatement: e}
-		switch {
-		case out.Status == memory.Rejected && sensitiveRefusal(out.Reason):
-			r.detected, r.as = true, "refused: "+out.Reason
-		case out.Status == memory.Rejected:
-			// Neither detected nor stored clean: the corpus must not hold
-			// statements the store refuses for another reason.
-			unmeasured = append(unmeasured, fmt.Sprintf("%q: %s", e.Text, out.Reason))
-			continue
-		default:
-			stored, err := store.Get(ctx, out.Memory.ID)
-			require.NoError(t, err, e.Text)
-			require.Equal(t, actor.ID, stored.SubjectID, "the memory read back is %q's", e.Text)
-			r.detected, r.as = stored.Sensitive != "", stored.Sensitive
-		}
-		results = append(results, r)
-	}
-	require.Empty(t, unmeasured, "statements refused for another reason than sensitivity")
+	corpus := readSensitiveStatements(t, "testdata/sensitive_statements.json")
+	results, refused := rememberEachWithoutAReviewModel(t, corpus)
+	require.Empty(t, refused, "statements refused for another reason than sensitivity")
 
 	var report strings.Builder
 	all := scoreSensitivity(&report, results, "")
@@ -104,6 +70,101 @@ func TestSensitivityCorpusWithoutAReviewModel(t *testing.T) {
 	require.GreaterOrEqual(t, all.recall(), 0.95, "recall over the corpus")
 	require.LessOrEqual(t, all.fpr(), 0.03, "false-positive rate over the corpus")
 }
+
+// readSensitiveStatements reads one labelled statement file.
+func readSensitiveStatements(t *testing.T, path string) []sensitiveStatement {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var statements []sensitiveStatement
+	require.NoError(t, json.Unmarshal(raw, &statements), path)
+	return statements
+}
+
+// rememberEachWithoutAReviewModel remembers each statement in its person's
+// DM by a store with no review model, so the detectors alone decide; a
+// statement counts as detected when it is stored with a sensitive
+// category, or refused as sensitive. A statement refused for another
+// reason (point-in-time, vague) is scored by what the detectors find in
+// it, and listed in refused.
+func rememberEachWithoutAReviewModel(t *testing.T, statements []sensitiveStatement) (results []sensitivityResult, refused []string) {
+	t.Helper()
+	ctx := context.Background()
+	store := memory.New(testdb.New(t).DB, memory.Options{})
+	for i, e := range statements {
+		name := e.Name
+		if name == "" {
+			name = "Robin"
+		}
+		id := fmt.Sprintf("US%03d", i)
+		actor := provenance.Actor{Kind: provenance.KindUser, Team: team, ID: id, Name: name}
+		dm := provenance.Place{Team: team, Channel: "D" + id, SourceKey: "slack:T1:D" + id + ":1800000000.000100", Visibility: provenance.DM}
+		out, err := store.Remember(ctx, memory.WriteRequest{Actor: actor, Place: dm, Scope: memory.ScopePersonal, Content: e.Text, WrittenBy: provenance.ByExplicit, MessageTS: "1800000001.000100"})
+		require.NoError(t, err, e.Text)
+		r := sensitivityResult{sensitiveStatement: e}
+		switch {
+		case out.Status == memory.Rejected && sensitiveRefusal(out.Reason):
+			r.detected, r.as = true, "refused: "+out.Reason
+		case out.Status == memory.Rejected:
+			// Not stored, for another reason: what the detectors find
+			// in it is what the detectors would have decided.
+			refused = append(refused, fmt.Sprintf("%q: %s", e.Text, out.Reason))
+			r.as = memory.SpecialCategoryOf(e.Text)
+			r.detected = r.as != ""
+		default:
+			stored, err := store.Get(ctx, out.Memory.ID)
+			require.NoError(t, err, e.Text)
+			require.Equal(t, actor.ID, stored.SubjectID, "the memory read back is %q's", e.Text)
+			r.detected, r.as = stored.Sensitive != "", stored.Sensitive
+		}
+		results = append(results, r)
+	}
+	return results, refused
+}
+
+// The blind set (testdata/sensitive_statements_blind.json) was written
+// before anyone read the detectors or the corpus: it measures whether the
+// detectors know the categories or only the corpus's words. Its "dev" half
+// may be read while generalising the detectors; its "held-out" half is
+// only scored. Scored the same way as the corpus, alone and together with
+// it: the floor (recall ≥ 0.95, false positives ≤ 0.03) holds on
+// the union too.
+func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
+	t.Parallel()
+	blind := readSensitiveStatements(t, "testdata/sensitive_statements_blind.json")
+	results, refused := rememberEachWithoutAReviewModel(t, blind)
+	corpusResults, _ := rememberEachWithoutAReviewModel(t, readSensitiveStatements(t, "testdata/sensitive_statements.json"))
+
+	var report strings.Builder
+	all := scoreSensitivity(&report, results, "")
+	scoreSensitivity(&report, results, "dev")
+	scoreSensitivity(&report, results, "held-out")
+	report.WriteString("  refused for another reason, scored by the detectors alone:\n")
+	for _, r := range refused {
+		report.WriteString("    " + r + "\n")
+	}
+	report.WriteString("corpus and blind set together:\n")
+	union := scoreSensitivity(&report, append(corpusResults, results...), "")
+	t.Log("\n" + report.String())
+
+	require.GreaterOrEqual(t, len(blind), 200)
+	require.GreaterOrEqual(t, all.negatives*2, len(blind)-20, "about half the blind set is hard negatives")
+	require.GreaterOrEqual(t, all.positives*2, len(blind)-20, "about half the blind set is sensitive")
+	// Main's detectors first scored recall 0.652 (103/158) and a
+	// false-positive rate 0.013 (2/155) here. Generalised by class on the
+	// dev half, they score 0.937 (148/158), 2/155; the floor is that, the
+	// false-positive ceiling the 0.03.
+	require.GreaterOrEqual(t, all.recall(), blindRecallFloor, "recall over the blind set")
+	require.LessOrEqual(t, all.fpr(), blindFPRCeiling, "false-positive rate over the blind set")
+	// The union measured 0.966 (285/295) and 2/292 = 0.007.
+	require.GreaterOrEqual(t, union.recall(), 0.95, "recall over the corpus and the blind set")
+	require.LessOrEqual(t, union.fpr(), 0.03, "false-positive rate over the corpus and the blind set")
+}
+
+const (
+	blindRecallFloor = 0.93
+	blindFPRCeiling  = 0.03
+)
 
 type sensitivityResult struct {
 	sensitiveStatement

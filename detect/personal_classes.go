@@ -1,0 +1,350 @@
+package detect
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The rules in personal.go read curated terms. The rules here read a
+// category by its class, so that a fact nobody listed is found by what it
+// is: a medical word by its morphology (-itis, -osis, -ectomy, -oscopy,
+// -therapy, the -ologist of a medical root), a drug by its stem (-statin,
+// -pril, -olol, -oxetine …), an injury by a body part and what happened to
+// it, and each category by its frames: "diagnosed with …", "treatment for
+// the thyroid", "months sober", "having a baby", "sings in the church
+// choir", "ran for city council", "member of <union>", "went on strike",
+// "can't pay the loan", "took out a second mortgage", "asylum
+// application". They were written from the classes, then checked against
+// the dev half of memory/testdata/sensitive_statements_blind.json; its
+// held-out half is only scored.
+
+var (
+	// medicalSuffixes end the names of conditions and procedures. Words
+	// that end so and are not medical are in notMedical.
+	medicalSuffixes = `(?:itis|osis|a?emia|omas?|opathy|opathies|algia|iasis|plegia|plegic|trophy|ectomy|ectomies|otomy|ostomy|oscopy|oscopies|plasty|therapy|therapies)`
+	notMedical      = wordSet(`diagnosis prognosis hypnosis osmosis symbiosis metamorphosis apotheosis mitosis meiosis
+		gnosis academia bohemia nostalgia aroma aromas diploma diplomas oklahoma tacoma paloma chroma idioma
+		sonoma pomona dichotomy microscopy spectroscopy stereoscopy telescopy kaleidoscopy retail`)
+
+	// medicalRoots take -ology and -ologist for a medical field and its
+	// doctor: cardiology, the oncologist.
+	medicalRoots = `(?:onc|cardi|dermat|neur|ur|gyn(?:a)?ec|endocrin|rheumat|gastroenter|ha?emat|nephr|pulmon|immun|audi|ophthalm|radi|hepat|proct|otolaryng|otorhinolaryng|psych|neuropsych|andr|perinat|allerg|rhin|laryng|angi|phleb|vener|sex|anaesthesi|anesthesi|path|obstetr|trichol)`
+	// careProviders are the people and places of care.
+	careProviders = []string{
+		"doctor", "doctors", "gp", "dentist", "orthodontist", "surgeon", "midwife", "doula", "physician", "specialist",
+		"paediatrician", "pediatrician", "obstetrician", "ob-gyn", "obgyn", "optometrist", "chiropractor", "osteopath",
+		"physiotherapist", "therapist", "counsellor", "counselor", "nurse", "clinic", "hospital", "sleep clinic",
+		"fertility clinic", "pain clinic", "memory clinic",
+		"psychiatrist", "podiatrist", "physiatrist", "geriatrician", "allergist", "neurosurgeon", "urgent care",
+	}
+	// careEvents are the visits in which care is given.
+	careEvents = []string{
+		"appointment", "appointments", "follow-up", "follow up", "followup", "check-up", "checkup", "check up",
+		"consultation", "consult", "session", "sessions", "visit", "visits", "referral", "scan", "scans",
+	}
+
+	// careVerbs lead to a visit: "sees", "has a follow-up with".
+	careVerbs = `sees?|saw|seeing|seen\s+by|visits?|visited|visiting|goes\s+to|go\s+to|going\s+to|went\s+to|to\s+see|books?|booked|talks?\s+to|talking\s+to|referred\s+to|referral\s+to|under|waiting\s+for|waiting\s+to\s+see|(?:` + phrases(careEvents) + `)\s+(?:with|at|to)`
+	// careVisitWords name the kind of a visit: "clinic visits", "a
+	// dental appointment".
+	careVisitWords = []string{
+		"clinic", "hospital", "gp", "doctor", "doctor's", "doctors", "dental", "dentist", "medical", "physio", "therapy",
+		"fertility", "prenatal", "antenatal", "maternity", "cancer", "chemo", "dialysis", "outpatient", "specialist",
+		"psychiatric", "mental health", "blood", "smear",
+	}
+
+	// drugStems end generic drug names.
+	drugStems = `(?:statins?|pril|sartan|olol|dipine|apine|prazole|azepam|azolam|oxetine|triptan|triptyline|pramine|gliptin|glutide|gliflozin|formin|lukast|tidine|umab|imab|ximab|zumab|tinib|cillin|mycin|cycline|floxacin|thyroxine|parin|xaban|gatran|afil|profen|codone|semide|thiazide|nisone|solone|cortisone|methasone|vudine|tegravir|ovir|avir|zolam|done)`
+
+	// bodyParts are what an injury or an operation is of.
+	bodyParts = []string{
+		"hip", "hips", "knee", "knees", "back", "lower back", "spine", "shoulder", "shoulders", "neck", "heart", "lung",
+		"lungs", "liver", "kidney", "kidneys", "thyroid", "eye", "eyes", "ear", "ears", "wrist", "wrists", "ankle",
+		"ankles", "foot", "feet", "elbow", "jaw", "bladder", "bowel", "bowels", "colon", "prostate", "breast", "breasts",
+		"cervix", "uterus", "womb", "ovaries", "ovary", "brain", "stomach", "gut", "sinuses", "tonsils", "gallbladder",
+		"appendix", "acl", "ligament", "ligaments", "tendon", "tendons", "meniscus", "achilles", "rotator cuff", "pelvis",
+		"hamstring", "retina", "cornea", "pancreas", "spleen", "disc", "vertebrae", "ribs", "collarbone", "skull",
+		"cholesterol", "blood pressure", "blood sugar", "hormones", "iron levels", "vitamin d", "teeth", "wisdom teeth",
+	}
+	injuries = `(?:bad|injured|broken|fractured|sprained|torn|ruptured|dislocated|sore|weak|replaced|artificial|slipped|herniated|damaged|dodgy|busted|wonky|painful|arthritic|fused|prosthetic|failing|enlarged|inflamed|infected)`
+	// treatments are what is done for a body part or a condition.
+	treatments = `(?:medicine|medicines|medication|medications|meds|pills|tablets|injections?|shots|jabs|infusions?|drops|treatment|treatments|surgery|surgeries|an?\s+operation|operation|operations|op|procedure|physio|physiotherapy|rehab|scans?|x-?rays?|mri|ultrasound|biopsy|check-?ups?|blood\s+tests)`
+
+	// medicalHeads end a noun phrase that names an illness: "the sugar
+	// illness", "a rare genetic disorder".
+	medicalHeads = `(?:illness|illnesses|disease|diseases|syndrome|disorder|disorders|infection|infections|sickness|tumou?rs?|cancer|allergy|allergies|injury|injuries|fracture|ulcers?|cysts?|hernia)`
+
+	// activistGroups are political movements known by name.
+	activistGroups = []string{
+		"extinction rebellion", "just stop oil", "black lives matter", "blm", "antifa", "proud boys", "nra", "aclu",
+		"planned parenthood", "sunrise movement", "fridays for future", "democratic socialists of america", "dsa",
+		"moms for liberty", "occupy wall street", "greenpeace", "amnesty international", "letzte generation", "pro-life",
+		"pro-choice", "anti-abortion", "stop the war coalition", "palestine action",
+	}
+	// politicalLeanings are sides a person is, read only as a noun ("a
+	// staunch conservative") or at the end of a clause: "conservative
+	// with estimates" is not a side.
+	politicalLeanings = []string{
+		"conservative", "liberal", "progressive", "centrist", "leftist", "lefty", "leftie", "right-winger", "left-winger",
+		"social conservative", "neoliberal", "nationalist", "populist", "environmentalist", "feminist", "pro-life",
+		"pro-choice", "tankie",
+	}
+	offices = `(?:(?:city|town|county|local|state|parish|district|borough|regional|school|village)\s+)?(?:council|office|mayor|parliament|congress|the\s+senate|senate|the\s+assembly|assembly|election|re-?election|governor|the\s+legislature|legislature|board\s+of\s+supervisors|school\s+board|alderman|mp|mep|the\s+bundestag|bundestag)`
+	// politicalOffices are the seats a person holds: "is a local
+	// councillor".
+	politicalOffices = []string{
+		"councillor", "councilor", "council member", "councilman", "councilwoman", "alderman", "alderwoman", "mayor",
+		"mp", "mep", "senator", "state rep", "state representative", "congressman", "congresswoman", "assemblyman",
+		"assemblywoman", "party candidate", "independent candidate", "election candidate", "poll worker",
+		"election volunteer",
+	}
+
+	// tradeUnions are unions known by name. Ambiguous ones (Unite,
+	// Prospect, Equity, Community) are matched in capitals only.
+	tradeUnions = []string{
+		"unison", "gmb", "ver.di", "verdi", "ig metall", "cwa", "teamsters", "uaw", "seiu", "afl-cio", "neu", "rcn", "bma",
+		"cgt", "cfdt", "ucu", "pcs", "rmt", "aslef", "usdaw", "nasuwt", "nea", "aft", "iww", "cupe", "unifor", "usw", "ibew",
+		"afscme", "ufcw", "nnu", "fnv", "ccoo", "eis", "bectu", "nurses union", "nurses' union", "teachers union",
+		"teachers' union", "transport workers union", "rail union", "unite the union", "dgb", "ig bce", "gew", "cisl",
+		"cgil", "uil", "opsu", "ctu", "cosatu", "sag-aftra", "writers guild", "wga", "nuj", "fbu", "pfa",
+	}
+	unionsInCapitals = `(?-i:Unite|Prospect|Equity)`
+
+	worshipPlaces = []string{
+		"church", "mosque", "masjid", "synagogue", "shul", "temple", "gurdwara", "mandir", "chapel", "congregation",
+		"kingdom hall", "cathedral", "ashram", "monastery", "sangha",
+	}
+	religiousRoles = []string{
+		"deacon", "deaconess", "church elder", "altar server", "altar boy", "lay preacher", "lay minister",
+		"imam", "rabbi", "priest", "pastor", "vicar", "cantor", "churchwarden", "church warden", "sunday school teacher",
+		"bell ringer", "muezzin", "granthi", "nun", "monk", "missionary", "choir member", "youth pastor", "chaplain",
+		"bishop", "catechist",
+	}
+)
+
+// personalClassDetectors read the personal categories by class; see the
+// comment at the top of this file.
+var personalClassDetectors = []detector{
+	// Health, by morphology: a word that names a condition or a
+	// procedure by its ending, used of a person (plainTerm drops "the
+	// arthritis research app").
+	{name: "medical term", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notListed(notMedical), aboutAPerson),
+		gate: gate{words: []string{"itis", "osis", "emia", "oma", "pathy", "pathies", "algia", "iasis", "pleg", "troph", "ectom", "otomy", "ostomy", "oscop", "plasty", "therap"}},
+		re:   regexp.MustCompile(`(?i)\b[a-z]{2,}` + medicalSuffixes + `\b`)},
+	// A drug by its stem, taken: "takes atorvastatin", "on ramipril".
+	{name: "medication by stem", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notListed(notDrugs)),
+		gate: gate{words: []string{"mg", "mcg", "µg", "milligram", "microgram", "statin", "pril", "sartan", "olol", "pine", "prazole", "zepam", "zolam", "oxetine", "triptan", "triptyline", "pramine", "gliptin", "glutide", "gliflozin", "formin", "lukast", "tidine", "mab", "tinib", "cillin", "mycin", "cycline", "floxacin", "thyroxine", "parin", "xaban", "gatran", "afil", "profen", "codone", "semide", "thiazide", "nisone", "solone", "cortisone", "methasone", "vudine", "vir", "done", "pam"}},
+		re: regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|injects?|uses?|prescribed|switched\s+to|came\s+off|coming\s+off|off|given|gets|getting|been\s+on|back\s+on)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly|\d+\s?mg(?:\s+of)?)\s+){0,3}[a-z]{2,}` + drugStems + `\b` +
+			`|\b(?:takes?|took|taking|on|prescribed|up\s+to|down\s+to|upped\s+to|increased\s+to|reduced\s+to)\s+(?:(?:a|his|her|their|my|the)\s+)?(?:\w+\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|µg|milligrams?|micrograms?)\b`)},
+	// A specialist or a place of care, visited: "has a follow-up with
+	// the oncologist", "sees a dermatologist", "needs mornings free for
+	// clinic visits".
+	{name: "specialist visit", category: CategoryHealth, reason: healthReason, valid: plainTerm,
+		gate: gate{words: []string{"ologist", "iatrist", "ology"}},
+		re: regexp.MustCompile(`(?i)(?:\b(?:` + careVerbs + `)\s+(?:(?:a|an|the|his|her|their|my|new|private|regular|weekly|monthly)\s+){0,2}(?:` + medicalRoots + `ologists?|(?:psych|pod|phys)iatrists?)` +
+			`|\b` + medicalRoots + `ology\s+(?:` + phrases(careEvents) + `|clinic|ward))\b`)},
+	{name: "care visit", category: CategoryHealth, reason: healthReason, valid: plainTerm,
+		gate: gate{terms: terms(careVisitWords, careProviders)},
+		re: regexp.MustCompile(`(?i)(?:\b(?:` + careVerbs + `)\s+(?:(?:a|an|the|his|her|their|my|new|private|regular|weekly|monthly)\s+){0,2}` + phrases(careProviders) +
+			`|\b(?:in|into|from)\s+(?:the\s+)?hospital` +
+			`|\b(?:has|have|had|having|needs?|for|during|after|around|attends?|with|his|her|their|my|weekly|regular|monthly|books?|booked|off\s+for|out\s+for|early\s+for|free\s+for)\s+(?:(?:a|an|the|some|weekly|regular|monthly|early|his|her|their|my)\s+)?` + phrases(careVisitWords) + `\s+(?:` + phrases(careEvents) + `|tests?|work)` +
+			`)\b`)},
+	// A condition that no list names, by what it is called: "has the
+	// sugar illness", "was diagnosed with a rare genetic disorder".
+	{name: "illness", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson, notSoftware),
+		gate: gate{words: []string{"ill", "disease", "syndrome", "disorder", "infection", "deficien", "sick", "tumo", "cancer", "allerg", "injur", "fracture", "ulcer", "cyst", "hernia", "diagnos"}},
+		re: regexp.MustCompile(`(?i)\b(?:(?:has|have|had|having|got|gets|getting|caught|suffers?\s+from|suffered\s+from|suffering\s+from|lives?\s+with|living\s+with|struggles?\s+with|struggling\s+with|recovering\s+from|recovered\s+from|treated\s+for|treatment\s+for|in\s+remission\s+from|off\s+(?:work\s+)?with|home\s+with|in\s+bed\s+with|in\s+hospital\s+with|born\s+with)\s+(?:(?:a|an|the|some|rare|serious|chronic|genetic|autoimmune|\w+)\s+){0,3}` + medicalHeads +
+			`|diagnosed\s+(?:with|as\s+having)\s+\w+` +
+			`|(?:got|gets|getting|received|receives)\s+(?:(?:a|an|the|his|her|their|my)\s+)?diagnosis)\b`)},
+	// A body part and what happened to it, or what is done for it: "a bad
+	// hip", "operation on the hip", "medicine for the thyroid".
+	{name: "injury or treatment", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson, notBodyPartThing),
+		gate: gate{terms: terms(nil, bodyParts)},
+		re: regexp.MustCompile(`(?i)\b(?:` + injuries + `\s+(?:(?:left|right|lower|upper)\s+)?` + phrases(bodyParts) + `|(?:high|low|raised)\s+(?:cholesterol|blood\s+pressure|blood\s+sugar|iron(?:\s+levels)?|vitamin\s+d|thyroid\s+levels)` +
+			`|` + phrases(bodyParts) + `\s+(?:injury|injuries|replacement|surgery|operation|problems?|issues?|condition|fracture|transplant|infection|trouble|cancer|disease|failure|stones?)` +
+			`|` + treatments + `\s+(?:on|for|to|of)\s+(?:(?:the|his|her|their|my|a|an|both|left|right|lower|upper|high|low)\s+){0,2}` + phrases(bodyParts) + `)\b`)},
+	// Pregnancy, whatever the words: "having a baby in March", "baby due
+	// in April", "maternity leave", "second trimester".
+	{name: "pregnancy", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notBabyThing),
+		gate: gate{terms: terms([]string{"baby", "babies", "child", "twins", "triplets", "trimester", "maternity", "pregnant", "pregnancy", "due", "morning", "prenatal", "antenatal", "postnatal", "postpartum", "conceive", "conceiving", "expecting", "miscarried"})},
+		re: regexp.MustCompile(`(?i)\b(?:(?:having|expecting|due\s+to\s+have|going\s+to\s+have|trying\s+for|trying\s+to\s+have|lost)\s+(?:(?:a|an|their|his|her|our|the|first|second|third|fourth|another|new)\s+){0,2}(?:baby|child|twins|triplets)` +
+			`|(?:baby|twins|triplets)\s+(?:is\s+|are\s+)?due|(?:his|her|their|my)\s+due\s+date|(?:first|second|third|last|final)\s+trimester|maternity\s+leave|morning\s+sickness` +
+			`|(?:pre|ante|post)[-\s]?natal\s+(?:appointments?|classes|class|scans?|care|checks?|check-?ups?|depression)|postpartum|trying\s+to\s+conceive|miscarried)\b`)},
+	// Addiction and recovery: "18 months sober", "relapsed".
+	{name: "sobriety", category: CategoryHealth, reason: healthReason, valid: plainTerm,
+		gate: gate{terms: terms([]string{"sober", "sobriety", "relapse", "relapsed", "relapsing", "clean"})},
+		re:   regexp.MustCompile(`(?i)\b(?:(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|eighteen|a\s+few|several|many)\s+(?:days?|weeks?|months?|years?)\s+(?:sober|clean)|(?:` + be + `|got|getting|stayed|staying|stays?|been)\s+(?:(?:now|still|newly|recently)\s+)?sober|(?:has|have|had)\s+relapsed|relapsed|relapsing|(?:his|her|their|my)\s+sobriety)\b`)},
+
+	// Health by absence: leave taken for an illness, a phased return, a
+	// fit note, occupational health.
+	{name: "medical leave", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"phased", "signed", "sickness", "note", "occupational", "breakdown", "burnout", "burn", "operation", "procedure", "injury", "illness", "accident", "collapse", "surgery", "stress", "exhaustion", "mental", "health", "medical"})},
+		re: regexp.MustCompile(`(?i)\b(?:(?:on|started|starts|began)\s+(?:a\s+)?phased\s+return|phased\s+return\s+to\s+work|signed\s+off\s+(?:sick|work|for\s+\w+\s+weeks?)` +
+			`|(?:on|took|taking|takes|off|away|out|absent|been\s+off|was\s+off)\s+(?:(?:\w+|\d+)\s+){0,3}?(?:leave|time\s+off|off|work|weeks?|months?|days?)\s+(?:for|after|because\s+of|due\s+to|following|with)\s+(?:(?:a|an|his|her|their|my|the|major|minor|serious|bad)\s+)?(?:breakdown|burnout|burn-out|operation|procedure|injury|illness|accident|collapse|surgery|stress|exhaustion|mental\s+health|health\s+reasons|medical\s+reasons)` +
+			`|sickness\s+absence|(?:sick|fit)\s+note|occupational\s+health\s+(?:referral|assessment|review|appointment))\b`)},
+
+	// Sex life and partners that say an orientation: "lives with his
+	// husband", "in an open relationship".
+	{name: "sex life", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: plainTerm,
+		gate: gate{terms: terms([]string{"husband", "boyfriend", "fiance", "fianc", "wife", "girlfriend", "fiancee", "polyamorous", "polyamory", "monogamous", "throuple", "swinger", "swingers", "kink", "bdsm", "celibate", "grindr", "scruff", "attracted", "pronouns", "deadname", "deadnamed", "dead", "dates", "relationship", "marriage", "they", "them", "ze", "xe"})},
+		re: regexp.MustCompile(`(?i)\b(?:his\s+(?:husband|boyfriend|fianc[eé])|her\s+(?:wife|girlfriend|fianc[eé]e)\b(?:\s|$|[,.;])` +
+			`|(?:in|into)\s+(?:an?\s+)?(?:open|polyamorous|poly|non-?monogamous)\s+(?:relationship|marriage)|polyamorous|polyamory|non-?monogamous|throuple|swingers?|bdsm|celibate` +
+			`|(?:uses?|using|on)\s+(?:grindr|scruff)|attracted\s+to\s+(?:men|women|both|other\s+(?:men|women))|dates\s+(?:both\s+)?(?:men\s+and\s+women|women\s+and\s+men)` +
+			`|(?:uses?|goes\s+by|prefers)\s+(?:the\s+)?(?:they/them|ze/zir|ze/hir|xe/xem|they\s+and\s+them)(?:\s+pronouns)?|dead-?named?)`)},
+
+	// Legal sanctions beyond a conviction: a tag, bail, a driving ban, an
+	// investigation.
+	{name: "legal sanction", category: CategoryLegal, reason: "a personal legal matter (arrest, conviction, lawsuit)", valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"tag", "monitor", "community", "offenders", "offender", "caution", "cautioned", "driving", "drink", "drunk", "licence", "license", "banned", "ordered", "investigation", "investigated", "criminal", "charges"})},
+		re:   regexp.MustCompile(`(?i)\b(?:electronic\s+tag|ankle\s+monitor|community\s+service(?:\s+order)?|sex\s+offenders?\s+register|police\s+caution|(?:was|got|been|is)\s+cautioned\s+by\s+(?:the\s+)?police|(?:drink|drunk)[-\s]driving|driving\s+ban|banned\s+from\s+driving|lost\s+(?:his|her|their|my)\s+(?:driving\s+)?licen[cs]e|court[-\s]ordered|criminal\s+(?:charges?|case|trial|investigation)|(?:under|facing|faces)\s+(?:a\s+)?(?:criminal\s+|police\s+|tax\s+)?investigation|(?:is|was|being)\s+investigated\s+by\s+(?:the\s+)?(?:police|fbi|irs|hmrc|tax\s+office|tax\s+authorities|sec))\b`)},
+
+	// Religion by community: "sings in the church choir", "volunteers at
+	// the temple", "is a deacon".
+	{name: "faith community", category: CategoryReligion, reason: "religious belief", valid: plainTerm,
+		gate: gate{terms: terms([]string{"bible", "quran", "qur", "koran", "torah", "talmud", "gita", "scripture", "scriptures", "granth", "mormon"}, worshipPlaces, religiousRoles, religiousIdentities)},
+		re: regexp.MustCompile(`(?i)\b(?:(?:sings?|singing|sang|plays?|playing|played|volunteers?|volunteering|volunteered|helps?|helping|serves?|serving|teaches|teaching|active|involved|worships?|worshipping|married|bapti[sz]ed|confirmed|member)\s+(?:[\w'’]+\s+){0,2}?(?:in|at|with|for|of)\s+(?:(?:the|a|an|his|her|their|my|local|our)\s+)?` + phrases(worshipPlaces) +
+			`|` + phrases(worshipPlaces) + `\s+(?:choir|youth\s+group|band|council|community|elders?|services?|retreat|camp|group)` +
+			`|(?:` + be + `|serves\s+as|ordained\s+as|trained\s+as)\s+(?:(?:a|an|the|local|parish|ordained)\s+){0,2}` + phrases(religiousRoles) +
+			`|(?:attends?|attended|attending|goes\s+to|went\s+to|observes?|observed|celebrates?|celebrated|member\s+of|part\s+of|active\s+in|off\s+for|leave\s+for|fasts?\s+for)\s+(?:(?:the|a|an|his|her|their|local|weekly)\s+)?` + phrases(religiousIdentities) + `\s+(?:services?|mass|meetings?|worship|prayers|community|congregation|youth\s+group|retreat|festival|holidays?|holy\s+days|new\s+year|fast)` +
+			`|(?:reads|studies|reading|studying|recites|reciting|memori[sz]es|memori[sz]ing)\s+(?:(?:the|a|his|her|their)\s+)?(?:bible|quran|qur['’]an|koran|torah|talmud|gita|bhagavad\s+gita|guru\s+granth\s+sahib|book\s+of\s+mormon|scriptures?)\b(?:\s+(?:daily|every|each|before|after|at))?)\b`)},
+
+	// Politics by act: protests, a named movement, a seat, a run for
+	// office, a side held as a noun.
+	{name: "political act", category: CategoryPolitics, reason: "political opinion or affiliation", valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"protest", "protests", "protested", "protesting", "demonstration", "demonstrations", "rally", "rallies", "march", "marches", "marched", "marching", "ran", "runs", "running", "stood", "stands", "standing", "elected", "campaigning", "petition", "picket"}, activistGroups, politicalOffices)},
+		re: regexp.MustCompile(`(?i)\b(?:(?:goes\s+to|go\s+to|going\s+to|went\s+to|attends?|attended|attending|joins?|joined|joining|organi[sz]es|organi[sz]ed|organi[sz]ing|takes\s+part\s+in|took\s+part\s+in|was\s+at|marche[sd]?\s+(?:in|at|with)|marching\s+(?:in|at|with)|speaks?\s+at|spoke\s+at)\s+(?:(?:the|a|an|his|her|their|local|weekly|big|climate|anti-?\w+|pro-?\w+|\w+)\s+){0,2}(?:protests?|demonstrations?|rallies|rally|marches|vigils?)` +
+			`|(?:march(?:es|ed|ing)?|protest(?:s|ed|ing)?|demonstrat(?:es|ed|ing)|rall(?:y|ies|ied|ying)|campaign(?:s|ed|ing)?|petition(?:s|ed|ing)?|lobb(?:y|ies|ied|ying))\s+against\s+(?:the\s+)?\w+` +
+			`|(?:member\s+of|joined|joins|with|volunteers?\s+(?:for|with)|volunteered\s+(?:for|with)|donates?\s+to|donated\s+to|marche[sd]?\s+with|supports?|supported|active\s+in|in)\s+(?:the\s+)?` + phrases(activistGroups) +
+			`|(?:ran|runs|running|stood|stands|standing|campaigning|campaigns?|campaigned)\s+(?:for|as)\s+(?:(?:a|an|the|his|her|local)\s+)?` + offices + `|(?:ran|runs|running|stood|stands|standing)\s+as\s+(?:an?\s+)?(?:independent|candidate)|(?:elected|re-?elected)\s+(?:to|as)\s+(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:council|councillor|councilor|mayor|parliament|congress|senate|assembly|mp|school\s+board)` +
+			`|(?:` + be + `|serves\s+as|elected\s+as)\s+(?:(?:a|an|the|local|city|town|county|parish|district|state|borough|elected|former|current|sitting|labour|tory|conservative|green|democratic|republican|spd|cdu|\w+)\s+){0,2}` + phrases(politicalOffices) + `)\b`)},
+	{name: "political leaning", category: CategoryPolitics, reason: "political opinion or affiliation", valid: endsClause,
+		gate: gate{terms: terms([]string{"politically", "vote", "votes", "voted", "voting", "pro", "anti"}, politicalLeanings)},
+		re: regexp.MustCompile(`(?i)\b(?:` + be + `\s+(?:(?:a|an|staunch|lifelong|life-long|committed|proud|die-hard|diehard|card-carrying|hardcore|devoted|self-described|self-declared|true|real|classic|old-school|bleeding-heart|fiscal|social|socially|fiscally|politically)\s+){1,3}` + phrases(politicalLeanings) +
+			`|politically\s+(?:\w+\s+)?` + phrases(politicalLeanings) + `|` + be + `\s+(?:(?:very|strongly|firmly|fiercely|openly|vocally|quite|staunchly)\s+)?(?:pro|anti)-(?:life|choice|abortion|gun|guns|immigration|brexit|eu|trump|israel|palestine|palestinian|vax|monarchy|establishment)` + `|(?:votes?|voted|voting)\s+(?-i:Green|Labour|Labor|Tory|Conservative|Liberal|Democrat|Republican|Reform|Left|Linke|SNP|UKIP|GOP|SPD|CDU|FDP|AfD)|(?:votes?|voted|voting)\s+(?:left|right|left-wing|right-wing|far-left|far-right|tactically|blue|red))\b`)},
+
+	// Trade unions by name, and strikes.
+	{name: "union by name", category: CategoryUnion, reason: "trade union membership", valid: all(plainTerm, notNamePart),
+		gate: gate{terms: terms([]string{"unite", "prospect", "equity", "community", "strike", "strikes", "striking", "struck", "picket", "picketing", "walkout", "dues"}, tradeUnions)},
+		re: regexp.MustCompile(`(?i)(?:\b(?:member\s+of|joined|joins|join|belongs?\s+to|rep\s+for|representative\s+for|steward\s+for|organi[sz]er\s+for|organi[sz]es\s+for|pays?\s+(?:\w+\s+)?dues\s+to|paid\s+(?:\w+\s+)?dues\s+to|in|active\s+in|card\s+for)\s+(?:the\s+)?(?:` + phrases(tradeUnions) + `|` + unionsInCapitals + `)` +
+			`|(?:` + phrases(tradeUnions) + `|` + unionsInCapitals + `)\s+(?:rep|representative|member|steward|organi[sz]er|branch|dues|card|shop\s+steward|delegate|officer|activist)` +
+			`|\b(?:went|goes|go|going|was|were|is|are|been|walked\s+out)\s+on\s+strike|\b(?:joined|joins|on|walked|walks|stood\s+on)\s+(?:the\s+)?picket\s+lines?|\bpicketing|\bstrike\s+(?:ballot|pay|fund|vote|action)|\b(?:joined|joins|took\s+part\s+in|takes\s+part\s+in)\s+(?:the\s+)?(?:\w+\s+)?(?:strike|walkout))\b`)},
+
+	// Finances by act: can't pay, borrows, takes out a loan, is on
+	// benefits, loses money gambling.
+	{name: "money strain", category: CategoryFinances, reason: "personal debt", valid: all(plainTermOrOf, aboutAPerson),
+		gate: gate{terms: terms([]string{"pay", "paying", "make", "afford", "cover", "meet", "late", "behind", "missed", "misses", "missing", "defaulted", "defaults", "loan", "loans", "mortgage", "remortgage", "remortgaged", "overdraft", "borrow", "borrows", "borrowed", "borrowing", "denied", "refused", "benefits", "welfare", "stamps", "credit", "allowance", "security", "gambling", "betting", "gambles", "gambled", "bets", "lost", "loses", "evicted", "eviction", "foreclosure", "repossessed", "bailiffs", "collectors", "pawned", "income", "support"})},
+		re: regexp.MustCompile(`(?i)\b(?:(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable\s+to|struggl(?:es|ing|ed)\s+to|fail(?:s|ed|ing)?\s+to|late\s+(?:on|with)|behind\s+(?:on|with)|defaulted\s+on|defaults\s+on)\s+(?:to\s+)?(?:(?:pay|paying|make|making|afford|cover|meet)\s+)?(?:(?:the|his|her|their|my|a|this|last|month['’]?s|monthly)\s+){0,2}(?:\w+\s+)?(?:rent|mortgage|loan|loans|bills|debts|payments?|installments?|instalments?|repayments?|credit\s+card|child\s+support|alimony|tax\s+bill|car\s+payments?)` +
+			`|(?:took|takes|taking|take|has\s+taken)\s+out\s+(?:(?:a|an|another|second|third|new|personal|payday|bank|car|home\s+equity|big|huge)\s+){0,2}(?:loan|mortgage|remortgage|overdraft|credit\s+line|line\s+of\s+credit|advance)` +
+			`|remortgag(?:ed|ing|es)|borrow(?:s|ed|ing)?\s+(?:(?:some|the|a\s+lot\s+of)\s+)?(?:money|cash|[$€£]\s?\d[\d,.]*k?|\d[\d,.]*k?\s+(?:dollars|euros|pounds|grand))\s+from` +
+			`|(?:denied|refused|turned\s+down\s+for|rejected\s+for|declined\s+for)\s+(?:an?\s+)?(?:mortgage|loan|credit\s+card|credit|overdraft)` +
+			`|missed\s+(?:(?:a|another|his|her|their|my|two|three|several)\s+)?(?:rent|mortgage|loan|car|credit\s+card)\s+payments?` +
+			`|(?:on|receives?|receiving|received|claims?|claiming|claimed|gets|getting|lives\s+on|living\s+on|applied\s+for|applying\s+for)\s+(?:disability|unemployment|housing|child|welfare|state|sickness|jobseeker['’]?s?|incapacity|carer['’]?s?)\s+(?:benefits?|allowance|payments|insurance)` +
+			`|(?:(?:is|are|was|were|been|lives|living|went|goes)\s+on|claims?|claiming|claimed|receives?|receiving|applied\s+for|applying\s+for)\s+(?:benefits|welfare|food\s+stamps|universal\s+credit|income\s+support)` +
+			`|(?:gambling|betting)\s+(?:debts?|problem|problems|addiction|habit|losses)|gambl(?:es|ed|ing)\s+(?:away|heavily|a\s+lot|online|on\s+\w+)|lost\s+(?:about\s+|around\s+|over\s+|nearly\s+|almost\s+)?[$€£]?\s?\d[\d,.]*\s*(?:k|grand|thousand|dollars|euros|pounds)?\s+(?:on|at|in|gambling|betting)\s+(?:(?:the|sports|online)\s+)?(?:bets?|betting|gambling|poker|casino|slots|crypto|stocks|horses|races)` +
+			`|(?:got|getting|was|were|being|is|are)\s+evicted|(?:facing|faces)\s+(?:eviction|foreclosure|repossession)|(?:house|home|car|flat)\s+(?:was|got|is\s+being)\s+repossessed|(?:chased|hounded|visited)\s+by\s+(?:debt\s+collectors|bailiffs)|debt\s+collectors|bailiffs|pawned\s+(?:his|her|their|my)` +
+			`|(?:to|helps?|help)\s+(?:cover|pay(?:\s+off)?|clear)\s+(?:(?:his|her|their|my|the|some)\s+)?(?:medical\s+bills|debts?|student\s+loans?|credit\s+card\s+debt|gambling\s+debts|arrears))\b`)},
+
+	// Assets a person holds: "has 200k in an index fund", "owns two rental
+	// flats", "inherited a house".
+	{name: "holdings", category: CategoryFinances, reason: "personal savings or balance", valid: all(moneyAmount, aboutAPerson, notBusinessMoney),
+		gate: gate{terms: terms([]string{"savings", "account", "isa", "pension", "portfolio", "stocks", "shares", "crypto", "bitcoin", "fund", "funds", "inherited", "inheritance", "trust", "invested", "investments", "accounts", "ira", "bonds"}), minDigits: 1},
+		re:   regexp.MustCompile(`(?i)\b(?:(?:ha(?:s|ve|d)|holds?|keeps?|inherited|invested|put|saved|owns?)\s+` + money + `\s+(?:in|into|worth\s+of)\s+(?:(?:his|her|their|my|a|an|the)\s+)?(?:\w+\s+)?(?:savings|accounts?|isa|ira|pension|portfolio|stocks|shares|crypto|bitcoin|index\s+funds?|funds?|bonds|investments|trust)|(?:inherited|inheritance\s+of)\s+` + money + `)`)},
+
+	// Legal matters by proceeding: immigration, asylum, courts.
+	{name: "legal proceeding", category: CategoryLegal, reason: "a personal legal matter (arrest, conviction, lawsuit)", valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"asylum", "immigration", "deportation", "deported", "refugee", "visa", "residency", "residence", "permit", "citizenship", "overstayed", "custody", "divorce", "court", "tribunal", "trial", "lawyer", "attorney", "solicitor", "barrister", "sued", "lawsuit", "hearing", "bail", "alimony", "settlement", "support"})},
+		re: regexp.MustCompile(`(?i)\b(?:asylum\s+(?:application|claim|case|seeker|hearing|decision|appeal|interview|request)|(?:immigration|deportation|removal)\s+(?:lawyer|attorney|solicitor|case|hearing|status|appeal|proceedings|order|detention|tribunal|court)` +
+			`|(?:lawyer|attorney|solicitor|barrister|advocate)\s+(?:for|on|in)\s+(?:(?:the|his|her|their|my)\s+)?(?:immigration|asylum|divorce|custody|criminal|dui)|(?:immigration|divorce|custody|criminal|family|defen[cs]e|employment|dui)\s+(?:lawyer|attorney|solicitor|barrister|case|proceedings|settlement|tribunal|hearing)` +
+			`|(?:refugee|residency|immigration|citizenship)\s+(?:status|application|appeal|case)|(?:residence|residency|work)\s+permit\s+(?:expires|expiring|expired|runs\s+out|was\s+(?:refused|denied|revoked)|renewal|application)` +
+			`|visas?\s+(?:expires|expiring|expired|runs\s+out|ran\s+out|was\s+(?:refused|denied|revoked|rejected)|is\s+(?:expiring|running\s+out)|overstay)|overstay(?:ed|ing)?\s+(?:(?:a|his|her|their|the)\s+)?visa|(?:facing|faces|threatened\s+with)\s+deportation|seeking\s+asylum|(?:applied|applying)\s+for\s+asylum|claim(?:ed|ing|s)?\s+asylum` +
+			`|custody\s+(?:fight|battle|case|hearing|dispute|arrangement|order)|(?:has|have|had|having)\s+(?:a\s+)?court\s+(?:on|next|tomorrow|today|this|date|case|hearing|appearance)|(?:appears?|appearing|appeared|due)\s+in\s+court|(?:being|was|been|got|is)\s+sued|(?:out\s+on|released\s+on|granted)\s+bail|(?:pays?|paid|paying|owes?|owed)\s+(?:\w+\s+)?(?:alimony|child\s+support))\b`)},
+}
+
+// notDrugs end like a drug and are not one.
+var notDrugs = wordSet(`done undone abandon spam sitcom webcam stampede shampoo pampered leprechaun condone
+	cardamom cheap outdone redone overdone madone`)
+
+// notListed drops a match whose last word is in set.
+func notListed(set map[string]bool) func(string, []int) bool {
+	return func(text string, loc []int) bool {
+		m := strings.ToLower(text[loc[0]:loc[1]])
+		if i := strings.LastIndexAny(m, " \t\n"); i >= 0 {
+			m = m[i+1:]
+		}
+		return !set[m]
+	}
+}
+
+// notSoftware drops an illness of software or of a mood: "has a memory
+// leak infection in the build", "has imposter syndrome".
+func notSoftware(text string, loc []int) bool {
+	for _, w := range strings.Fields(strings.ToLower(text[loc[0]:loc[1]])) {
+		switch w {
+		case "race", "data", "pipeline", "build", "bug", "code", "sync", "schema", "imposter", "impostor", "shiny", "object", "second", "founder", "hero":
+			return false
+		}
+	}
+	return true
+}
+
+// notBodyPartThing drops a body part that names a thing: "the back end",
+// "a bad back button", "the heart of the matter".
+func notBodyPartThing(text string, loc []int) bool {
+	w, _, ok := nextWord(text[loc[1]:])
+	if !ok {
+		return true
+	}
+	switch strings.ToLower(w) {
+	case "end", "ends", "office", "button", "catalog", "catalogue", "log", "burner", "story", "stage", "seat", "door", "channel", "pressure", "candy":
+		return false
+	}
+	return true
+}
+
+// notBabyThing drops "having a baby shower", "expecting a baby monitor
+// delivery": a baby that is a kind of thing.
+func notBabyThing(text string, loc []int) bool {
+	w, _, ok := nextWord(text[loc[1]:])
+	if !ok {
+		return true
+	}
+	switch strings.ToLower(w) {
+	case "shower", "showers", "monitor", "monitors", "gift", "gifts", "steps", "step", "sitter", "photo", "photos", "pictures", "name", "names":
+		return false
+	}
+	return true
+}
+
+// endsClause accepts a leaning said as what a person is, where the clause
+// ends or goes on to another clause: "is a staunch conservative", not "is
+// a conservative estimator" or "is very liberal with emoji".
+func endsClause(text string, loc []int) bool {
+	if strings.HasPrefix(strings.ToLower(text[loc[0]:loc[1]]), "vot") {
+		return true // "votes Green": a vote, not a noun
+	}
+	w, _, ok := nextWord(text[loc[1]:])
+	if !ok {
+		return true
+	}
+	switch strings.ToLower(w) {
+	case "and", "but", "who", "so", "since", "because", "though", "although", "voter", "voters", "activist":
+		return true
+	}
+	return false
+}
+
+// notNamePart drops a match that a capitalised word continues: "member of
+// the Prospect Park running club" names a park, not the union.
+func notNamePart(text string, loc []int) bool {
+	w, _, ok := nextWord(text[loc[1]:])
+	return !ok || w[0] < 'A' || w[0] > 'Z'
+}
+
+// plainTermOrOf is plainTerm where "of" may follow: "cannot pay the loan
+// of the car" is the loan of a person.
+func plainTermOrOf(text string, loc []int) bool {
+	if w, next, ok := nextWord(text[loc[1]:]); ok && strings.EqualFold(w, "of") {
+		return plainTerm(text, []int{loc[0], len(text) - len(next)})
+	}
+	return plainTerm(text, loc)
+}
