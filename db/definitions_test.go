@@ -74,9 +74,7 @@ func TestVersionedMigrationsHoldNoFunctions(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{
-		"00005_recall.sql: memory_search_vector",  // memories.search is generated with it
-		"00005_recall.sql: memory_common_lexemes", // unused by this build's queries; kept for older ones
-		"00005_recall.sql: memory_rows",           // the view sqlc's reads return
+		"00005_recall.sql: memory_search_vector", // memories.search is generated with it
 	}, found)
 }
 

@@ -91,28 +91,8 @@ CREATE INDEX memories_recall_workspace ON memories (team_id, created_at)
 CREATE INDEX memories_search_workspace ON memories USING gin (search) WITH (fastupdate = off)
     WHERE scope = 'workspace' AND visibility = 'public' AND sensitive = '' AND archived_at IS NULL;
 
--- The lexemes found in more than min_freq of memories, from the planner's
--- own statistics (ANALYZE, which autovacuum runs): recall looks for these
--- among a branch's newest memories, and for rarer ones in a GIN index.
--- Before the first ANALYZE every word counts as rare, which is right for a
--- small table.
-CREATE FUNCTION memory_common_lexemes(min_freq real) RETURNS SETOF text
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT e.l
-    FROM pg_stats s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(l, f)
-    WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'search'
-      AND e.l IS NOT NULL AND e.f >= min_freq
-$$;
-
--- A memory as reads return it: every column but the index ones (search,
--- embedding), which are large and of no use to a caller. A column added
--- to memories that reads should return must be added here too.
-CREATE VIEW memory_rows AS
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
-       source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-       observed_at, created_at, expires_at, archived_at, archived_reason, archived_by,
-       superseded_by, idempotency_key, sensitive
-FROM memories;
+-- The view memory_rows (a memory as reads return it) is a repeatable
+-- definition now: db/definitions/05_memory_rows.sql.
 
 -- A subject's newest memories first (MemoryFindSimilar).
 DROP INDEX memories_subject;
@@ -135,9 +115,7 @@ WHERE length(w) BETWEEN 3 AND 40 AND w ~ '[[:alpha:]]'
 ON CONFLICT DO NOTHING;
 
 -- +goose Down
-DROP FUNCTION memory_common_lexemes(real);
 DROP TABLE memory_words;
-DROP VIEW memory_rows;
 DROP INDEX memories_subject;
 CREATE INDEX memories_subject ON memories (team_id, scope, subject_id) WHERE archived_at IS NULL;
 DROP INDEX memories_search_workspace;
