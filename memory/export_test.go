@@ -16,3 +16,6 @@ func (s *Store) Get(ctx context.Context, id uuid.UUID) (Memory, error) {
 	}
 	return s.get(ctx, team, id)
 }
+
+// FromRow is fromRow, for tests that read rows below the store.
+var FromRow = fromRow

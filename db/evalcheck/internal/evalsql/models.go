@@ -86,6 +86,8 @@ type Memory struct {
 	Cues           string      `json:"cues"`
 	Embedding      []float32   `json:"embedding"`
 	Search         interface{} `json:"search"`
+	EmbeddingModel *string     `json:"embeddingModel"`
+	EmbeddingDim   *int32      `json:"embeddingDim"`
 }
 
 type MemoryEvent struct {
