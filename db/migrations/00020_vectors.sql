@@ -41,7 +41,12 @@ END
 $$;
 -- +goose StatementEnd
 
+-- turns show names the leg of recall that found each recalled memory:
+-- lexical, vector or both (hybrid recall), '' for lexical-only recall.
+ALTER TABLE turn_recalls ADD COLUMN leg text NOT NULL DEFAULT '';
+
 -- +goose Down
+ALTER TABLE turn_recalls DROP COLUMN leg;
 DROP TABLE IF EXISTS memory_vectors;
 DROP INDEX memories_embedding_model;
 ALTER TABLE memories DROP COLUMN embedding_model, DROP COLUMN embedding_dim;

@@ -265,6 +265,7 @@ type TurnRecall struct {
 	Rank     int32     `json:"rank"`
 	MemoryID uuid.UUID `json:"memoryId"`
 	Score    float64   `json:"score"`
+	Leg      string    `json:"leg"`
 }
 
 type TurnStep struct {
