@@ -202,11 +202,11 @@ type Near struct {
 	Distance float64
 }
 
-// vectorSettings: iterative index scans, so that rows the visibility
+// VectorSettings: iterative index scans, so that rows the visibility
 // filter drops do not starve the top k (pgvector 0.8; relaxed order,
 // re-sorted by the outer query); ef_search 100 for recall; no JIT; each
 // call planned for its arguments, so the team's size is in the estimate.
-const vectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan; " +
+const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan; " +
 	"SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100"
 
 // VectorSQL is the vector leg's statement for dim dimensions: exact, or
@@ -240,7 +240,7 @@ ORDER BY near.dist, r.created_at DESC`, dist, dim)
 // q.Vec first, among those embedded by q.Model.
 func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	var out []Near
-	err := s.read(ctx, vectorSettings, func(e executor) error {
+	err := s.read(ctx, VectorSettings, func(e executor) error {
 		rows, err := e.Query(ctx, VectorSQL(len(q.Vec), q.Exact), VectorLiteral(q.Vec), q.Model,
 			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit)
 		if err != nil {
