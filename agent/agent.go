@@ -208,7 +208,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 		a.obs.Recalled(rec.Took, err)
 		ranked, outcome := make([]usage.Ranked, len(ms)), "ok"
 		for i, m := range ms {
-			ranked[i] = usage.Ranked{ID: m.ID, Score: m.Score}
+			ranked[i] = usage.Ranked{ID: m.ID, Score: m.Score, Leg: m.Leg}
 		}
 		if err != nil {
 			outcome = "error"

@@ -124,18 +124,22 @@ func Inspect(ctx context.Context, d *db.DB, store *memory.Store, r InspectReques
 		fmt.Fprintf(&b, "  +%7.3fs  %s\n", e.at.Sub(t.CreatedAt).Seconds(), e.text)
 	}
 
-	b.WriteString("\nMemories recalled (rank, score: text match, scope and recency, and meaning with embeddings):\n")
+	b.WriteString("\nMemories recalled (rank, score: text match, scope and recency, and meaning with embeddings; in hybrid recall, the reciprocal-rank score and the leg that found it):\n")
 	if len(recalls) == 0 {
 		b.WriteString("  none\n")
 	}
 	for i, l := range looked {
 		rc := recalls[i]
+		legNote := "" // hybrid recall: which leg found it, after the score
+		if rc.Leg != "" {
+			legNote = " [" + rc.Leg + "]"
+		}
 		switch {
 		case !l.Exists:
-			fmt.Fprintf(&b, "  %d. %.3f  %s: deleted since\n", rc.Rank, rc.Score, l.ID.String()[:8])
+			fmt.Fprintf(&b, "  %d. %.3f%s  %s: deleted since\n", rc.Rank, rc.Score, legNote, l.ID.String()[:8])
 		case !l.Visible:
 			out.Hidden++
-			fmt.Fprintf(&b, "  %d. %.3f  %s: not visible here (an admin sees it only with MNEMO_ADMIN_OVERSIGHT)\n", rc.Rank, rc.Score, l.ID.String()[:8])
+			fmt.Fprintf(&b, "  %d. %.3f%s  %s: not visible here (an admin sees it only with MNEMO_ADMIN_OVERSIGHT)\n", rc.Rank, rc.Score, legNote, l.ID.String()[:8])
 		default:
 			if !memory.Visible(plain, l.Memory, memory.Show) {
 				out.Overseen++
@@ -145,7 +149,7 @@ func Inspect(ctx context.Context, d *db.DB, store *memory.Store, r InspectReques
 			if m.ActorID == "" {
 				by = "a former member"
 			}
-			fmt.Fprintf(&b, "  %d. %.3f  %s: %s %s about %s %s, written by %s (%s) in <#%s> (%s) on %s: %q\n", rc.Rank, rc.Score, m.ShortID(), m.Scope, m.Kind, m.SubjectType, m.SubjectID, by, m.WrittenBy, m.ChannelID, m.Visibility, m.CreatedAt.UTC().Format("2006-01-02"), m.Content)
+			fmt.Fprintf(&b, "  %d. %.3f%s  %s: %s %s about %s %s, written by %s (%s) in <#%s> (%s) on %s: %q\n", rc.Rank, rc.Score, legNote, m.ShortID(), m.Scope, m.Kind, m.SubjectType, m.SubjectID, by, m.WrittenBy, m.ChannelID, m.Visibility, m.CreatedAt.UTC().Format("2006-01-02"), m.Content)
 		}
 	}
 

@@ -498,11 +498,12 @@ func (s Memories) Embeddings(ctx context.Context, ids []uuid.UUID) (map[uuid.UUI
 	return out, nil
 }
 
-// SetEmbeddings stores memories' embeddings, in one round trip.
-func (s Memories) SetEmbeddings(ctx context.Context, vecs map[uuid.UUID][]float32) error {
+// SetEmbeddings stores memories' embeddings of model as real[] (the
+// reranker's, without pgvector), in one round trip.
+func (s Memories) SetEmbeddings(ctx context.Context, model string, vecs map[uuid.UUID][]float32) error {
 	args := make([]dbsqlc.MemorySetEmbeddingParams, 0, len(vecs))
 	for id, v := range vecs {
-		args = append(args, dbsqlc.MemorySetEmbeddingParams{ID: id, Embedding: v})
+		args = append(args, dbsqlc.MemorySetEmbeddingParams{ID: id, Embedding: v, Model: model, Dim: int32(len(v))})
 	}
 	var first error
 	s.q.MemorySetEmbedding(ctx, s.e, args).Exec(func(_ int, err error) {

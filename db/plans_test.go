@@ -35,6 +35,10 @@ var notOnServesPaths = map[string]string{
 	// `/mnemo stats`, an admin's question now and then, counts every row
 	// of the team: no index makes a count cheaper than what it counts.
 	"StatsForTeam": "counts the team's memories and turns, on an admin's demand",
+	// mnemo embeddings status, an operator's command, counts every active
+	// memory, by model.
+	"MemoryEmbeddingStatus": "counts every active memory, on an operator's demand",
+	"MemoryEmbeddingModels": "counts every active memory by model, on an operator's demand",
 	// Erasure runs once per purge an admin confirms (or per deleted
 	// account, when enabled): it finds a person's rows in every table,
 	// some of them by text (job args, audit detail), which no index serves.
@@ -284,11 +288,15 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 		if err != nil {
 			return err
 		}
-		if err := tx.Memories().SetEmbeddings(ctx, map[uuid.UUID][]float32{ins.ID: {0.3, 0.4}}); err != nil {
+		if err := tx.Memories().SetEmbeddings(ctx, "test-model", map[uuid.UUID][]float32{ins.ID: {0.3, 0.4}}); err != nil {
 			return err
 		}
 		return tx.Memories().RecordEvent(ctx, db.MemoryEvent{MemoryID: ins.ID, Team: m.team, Action: "create", ActorID: m.subject, Path: "explicit"})
 	}))
+	// The background embedding job's read, with every memory still to
+	// embed (its worst case) and with another model's.
+	ok(d.Memories().EmbedPending(ctx, "test-model", 64))
+	ok(d.Memories().EmbedPending(ctx, "another-model", 64))
 	ok(d.Memories().Embeddings(ctx, []uuid.UUID{m.id}))
 
 	// Forget, restore, history, the App Home, the admin's commands.

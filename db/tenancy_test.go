@@ -74,6 +74,12 @@ var notKeyedByTeam = map[string]string{
 	"InboxArrivals":            "the inbox mover: every waiting post, each moved with its own team",
 	"InboxDepth":               "a metric: counts, no rows",
 	"InstallationList":         "mnemo keys rotate: every installation, by the operator",
+	// The background embedding job (package embedding) and its status:
+	// every team's rows without an embedding of the model, each embedded
+	// and written back by id as it is, read by no person.
+	"MemoryEmbedPending":    "the embedding job: every team's rows to embed, each written back by id",
+	"MemoryEmbeddingStatus": "a count of every active memory, for mnemo embeddings status",
+	"MemoryEmbeddingModels": "a count per model, for mnemo embeddings status",
 }
 
 // Issue 23: every statement that reads or writes a team's data names the

@@ -184,6 +184,9 @@ type Recalled struct {
 	Rank     int
 	MemoryID uuid.UUID
 	Score    float64
+	// Leg is the leg of recall that found it (memory.LegLexical, LegVector,
+	// LegBoth), "" when recall had one leg.
+	Leg string
 }
 
 // RecordRecall stores what a turn's recall chose, replacing what an
@@ -193,7 +196,7 @@ func (s Usage) RecordRecall(ctx context.Context, turnID int64, rs []Recalled) er
 		return fmt.Errorf("record recall of turn %d: %w", turnID, mapErr(err))
 	}
 	for _, r := range rs {
-		if err := s.q.TurnRecallRecord(ctx, s.e, dbsqlc.TurnRecallRecordParams{TurnID: turnID, Rank: int32(r.Rank), MemoryID: r.MemoryID, Score: r.Score}); err != nil {
+		if err := s.q.TurnRecallRecord(ctx, s.e, dbsqlc.TurnRecallRecordParams{TurnID: turnID, Rank: int32(r.Rank), MemoryID: r.MemoryID, Score: r.Score, Leg: r.Leg}); err != nil {
 			return fmt.Errorf("record recall of turn %d: %w", turnID, mapErr(err))
 		}
 	}
@@ -209,7 +212,7 @@ func (s Usage) Recalls(ctx context.Context, turnID int64) ([]Recalled, error) {
 	}
 	out := make([]Recalled, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, Recalled{Rank: int(r.Rank), MemoryID: r.MemoryID, Score: r.Score})
+		out = append(out, Recalled{Rank: int(r.Rank), MemoryID: r.MemoryID, Score: r.Score, Leg: r.Leg})
 	}
 	return out, nil
 }

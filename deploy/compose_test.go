@@ -59,7 +59,8 @@ func TestComposeMigratesBeforeServing(t *testing.T) {
 	pg, migrate, mnemo := c.Services["postgres"], c.Services["migrate"], c.Services["mnemo"]
 
 	// PostgreSQL: a named volume, and a healthcheck that depends_on can wait for.
-	require.True(t, strings.HasPrefix(pg.Image, "postgres:16"), pg.Image)
+	// PostgreSQL 16 with pgvector: recall by meaning needs the extension.
+	require.True(t, strings.HasPrefix(pg.Image, "pgvector/pgvector:pg16"), pg.Image)
 	require.NotNil(t, pg.Healthcheck)
 	require.Contains(t, strings.Join(pg.Healthcheck.Test, " "), "pg_isready")
 	require.Len(t, pg.Volumes, 1)

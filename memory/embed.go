@@ -132,7 +132,7 @@ func (s *Store) embeddings(ctx context.Context, query string, cands []found) (ma
 		fresh[id] = got[i+1]
 	}
 	if len(fresh) > 0 {
-		if err := s.db.Memories().SetEmbeddings(ctx, fresh); err != nil {
+		if err := s.db.Memories().SetEmbeddings(ctx, s.vec.model, fresh); err != nil {
 			s.log.Warn().Err(err).Int("memories", len(fresh)).Msg("recall: storing embeddings failed")
 		}
 	}

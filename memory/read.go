@@ -57,9 +57,12 @@ func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, lim
 		out []found
 		err error
 	)
-	if s.embedder != nil && hasWords(q.Query) {
+	switch {
+	case s.vec.on && hasWords(q.Query):
+		out, err = s.hybrid(ctx, q)
+	case s.embedder != nil && hasWords(q.Query):
 		out, err = s.rerank(ctx, q)
-	} else {
+	default:
 		out, err = s.lexical(ctx, q)
 	}
 	if err != nil {

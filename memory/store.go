@@ -102,6 +102,9 @@ type Memory struct {
 	// such a memory never leaves the place it was said.
 	Sensitive string
 	Score     float64
+	// Leg is the leg of recall that found it: LegLexical, LegVector or
+	// LegBoth (hybrid recall), "" outside recall.
+	Leg string
 }
 
 // ShortID is the id prefix people see and type.
@@ -172,6 +175,7 @@ type Store struct {
 	reviewer Reviewer
 	decider  Decider
 	embedder llm.Embedder
+	vec      vectorLeg
 	onChange atomic.Pointer[func(team, subject string)]
 }
 
@@ -197,6 +201,19 @@ type Options struct {
 	// Embedder is optional; with one, recall reranks its candidates by
 	// meaning (see Store.Search).
 	Embedder llm.Embedder
+	// EmbeddingModel names the Embedder's model: each stored embedding
+	// says which model made it, and recall compares only the model's own.
+	EmbeddingModel string
+	// Vectors turns on the vector leg of recall (hybrid recall): set when
+	// the server has pgvector (db.HasVectors) and there is an Embedder.
+	// Without it, an Embedder reranks lexical candidates as before.
+	Vectors bool
+	// QueryDeadline bounds the query's embedding request in hybrid recall;
+	// past it recall is lexical. Default DefaultQueryDeadline.
+	QueryDeadline time.Duration
+	// OnVectorFallback, if set, is told each time hybrid recall falls back
+	// to lexical: reason "deadline" or "error".
+	OnVectorFallback func(reason string)
 }
 
 // New returns a store on d.
@@ -205,7 +222,12 @@ func New(d *db.DB, opts Options) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, decider: opts.Decider, embedder: opts.Embedder}
+	st := &Store{db: d, log: opts.Logger, now: now, reviewer: opts.Reviewer, decider: opts.Decider, embedder: opts.Embedder}
+	st.vec = vectorLeg{on: opts.Vectors && opts.Embedder != nil, model: opts.EmbeddingModel, deadline: opts.QueryDeadline, fallback: opts.OnVectorFallback}
+	if st.vec.deadline <= 0 {
+		st.vec.deadline = DefaultQueryDeadline
+	}
+	return st
 }
 
 // WriteRequest asks to store one memory. Actor and Place come from the live

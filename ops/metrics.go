@@ -38,6 +38,8 @@ type Metrics struct {
 	memoryWrites *prometheus.CounterVec
 	recall       prometheus.Observer
 	recallErrors prometheus.Counter
+	lexicalOnly  *prometheus.CounterVec
+	embedded     *prometheus.CounterVec
 	feedback     *prometheus.CounterVec
 	retention    *prometheus.CounterVec
 }
@@ -77,6 +79,8 @@ func NewMetrics() *Metrics {
 	m.toolSeconds = histogram("tool_call_duration_seconds", "Duration of tool calls, by tool.", prometheus.ExponentialBuckets(0.005, 2, 12), "tool")
 	m.memoryWrites = counter("memory_writes_total", "Memory writes, by path (explicit, passive) and outcome (stored, duplicate, rejected, forgotten, refused, error).", "path", "outcome")
 	m.recall = histogram("recall_duration_seconds", "Duration of a turn's recall of memories.", prometheus.ExponentialBuckets(0.001, 2, 12)).WithLabelValues()
+	m.lexicalOnly = counter("recall_vector_fallback_total", "Hybrid recalls that fell back to lexical because the query's embedding failed, by reason: deadline (past MNEMO_EMBEDDING_QUERY_DEADLINE) or error.", "reason")
+	m.embedded = counter("embedding_job_memories_total", "Memories the background embedding job embedded, and its failed runs, by outcome (embedded, error).", "outcome")
 	m.feedback = counter("feedback_total", "Feedback buttons pressed on replies, by verdict (positive or negative).", "verdict")
 	m.retention = counter("retention_deleted_rows_total", "Rows the retention sweep deleted past their retention (MNEMO_RETENTION_*), by table.", "table")
 	m.recallErrors = prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mnemo", Name: "recall_errors_total", Help: "Recalls that failed."})
@@ -174,6 +178,24 @@ func (m *Metrics) RetentionDeleted(table string, rows int64) {
 func (m *Metrics) BudgetExceeded(limit string) {
 	if m != nil {
 		m.budgets.WithLabelValues(limit).Inc()
+	}
+}
+
+// VectorFallback counts a hybrid recall that was lexical for reason.
+func (m *Metrics) VectorFallback(reason string) {
+	if m != nil {
+		m.lexicalOnly.WithLabelValues(reason).Inc()
+	}
+}
+
+// Embedded counts a run of the embedding job: n memories, and its error.
+func (m *Metrics) Embedded(n int64, err error) {
+	if m == nil {
+		return
+	}
+	m.embedded.WithLabelValues("embedded").Add(float64(n))
+	if err != nil {
+		m.embedded.WithLabelValues("error").Inc()
 	}
 }
 

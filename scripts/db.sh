@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts (or stops) mnemo's project-local PostgreSQL cluster in .data/postgres
-# on 127.0.0.1:54329. Idempotent. Used by `make db`, `make run` and `make test`.
+# on 127.0.0.1:54329, with the pgvector extension (scripts/pgvector.sh).
+# Idempotent. Used by `make db`, `make run` and `make test`.
 set -euo pipefail
 
 cmd=${1:-start}
@@ -63,6 +64,9 @@ start)
 	if [ ! -f "$data/PG_VERSION" ]; then
 		as_owner "$bindir/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
 	fi
+	# pgvector, for recall by meaning: installed before the cluster starts,
+	# as the server's own packages are (a no-op once it is there).
+	"$root/scripts/pgvector.sh" ensure "$bindir"
 	if as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
 		exit 0
 	fi

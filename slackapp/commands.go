@@ -241,8 +241,8 @@ func (a *App) cmdStats(ctx context.Context, c invocation) reply {
 	if err != nil {
 		return textReply("Couldn't read stats: %v.", err)
 	}
-	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• writes: %d asked, %d learned\n• turns: %d (%d failed)%s\n%s\n%s",
-		s.ActiveMemories, s.ArchivedMemories, s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns, a.feedbackStats(ctx, c.cmd.TeamID), a.retentionStats(), report)
+	return textReply("*mnemo stats*\n• memories: %d active, %d archived\n• recall: %s\n• writes: %d asked, %d learned\n• turns: %d (%d failed)%s\n%s\n%s",
+		s.ActiveMemories, s.ArchivedMemories, a.memory.RecallMode(), s.ExplicitWrites, s.PassiveWrites, s.Turns, s.FailedTurns, a.feedbackStats(ctx, c.cmd.TeamID), a.retentionStats(), report)
 }
 
 // retentionStats says how long mnemo keeps what (MNEMO_RETENTION_*).

@@ -74,6 +74,7 @@ func Step(ctx context.Context, kind, name, outcome string, d time.Duration) erro
 type Ranked struct {
 	ID    uuid.UUID
 	Score float64
+	Leg   string // the leg of recall that found it, "" with one leg
 }
 
 // Recall records what ctx's turn recalled, in rank order, and how long it
@@ -87,7 +88,7 @@ func Recall(ctx context.Context, ranked []Ranked, d time.Duration, outcome strin
 	defer cancel()
 	rs := make([]db.Recalled, len(ranked))
 	for i, r := range ranked {
-		rs[i] = db.Recalled{Rank: i + 1, MemoryID: r.ID, Score: r.Score}
+		rs[i] = db.Recalled{Rank: i + 1, MemoryID: r.ID, Score: r.Score, Leg: r.Leg}
 	}
 	if err := s.store.RecordRecall(ctx, s.TurnID, rs); err != nil {
 		return err

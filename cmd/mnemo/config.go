@@ -36,7 +36,7 @@ import (
 // A new variable is a new field here, in the order help lists them, and a
 // row in the README that TestReadmeConfigurationTableIsGenerated asks for.
 type Config struct {
-	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,stats,turns,teams,keys" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
+	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,stats,turns,teams,keys,embeddings" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
 	SlackBot    botToken    `env:"SLACK_BOT_TOKEN" requiredBy:"serve" help:"the Slack app's bot token, xoxb-…"`
 	SlackApp    appToken    `env:"SLACK_APP_TOKEN" requiredBy:"serve" help:"the app-level token for Socket Mode, xapp-…; not read in http mode"`
 	// SlackMode is how Slack reaches serve: Socket Mode, or the Events API
@@ -60,8 +60,9 @@ type Config struct {
 	OpenAIKey           string           `env:"OPENAI_API_KEY" help:"the key when the provider is openai and MNEMO_LLM_API_KEY is unset"`
 	LLMBaseURL          httpURL          `env:"MNEMO_LLM_BASE_URL" defaultNote:"the provider's own" help:"the provider's base URL: an OpenAI-compatible server (Ollama, vLLM, OpenRouter), a proxy or a test server"`
 	JudgeModel          string           `env:"MNEMO_JUDGE_MODEL" defaultNote:"MNEMO_MODEL" help:"the model that grades replies in mnemo eval --live"`
-	EmbeddingModel      string           `env:"MNEMO_EMBEDDING_MODEL" defaultNote:"none: recall is lexical only" help:"an embedding model for recall, through the OpenAI-compatible /v1/embeddings endpoint"`
+	EmbeddingModel      string           `env:"MNEMO_EMBEDDING_MODEL" defaultNote:"none: recall is lexical only" help:"an embedding model for recall by meaning, through the OpenAI-compatible /v1/embeddings endpoint: with pgvector, hybrid recall over every memory, embedded in the background (mnemo embeddings status); without it, a rerank of the lexical candidates"`
 	EmbeddingBaseURL    httpURL          `env:"MNEMO_EMBEDDING_BASE_URL" defaultNote:"MNEMO_LLM_BASE_URL" help:"the embeddings endpoint's base URL"`
+	EmbeddingDeadline   positiveDuration `env:"MNEMO_EMBEDDING_QUERY_DEADLINE" envDefault:"300ms" help:"how long recall waits for the question's embedding; past it, or on an error, recall is lexical (mnemo_recall_vector_fallback_total counts it)"`
 	Admins              userIDs          `env:"MNEMO_ADMINS" help:"comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners; with many workspaces a bare id counts in SLACK_BOT_TOKEN's workspace only, and T…:U… names the workspace"`
 	Operator            userID           `env:"MNEMO_OPERATOR" help:"the Slack user id (U…) that mnemo memories search, forget, restore, history and export act as, unless --as says otherwise: it sees and may do what it could in Slack (admin rights from MNEMO_ADMINS), and each action is audited under it"`
 	SlashCommand        slashCommand     `env:"MNEMO_SLASH_COMMAND" envDefault:"/mnemo" help:"the slash command's name"`

@@ -19,6 +19,7 @@ commands:
   memories ...    list, search, forget, restore, history, export memories
   stats           print model usage per day, top channels and people
   turns show      show one turn: timeline, recall, tools, tokens, errors
+  embeddings      status|backfill: recall by meaning's embeddings, and pgvector
   eval            run the memory workflow evals
   teams erase     erase everything of one workspace (admin)
   keys rotate     seal installed workspaces' tokens again under the current key

@@ -102,6 +102,8 @@ func (p process) run(ctx context.Context, args []string) int {
 		err = cmdEval(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "tools":
 		err = cmdTools(ctx, rest, p.getenv, p.stdout, p.stderr)
+	case "embeddings":
+		err = cmdEmbeddings(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "teams":
 		err = cmdTeams(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "keys":

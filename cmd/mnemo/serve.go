@@ -19,6 +19,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/embedding"
 	"github.com/mnemo-bot/mnemo/inbox"
 	"github.com/mnemo-bot/mnemo/internal/periodic"
 	"github.com/mnemo-bot/mnemo/learn"
@@ -40,7 +41,9 @@ type core struct {
 	model    llm.Model
 	agent    *agent.Agent
 	// meter records each turn's model usage and enforces the budgets.
-	meter   *turnusage.Meter
+	meter *turnusage.Meter
+	// vectors: the server has pgvector (hybrid recall with an embedding model).
+	vectors bool
 	closers []func()
 }
 
@@ -120,9 +123,26 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 		opts.Reviewer, opts.Decider = judge, judge
 	}
 	if cfg.EmbeddingModel != "" {
-		// Recall reranks its candidates by meaning; Anthropic has no
-		// embeddings endpoint, so MNEMO_EMBEDDING_BASE_URL names one there.
+		// Recall by meaning; Anthropic has no embeddings endpoint, so
+		// MNEMO_EMBEDDING_BASE_URL names one there. With pgvector, hybrid
+		// recall over every memory, embedded in the background; without
+		// it, the lexical candidates are reranked (said once, here).
 		opts.Embedder = llm.NewEmbedder(cfg.LLMKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel, llm.WithLogger(log))
+		opts.EmbeddingModel = cfg.EmbeddingModel
+		opts.QueryDeadline = time.Duration(cfg.EmbeddingDeadline)
+		opts.OnVectorFallback = o.metrics.VectorFallback
+		vec, err := d.HasVectors(ctx)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		opts.Vectors = vec
+		c.vectors = vec
+		if vec {
+			log.Info().Str("model", cfg.EmbeddingModel).Msg("recall: hybrid, lexical and by meaning (pgvector)")
+		} else {
+			log.Warn().Str("model", cfg.EmbeddingModel).Msg("recall: pgvector is not installed on the database server, so recall is lexical, reranked by meaning among its candidates; install pgvector and run mnemo migrate for recall by meaning over every memory")
+		}
 	}
 	c.memory = memory.New(d, opts)
 	// The same registry `mnemo tools list` shows.
@@ -141,6 +161,18 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 		c.agent = agent.New(ao)
 	}
 	return c, nil
+}
+
+// indexer is the background embedding job's, when an embedding model is
+// configured.
+func (c *core) indexer(cfg Config, log zerolog.Logger) *embedding.Indexer {
+	if cfg.EmbeddingModel == "" {
+		return nil
+	}
+	return &embedding.Indexer{
+		DB: c.db, Model: cfg.EmbeddingModel, Vectors: c.vectors, Logger: log,
+		Embedder: llm.NewEmbedder(cfg.LLMKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel, llm.WithLogger(log)),
+	}
 }
 
 // poolSize is serve's database pool: a connection for each turn it may
@@ -225,7 +257,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 			if err := learn.Register(w, learner, learned(metrics)); err != nil {
 				return err
 			}
-			return river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention(), Uninstalled: cfg.RetentionUninstalled(), Observer: metrics}, Logger: log})
+			if err := river.AddWorkerSafely(w, &lifecycle.Worker{Sweeper: lifecycle.Sweeper{DB: c.db, Retention: cfg.Retention(), Uninstalled: cfg.RetentionUninstalled(), Observer: metrics}, Logger: log}); err != nil {
+				return err
+			}
+			if ix := c.indexer(cfg, log); ix != nil {
+				return river.AddWorkerSafely(w, &embedding.Worker{Indexer: ix, OnRun: metrics.Embedded})
+			}
+			return nil
 		},
 		Queues: map[string]int{river.QueueDefault: learningWorkers},
 	})
@@ -237,6 +275,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	// one replica sweeps, and a sweep cut short is retried.
 	if _, err := in.Client().PeriodicJobs().AddSafely(lifecycle.Periodic()); err != nil {
 		return fmt.Errorf("retention: %w", err)
+	}
+	// Embeddings are written in the background, by River's leader's
+	// periodic job: never on the write path.
+	if c.indexer(cfg, log) != nil {
+		if _, err := in.Client().PeriodicJobs().AddSafely(embedding.Periodic()); err != nil {
+			return fmt.Errorf("embeddings: %w", err)
+		}
 	}
 	app.UseInbox(in)
 	metrics.WatchInbox(func(ctx context.Context) (ops.InboxDepth, error) {

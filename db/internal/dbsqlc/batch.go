@@ -18,7 +18,8 @@ var (
 )
 
 const memorySetEmbedding = `-- name: MemorySetEmbedding :batchexec
-UPDATE memories SET embedding = $1::real[] WHERE id = $2
+UPDATE memories SET embedding = $1::real[], embedding_model = $2::text, embedding_dim = $3::int
+WHERE id = $4
 `
 
 type MemorySetEmbeddingBatchResults struct {
@@ -29,14 +30,20 @@ type MemorySetEmbeddingBatchResults struct {
 
 type MemorySetEmbeddingParams struct {
 	Embedding []float32 `json:"embedding"`
+	Model     string    `json:"model"`
+	Dim       int32     `json:"dim"`
 	ID        uuid.UUID `json:"id"`
 }
 
+// An embedding as real[], on a server without pgvector (the reranker's),
+// with its model and dimension.
 func (q *Queries) MemorySetEmbedding(ctx context.Context, db DBTX, arg []MemorySetEmbeddingParams) *MemorySetEmbeddingBatchResults {
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
 			a.Embedding,
+			a.Model,
+			a.Dim,
 			a.ID,
 		}
 		batch.Queue(memorySetEmbedding, vals...)

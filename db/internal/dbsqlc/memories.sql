@@ -235,7 +235,10 @@ ORDER BY top.score DESC, r.created_at DESC;
 SELECT id, embedding FROM memories WHERE id = ANY(@ids::uuid[]);
 
 -- name: MemorySetEmbedding :batchexec
-UPDATE memories SET embedding = @embedding::real[] WHERE id = @id;
+-- An embedding as real[], on a server without pgvector (the reranker's),
+-- with its model and dimension.
+UPDATE memories SET embedding = @embedding::real[], embedding_model = @model::text, embedding_dim = @dim::int
+WHERE id = @id;
 
 -- name: MemoryListForAdmin :many
 -- Memories for operators and admin views, newest first. A query matches
@@ -294,3 +297,38 @@ WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND
 -- Serializes writers of one subject for the rest of the transaction, so two
 -- concurrent identical writes can't both miss each other's row.
 SELECT pg_advisory_xact_lock(hashtext(@lock_key::text));
+
+-- name: MemoryEmbedPending :many
+-- Active memories whose embedding is missing or of another model than
+-- @model, for the background embedding job: those never embedded first,
+-- newest first (what was just said is searchable by meaning soonest), then
+-- those of other models. Each branch reads memories_embedding_model in
+-- its order and stops at the limit.
+(SELECT m.id, m.content, m.cues FROM memories m
+ WHERE m.archived_at IS NULL AND m.embedding_model IS NULL
+ ORDER BY m.embedding_model, m.created_at DESC LIMIT @max_rows)
+UNION ALL
+(SELECT m.id, m.content, m.cues FROM memories m
+ WHERE m.archived_at IS NULL AND m.embedding_model < @model::text
+ ORDER BY m.embedding_model, m.created_at DESC LIMIT @max_rows)
+UNION ALL
+(SELECT m.id, m.content, m.cues FROM memories m
+ WHERE m.archived_at IS NULL AND m.embedding_model > @model::text
+ ORDER BY m.embedding_model, m.created_at DESC LIMIT @max_rows)
+LIMIT @max_rows;
+
+-- name: MemoryEmbeddingStatus :one
+-- How far the background job is: active memories, and those embedded by
+-- @model.
+SELECT count(*) AS active,
+       count(*) FILTER (WHERE embedding_model = @model::text) AS embedded
+FROM memories
+WHERE archived_at IS NULL;
+
+-- name: MemoryEmbeddingModels :many
+-- The models active memories are embedded by, with how many each.
+SELECT embedding_model::text AS model, embedding_dim::int AS dim, count(*) AS memories
+FROM memories
+WHERE archived_at IS NULL AND embedding_model IS NOT NULL
+GROUP BY 1, 2
+ORDER BY 3 DESC;

@@ -17,7 +17,7 @@ UPDATE memories
 SET archived_at = now(), archived_reason = $1::text, archived_by = $2::text,
     superseded_by = $3
 WHERE id = $4 AND archived_at IS NULL
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim
 `
 
 type MemoryArchiveParams struct {
@@ -63,6 +63,8 @@ func (q *Queries) MemoryArchive(ctx context.Context, db DBTX, arg MemoryArchiveP
 		&i.Cues,
 		&i.Embedding,
 		&i.Search,
+		&i.EmbeddingModel,
+		&i.EmbeddingDim,
 	)
 	return i, err
 }
@@ -103,6 +105,113 @@ func (q *Queries) MemoryCountPersonal(ctx context.Context, db DBTX, arg MemoryCo
 	var count int64
 	err := row.Scan(&count)
 	return count, err
+}
+
+const memoryEmbedPending = `-- name: MemoryEmbedPending :many
+(SELECT m.id, m.content, m.cues FROM memories m
+ WHERE m.archived_at IS NULL AND m.embedding_model IS NULL
+ ORDER BY m.embedding_model, m.created_at DESC LIMIT $1)
+UNION ALL
+(SELECT m.id, m.content, m.cues FROM memories m
+ WHERE m.archived_at IS NULL AND m.embedding_model < $2::text
+ ORDER BY m.embedding_model, m.created_at DESC LIMIT $1)
+UNION ALL
+(SELECT m.id, m.content, m.cues FROM memories m
+ WHERE m.archived_at IS NULL AND m.embedding_model > $2::text
+ ORDER BY m.embedding_model, m.created_at DESC LIMIT $1)
+LIMIT $1
+`
+
+type MemoryEmbedPendingParams struct {
+	MaxRows int32  `json:"maxRows"`
+	Model   string `json:"model"`
+}
+
+type MemoryEmbedPendingRow struct {
+	ID      uuid.UUID `json:"id"`
+	Content string    `json:"content"`
+	Cues    string    `json:"cues"`
+}
+
+// Active memories whose embedding is missing or of another model than
+// @model, for the background embedding job: those never embedded first,
+// newest first (what was just said is searchable by meaning soonest), then
+// those of other models. Each branch reads memories_embedding_model in
+// its order and stops at the limit.
+func (q *Queries) MemoryEmbedPending(ctx context.Context, db DBTX, arg MemoryEmbedPendingParams) ([]MemoryEmbedPendingRow, error) {
+	rows, err := db.Query(ctx, memoryEmbedPending, arg.MaxRows, arg.Model)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MemoryEmbedPendingRow
+	for rows.Next() {
+		var i MemoryEmbedPendingRow
+		if err := rows.Scan(&i.ID, &i.Content, &i.Cues); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const memoryEmbeddingModels = `-- name: MemoryEmbeddingModels :many
+SELECT embedding_model::text AS model, embedding_dim::int AS dim, count(*) AS memories
+FROM memories
+WHERE archived_at IS NULL AND embedding_model IS NOT NULL
+GROUP BY 1, 2
+ORDER BY 3 DESC
+`
+
+type MemoryEmbeddingModelsRow struct {
+	Model    string `json:"model"`
+	Dim      int32  `json:"dim"`
+	Memories int64  `json:"memories"`
+}
+
+// The models active memories are embedded by, with how many each.
+func (q *Queries) MemoryEmbeddingModels(ctx context.Context, db DBTX) ([]MemoryEmbeddingModelsRow, error) {
+	rows, err := db.Query(ctx, memoryEmbeddingModels)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MemoryEmbeddingModelsRow
+	for rows.Next() {
+		var i MemoryEmbeddingModelsRow
+		if err := rows.Scan(&i.Model, &i.Dim, &i.Memories); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const memoryEmbeddingStatus = `-- name: MemoryEmbeddingStatus :one
+SELECT count(*) AS active,
+       count(*) FILTER (WHERE embedding_model = $1::text) AS embedded
+FROM memories
+WHERE archived_at IS NULL
+`
+
+type MemoryEmbeddingStatusRow struct {
+	Active   int64 `json:"active"`
+	Embedded int64 `json:"embedded"`
+}
+
+// How far the background job is: active memories, and those embedded by
+// @model.
+func (q *Queries) MemoryEmbeddingStatus(ctx context.Context, db DBTX, model string) (MemoryEmbeddingStatusRow, error) {
+	row := db.QueryRow(ctx, memoryEmbeddingStatus, model)
+	var i MemoryEmbeddingStatusRow
+	err := row.Scan(&i.Active, &i.Embedded)
+	return i, err
 }
 
 const memoryEmbeddings = `-- name: MemoryEmbeddings :many
@@ -303,7 +412,7 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 }
 
 const memoryGetByID = `-- name: MemoryGetByID :one
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories WHERE id = $1 AND team_id = $2
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim FROM memories WHERE id = $1 AND team_id = $2
 `
 
 type MemoryGetByIDParams struct {
@@ -343,6 +452,8 @@ func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, arg MemoryGetByIDP
 		&i.Cues,
 		&i.Embedding,
 		&i.Search,
+		&i.EmbeddingModel,
+		&i.EmbeddingDim,
 	)
 	return i, err
 }
@@ -358,7 +469,7 @@ INSERT INTO memories (
     $16, $17, $18, $19, $20::real[]
 )
 ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim
 `
 
 type MemoryInsertParams struct {
@@ -438,12 +549,14 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		&i.Cues,
 		&i.Embedding,
 		&i.Search,
+		&i.EmbeddingModel,
+		&i.EmbeddingDim,
 	)
 	return i, err
 }
 
 const memoryListByIDPrefix = `-- name: MemoryListByIDPrefix :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim FROM memories
 WHERE team_id = $1 AND id BETWEEN $2::uuid AND $3::uuid
 ORDER BY created_at DESC
 LIMIT 10
@@ -494,6 +607,8 @@ func (q *Queries) MemoryListByIDPrefix(ctx context.Context, db DBTX, arg MemoryL
 			&i.Cues,
 			&i.Embedding,
 			&i.Search,
+			&i.EmbeddingModel,
+			&i.EmbeddingDim,
 		); err != nil {
 			return nil, err
 		}
@@ -506,7 +621,7 @@ func (q *Queries) MemoryListByIDPrefix(ctx context.Context, db DBTX, arg MemoryL
 }
 
 const memoryListBySubject = `-- name: MemoryListBySubject :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim FROM memories
 WHERE team_id = $1
   AND ((NOT $2::boolean AND scope = 'personal' AND subject_id = $3)
        OR ($2::boolean AND scope <> 'personal' AND actor_id = $3))
@@ -570,6 +685,8 @@ func (q *Queries) MemoryListBySubject(ctx context.Context, db DBTX, arg MemoryLi
 			&i.Cues,
 			&i.Embedding,
 			&i.Search,
+			&i.EmbeddingModel,
+			&i.EmbeddingDim,
 		); err != nil {
 			return nil, err
 		}
@@ -582,7 +699,7 @@ func (q *Queries) MemoryListBySubject(ctx context.Context, db DBTX, arg MemoryLi
 }
 
 const memoryListForAdmin = `-- name: MemoryListForAdmin :many
-SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search FROM memories
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim FROM memories
 WHERE ($1::text IS NULL OR team_id = $1)
   AND ($2::text IS NULL OR (scope = 'personal' AND subject_id = $2))
   AND ($3::text IS NULL OR channel_id = $3)
@@ -661,6 +778,8 @@ func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryLis
 			&i.Cues,
 			&i.Embedding,
 			&i.Search,
+			&i.EmbeddingModel,
+			&i.EmbeddingDim,
 		); err != nil {
 			return nil, err
 		}
@@ -785,7 +904,7 @@ const memoryRestore = `-- name: MemoryRestore :one
 UPDATE memories
 SET archived_at = NULL, archived_reason = NULL, archived_by = NULL, superseded_by = NULL
 WHERE id = $1 AND archived_at IS NOT NULL
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search
+RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim
 `
 
 func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Memory, error) {
@@ -819,6 +938,8 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 		&i.Cues,
 		&i.Embedding,
 		&i.Search,
+		&i.EmbeddingModel,
+		&i.EmbeddingDim,
 	)
 	return i, err
 }
@@ -888,7 +1009,7 @@ WITH parts AS (
          WHERE mp.part = memory_part($1::text, 'personal', 'user', $2::text, '', '', '', '') AND mp.term = q.term
          ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC LIMIT 16
      ) p
-     CROSS JOIN LATERAL (SELECT pm.id, pm.team_id, pm.scope, pm.subject_type, pm.subject_id, pm.kind, pm.content, pm.normalized, pm.source_key, pm.channel_id, pm.visibility, pm.actor_id, pm.actor_name, pm.written_by, pm.message_ts, pm.observed_at, pm.created_at, pm.expires_at, pm.archived_at, pm.archived_reason, pm.archived_by, pm.superseded_by, pm.idempotency_key, pm.sensitive, pm.cues, pm.embedding, pm.search FROM memories pm WHERE pm.id = p.id) m
+     CROSS JOIN LATERAL (SELECT pm.id, pm.team_id, pm.scope, pm.subject_type, pm.subject_id, pm.kind, pm.content, pm.normalized, pm.source_key, pm.channel_id, pm.visibility, pm.actor_id, pm.actor_name, pm.written_by, pm.message_ts, pm.observed_at, pm.created_at, pm.expires_at, pm.archived_at, pm.archived_reason, pm.archived_by, pm.superseded_by, pm.idempotency_key, pm.sensitive, pm.cues, pm.embedding, pm.search, pm.embedding_model, pm.embedding_dim FROM memories pm WHERE pm.id = p.id) m
      WHERE $13::int > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
        AND m.kind = 'preference'
        AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean))
@@ -908,7 +1029,7 @@ WITH parts AS (
                    ELSE 0 END
                + 0.02 / (1 + date_part('epoch', now() - m.created_at) / 2592000))
             - CASE WHEN o.matched THEN 0 WHEN o.word THEN 1.25 WHEN o.fill THEN 4 ELSE 2 END)::float8 AS score
-    FROM one o CROSS JOIN LATERAL (SELECT om.id, om.team_id, om.scope, om.subject_type, om.subject_id, om.kind, om.content, om.normalized, om.source_key, om.channel_id, om.visibility, om.actor_id, om.actor_name, om.written_by, om.message_ts, om.observed_at, om.created_at, om.expires_at, om.archived_at, om.archived_reason, om.archived_by, om.superseded_by, om.idempotency_key, om.sensitive, om.cues, om.embedding, om.search FROM memories om WHERE om.id = o.id LIMIT 1) m
+    FROM one o CROSS JOIN LATERAL (SELECT om.id, om.team_id, om.scope, om.subject_type, om.subject_id, om.kind, om.content, om.normalized, om.source_key, om.channel_id, om.visibility, om.actor_id, om.actor_name, om.written_by, om.message_ts, om.observed_at, om.created_at, om.expires_at, om.archived_at, om.archived_reason, om.archived_by, om.superseded_by, om.idempotency_key, om.sensitive, om.cues, om.embedding, om.search, om.embedding_model, om.embedding_dim FROM memories om WHERE om.id = o.id LIMIT 1) m
 ), prefs AS (
     SELECT r.id, row_number() OVER (ORDER BY (r.matched OR r.word) DESC, r.score DESC, r.created_at DESC) AS n
     FROM ranked r

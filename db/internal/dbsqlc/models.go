@@ -86,6 +86,8 @@ type Memory struct {
 	Cues           string      `json:"cues"`
 	Embedding      []float32   `json:"embedding"`
 	Search         interface{} `json:"search"`
+	EmbeddingModel *string     `json:"embeddingModel"`
+	EmbeddingDim   *int32      `json:"embeddingDim"`
 }
 
 type MemoryEvent struct {
@@ -263,6 +265,7 @@ type TurnRecall struct {
 	Rank     int32     `json:"rank"`
 	MemoryID uuid.UUID `json:"memoryId"`
 	Score    float64   `json:"score"`
+	Leg      string    `json:"leg"`
 }
 
 type TurnStep struct {

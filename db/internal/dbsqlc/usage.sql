@@ -62,9 +62,9 @@ SELECT * FROM turn_steps WHERE turn_id = @turn_id ORDER BY id;
 DELETE FROM turn_recalls WHERE turn_id = @turn_id;
 
 -- name: TurnRecallRecord :exec
-INSERT INTO turn_recalls (turn_id, rank, memory_id, score)
-VALUES (@turn_id, @rank, @memory_id, @score)
-ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score;
+INSERT INTO turn_recalls (turn_id, rank, memory_id, score, leg)
+VALUES (@turn_id, @rank, @memory_id, @score, @leg)
+ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score, leg = EXCLUDED.leg;
 
 -- name: TurnRecallsOfTurn :many
 SELECT * FROM turn_recalls WHERE turn_id = @turn_id ORDER BY rank;

@@ -14,9 +14,9 @@ import (
 )
 
 const turnRecallRecord = `-- name: TurnRecallRecord :exec
-INSERT INTO turn_recalls (turn_id, rank, memory_id, score)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score
+INSERT INTO turn_recalls (turn_id, rank, memory_id, score, leg)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score, leg = EXCLUDED.leg
 `
 
 type TurnRecallRecordParams struct {
@@ -24,6 +24,7 @@ type TurnRecallRecordParams struct {
 	Rank     int32     `json:"rank"`
 	MemoryID uuid.UUID `json:"memoryId"`
 	Score    float64   `json:"score"`
+	Leg      string    `json:"leg"`
 }
 
 func (q *Queries) TurnRecallRecord(ctx context.Context, db DBTX, arg TurnRecallRecordParams) error {
@@ -32,6 +33,7 @@ func (q *Queries) TurnRecallRecord(ctx context.Context, db DBTX, arg TurnRecallR
 		arg.Rank,
 		arg.MemoryID,
 		arg.Score,
+		arg.Leg,
 	)
 	return err
 }
@@ -46,7 +48,7 @@ func (q *Queries) TurnRecallsClear(ctx context.Context, db DBTX, turnID int64) e
 }
 
 const turnRecallsOfTurn = `-- name: TurnRecallsOfTurn :many
-SELECT turn_id, rank, memory_id, score FROM turn_recalls WHERE turn_id = $1 ORDER BY rank
+SELECT turn_id, rank, memory_id, score, leg FROM turn_recalls WHERE turn_id = $1 ORDER BY rank
 `
 
 func (q *Queries) TurnRecallsOfTurn(ctx context.Context, db DBTX, turnID int64) ([]TurnRecall, error) {
@@ -63,6 +65,7 @@ func (q *Queries) TurnRecallsOfTurn(ctx context.Context, db DBTX, turnID int64) 
 			&i.Rank,
 			&i.MemoryID,
 			&i.Score,
+			&i.Leg,
 		); err != nil {
 			return nil, err
 		}

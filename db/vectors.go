@@ -1,0 +1,312 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+)
+
+// Recall by meaning (issue 31). With pgvector, embeddings are stored as
+// halfvec in memory_vectors (one row per memory) and searched through one HNSW index
+// per dimension; without it, as real[] in memories.embedding, which only
+// the reranker reads. The halfvec statements are written here rather than
+// in dbsqlc: memory_vectors exists only where the server has pgvector, and
+// an HNSW index is on a fixed dimension (embedding::halfvec(768)), and a type's dimension cannot be a query parameter, so
+// each statement is made for the model's dimension. They filter with
+// memory_visible, the one SQL definition of the visibility rule.
+
+// MaxIndexedDim is the largest dimension HNSW indexes as halfvec; a larger
+// embedding is searched exactly.
+const MaxIndexedDim = 4000
+
+// HasVectors reports whether the server has pgvector and mnemo's vector
+// table (migration 00020 makes it where the extension exists).
+func (d *DB) HasVectors(ctx context.Context) (bool, error) {
+	var ok bool
+	err := d.pool.QueryRow(ctx, `SELECT EXISTS (
+		SELECT 1 FROM pg_attribute
+		WHERE attrelid = to_regclass('memory_vectors') AND attname = 'embedding' AND NOT attisdropped)`).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("pgvector: %w", mapErr(err))
+	}
+	return ok, nil
+}
+
+// ToEmbed is a memory the embedding job has to embed.
+type ToEmbed struct {
+	ID   uuid.UUID
+	Text string // EmbeddingText(content, cues)
+}
+
+// EmbedPending returns up to limit active memories with no embedding of
+// model, newest first.
+func (s Memories) EmbedPending(ctx context.Context, model string, limit int) ([]ToEmbed, error) {
+	rows, err := s.q.MemoryEmbedPending(ctx, s.e, dbsqlc.MemoryEmbedPendingParams{Model: model, MaxRows: int32(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("memories to embed: %w", mapErr(err))
+	}
+	out := make([]ToEmbed, len(rows))
+	for i, r := range rows {
+		out[i] = ToEmbed{ID: r.ID, Text: EmbeddingText(r.Content, r.Cues)}
+	}
+	return out, nil
+}
+
+// EmbeddingStatus is how far the embedding job is.
+type EmbeddingStatus struct {
+	Active, Embedded int64
+	// Models are the models active memories are embedded by.
+	Models []EmbeddingModel
+}
+
+// EmbeddingModel is a model and the memories embedded by it.
+type EmbeddingModel struct {
+	Model    string
+	Dim      int
+	Memories int64
+}
+
+// EmbeddingStatus counts the active memories and those embedded by model.
+func (s Memories) EmbeddingStatus(ctx context.Context, model string) (EmbeddingStatus, error) {
+	r, err := s.q.MemoryEmbeddingStatus(ctx, s.e, model)
+	if err != nil {
+		return EmbeddingStatus{}, fmt.Errorf("embedding status: %w", mapErr(err))
+	}
+	ms, err := s.q.MemoryEmbeddingModels(ctx, s.e)
+	if err != nil {
+		return EmbeddingStatus{}, fmt.Errorf("embedding status: %w", mapErr(err))
+	}
+	out := EmbeddingStatus{Active: r.Active, Embedded: r.Embedded}
+	for _, m := range ms {
+		out.Models = append(out.Models, EmbeddingModel{Model: m.Model, Dim: int(m.Dim), Memories: m.Memories})
+	}
+	return out, nil
+}
+
+// Embedded is one memory's new embedding, of the text it was computed from.
+type Embedded struct {
+	ID   uuid.UUID
+	Text string
+	Vec  []float32
+}
+
+// StoreEmbeddings stores embeddings of model, as halfvec when half (the
+// server has pgvector) and as real[] otherwise, in one statement. A memory
+// archived, or whose text changed, since it was read is left as it is.
+// It returns how many rows were written.
+func (s Memories) StoreEmbeddings(ctx context.Context, model string, half bool, es []Embedded) (int64, error) {
+	if len(es) == 0 {
+		return 0, nil
+	}
+	ids := make([]uuid.UUID, len(es))
+	texts := make([]string, len(es))
+	vecs := make([]string, len(es))
+	dims := make([]int32, len(es))
+	for i, e := range es {
+		ids[i], texts[i], vecs[i], dims[i] = e.ID, e.Text, VectorLiteral(e.Vec), int32(len(e.Vec))
+		if !half {
+			// real[]'s text form: {1,2,3}.
+			vecs[i] = "{" + vecs[i][1:len(vecs[i])-1] + "}"
+		}
+	}
+	// The rows still active and of the text that was embedded.
+	const current = `SELECT u.id, u.vec, u.dim
+		FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS text, unnest($3::text[]) AS vec, unnest($4::int[]) AS dim) u
+		JOIN memories m ON m.id = u.id
+		WHERE m.archived_at IS NULL
+		  AND CASE WHEN m.cues = '' THEN m.content ELSE m.content || E'\n' || m.cues END = u.text`
+	sql := `WITH u AS (` + current + `)
+		UPDATE memories m SET embedding = u.vec::real[], embedding_model = $5::text, embedding_dim = u.dim FROM u WHERE m.id = u.id`
+	if half {
+		// One statement: the vectors, then the rows' model and dimension.
+		sql = `WITH u AS (` + current + `), v AS (
+			INSERT INTO memory_vectors (id, model, dim, embedding)
+			SELECT u.id, $5::text, u.dim, u.vec::halfvec FROM u
+			ON CONFLICT (id) DO UPDATE SET model = excluded.model, dim = excluded.dim, embedding = excluded.embedding
+		)
+		UPDATE memories m SET embedding = NULL, embedding_model = $5::text, embedding_dim = u.dim FROM u WHERE m.id = u.id`
+	}
+	tag, err := s.e.Exec(ctx, sql, ids, texts, vecs, dims, model)
+	if err != nil {
+		return 0, fmt.Errorf("store embeddings: %w", mapErr(err))
+	}
+	return tag.RowsAffected(), nil
+}
+
+// VectorLiteral is v in pgvector's text form, [1,2,3].
+func VectorLiteral(v []float32) string {
+	var b strings.Builder
+	b.Grow(len(v) * 10)
+	b.WriteByte('[')
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatFloat(float64(x), 'g', 6, 32))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// VectorIndexName is the HNSW index of embeddings of dim dimensions.
+func VectorIndexName(dim int) string { return fmt.Sprintf("memories_embedding_hnsw_%d", dim) }
+
+// EnsureVectorIndex makes the HNSW index of dim-dimensional embeddings if
+// it is missing (CONCURRENTLY: writes go on while it builds). Past
+// MaxIndexedDim there is none: those embeddings are searched exactly.
+// Cosine distance, pgvector's default HNSW settings (m 16, ef_construction
+// 64).
+func (d *DB) EnsureVectorIndex(ctx context.Context, dim int) error {
+	if dim <= 0 || dim > MaxIndexedDim {
+		return nil
+	}
+	var ok bool
+	if err := d.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", VectorIndexName(dim)).Scan(&ok); err != nil {
+		return fmt.Errorf("vector index: %w", mapErr(err))
+	}
+	if ok {
+		return nil
+	}
+	_, err := d.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON memory_vectors
+		USING hnsw ((embedding::halfvec(%d)) halfvec_cosine_ops) WHERE dim = %d`,
+		VectorIndexName(dim), dim, dim))
+	if err != nil {
+		return fmt.Errorf("vector index: %w", mapErr(err))
+	}
+	return nil
+}
+
+// VectorQuery asks for the memories nearest a query's embedding among
+// those the asker may see: SearchQuery's viewer, and the model whose
+// embeddings are compared (rows of another model are not searched).
+type VectorQuery struct {
+	Team, Channel, SourceKey, Actor string
+	PrivateViewer, Apply            bool
+	Model                           string
+	Vec                             []float32
+	Limit                           int
+	// Exact scans the visible rows instead of the HNSW index: where they
+	// are few (see VisibleRows), reading them all is cheaper and exact.
+	Exact bool
+}
+
+// Near is a memory the vector leg found, with its cosine distance.
+type Near struct {
+	Memory
+	Distance float64
+}
+
+// VectorSettings: iterative index scans, so that rows the visibility
+// filter drops do not starve the top k (pgvector 0.8; relaxed order,
+// re-sorted by the outer query); ef_search 100 for recall; no JIT; each
+// call planned for its arguments, so the team's size is in the estimate.
+const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan; " +
+	"SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100"
+
+// VectorSQL is the vector leg's statement for dim dimensions: exact, or
+// through the HNSW index. $1 the query vector, $2 the model, $3-$8 the
+// viewer as memory_visible takes it, $9 the limit.
+func VectorSQL(dim int, exact bool) string {
+	dist := fmt.Sprintf("v.embedding::halfvec(%d) <=> $1::halfvec(%d)", dim, dim)
+	if exact || dim > MaxIndexedDim {
+		// Not the index's expression: the planner finds the visible rows
+		// through memories' indexes, reads their vectors by key and sorts.
+		dist = fmt.Sprintf("(v.embedding <=> $1::halfvec(%d)) + 0", dim)
+	}
+	return fmt.Sprintf(`WITH near AS MATERIALIZED (
+    SELECT v.id, %s AS dist
+    FROM memory_vectors v
+    JOIN memories m ON m.id = v.id
+    WHERE v.dim = %d AND v.model = $2::text
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool)
+    ORDER BY dist
+    LIMIT $9
+)
+SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues,
+       r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts,
+       r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by,
+       r.superseded_by, r.idempotency_key, r.sensitive, near.dist
+FROM near JOIN memory_rows r ON r.id = near.id
+ORDER BY near.dist, r.created_at DESC`, dist, dim)
+}
+
+// Nearest returns up to q.Limit memories the asker may see, nearest
+// q.Vec first, among those embedded by q.Model.
+func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
+	var out []Near
+	err := s.read(ctx, VectorSettings, func(e executor) error {
+		rows, err := e.Query(ctx, VectorSQL(len(q.Vec), q.Exact), VectorLiteral(q.Vec), q.Model,
+			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Near, error) {
+			var r dbsqlc.MemoryRow
+			var dist float64
+			err := row.Scan(&r.ID, &r.TeamID, &r.Scope, &r.SubjectType, &r.SubjectID, &r.Kind, &r.Content, &r.Normalized, &r.Cues,
+				&r.SourceKey, &r.ChannelID, &r.Visibility, &r.ActorID, &r.ActorName, &r.WrittenBy, &r.MessageTs,
+				&r.ObservedAt, &r.CreatedAt, &r.ExpiresAt, &r.ArchivedAt, &r.ArchivedReason, &r.ArchivedBy,
+				&r.SupersededBy, &r.IdempotencyKey, &r.Sensitive, &dist)
+			return Near{Memory: memoryFromView(r), Distance: dist}, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nearest memories: %w", mapErr(err))
+	}
+	return out, nil
+}
+
+// VisibleRows is about how many active memories the asker's partitions
+// hold (memory_part_stats, kept by the recall index): an upper bound of
+// the rows the vector leg's filter keeps, read from at most five rows.
+func (s Memories) VisibleRows(ctx context.Context, team, actor, channel, sourceKey string) (int64, error) {
+	var n int64
+	err := s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint FROM memory_part_stats
+		WHERE part = ANY(memory_parts($1::text, $2::text, $3::text, $4::text))`, team, actor, channel, sourceKey).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("visible rows: %w", mapErr(err))
+	}
+	return n, nil
+}
+
+// VectorIndex is an HNSW index of memory_vectors, its size and the rows
+// of its dimension.
+type VectorIndex struct {
+	Name  string
+	Dim   int
+	Rows  int64
+	Bytes int64
+}
+
+// VectorIndexes lists the HNSW indexes, one per dimension.
+func (d *DB) VectorIndexes(ctx context.Context) ([]VectorIndex, error) {
+	rows, err := d.pool.Query(ctx, `SELECT c.relname::text, pg_relation_size(c.oid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = to_regclass('memory_vectors') AND c.relname LIKE 'memories_embedding_hnsw_%'
+		ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (VectorIndex, error) {
+		var i VectorIndex
+		err := r.Scan(&i.Name, &i.Bytes)
+		_, _ = fmt.Sscanf(strings.TrimPrefix(i.Name, "memories_embedding_hnsw_"), "%d", &i.Dim)
+		return i, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
+	}
+	for k := range out {
+		if err := d.pool.QueryRow(ctx, "SELECT count(*) FROM memory_vectors WHERE dim = $1", out[k].Dim).Scan(&out[k].Rows); err != nil {
+			return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
+		}
+	}
+	return out, nil
+}

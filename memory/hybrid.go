@@ -1,0 +1,167 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/mnemo-bot/mnemo/db"
+)
+
+// Hybrid recall (issue 31): with pgvector and an embedding model, recall
+// runs two legs over everything the asker may see, the lexical one
+// (BM25F over content and cues, with thread evidence) and a vector one
+// (the nearest embeddings, through HNSW or, where the asker sees few
+// memories, an exact scan), and fuses their rankings.
+//
+// Fusion is reciprocal-rank fusion (score = Σ 1/(RRFK + rank) over the
+// legs that found a memory), not a calibrated sum of scores: it needs no
+// calibration of cosine similarity, whose scale differs from one model to
+// another (OpenAI's, Ollama's and vLLM's models alike), and keeps the
+// lexical leg's order, thread evidence included, where the vector leg has
+// nothing to add. RRFK = 60 is the constant of Cormack et al. (SIGIR 2009).
+const (
+	// LegLexical, LegVector and LegBoth name the leg that found a memory.
+	LegLexical = "lexical"
+	LegVector  = "vector"
+	LegBoth    = "both"
+
+	RRFK = 60
+	// VectorK is how many nearest memories the vector leg reads.
+	VectorK = 40
+	// ExactScanMax is the most memories the asker's partitions may hold
+	// for the vector leg to compare them all (exact) instead of walking
+	// the HNSW index: a few thousand distances cost less than the index
+	// walk, and an exact scan cannot be starved by the visibility filter.
+	ExactScanMax = 5000
+	// DefaultQueryDeadline bounds the query's embedding request: past it
+	// recall is lexical (MNEMO_EMBEDDING_QUERY_DEADLINE).
+	DefaultQueryDeadline = 300 * time.Millisecond
+)
+
+type vectorLeg struct {
+	on       bool
+	model    string
+	deadline time.Duration
+	fallback func(reason string)
+}
+
+// hybrid runs both legs and fuses them. A query embedding that fails or
+// misses its deadline leaves the lexical leg's answer as it is.
+func (s *Store) hybrid(ctx context.Context, q db.SearchQuery) ([]found, error) {
+	lq := q
+	lq.Limit = max(q.Limit, VectorK)
+	lex, err := s.lexical(ctx, lq)
+	if err != nil {
+		return nil, err
+	}
+	near, err := s.nearest(ctx, q)
+	if err != nil {
+		reason := "error"
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			reason = "deadline"
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		s.log.Warn().Err(err).Str("reason", reason).Msg("recall: the vector leg failed; recall is lexical")
+		if s.vec.fallback != nil {
+			s.vec.fallback(reason)
+		}
+		for i := range lex {
+			lex[i].Leg = LegLexical
+		}
+		return cut(lex, q), nil
+	}
+	return cut(fuse(lex, near, q), q), nil
+}
+
+// nearest embeds the query, within the deadline, and reads its nearest
+// visible memories.
+func (s *Store) nearest(ctx context.Context, q db.SearchQuery) ([]db.Near, error) {
+	ectx, cancel := context.WithTimeout(ctx, s.vec.deadline)
+	vecs, err := s.embedder.Embed(ectx, []string{q.Query})
+	cancel()
+	if err != nil {
+		if ectx.Err() != nil {
+			return nil, context.DeadlineExceeded
+		}
+		return nil, err
+	}
+	if len(vecs) != 1 || len(vecs[0]) == 0 {
+		return nil, errors.New("embedding: no vector for the query")
+	}
+	m := s.db.Memories()
+	visible, err := m.VisibleRows(ctx, q.Team, q.Actor, q.Channel, q.SourceKey)
+	if err != nil {
+		return nil, err
+	}
+	return m.Nearest(ctx, db.VectorQuery{
+		Team: q.Team, Channel: q.Channel, SourceKey: q.SourceKey, Actor: q.Actor, PrivateViewer: q.PrivateViewer, Apply: q.Apply,
+		Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: visible <= ExactScanMax,
+	})
+}
+
+// fuse ranks the union of both legs by reciprocal-rank fusion. A memory
+// only the vector leg found counts as matching the query when it is as
+// close as the reranker's EmbedMatch; the asker's own preferences are
+// reserved again in the fused order.
+func fuse(lex []found, near []db.Near, q db.SearchQuery) []found {
+	byID := make(map[uuid.UUID]*found, len(lex)+len(near))
+	out := make([]found, 0, len(lex)+len(near))
+	for i, f := range lex {
+		f.Score = 1 / float64(RRFK+i+1)
+		f.Leg = LegLexical
+		out = append(out, f)
+		_ = i
+	}
+	for i := range out {
+		byID[out[i].ID] = &out[i]
+	}
+	var extra []found
+	for i, n := range near {
+		score := 1 / float64(RRFK+i+1)
+		sim := 1 - n.Distance
+		if f, ok := byID[n.ID]; ok {
+			f.Score += score
+			f.Leg = LegBoth
+			if sim >= EmbedMatch {
+				f.matched = true
+			}
+			continue
+		}
+		m := fromRow(n.Memory)
+		m.Score = score
+		m.Leg = LegVector
+		extra = append(extra, found{Memory: m, cues: n.Cues, matched: sim >= EmbedMatch})
+	}
+	out = append(out, extra...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	reserved := 0
+	for i := range out {
+		c := &out[i]
+		c.reserved = false
+		if reserved < q.Reserve && c.Scope == ScopePersonal && c.SubjectID == q.Actor && c.Kind == KindPreference {
+			c.reserved = true
+			reserved++
+		}
+	}
+	return out
+}
+
+// RecallMode says in a line how recall finds memories here, for `/mnemo
+// stats`: hybrid, lexical reranked by meaning (an embedding model but no
+// pgvector on the server), or lexical.
+func (s *Store) RecallMode() string {
+	switch {
+	case s.vec.on:
+		return fmt.Sprintf("hybrid: by words and by meaning (%s, pgvector)", s.vec.model)
+	case s.embedder != nil:
+		return fmt.Sprintf("lexical, candidates reranked by meaning (%s): pgvector is not installed on the database server", s.vec.model)
+	}
+	return "lexical: no embedding model (MNEMO_EMBEDDING_MODEL)"
+}

@@ -1,0 +1,93 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/bench/corpus"
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+// The vector leg's plans, as recall runs them (prepared, with the
+// transaction's settings): where the asker's partitions hold more than
+// memory.ExactScanMax memories, the HNSW index is walked (iteratively, so
+// the visibility filter does not starve it); where they hold fewer (a
+// small workspace), the visible rows are found through memories' indexes
+// and compared exactly. Neither reads memories or memory_vectors whole.
+func TestVectorLegPlans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	spec := corpus.Spec{Rows: 20_000, Seed: 7, Now: time.Now()}
+	require.NoError(t, corpus.Load(ctx, d.Pool, spec))
+	const dim = 64
+	// Clustered vectors, as the bench makes them, written in SQL: the plan
+	// depends on counts and sizes, not on what the vectors say.
+	_, err := d.Pool.Exec(ctx, fmt.Sprintf(`INSERT INTO memory_vectors (id, model, dim, embedding)
+		SELECT m.id, 'm', %d, ARRAY(SELECT (hashint4(g + 100 * (hashtext(m.content) %% 7)) %% 1000) / 1000.0 + random() / 10
+		                            FROM generate_series(1, %d) g)::real[]::halfvec
+		FROM memories m`, dim, dim))
+	require.NoError(t, err)
+	_, err = d.Pool.Exec(ctx, "UPDATE memories SET embedding_model = 'm', embedding_dim = $1", dim)
+	require.NoError(t, err)
+	require.NoError(t, d.DB.EnsureVectorIndex(ctx, dim))
+	_, err = d.Pool.Exec(ctx, "VACUUM (ANALYZE) memories, memory_vectors")
+	require.NoError(t, err)
+
+	q := make([]float32, dim)
+	for i := range q {
+		q[i] = float32(i%7) / 7
+	}
+	plan := func(v memory.Viewer, exact bool) string {
+		s := testdb.Statement{Name: "vector", Settings: db.VectorSettings, SQL: db.VectorSQL(dim, exact),
+			Args: []any{db.VectorLiteral(q), "m", v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, false, memory.VectorK}}
+		return explain(t, d.Pool, s)
+	}
+	visible := func(v memory.Viewer) int64 {
+		n, err := d.DB.Memories().VisibleRows(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey)
+		require.NoError(t, err)
+		return n
+	}
+	wholeReads := func(p string) []string {
+		var out []string
+		walk(root(t, p), func(n map[string]any) {
+			if rel := fmt.Sprint(n["Relation Name"]); n["Node Type"] == "Seq Scan" && (rel == "memories" || rel == "memory_vectors") {
+				out = append(out, rel)
+			}
+		})
+		return out
+	}
+
+	// The busiest place of the main workspace: the index.
+	var big memory.Viewer
+	for _, qu := range spec.Queries(100) {
+		if v := memory.ViewerAt(qu.Actor, qu.Place); visible(v) > visible(big) || big.Actor.ID == "" {
+			big = v
+		}
+	}
+	// (Here its partitions hold fewer than ExactScanMax, so recall would
+	// scan them exactly; at make bench's million memories, many places
+	// hold more. The plan of the index walk is what is checked here.)
+	p := plan(big, false)
+	require.Contains(t, p, db.VectorIndexName(dim), "the HNSW index is walked:\n%s", p)
+	require.Empty(t, wholeReads(p), p)
+
+	// A small workspace (a hundredth of the corpus): an exact scan of what
+	// the asker may see.
+	person := corpus.PersonAt(1)
+	small := memory.ViewerAt(provenance.Actor{Kind: provenance.KindUser, Team: corpus.OtherTeam, ID: person.ID, Name: person.Name},
+		provenance.Place{Team: corpus.OtherTeam, Channel: "C0", SourceKey: "slack:" + corpus.OtherTeam + ":C0:1", Visibility: provenance.Public})
+	require.LessOrEqual(t, visible(small), int64(memory.ExactScanMax))
+	p = plan(small, true)
+	require.NotContains(t, p, db.VectorIndexName(dim), "an exact scan:\n%s", p)
+	require.Empty(t, wholeReads(p), p)
+	require.True(t, strings.Contains(p, "memory_vectors_pkey"), "each visible row's vector read by key:\n%s", p)
+}

@@ -1,0 +1,251 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/rs/zerolog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/bench/corpus"
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/embedding"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+const embedModel = "text-embedding-3-small"
+
+// embedAll runs the background embedding job once, through the fake
+// embeddings server over HTTP, and checks that it left nothing pending.
+func embedAll(t *testing.T, d *db.DB, url string, vectors bool) int64 {
+	t.Helper()
+	ctx := context.Background()
+	ix := &embedding.Indexer{DB: d, Embedder: embedder(t, url), Model: embedModel, Vectors: vectors, Logger: zerolog.Nop(), Batch: 256}
+	n, err := ix.Run(ctx, nil)
+	require.NoError(t, err)
+	st, err := d.Memories().EmbeddingStatus(ctx, embedModel)
+	require.NoError(t, err)
+	require.Equal(t, st.Active, st.Embedded, "nothing left to embed")
+	return n
+}
+
+// Issue 31: a memory that shares no word with its question, older than the
+// newest 10,000 memories the asker can see, is recalled by meaning. The
+// reranker (without pgvector) looks only at the lexical matches and the
+// newest 100, so it does not find it; the vector leg searches them all.
+func TestVectorLegRecallsAnOldParaphrase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	vec, err := d.DB.HasVectors(ctx)
+	require.NoError(t, err)
+	require.True(t, vec, "make db installs pgvector")
+
+	now := time.Now()
+	alice := user("UA")
+	target := uuid.New()
+	const newer = 10_050
+	require.NoError(t, corpus.LoadRows(ctx, d.Pool, newer+1, func(i int) corpus.Row {
+		// Varied text, as a channel's memories are: five of 5,000 made-up
+		// words, none the question's.
+		wr := rand.New(rand.NewPCG(9, uint64(i)))
+		content := fmt.Sprintf("Noted w%d w%d w%d w%d w%d", wr.IntN(5000), wr.IntN(5000), wr.IntN(5000), wr.IntN(5000), wr.IntN(5000))
+		r := corpus.Row{
+			ID: uuid.New(), Team: team, Scope: "channel", SubjectType: "channel", SubjectID: "C1", Kind: "knowledge",
+			Content: content, Normalized: content, SourceKey: publicThread.SourceKey, ChannelID: "C1", Visibility: "public",
+			ActorID: "UB", ActorName: "Bob", WrittenBy: "explicit", MessageTS: "1800000001.000100",
+			ObservedAt: now.Add(-time.Duration(newer-i) * time.Minute), CreatedAt: now.Add(-time.Duration(newer-i) * time.Minute),
+			IdempotencyKey: fmt.Sprintf("k%d", i),
+		}
+		if i == 0 {
+			// A channel memory like the others: not the asker's own, which
+			// the newest-first listing would rank first whatever its age.
+			r.ID, r.Content, r.Normalized = target, "Prefers Neovim", "prefers neovim"
+			r.ObservedAt, r.CreatedAt = now.Add(-30*24*time.Hour), now.Add(-30*24*time.Hour)
+		}
+		return r
+	}))
+	model := fakellm.New(t, nil)
+	require.EqualValues(t, newer+1, embedAll(t, d.DB, model.URL, true))
+
+	v := memory.ViewerAt(alice, publicThread)
+	// Past FuzzyQueryWords, so no typo correction stretches a word to it.
+	const q = "which IDE do I like most"
+	// Controls: by text it shares nothing; today's recall, the reranker
+	// over the lexical matches and the newest 100, misses it.
+	got, err := memory.New(d.DB, memory.Options{}).Search(ctx, v, q, 5, true)
+	require.NoError(t, err)
+	require.Empty(t, got, "no word in common")
+	rerank := memory.New(d.DB, memory.Options{Embedder: embedder(t, model.URL), EmbeddingModel: embedModel})
+	got, err = rerank.Search(ctx, v, q, 5, true)
+	require.NoError(t, err)
+	require.Empty(t, got, "the reranker sees only the newest 100")
+
+	hybrid := memory.New(d.DB, memory.Options{Embedder: embedder(t, model.URL), EmbeddingModel: embedModel, Vectors: true})
+	got, err = hybrid.Search(ctx, v, q, 5, true)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, target, got[0].ID)
+	require.Equal(t, memory.LegVector, got[0].Leg)
+
+	// Auto-recall uses the same legs.
+	ps, err := hybrid.ForPrompt(ctx, v, q)
+	require.NoError(t, err)
+	require.Contains(t, ids(ps), target)
+
+	// A row embedded by another model is lexical-only until redone.
+	other := memory.New(d.DB, memory.Options{Embedder: embedder(t, model.URL), EmbeddingModel: "another-model", Vectors: true})
+	got, err = other.Search(ctx, v, q, 5, true)
+	require.NoError(t, err)
+	require.Empty(t, got, "no row is of another-model yet")
+}
+
+func ids(ms []memory.Memory) []uuid.UUID {
+	out := make([]uuid.UUID, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// Visibility holds on the vector leg exactly as on the lexical one: over
+// a corpus with every scope, visibility and sensitivity, two teams, many
+// people and places, every memory the vector leg returns, through the
+// HNSW index or an exact scan, for Show or Apply, in public or in private,
+// is one memory.Visible lets the asker see; and the leg does return
+// memories (so the check is not vacuous).
+func TestVectorLegNeverReturnsWhatTheAskerMayNotSee(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	spec := corpus.Spec{Rows: 4000, Seed: 11, Now: time.Now()}
+	require.NoError(t, corpus.Load(ctx, d.Pool, spec))
+	model := fakellm.New(t, nil)
+	embedAll(t, d.DB, model.URL, true)
+
+	r := rand.New(rand.NewPCG(3, 4))
+	returned := 0
+	for _, q := range spec.Queries(60) {
+		for _, use := range []memory.Use{memory.Show, memory.Apply} {
+			for _, exact := range []bool{false, true} {
+				v := memory.ViewerAt(q.Actor, q.Place)
+				qv := fakellm.Embed(q.Message)
+				if r.IntN(3) == 0 {
+					// Also a direction no text has: visibility may not depend
+					// on what is near.
+					for i := range qv {
+						qv[i] = float32(r.NormFloat64())
+					}
+				}
+				near, err := d.DB.Memories().Nearest(ctx, db.VectorQuery{
+					Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
+					PrivateViewer: v.Private, Apply: use == memory.Apply, Model: embedModel, Vec: qv, Limit: 40, Exact: exact,
+				})
+				require.NoError(t, err)
+				for _, n := range near {
+					require.True(t, memory.Visible(v, memory.FromRow(n.Memory), use),
+						"the vector leg returned %s (%s, %s, sensitive %q, channel %s) to %s in %s", n.ID, n.Scope, n.Visibility, n.Sensitive, n.ChannelID, v.Actor.ID, v.Place.Channel)
+				}
+				returned += len(near)
+			}
+		}
+	}
+	require.Positive(t, returned, "the vector leg returned memories")
+}
+
+// With embeddings off, or without pgvector, recall is exactly today's:
+// the same memories in the same order, by the same path. The extension is
+// dropped from a migrated database, as on a server that lacks it.
+func TestRecallWithoutPGVectorIsToday(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	spec := corpus.Spec{Rows: 3000, Seed: 5, Now: time.Now()}
+	require.NoError(t, corpus.Load(ctx, d.Pool, spec))
+	model := fakellm.New(t, nil)
+
+	// Control: with pgvector the leg is there.
+	vec, err := d.DB.HasVectors(ctx)
+	require.NoError(t, err)
+	require.True(t, vec)
+	_, err = d.Pool.Exec(ctx, "DROP EXTENSION vector CASCADE")
+	require.NoError(t, err)
+	vec, err = d.DB.HasVectors(ctx)
+	require.NoError(t, err)
+	require.False(t, vec, "without the extension there is no vector leg")
+
+	// The job still embeds, as real[], for the reranker.
+	embedAll(t, d.DB, model.URL, false)
+
+	for _, withEmbedder := range []bool{false, true} {
+		opts := memory.Options{}
+		if withEmbedder {
+			opts = memory.Options{Embedder: embedder(t, model.URL), EmbeddingModel: embedModel}
+		}
+		today := memory.New(d.DB, opts)
+		opts.Vectors = vec
+		now := memory.New(d.DB, opts)
+		for _, q := range spec.Queries(20) {
+			v := memory.ViewerAt(q.Actor, q.Place)
+			a, err := today.ForPrompt(ctx, v, q.Message)
+			require.NoError(t, err)
+			b, err := now.ForPrompt(ctx, v, q.Message)
+			require.NoError(t, err)
+			// The same memories in the same order (scores are sums of
+			// floats, equal to their last bits or so).
+			require.Equal(t, ids(a), ids(b))
+			for i := range a {
+				require.InDelta(t, a[i].Score, b[i].Score, 1e-6)
+			}
+			for _, m := range b {
+				require.Empty(t, m.Leg, "no hybrid recall")
+			}
+		}
+	}
+}
+
+// The background job embeds what is new, stores model and dimension, and
+// after a model change redoes every row; remember itself makes no
+// embeddings request.
+func TestEmbeddingJobEmbedsInTheBackground(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	model := fakellm.New(t, nil)
+	s := memory.New(b.db.DB, memory.Options{Decider: b.adj, Embedder: embedder(t, model.URL), EmbeddingModel: embedModel, Vectors: true})
+	alice := user("UA")
+	out, err := s.Remember(ctx, memory.WriteRequest{Actor: alice, Place: publicThread, Scope: memory.ScopePersonal, Kind: memory.KindPreference,
+		Content: "Prefers Neovim for writing code", WrittenBy: provenance.ByExplicit, MessageTS: "1800000001.000100"})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	require.Empty(t, model.EmbedRequests(), "remember makes no embeddings request")
+
+	st, err := b.db.DB.Memories().EmbeddingStatus(ctx, embedModel)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, st.Active)
+	require.EqualValues(t, 0, st.Embedded)
+
+	require.EqualValues(t, 1, embedAll(t, b.db.DB, model.URL, true))
+	var m string
+	var dim int
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT embedding_model, embedding_dim FROM memories WHERE id = $1", out.Memory.ID).Scan(&m, &dim))
+	require.Equal(t, embedModel, m)
+	require.Equal(t, fakellm.Dim, dim)
+	var idx bool
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", db.VectorIndexName(fakellm.Dim)).Scan(&idx))
+	require.True(t, idx, "the HNSW index of the dimension is made")
+	require.EqualValues(t, 0, embedAll(t, b.db.DB, model.URL, true), "nothing twice")
+
+	// Another model: every row is pending again, and redone.
+	ix := &embedding.Indexer{DB: b.db.DB, Embedder: embedder(t, model.URL), Model: "other-model", Vectors: true, Logger: zerolog.Nop()}
+	n, err := ix.Run(ctx, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+}
