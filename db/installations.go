@@ -129,3 +129,14 @@ func (s Installations) DisabledBefore(ctx context.Context, before time.Time, max
 	}
 	return teams, nil
 }
+
+// SpendOAuthState records an install state as used, until it expires, and
+// reports whether this was its first use. nonceHash names the state (a
+// hash of its nonce, never the nonce itself).
+func (s Installations) SpendOAuthState(ctx context.Context, nonceHash []byte, expires time.Time) (bool, error) {
+	n, err := s.q.OAuthStateSpend(ctx, s.e, dbsqlc.OAuthStateSpendParams{NonceHash: nonceHash, ExpiresAt: expires})
+	if err != nil {
+		return false, fmt.Errorf("spend oauth state: %w", mapErr(err))
+	}
+	return n == 1, nil
+}

@@ -335,6 +335,7 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Installations().Find(ctx, team, "E1"))
 	ok(d.Installations().Disable(ctx, team, "app_uninstalled"))
 	ok(d.Installations().DisabledBefore(ctx, time.Now(), 100))
+	ok(d.Installations().SpendOAuthState(ctx, []byte("nonce hash"), time.Now().Add(10*time.Minute)))
 }
 
 // generatedQueries are the names of every query in db/internal/dbsqlc.

@@ -50,3 +50,12 @@ SELECT i.team_id FROM installations i
 WHERE i.disabled_at < @before::timestamptz AND i.team_id <> ''
 ORDER BY i.disabled_at
 LIMIT @max_rows::int;
+
+-- name: OAuthStateSpend :execrows
+-- A state's first use records it (one row); a second finds it and records
+-- nothing. States past their expiry are deleted on the way.
+WITH expired AS (
+    DELETE FROM oauth_states s WHERE s.expires_at < now()
+)
+INSERT INTO oauth_states (nonce_hash, expires_at) VALUES (@nonce_hash, @expires_at)
+ON CONFLICT (nonce_hash) DO NOTHING;

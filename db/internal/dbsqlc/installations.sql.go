@@ -238,3 +238,26 @@ func (q *Queries) InstallationUpsert(ctx context.Context, db DBTX, arg Installat
 	)
 	return err
 }
+
+const oAuthStateSpend = `-- name: OAuthStateSpend :execrows
+WITH expired AS (
+    DELETE FROM oauth_states s WHERE s.expires_at < now()
+)
+INSERT INTO oauth_states (nonce_hash, expires_at) VALUES ($1, $2)
+ON CONFLICT (nonce_hash) DO NOTHING
+`
+
+type OAuthStateSpendParams struct {
+	NonceHash []byte    `json:"nonceHash"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// A state's first use records it (one row); a second finds it and records
+// nothing. States past their expiry are deleted on the way.
+func (q *Queries) OAuthStateSpend(ctx context.Context, db DBTX, arg OAuthStateSpendParams) (int64, error) {
+	result, err := db.Exec(ctx, oAuthStateSpend, arg.NonceHash, arg.ExpiresAt)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}

@@ -177,6 +177,11 @@ type ModelUsage struct {
 	At           time.Time `json:"at"`
 }
 
+type OauthState struct {
+	NonceHash []byte    `json:"nonceHash"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
 type RiverJob struct {
 	ID          int64      `json:"id"`
 	State       string     `json:"state"`
