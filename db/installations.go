@@ -85,14 +85,45 @@ func (s Installations) Find(ctx context.Context, team, enterprise string) (Insta
 	return installationOf(r), nil
 }
 
-// Disable stops an installation at once (app_uninstalled, tokens_revoked)
-// and says whether it was active.
-func (s Installations) Disable(ctx context.Context, team, why string) (bool, error) {
-	n, err := s.q.InstallationDisable(ctx, s.e, dbsqlc.InstallationDisableParams{TeamID: team, Why: why})
-	if err != nil {
-		return false, fmt.Errorf("disable installation: %w", mapErr(err))
+// Uninstall is an event that disables an installation: app_uninstalled,
+// or tokens_revoked for the bot.
+type Uninstall struct {
+	// Team is the workspace; empty for an organisation's own (org-wide)
+	// installation, named by Enterprise.
+	Team, Enterprise string
+	Why              string
+	// EventID is Slack's event_id: a retry of an event already taken in
+	// does nothing.
+	EventID string
+	// Sent is the event's event_time: an installation made after it was
+	// sent (a reinstall) is not disabled by it.
+	Sent time.Time
+}
+
+// Uninstalled is what an Uninstall did.
+type Uninstalled struct {
+	// Duplicate: the event was taken in before; nothing was done.
+	Duplicate bool
+	// Disabled: an active installation was disabled.
+	Disabled bool
+	// Newer: an active installation made after the event was sent, which
+	// it left alone.
+	Newer bool
+}
+
+// Disable stops an installation at once, once per event (see Uninstall).
+func (s Installations) Disable(ctx context.Context, u Uninstall) (Uninstalled, error) {
+	if u.EventID == "" || (u.Team == "" && u.Enterprise == "") {
+		return Uninstalled{}, fmt.Errorf("disable installation: an event id and a team or enterprise are needed")
 	}
-	return n > 0, nil
+	// event_time has whole seconds: the second it names is the event's.
+	r, err := s.q.InstallationDisable(ctx, s.e, dbsqlc.InstallationDisableParams{
+		TeamID: u.Team, EnterpriseID: u.Enterprise, Before: u.Sent.Truncate(time.Second).Add(time.Second), EventID: u.EventID, Why: u.Why,
+	})
+	if err != nil {
+		return Uninstalled{}, fmt.Errorf("disable installation: %w", mapErr(err))
+	}
+	return Uninstalled{Duplicate: r.Fresh == 0, Disabled: r.Disabled > 0, Newer: r.Newer > 0}, nil
 }
 
 // List returns every installation.

@@ -333,7 +333,7 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(nil, d.Installations().Save(ctx, db.Installation{Team: team, Token: db.Sealed{Ciphertext: []byte{1}, Nonce: []byte{2}, KeyID: "k1"}, BotUserID: "UBOT", InstallerID: "U1"}))
 	ok(d.Installations().Find(ctx, team, ""))
 	ok(d.Installations().Find(ctx, team, "E1"))
-	ok(d.Installations().Disable(ctx, team, "app_uninstalled"))
+	ok(d.Installations().Disable(ctx, db.Uninstall{Team: team, Why: "app_uninstalled", EventID: "Ev1", Sent: time.Now()}))
 	ok(d.Installations().DisabledBefore(ctx, time.Now(), 100))
 	ok(d.Installations().SpendOAuthState(ctx, []byte("nonce hash"), time.Now().Add(10*time.Minute)))
 }

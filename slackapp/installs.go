@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/install"
 )
 
@@ -63,7 +65,10 @@ func (a *App) installed(ctx context.Context, d *delivery) bool {
 // onUninstalled disables a workspace's installation at once
 // (app_uninstalled, or tokens_revoked for the bot): no more events are
 // taken in and no more calls made for it. Its data is erased after
-// MNEMO_RETENTION_UNINSTALLED, or at once with `mnemo teams erase`.
+// MNEMO_RETENTION_UNINSTALLED, or at once with `mnemo teams erase`. An
+// event is taken in once (by its event_id), and never disables an
+// installation made after it was sent: Slack's late retry of an old
+// uninstall leaves a reinstalled workspace answering.
 func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 	e, _ := d.data.(slackevents.EventsAPIEvent)
 	why := e.InnerEvent.Type
@@ -77,22 +82,35 @@ func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 		a.ack(d)
 		return
 	}
-	if !slackID.MatchString(e.TeamID) {
+	cb, _ := e.Data.(*slackevents.EventsAPICallbackEvent)
+	if cb == nil || cb.EventID == "" || cb.EventTime <= 0 {
+		log.Error().Msg("uninstall event without its event id or time; ignored")
+		a.ack(d)
+		return
+	}
+	u := db.Uninstall{Team: e.TeamID, Why: why, EventID: cb.EventID, Sent: time.Unix(int64(cb.EventTime), 0)}
+	if !slackID.MatchString(u.Team) {
 		log.Error().Msg("uninstall event without a usable team id")
 		a.ack(d)
 		return
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
 	defer cancel()
-	was, err := a.db.Installations().Disable(wctx, e.TeamID, why)
+	did, err := a.db.Installations().Disable(wctx, u)
 	if err != nil {
 		log.Error().Err(err).Msg("installation not disabled; delivery not acked, so Slack delivers it again")
 		return
 	}
-	a.clients.Forget(e.TeamID)
+	a.clients.Forget(u.Team)
 	a.ack(d)
-	if was {
+	log = log.With().Str("event_id", u.EventID).Int("retry_attempt", d.retry).Logger()
+	switch {
+	case did.Duplicate:
+		log.Info().Msg("uninstall event already taken in; the retry is ignored")
+	case did.Disabled:
 		log.Warn().Msg("installation disabled; the team's data is erased after MNEMO_RETENTION_UNINSTALLED, or by mnemo teams erase")
+	case did.Newer:
+		log.Warn().Time("event_time", u.Sent).Msg("uninstall event older than the active installation; ignored")
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -65,4 +66,44 @@ func TestOAuthStateReplayedWithItsCookieIsRefused(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a spent state is refused whatever the cookie says")
 	require.Len(t, b.slack.Calls("oauth.v2.access"), 1, "the new code was never exchanged")
 	require.Contains(t, b.logs.String(), "already used")
+}
+
+// Issue 33: workspace A is uninstalled, then installed again; Slack then
+// retries the original app_uninstalled (same event_id, its old event_time,
+// X-Slack-Retry-Num 1), and sends an old tokens_revoked it had not
+// delivered. Neither disables the new installation: A is still answered.
+func TestALateUninstallRetryLeavesAReinstalledWorkspaceAnswering(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t, httpMode...)
+	installThroughOAuth(t, b, addr, teamA)
+	A := in{b, teamA}
+	const dm = "D0ALICE"
+	require.Contains(t, A.ask(alice, dm, factA), "Prefers terse PR summaries")
+	ctx := context.Background()
+	active := func() bool {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM installations WHERE team_id = $1 AND disabled_at IS NULL`, teamA).Scan(&n))
+		return n == 1
+	}
+
+	// A was installed an hour ago, and uninstalled two minutes ago.
+	_, err := b.db.Pool.Exec(ctx, `UPDATE installations SET installed_at = now() - interval '1 hour' WHERE team_id = $1`, teamA)
+	require.NoError(t, err)
+	sent := time.Now().Add(-2 * time.Minute)
+	uninstall := fakeslack.EventOptions{Team: teamA, EventID: "Ev0UNINSTALL1", EventTime: sent}
+	b.slack.Revoke(teamA)
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_uninstalled", "event_ts": "1800000000.000100"}, uninstall), 5*time.Second)
+	require.False(t, active(), "the control: the uninstall disabled A")
+
+	installThroughOAuth(t, b, addr, teamA)
+	require.True(t, active())
+	retry := uninstall
+	retry.RetryAttempt = 1
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_uninstalled", "event_ts": "1800000000.000100"}, retry), 5*time.Second)
+	revoked := fakeslack.EventOptions{Team: teamA, EventID: "Ev0REVOKED1", EventTime: sent}
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "tokens_revoked", "tokens": map[string]any{"bot": []string{"U0BOT" + teamA}}, "event_ts": "1800000000.000200"}, revoked), 5*time.Second)
+	require.True(t, active(), "the reinstalled workspace stays installed")
+	require.Contains(t, A.ask(alice, dm, `call memory__list {}`), wordA, "and answering")
+	require.Contains(t, b.logs.String(), "uninstall event already taken in")
+	require.Contains(t, b.logs.String(), "uninstall event older than the active installation")
 }

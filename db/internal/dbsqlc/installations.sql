@@ -28,9 +28,30 @@ WHERE i.team_id = @team_id
 ORDER BY i.installed_at DESC
 LIMIT 1;
 
--- name: InstallationDisable :execrows
-UPDATE installations i SET disabled_at = now(), disabled_why = @why
-WHERE i.team_id = @team_id AND i.disabled_at IS NULL;
+-- name: InstallationDisable :one
+-- An uninstall or revoke event, once per event_id: it disables the
+-- workspace's installation (team_id), or the organisation's (no team_id,
+-- enterprise_id), when that was made before the event was sent (before).
+-- It reports whether the event was new, whether it disabled one, and how
+-- many active installations are newer than it. Events older than a day
+-- are forgotten on the way.
+WITH fresh AS (
+    INSERT INTO install_events (event_id) VALUES (@event_id) ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id
+), forgotten AS (
+    DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), disabled AS (
+    UPDATE installations i SET disabled_at = now(), disabled_why = @why
+    WHERE i.team_id = @team_id AND (@team_id::text <> '' OR i.enterprise_id = @enterprise_id)
+      AND i.disabled_at IS NULL AND i.installed_at < @before::timestamptz
+      AND EXISTS (SELECT 1 FROM fresh)
+    RETURNING i.team_id
+)
+SELECT (SELECT count(*) FROM fresh)::int AS fresh,
+       (SELECT count(*) FROM disabled)::int AS disabled,
+       (SELECT count(*) FROM installations n
+        WHERE n.team_id = @team_id AND (@team_id::text <> '' OR n.enterprise_id = @enterprise_id)
+          AND n.disabled_at IS NULL AND n.installed_at >= @before::timestamptz)::int AS newer;
 
 -- name: InstallationList :many
 SELECT * FROM installations i ORDER BY i.team_id, i.enterprise_id;

@@ -10,22 +10,57 @@ import (
 	"time"
 )
 
-const installationDisable = `-- name: InstallationDisable :execrows
-UPDATE installations i SET disabled_at = now(), disabled_why = $1
-WHERE i.team_id = $2 AND i.disabled_at IS NULL
+const installationDisable = `-- name: InstallationDisable :one
+WITH fresh AS (
+    INSERT INTO install_events (event_id) VALUES ($4) ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id
+), forgotten AS (
+    DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), disabled AS (
+    UPDATE installations i SET disabled_at = now(), disabled_why = $5
+    WHERE i.team_id = $1 AND ($1::text <> '' OR i.enterprise_id = $2)
+      AND i.disabled_at IS NULL AND i.installed_at < $3::timestamptz
+      AND EXISTS (SELECT 1 FROM fresh)
+    RETURNING i.team_id
+)
+SELECT (SELECT count(*) FROM fresh)::int AS fresh,
+       (SELECT count(*) FROM disabled)::int AS disabled,
+       (SELECT count(*) FROM installations n
+        WHERE n.team_id = $1 AND ($1::text <> '' OR n.enterprise_id = $2)
+          AND n.disabled_at IS NULL AND n.installed_at >= $3::timestamptz)::int AS newer
 `
 
 type InstallationDisableParams struct {
-	Why    string `json:"why"`
-	TeamID string `json:"teamId"`
+	TeamID       string    `json:"teamId"`
+	EnterpriseID string    `json:"enterpriseId"`
+	Before       time.Time `json:"before"`
+	EventID      string    `json:"eventId"`
+	Why          string    `json:"why"`
 }
 
-func (q *Queries) InstallationDisable(ctx context.Context, db DBTX, arg InstallationDisableParams) (int64, error) {
-	result, err := db.Exec(ctx, installationDisable, arg.Why, arg.TeamID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+type InstallationDisableRow struct {
+	Fresh    int32 `json:"fresh"`
+	Disabled int32 `json:"disabled"`
+	Newer    int32 `json:"newer"`
+}
+
+// An uninstall or revoke event, once per event_id: it disables the
+// workspace's installation (team_id), or the organisation's (no team_id,
+// enterprise_id), when that was made before the event was sent (before).
+// It reports whether the event was new, whether it disabled one, and how
+// many active installations are newer than it. Events older than a day
+// are forgotten on the way.
+func (q *Queries) InstallationDisable(ctx context.Context, db DBTX, arg InstallationDisableParams) (InstallationDisableRow, error) {
+	row := db.QueryRow(ctx, installationDisable,
+		arg.TeamID,
+		arg.EnterpriseID,
+		arg.Before,
+		arg.EventID,
+		arg.Why,
+	)
+	var i InstallationDisableRow
+	err := row.Scan(&i.Fresh, &i.Disabled, &i.Newer)
+	return i, err
 }
 
 const installationDisabledBefore = `-- name: InstallationDisabledBefore :many

@@ -43,6 +43,11 @@ type InboxArrival struct {
 	MovedAt   *time.Time `json:"movedAt"`
 }
 
+type InstallEvent struct {
+	EventID    string    `json:"eventId"`
+	ReceivedAt time.Time `json:"receivedAt"`
+}
+
 type Installation struct {
 	TeamID          string     `json:"teamId"`
 	EnterpriseID    string     `json:"enterpriseId"`

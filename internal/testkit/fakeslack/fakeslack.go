@@ -12,7 +12,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +23,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
+
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 )
 
 // Fixed identities of the fake workspace.
@@ -772,6 +774,63 @@ type EventOptions struct {
 	To Target
 	// Team is the envelope's team_id (default TeamID).
 	Team string
+	// EventTime is the envelope's event_time (default now).
+	EventTime time.Time
+	// Enterprise is the envelope's enterprise_id, for a workspace of an
+	// Enterprise Grid organisation.
+	Enterprise string
+	// Authorizations name the installation the event is delivered for, as
+	// Slack's envelope does (default: one, the bot of Team, or of the
+	// organisation when OrgWide).
+	Authorizations []slack.EventAuthorization
+	// OrgWide: the default authorization is the organisation's org-wide
+	// installation (is_enterprise_install, no team_id).
+	OrgWide bool
+	// ExtShared sets is_ext_shared_channel: a Slack Connect channel.
+	ExtShared bool
+}
+
+// callback is the event_callback payload Slack sends for event, over
+// either transport.
+func (s *Server) callback(event map[string]any, o EventOptions) map[string]any {
+	team := o.Team
+	if team == "" {
+		team = TeamID
+	}
+	at := o.EventTime
+	if at.IsZero() {
+		at = time.Now()
+	}
+	auths := o.Authorizations
+	if auths == nil {
+		a := slack.EventAuthorization{EnterpriseID: o.Enterprise, TeamID: team, UserID: s.botUserOf(team), IsBot: true}
+		if o.OrgWide {
+			a.TeamID, a.IsEnterpriseInstall = "", true
+		}
+		auths = []slack.EventAuthorization{a}
+	}
+	p := map[string]any{
+		"token": "legacy", "team_id": team, "api_app_id": AppID, "type": "event_callback",
+		"event_id": o.EventID, "event_time": at.Unix(), "event": event, "authorizations": auths,
+		"is_ext_shared_channel": o.ExtShared, "event_context": "4-" + o.EventID,
+	}
+	if o.Enterprise != "" {
+		p["enterprise_id"] = o.Enterprise
+	}
+	return p
+}
+
+// botUserOf is the bot user of the app's installation in team (the
+// default bot's when there is none).
+func (s *Server) botUserOf(team string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ws := range s.oauth.tokens {
+		if ws.Team == team && !s.oauth.revoked[ws.Token] {
+			return ws.BotUserID
+		}
+	}
+	return BotUserID
 }
 
 // SendEvent sends an Events API event (the inner "event" object) and returns
@@ -808,17 +867,10 @@ func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
 
 // deliver writes one events_api envelope and records when it was sent.
 func (s *Server) deliver(event map[string]any, o EventOptions) bool {
-	team := o.Team
-	if team == "" {
-		team = TeamID
-	}
 	env := map[string]any{
 		"type": "events_api", "envelope_id": o.EnvelopeID, "accepts_response_payload": false,
 		"retry_attempt": o.RetryAttempt, "retry_reason": "",
-		"payload": map[string]any{
-			"token": "legacy", "team_id": team, "api_app_id": AppID, "type": "event_callback",
-			"event_id": o.EventID, "event_time": 1800000000, "event": event,
-		},
+		"payload": s.callback(event, o),
 	}
 	if o.RetryAttempt > 0 {
 		env["retry_reason"] = "timeout"
