@@ -67,22 +67,37 @@ func (s Installations) Save(ctx context.Context, i Installation) error {
 	return nil
 }
 
-// Find returns the installation that serves a team: its own, else (with an
-// enterprise) its organisation's. ErrNotFound when there is none.
+// Find returns the installation that serves a team: its own, else its
+// organisation's org-wide one (enterprise's, or, when enterprise is empty,
+// the one ServeTeam last recorded for it); an active one first.
+// ErrNotFound when there is none.
 func (s Installations) Find(ctx context.Context, team, enterprise string) (Installation, error) {
-	var (
-		r   dbsqlc.Installation
-		err error
-	)
-	if enterprise == "" {
-		r, err = s.q.InstallationFindTeam(ctx, s.e, team)
-	} else {
-		r, err = s.q.InstallationFind(ctx, s.e, dbsqlc.InstallationFindParams{TeamID: team, EnterpriseID: enterprise})
-	}
+	r, err := s.q.InstallationFind(ctx, s.e, dbsqlc.InstallationFindParams{TeamID: team, EnterpriseID: enterprise})
 	if err != nil {
 		return Installation{}, fmt.Errorf("installation of %s: %w", team, mapErr(err))
 	}
 	return installationOf(r), nil
+}
+
+// ServeTeam records that a workspace is served by its organisation's
+// org-wide installation, so that Find finds it by the team alone.
+func (s Installations) ServeTeam(ctx context.Context, team, enterprise string) error {
+	if team == "" || enterprise == "" {
+		return fmt.Errorf("serve team: a team and its enterprise are needed")
+	}
+	if err := s.q.InstallationServeTeam(ctx, s.e, dbsqlc.InstallationServeTeamParams{TeamID: team, EnterpriseID: enterprise}); err != nil {
+		return fmt.Errorf("serve team: %w", mapErr(err))
+	}
+	return nil
+}
+
+// TeamsOf returns the workspaces an organisation's installation has served.
+func (s Installations) TeamsOf(ctx context.Context, enterprise string) ([]string, error) {
+	teams, err := s.q.InstallationTeamsOf(ctx, s.e, enterprise)
+	if err != nil {
+		return nil, fmt.Errorf("teams of %s: %w", enterprise, mapErr(err))
+	}
+	return teams, nil
 }
 
 // Uninstall is an event that disables an installation: app_uninstalled,

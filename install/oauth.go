@@ -270,6 +270,9 @@ func (o *OAuth) exchange(ctx context.Context, code string) (string, error) {
 	if resp.Team.Name != "" {
 		return resp.Team.Name, nil
 	}
+	if resp.Enterprise.Name != "" {
+		return resp.Enterprise.Name + ", every workspace of the organisation", nil
+	}
 	return owner, nil
 }
 

@@ -31,6 +31,20 @@ func teamOf(dv *delivery) string {
 	return ""
 }
 
+// enterpriseOf is the Enterprise Grid organisation a delivery's workspace
+// belongs to, or "".
+func enterpriseOf(dv *delivery) string {
+	switch d := dv.data.(type) {
+	case slackevents.EventsAPIEvent:
+		return d.EnterpriseID
+	case slack.SlashCommand:
+		return d.EnterpriseID
+	case slack.InteractionCallback:
+		return d.Enterprise.ID
+	}
+	return ""
+}
+
 // installed gates every delivery, Socket Mode's and HTTP's alike (dispatch
 // calls it): one from a workspace the app is not installed in, or no
 // longer (uninstalled, tokens revoked), is acked and dropped before
@@ -48,7 +62,9 @@ func (a *App) installed(ctx context.Context, d *delivery) bool {
 			return true
 		}
 	}
-	_, err := a.bot(ctx, team)
+	// A workspace of an organisation that installed mnemo org-wide is
+	// served by that installation; the tenant is still the workspace.
+	_, err := a.clients.BotIn(ctx, team, enterpriseOf(d))
 	switch {
 	case err == nil:
 		return true
@@ -89,8 +105,14 @@ func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 		return
 	}
 	u := db.Uninstall{Team: e.TeamID, Why: why, EventID: cb.EventID, Sent: time.Unix(int64(cb.EventTime), 0)}
-	if !slackID.MatchString(u.Team) {
-		log.Error().Msg("uninstall event without a usable team id")
+	if len(cb.Authorizations) > 0 && cb.Authorizations[0].IsEnterpriseInstall {
+		// The organisation's org-wide installation: every workspace it
+		// serves stops with it.
+		u.Team, u.Enterprise = "", cb.Authorizations[0].EnterpriseID
+		log = log.With().Str("enterprise", u.Enterprise).Logger()
+	}
+	if !slackID.MatchString(u.Team + u.Enterprise) {
+		log.Error().Msg("uninstall event without a usable team or enterprise id")
 		a.ack(d)
 		return
 	}
@@ -101,7 +123,7 @@ func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 		log.Error().Err(err).Msg("installation not disabled; delivery not acked, so Slack delivers it again")
 		return
 	}
-	a.clients.Forget(u.Team)
+	a.clients.Forget(u.Team) // "" for an organisation: every team's
 	a.ack(d)
 	log = log.With().Str("event_id", u.EventID).Int("retry_attempt", d.retry).Logger()
 	switch {

@@ -107,3 +107,107 @@ func TestALateUninstallRetryLeavesAReinstalledWorkspaceAnswering(t *testing.T) {
 	require.Contains(t, b.logs.String(), "uninstall event already taken in")
 	require.Contains(t, b.logs.String(), "uninstall event older than the active installation")
 }
+
+// An Enterprise Grid organisation with two workspaces.
+const (
+	org      = "E0ORG"
+	orgTeamA = "T0ORGA"
+	orgTeamB = "T0ORGB"
+)
+
+// gridIn is a workspace of an Enterprise Grid organisation, as Slack
+// delivers its events: enterprise_id on the envelope, and the installation
+// that serves it in the authorizations (the organisation's, when orgWide).
+type gridIn struct {
+	b                *bot
+	team, enterprise string
+	orgWide          bool
+}
+
+func (w gridIn) opts() fakeslack.EventOptions {
+	return fakeslack.EventOptions{Team: w.team, Enterprise: w.enterprise, OrgWide: w.orgWide}
+}
+
+func (w gridIn) botUser() string {
+	owner := w.team
+	if w.orgWide {
+		owner = w.enterprise
+	}
+	ws, ok := w.b.slack.Installed(owner)
+	require.True(w.b.t, ok)
+	return ws.BotUserID
+}
+
+// ask sends text from user in channel (a DM, or a mention in a channel)
+// and returns mnemo's reply, posted in this workspace.
+func (w gridIn) ask(user, channel, text string) string {
+	w.b.t.Helper()
+	ts := w.b.nextTS()
+	ev := map[string]any{"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts, "team": w.team}
+	if !strings.HasPrefix(channel, "D") {
+		ev = map[string]any{"type": "app_mention", "user": user, "text": "<@" + w.botUser() + "> " + text, "ts": ts, "channel": channel, "event_ts": ts, "team": w.team}
+	}
+	w.b.slack.SendEvent(ev, w.opts())
+	got := w.b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+		return m.Team == w.team && m.Channel == channel && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+	})
+	return got[0].Text
+}
+
+// Issue 33: an org admin installs mnemo once for the organisation. Mentions
+// in two of its workspaces are answered with the organisation's token, and
+// each workspace stays its own tenant: its memories are its own.
+func TestAnOrgWideInstallServesEveryWorkspaceOfTheOrganisation(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+	ctx := context.Background()
+	var team, enterprise string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT team_id, enterprise_id FROM installations`).Scan(&team, &enterprise))
+	require.Equal(t, []string{"", org}, []string{team, enterprise}, "one installation, the organisation's")
+	A, B := gridIn{b, orgTeamA, org, true}, gridIn{b, orgTeamB, org, true}
+
+	require.Contains(t, A.ask(alice, "C0ORGAGEN", factA), "Prefers terse PR summaries")
+	require.Contains(t, B.ask(alice, "C0ORGBGEN", factB), "Prefers tabs over spaces")
+	ws, _ := b.slack.Installed(org)
+	for _, c := range b.slack.Calls("chat.postMessage") {
+		if c.Team == orgTeamA || c.Team == orgTeamB {
+			require.Equal(t, ws.Token, c.Token, "answered with the organisation's token")
+		}
+	}
+	// Each workspace is its own tenant.
+	for _, c := range []struct {
+		w         gridIn
+		mine, not string
+	}{{A, wordA, wordB}, {B, wordB, wordA}} {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE team_id = $1 AND content ILIKE '%' || $2 || '%'`, c.w.team, c.mine).Scan(&n))
+		require.Equal(t, 1, n, "%s's memory is stored under %s", c.mine, c.w.team)
+		got := c.w.ask(alice, "C0"+c.w.team[1:]+"GEN", `call memory__list {}`)
+		require.Contains(t, got, c.mine)
+		require.NotContains(t, got, c.not)
+	}
+
+	// mnemo installs lists the organisation's installation, with the
+	// workspaces it served, beside a workspace's own.
+	installThroughOAuth(t, b, addr, teamA)
+	var out, errOut strings.Builder
+	require.Equal(t, 0, run(ctx, []string{"installs"}, b.getenv, strings.NewReader(""), &out, &errOut), errOut.String())
+	require.Regexp(t, `organisation\s+E0ORG\s+E0ORG\s+\S+ \S+\s+active\s+every workspace of the organisation; so far T0ORGA, T0ORGB`, out.String())
+	require.Regexp(t, `workspace\s+T0AAAA\s+-\s+\S+ \S+\s+active\s+T0AAAA`, out.String())
+
+	// The organisation uninstalls: every workspace it served stops, and
+	// comes due for erasure with it; the workspace with its own stays.
+	b.slack.Revoke(org)
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_uninstalled", "event_ts": "1800000000.000100"}, A.opts()), 5*time.Second)
+	var why string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT disabled_why FROM installations WHERE enterprise_id = $1 AND team_id = '' AND disabled_at IS NOT NULL`, org).Scan(&why))
+	require.Equal(t, "app_uninstalled", why)
+	due, err := b.db.DB.Installations().DisabledBefore(ctx, time.Now().Add(time.Minute), 10)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{orgTeamA, orgTeamB}, due)
+	ts := b.nextTS()
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "hello?", "ts": ts, "channel": "D0ORGA", "event_ts": ts}, A.opts()), 5*time.Second)
+	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", "hello"), "the control: A's own installation answers, after the post was acked")
+	require.Equal(t, 0, b.arrivals(ts), "the organisation's workspace is no longer taken in")
+}

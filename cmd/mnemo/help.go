@@ -20,6 +20,7 @@ commands:
   stats           print model usage per day, top channels and people
   turns show      show one turn: timeline, recall, tools, tokens, errors
   eval            run the memory workflow evals
+  installs        list the workspace and organisation installations
   teams erase     erase everything of one workspace (admin)
   keys rotate     seal installed workspaces' tokens again under the current key
   version         print the version

@@ -65,20 +65,24 @@ func (q *Queries) InstallationDisable(ctx context.Context, db DBTX, arg Installa
 
 const installationDisabledBefore = `-- name: InstallationDisabledBefore :many
 SELECT i.team_id FROM installations i
-WHERE i.disabled_at < $1::timestamptz AND i.team_id <> ''
-ORDER BY i.disabled_at
-LIMIT $2::int
+WHERE i.disabled_at < $2::timestamptz AND i.team_id <> ''
+UNION
+SELECT t.team_id FROM installations o JOIN installation_teams t ON t.enterprise_id = o.enterprise_id
+WHERE o.team_id = '' AND o.disabled_at < $2::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
+LIMIT $1::int
 `
 
 type InstallationDisabledBeforeParams struct {
-	Before  time.Time `json:"before"`
 	MaxRows int32     `json:"maxRows"`
+	Before  time.Time `json:"before"`
 }
 
 // Teams uninstalled before a time: their data is erased once the grace
-// period has passed.
+// period has passed. A workspace served by its organisation's installation
+// is uninstalled with it, unless it has an active installation of its own.
 func (q *Queries) InstallationDisabledBefore(ctx context.Context, db DBTX, arg InstallationDisabledBeforeParams) ([]string, error) {
-	rows, err := db.Query(ctx, installationDisabledBefore, arg.Before, arg.MaxRows)
+	rows, err := db.Query(ctx, installationDisabledBefore, arg.MaxRows, arg.Before)
 	if err != nil {
 		return nil, err
 	}
@@ -98,10 +102,11 @@ func (q *Queries) InstallationDisabledBefore(ctx context.Context, db DBTX, arg I
 }
 
 const installationFind = `-- name: InstallationFind :one
-SELECT team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, bot_id, scopes, installer_id, installed_at, disabled_at, disabled_why FROM installations i
+SELECT i.team_id, i.enterprise_id, i.token_ciphertext, i.token_nonce, i.token_key_id, i.bot_user_id, i.bot_id, i.scopes, i.installer_id, i.installed_at, i.disabled_at, i.disabled_why FROM installations i
 WHERE i.team_id = $1
-   OR (i.team_id = '' AND $2::text <> '' AND i.enterprise_id = $2)
-ORDER BY i.team_id DESC, i.installed_at DESC
+   OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF($2::text, ''),
+        (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = $1)))
+ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
 LIMIT 1
 `
 
@@ -110,37 +115,11 @@ type InstallationFindParams struct {
 	EnterpriseID string `json:"enterpriseId"`
 }
 
-// The team's own installation, else its organisation's.
+// The installation that serves a team: its own, else its organisation's
+// org-wide one (the enterprise given, else the one it was last served
+// by); an active one before a disabled one.
 func (q *Queries) InstallationFind(ctx context.Context, db DBTX, arg InstallationFindParams) (Installation, error) {
 	row := db.QueryRow(ctx, installationFind, arg.TeamID, arg.EnterpriseID)
-	var i Installation
-	err := row.Scan(
-		&i.TeamID,
-		&i.EnterpriseID,
-		&i.TokenCiphertext,
-		&i.TokenNonce,
-		&i.TokenKeyID,
-		&i.BotUserID,
-		&i.BotID,
-		&i.Scopes,
-		&i.InstallerID,
-		&i.InstalledAt,
-		&i.DisabledAt,
-		&i.DisabledWhy,
-	)
-	return i, err
-}
-
-const installationFindTeam = `-- name: InstallationFindTeam :one
-SELECT team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, bot_id, scopes, installer_id, installed_at, disabled_at, disabled_why FROM installations i
-WHERE i.team_id = $1
-ORDER BY i.installed_at DESC
-LIMIT 1
-`
-
-// A team's installation, whatever its enterprise.
-func (q *Queries) InstallationFindTeam(ctx context.Context, db DBTX, teamID string) (Installation, error) {
-	row := db.QueryRow(ctx, installationFindTeam, teamID)
 	var i Installation
 	err := row.Scan(
 		&i.TeamID,
@@ -229,6 +208,48 @@ func (q *Queries) InstallationReseal(ctx context.Context, db DBTX, arg Installat
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const installationServeTeam = `-- name: InstallationServeTeam :exec
+INSERT INTO installation_teams (team_id, enterprise_id) VALUES ($1, $2)
+ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+WHERE installation_teams.enterprise_id <> EXCLUDED.enterprise_id
+`
+
+type InstallationServeTeamParams struct {
+	TeamID       string `json:"teamId"`
+	EnterpriseID string `json:"enterpriseId"`
+}
+
+// A workspace served by its organisation's org-wide installation.
+func (q *Queries) InstallationServeTeam(ctx context.Context, db DBTX, arg InstallationServeTeamParams) error {
+	_, err := db.Exec(ctx, installationServeTeam, arg.TeamID, arg.EnterpriseID)
+	return err
+}
+
+const installationTeamsOf = `-- name: InstallationTeamsOf :many
+SELECT t.team_id FROM installation_teams t WHERE t.enterprise_id = $1 ORDER BY t.team_id
+`
+
+// The workspaces an organisation's installation has served.
+func (q *Queries) InstallationTeamsOf(ctx context.Context, db DBTX, enterpriseID string) ([]string, error) {
+	rows, err := db.Query(ctx, installationTeamsOf, enterpriseID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var team_id string
+		if err := rows.Scan(&team_id); err != nil {
+			return nil, err
+		}
+		items = append(items, team_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const installationUpsert = `-- name: InstallationUpsert :exec

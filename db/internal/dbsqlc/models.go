@@ -63,6 +63,12 @@ type Installation struct {
 	DisabledWhy     string     `json:"disabledWhy"`
 }
 
+type InstallationTeam struct {
+	TeamID       string    `json:"teamId"`
+	EnterpriseID string    `json:"enterpriseId"`
+	SeenAt       time.Time `json:"seenAt"`
+}
+
 type Memory struct {
 	ID             uuid.UUID   `json:"id"`
 	TeamID         string      `json:"teamId"`

@@ -77,6 +77,9 @@ type User struct {
 	IsAdmin bool
 	IsOwner bool
 	IsBot   bool
+	// Team is the user's own workspace, when it is not the one asked
+	// (a member of another organisation, in a Slack Connect channel).
+	Team string
 }
 
 // Call is one Web API request.
@@ -177,7 +180,7 @@ func New(t harness.TB) *Server {
 		s.srv.Close()
 	})
 	s.users[BotUserID] = User{ID: BotUserID, Name: "mnemo", IsBot: true}
-	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}}
+	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}, chanTeam: map[string]string{}}
 	return s
 }
 
@@ -313,6 +316,14 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	call.Team = TeamID
 	if issued {
 		call.Team = ws.Team
+		if ws.OrgWide {
+			// An org-wide token acts in the workspace of the channel it
+			// names (the one the event came from), or the user's.
+			call.Team = s.oauth.chanTeam[call.Form.Get("channel")]
+			if u, ok := ws.Users[call.Form.Get("user")]; ok && call.Team == "" {
+				call.Team = u.Team
+			}
+		}
 	}
 	revoked := s.oauth.revoked[call.Token]
 	s.calls = append(s.calls, call)
@@ -423,6 +434,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
 			return
+		}
+		if u.Team != "" {
+			team = u.Team
 		}
 		writeJSON(w, map[string]any{"ok": true, "user": map[string]any{
 			"id": u.ID, "team_id": team, "name": strings.ToLower(u.Name), "real_name": u.Name,
@@ -801,9 +815,20 @@ func (s *Server) callback(event map[string]any, o EventOptions) map[string]any {
 	if at.IsZero() {
 		at = time.Now()
 	}
+	if ch, ok := event["channel"].(string); ok {
+		s.mu.Lock()
+		if _, known := s.oauth.chanTeam[ch]; !known {
+			s.oauth.chanTeam[ch] = team
+		}
+		s.mu.Unlock()
+	}
 	auths := o.Authorizations
 	if auths == nil {
-		a := slack.EventAuthorization{EnterpriseID: o.Enterprise, TeamID: team, UserID: s.botUserOf(team), IsBot: true}
+		owner := team
+		if o.OrgWide {
+			owner = o.Enterprise
+		}
+		a := slack.EventAuthorization{EnterpriseID: o.Enterprise, TeamID: team, UserID: s.botUserOf(owner), IsBot: true}
 		if o.OrgWide {
 			a.TeamID, a.IsEnterpriseInstall = "", true
 		}
@@ -820,13 +845,13 @@ func (s *Server) callback(event map[string]any, o EventOptions) map[string]any {
 	return p
 }
 
-// botUserOf is the bot user of the app's installation in team (the
-// default bot's when there is none).
+// botUserOf is the bot user of the app's installation in team, or of an
+// organisation's org-wide one (the default bot's when there is none).
 func (s *Server) botUserOf(team string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ws := range s.oauth.tokens {
-		if ws.Team == team && !s.oauth.revoked[ws.Token] {
+		if ws.owner() == team && !s.oauth.revoked[ws.Token] {
 			return ws.BotUserID
 		}
 	}
