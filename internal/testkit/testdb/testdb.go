@@ -123,17 +123,25 @@ func ensureTemplate(ctx context.Context, server string) (string, error) {
 	return name, nil
 }
 
+// migrationsHash fingerprints what a template is migrated with: the
+// versioned migrations and the repeatable definitions.
 func migrationsHash() string {
 	h := sha256.New()
-	_ = fs.WalkDir(db.Migrations(), ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := fs.ReadFile(db.Migrations(), path)
-		fmt.Fprintf(h, "%s\n%d\n", path, len(b))
-		h.Write(b)
-		return nil
-	})
+	for _, set := range []struct {
+		dir  string
+		fsys fs.FS
+	}{{"migrations", db.Migrations()}, {"definitions", db.Definitions()}} {
+		dir, fsys := set.dir, set.fsys
+		_ = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, _ := fs.ReadFile(fsys, path)
+			fmt.Fprintf(h, "%s/%s\n%d\n", dir, path, len(b))
+			h.Write(b)
+			return nil
+		})
+	}
 	fmt.Fprintf(h, "%s\n", db.MigrationsVersionSalt)
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }

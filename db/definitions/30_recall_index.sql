@@ -1,0 +1,209 @@
+-- requires: 10_recall_terms.sql
+--
+-- Recall's index: every memory's words in its visibility partition
+-- (memory_postings, memory_term_stats, memory_part_stats), in its thread
+-- (memory_thread_postings), and its team's vocabulary (memory_vocab), kept
+-- in step with memories by triggers, in the writing statement's own
+-- transaction: a memory is findable by the next query on any connection,
+-- and one forgotten, archived or deleted leaves the statistics at once.
+-- See docs/architecture.md, "How recall ranks".
+--
+-- A repeatable definition (db/migrate.go): re-applied whenever this file
+-- or the one it requires (the weights of the postings) changes, and then
+-- the index is rebuilt from memories (the last statement below), since
+-- its partitions or weights may have changed. The first migrate of a
+-- database also builds it this way.
+
+-- The partition a memory belongs to, prefixed with its team. Workspace
+-- memories that are public and not sensitive are seen from every channel
+-- ('/w'); any other workspace memory only where it was said.
+-- A thread-only memory about one person is theirs alone ('/u/…').
+CREATE OR REPLACE FUNCTION memory_part(team text, scope text, subject_type text, subject_id text,
+                                       source_key text, channel_id text, visibility text, sensitive text)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT team || CASE scope
+        WHEN 'personal' THEN '/p/' || subject_id
+        WHEN 'conversation' THEN '/t/' || source_key
+            || CASE WHEN subject_type = 'user' THEN '/u/' || subject_id ELSE '' END
+        WHEN 'workspace' THEN CASE WHEN visibility = 'public' AND sensitive = '' THEN '/w'
+                                   ELSE '/c/' || channel_id END
+        ELSE '/c/' || channel_id
+    END
+$$;
+
+-- The partitions actor may see from one place. Each may hold memories the
+-- actor may not see here (another person's thread instruction is in its
+-- own '/u/' partition, but the asker's own DM memories are in '/p/' even
+-- when asked in a public channel): memory_visible has the last word.
+CREATE OR REPLACE FUNCTION memory_parts(team text, actor text, channel text, source_key text)
+RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT array_remove(ARRAY[
+        team || '/p/' || actor,
+        CASE WHEN source_key <> '' THEN team || '/t/' || source_key END,
+        CASE WHEN source_key <> '' THEN team || '/t/' || source_key || '/u/' || actor END,
+        CASE WHEN channel <> '' THEN team || '/c/' || channel END,
+        team || '/w'
+    ], NULL)
+$$;
+
+-- A thread's key in memory_thread_postings: its team and source key,
+-- hashed to 8 bytes to keep the postings small. Two threads that hash
+-- alike would share postings; recall reads each match's row and checks
+-- its thread, so a collision costs a read, never a wrong answer.
+CREATE OR REPLACE FUNCTION memory_thread(team text, source_key text)
+RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT hashtextextended(team || '/' || source_key, 0)
+$$;
+
+-- memory_index_sync keeps the postings, the thread postings, the
+-- statistics and the vocabulary in step with memories, in the writing
+-- statement's transaction (a statement-level trigger, so a bulk COPY is
+-- indexed set-wise). Only rows whose partition, thread, text, order or
+-- activity changed are re-indexed: an update of anything else (an
+-- embedding, a reason) costs a comparison. Statistics change by deltas
+-- applied in sorted order, partition first, so two writers of one
+-- partition queue on its row instead of deadlocking; the vocabulary is
+-- written the same way, team first.
+CREATE OR REPLACE FUNCTION memory_index_sync() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+    part CONSTANT text := 'memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)';
+    changed CONSTANT text := '(o.archived_at IS NULL) <> (n.archived_at IS NULL) OR o.search IS DISTINCT FROM n.search OR o.created_at IS DISTINCT FROM n.created_at'
+        || ' OR o.observed_at IS DISTINCT FROM n.observed_at OR o.team_id IS DISTINCT FROM n.team_id OR o.source_key IS DISTINCT FROM n.source_key OR '
+        || replace('memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)', 'r.', 'o.')
+        || ' <> ' || replace('memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)', 'r.', 'n.');
+    gone text;
+    came text;
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        gone := 'SELECT o.* FROM memory_index_old o WHERE o.archived_at IS NULL';
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        came := 'SELECT n.* FROM memory_index_new n WHERE n.archived_at IS NULL';
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        -- A row is re-indexed unless its other version has the same id and
+        -- nothing that matters changed (an id that changed matches none).
+        gone := gone || ' AND NOT EXISTS (SELECT 1 FROM memory_index_new n WHERE n.id = o.id AND NOT (' || changed || '))';
+        came := came || ' AND NOT EXISTS (SELECT 1 FROM memory_index_old o WHERE o.id = n.id AND NOT (' || changed || '))';
+    END IF;
+    IF gone IS NOT NULL THEN
+        EXECUTE format($q$
+            INSERT INTO memory_part_stats AS s (part, docs)
+            SELECT %2$s, -count(*) FROM (%1$s) r GROUP BY 1 ORDER BY 1
+            ON CONFLICT (part) DO UPDATE SET docs = s.docs + excluded.docs$q$, gone, part);
+        EXECUTE format($q$
+            WITH x AS (
+                SELECT %2$s AS part, r.id, r.created_at AS at, memory_thread(r.team_id, r.source_key) AS thread,
+                       r.observed_at, t.term, t.impact
+                FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t
+            ), d AS (
+                DELETE FROM memory_postings p USING x
+                WHERE p.part = x.part AND p.term = x.term AND p.impact = x.impact AND p.at = x.at AND p.id = x.id
+            ), dt AS (
+                DELETE FROM memory_thread_postings p USING x
+                WHERE p.thread = x.thread AND p.term = x.term AND p.at = x.observed_at AND p.id = x.id
+            )
+            INSERT INTO memory_term_stats AS s (part, term, df)
+            SELECT part, term, -count(*) FROM x GROUP BY part, term ORDER BY part, term
+            ON CONFLICT (part, term) DO UPDATE SET df = s.df + excluded.df$q$, gone, part);
+        -- A word no memory of the partition holds any more leaves it, and
+        -- the team's vocabulary counts one partition fewer.
+        EXECUTE format($q$
+            WITH g AS (
+                DELETE FROM memory_term_stats s
+                USING (SELECT DISTINCT %2$s AS part, t.term FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t) c
+                WHERE s.part = c.part AND s.term = c.term AND s.df <= 0
+                RETURNING s.part, s.term
+            )
+            INSERT INTO memory_vocab AS v (team, term, parts)
+            SELECT split_part(g.part, '/', 1), g.term, -count(*) FROM g GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (team, term) DO UPDATE SET parts = v.parts + excluded.parts$q$, gone, part);
+        DELETE FROM memory_vocab v WHERE v.parts <= 0;
+        EXECUTE format($q$
+            DELETE FROM memory_part_stats s USING (SELECT DISTINCT %2$s AS part FROM (%1$s) r) c
+            WHERE s.part = c.part AND s.docs <= 0$q$, gone, part);
+    END IF;
+    IF came IS NOT NULL THEN
+        EXECUTE format($q$
+            INSERT INTO memory_part_stats AS s (part, docs)
+            SELECT %2$s, count(*) FROM (%1$s) r GROUP BY 1 ORDER BY 1
+            ON CONFLICT (part) DO UPDATE SET docs = s.docs + excluded.docs$q$, came, part);
+        -- A partition's first memory with a word adds the partition to the
+        -- word's count in the vocabulary (xmax = 0: the upsert inserted).
+        EXECUTE format($q$
+            WITH x AS (
+                SELECT %2$s AS part, r.id, r.created_at AS at, memory_thread(r.team_id, r.source_key) AS thread,
+                       r.observed_at, t.term, t.impact
+                FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t
+            ), ins AS (
+                INSERT INTO memory_postings (part, term, impact, at, id)
+                SELECT part, term, impact, at, id FROM x
+                ON CONFLICT DO NOTHING
+            ), tins AS (
+                INSERT INTO memory_thread_postings (thread, term, at, id, impact)
+                SELECT thread, term, observed_at, id, impact FROM x
+                ON CONFLICT DO NOTHING
+            ), st AS (
+                INSERT INTO memory_term_stats AS s (part, term, df)
+                SELECT part, term, count(*) FROM x GROUP BY part, term ORDER BY part, term
+                ON CONFLICT (part, term) DO UPDATE SET df = s.df + excluded.df
+                RETURNING s.part, s.term, s.xmax = 0 AS fresh
+            )
+            INSERT INTO memory_vocab AS v (team, term, parts)
+            SELECT split_part(st.part, '/', 1), st.term, count(*) FROM st WHERE st.fresh GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (team, term) DO UPDATE SET parts = v.parts + excluded.parts$q$, came, part);
+    END IF;
+    RETURN NULL;
+END
+$fn$;
+
+CREATE OR REPLACE TRIGGER memory_index_insert AFTER INSERT ON memories
+    REFERENCING NEW TABLE AS memory_index_new
+    FOR EACH STATEMENT EXECUTE FUNCTION memory_index_sync();
+CREATE OR REPLACE TRIGGER memory_index_update AFTER UPDATE ON memories
+    REFERENCING OLD TABLE AS memory_index_old NEW TABLE AS memory_index_new
+    FOR EACH STATEMENT EXECUTE FUNCTION memory_index_sync();
+CREATE OR REPLACE TRIGGER memory_index_delete AFTER DELETE ON memories
+    REFERENCING OLD TABLE AS memory_index_old
+    FOR EACH STATEMENT EXECUTE FUNCTION memory_index_sync();
+
+-- TRUNCATE fires no row or statement trigger of INSERT, UPDATE or DELETE.
+CREATE OR REPLACE FUNCTION memory_index_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    TRUNCATE memory_postings, memory_thread_postings, memory_term_stats, memory_part_stats, memory_vocab;
+    RETURN NULL;
+END
+$$;
+CREATE OR REPLACE TRIGGER memory_index_truncate AFTER TRUNCATE ON memories
+    FOR EACH STATEMENT EXECUTE FUNCTION memory_index_truncate();
+
+-- memory_index_rebuild builds the postings, statistics and vocabulary anew
+-- from memories, set-wise: for migrations and for bulk loads that write
+-- memories with the triggers disabled (bench's corpora). Like any bulk
+-- load, it fills the postings before building their keys.
+CREATE OR REPLACE FUNCTION memory_index_rebuild() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    TRUNCATE memory_postings, memory_thread_postings, memory_term_stats, memory_part_stats, memory_vocab;
+    ALTER TABLE memory_postings DROP CONSTRAINT memory_postings_pkey;
+    ALTER TABLE memory_thread_postings DROP CONSTRAINT memory_thread_postings_pkey;
+    INSERT INTO memory_part_stats (part, docs)
+    SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), count(*)
+    FROM memories r WHERE r.archived_at IS NULL GROUP BY 1;
+    INSERT INTO memory_postings (part, term, impact, at, id)
+    SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), t.term, t.impact, r.created_at, r.id
+    FROM memories r CROSS JOIN LATERAL memory_terms(r.search) t
+    WHERE r.archived_at IS NULL;
+    INSERT INTO memory_thread_postings (thread, term, at, id, impact)
+    SELECT memory_thread(r.team_id, r.source_key), t.term, r.observed_at, r.id, t.impact
+    FROM memories r CROSS JOIN LATERAL memory_terms(r.search) t
+    WHERE r.archived_at IS NULL;
+    ALTER TABLE memory_postings ADD PRIMARY KEY (part, term, impact, at, id);
+    ALTER TABLE memory_thread_postings ADD PRIMARY KEY (thread, term, at, id) INCLUDE (impact);
+    INSERT INTO memory_term_stats (part, term, df)
+    SELECT part, term, count(*) FROM memory_postings GROUP BY part, term;
+    INSERT INTO memory_vocab (team, term, parts)
+    SELECT split_part(part, '/', 1), term, count(*) FROM memory_term_stats GROUP BY 1, 2;
+END
+$$;
+
+SELECT memory_index_rebuild();
