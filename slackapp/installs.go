@@ -31,6 +31,20 @@ func teamOf(dv *delivery) string {
 	return ""
 }
 
+// tenantOf is the workspace an event is for: the workspace of the
+// installation Slack delivered it for (its authorizations), as Bolt routes
+// it. In a Slack Connect channel that may not be the envelope's team_id,
+// which can be the speaker's own workspace. An org-wide installation's
+// authorization names no workspace: the envelope's team_id is the
+// workspace then. dispatch routes every event by it.
+func tenantOf(e slackevents.EventsAPIEvent) string {
+	cb, ok := e.Data.(*slackevents.EventsAPICallbackEvent)
+	if ok && cb != nil && len(cb.Authorizations) > 0 && cb.Authorizations[0].TeamID != "" && !cb.Authorizations[0].IsEnterpriseInstall {
+		return cb.Authorizations[0].TeamID
+	}
+	return e.TeamID
+}
+
 // enterpriseOf is the Enterprise Grid organisation a delivery's workspace
 // belongs to, or "".
 func enterpriseOf(dv *delivery) string {

@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 var httpMode = []string{"MNEMO_SLACK_MODE", "http"}
@@ -210,4 +213,106 @@ func TestAnOrgWideInstallServesEveryWorkspaceOfTheOrganisation(t *testing.T) {
 	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "hello?", "ts": ts, "channel": "D0ORGA", "event_ts": ts}, A.opts()), 5*time.Second)
 	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", "hello"), "the control: A's own installation answers, after the post was acked")
 	require.Equal(t, 0, b.arrivals(ts), "the organisation's workspace is no longer taken in")
+}
+
+// turnRequests are the model requests of the turns whose post said marker
+// (not learning's or a review's).
+func turnRequests(b *bot, marker string) []string {
+	var out []string
+	for _, r := range b.llm.Requests() {
+		if strings.HasPrefix(r.System, "You are mnemo") && strings.Contains(lastUserText(r), marker) {
+			out = append(out, r.System+"\n"+r.Transcript())
+		}
+	}
+	return out
+}
+
+// Issue 33: in a Slack Connect channel of workspace A, a person of another
+// organisation is an external member: the host's workspace memory never
+// enters their turn, and what they ask to remember about themselves is
+// stored under their own team. A's own member, asking the same in A, is
+// the control.
+func TestAnExternalMemberInASlackConnectChannel(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		general, shared  = "C0GENERAL", "C0SHARED"
+		codename         = "zqxfalcon"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := in{b, teamA}
+	ctx := context.Background()
+	out, err := b.store().Remember(ctx, memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: teamA, ID: admin, IsAdmin: true},
+		Place: provenance.Place{Team: teamA, Channel: general, SourceKey: "slack:" + teamA + ":" + general + ":1800000000.000100", Visibility: provenance.Public},
+		Scope: memory.ScopeWorkspace, Content: "The launch codename is " + codename, WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	require.Equal(t, memory.ScopeWorkspace, out.Memory.Scope)
+
+	// The control: A's member's turn carries the workspace memory.
+	A.ask(alice, general, "what is the launch codename, zqxhost?")
+	reqs := turnRequests(b, "zqxhost")
+	require.NotEmpty(t, reqs)
+	require.Contains(t, strings.Join(reqs, "\n"), codename, "the control: a host member's turn recalls it")
+
+	// Slack delivers an external member's post with their own workspace as
+	// the envelope's team_id, for the host's installation (authorizations).
+	b.slack.ShareChannel(shared, teamA)
+	hostAuth := []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}
+	guest := func(text string, also ...[]slack.EventAuthorization) string {
+		t.Helper()
+		ts := b.nextTS()
+		ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> " + text, "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+		for _, auths := range append([][]slack.EventAuthorization{hostAuth}, also...) {
+			b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: auths, ExtShared: true, EventID: "Ev" + strings.ReplaceAll(ts, ".", "") + auths[0].TeamID})
+		}
+		got := b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+			return m.Channel == shared && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+		})
+		require.Equal(t, teamA, got[0].Team, "answered by the host's installation")
+		b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+		return got[0].Text
+	}
+	reply := guest("what is the launch codename, zqxguest?")
+	require.NotContains(t, reply, codename)
+	reqs = turnRequests(b, "zqxguest")
+	require.NotEmpty(t, reqs)
+	for _, r := range reqs {
+		require.NotContains(t, r, codename, "the host's workspace memory in an external member's model request")
+	}
+
+	guest("remember that I prefer bullet lists")
+	count := func(team string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE team_id = $1 AND subject_id = $2 AND content ILIKE '%bullet lists%'`, team, extUser).Scan(&n))
+		return n
+	}
+	require.Equal(t, 1, count(extTeam), "stored under their own team")
+	require.Equal(t, 0, count(teamA), "not under the host's")
+	// Theirs is theirs in the shared channel: their list shows it.
+	require.Contains(t, guest(`call memory__list {}`), "bullet lists")
+
+	// Their organisation installs mnemo too: Slack delivers the post to
+	// both installations, and only the channel's host answers.
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: extTeam, Name: "Guest org",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena"}}})
+	ws, ok := b.slack.Installed(extTeam)
+	require.True(t, ok)
+	before := len(b.slack.Posted())
+	guest("what do you remember about me?", []slack.EventAuthorization{{TeamID: extTeam, UserID: ws.BotUserID, IsBot: true}})
+	require.Eventually(t, func() bool {
+		return strings.Contains(b.logs.String(), "its own installation answers it")
+	}, 20*time.Second, 20*time.Millisecond, "the guest installation's copy was taken in and left to the host")
+	var replies int
+	for _, m := range b.slack.Posted()[before:] {
+		if m.Channel == shared && !m.Ephemeral && !m.Updated && m.ThreadTS != "" {
+			replies++
+			require.Equal(t, teamA, m.Team)
+		}
+	}
+	require.Equal(t, 1, replies, "answered once")
 }

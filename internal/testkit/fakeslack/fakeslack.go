@@ -180,7 +180,7 @@ func New(t harness.TB) *Server {
 		s.srv.Close()
 	})
 	s.users[BotUserID] = User{ID: BotUserID, Name: "mnemo", IsBot: true}
-	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}, chanTeam: map[string]string{}}
+	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}, chanTeam: map[string]string{}, shared: map[string]string{}}
 	return s
 }
 
@@ -466,8 +466,15 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": next != "", "response_metadata": map[string]any{"next_cursor": next}})
 	case "conversations.info":
 		id := f.Get("channel")
+		s.mu.Lock()
+		host, shared := s.oauth.shared[id]
+		s.mu.Unlock()
 		ch := map[string]any{"id": id, "name": strings.ToLower(id), "is_channel": strings.HasPrefix(id, "C"),
-			"is_private": strings.HasPrefix(id, "G"), "is_im": strings.HasPrefix(id, "D"), "is_mpim": false}
+			"is_private": strings.HasPrefix(id, "G"), "is_im": strings.HasPrefix(id, "D"), "is_mpim": false,
+			"is_ext_shared": shared, "is_shared": shared}
+		if shared {
+			ch["context_team_id"], ch["conversation_host_id"] = host, host
+		}
 		writeJSON(w, map[string]any{"ok": true, "channel": ch})
 	case "conversations.open":
 		writeJSON(w, map[string]any{"ok": true, "channel": map[string]any{"id": "D" + strings.TrimPrefix(f.Get("users"), "U")}})

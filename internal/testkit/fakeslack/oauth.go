@@ -37,6 +37,7 @@ type oauthState struct {
 	tokens   map[string]Workspace // issued bot token → workspace
 	revoked  map[string]bool
 	chanTeam map[string]string // channel → the workspace its events came from
+	shared   map[string]string // Slack Connect channel → its host workspace
 	n        int
 }
 
@@ -173,4 +174,13 @@ func hkey(team, channel string) string {
 // WaitTeamView waits for a views.publish for user made with team's token.
 func (s *Server) WaitTeamView(team, user string, timeout time.Duration, pred func(json.RawMessage) bool) json.RawMessage {
 	return s.WaitView(team+"/"+user, timeout, pred)
+}
+
+// ShareChannel makes channel, hosted by workspace host, a Slack Connect
+// channel: conversations.info says is_ext_shared, with its host.
+func (s *Server) ShareChannel(channel, host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.oauth.shared[channel] = host
+	s.oauth.chanTeam[channel] = host
 }
