@@ -191,6 +191,14 @@ func TestAnOrgWideInstallServesEveryWorkspaceOfTheOrganisation(t *testing.T) {
 		require.NotContains(t, got, c.not)
 	}
 
+	// A slash command from a workspace of the organisation is answered too,
+	// in that workspace alone.
+	env := b.slack.SendGridSlashCommand(orgTeamB, org, true, "/mnemo", "memories", alice, "C0ORGBGEN")
+	b.slack.WaitAck(env, 5*time.Second)
+	got := b.slack.WaitPosted(1, 10*time.Second, func(m fakeslack.Message) bool { return m.Response && m.Envelope == env })
+	require.Contains(t, got[0].Text+string(got[0].Blocks), wordB)
+	require.NotContains(t, got[0].Text+string(got[0].Blocks), wordA)
+
 	// mnemo installs lists the organisation's installation, with the
 	// workspaces it served, beside a workspace's own.
 	installThroughOAuth(t, b, addr, teamA)

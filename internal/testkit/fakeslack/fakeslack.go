@@ -1001,11 +1001,32 @@ func (s *Server) SendSlashCommand(command, text, user, channel string) string {
 // SendTeamSlashCommand is SendSlashCommand from a workspace's member.
 func (s *Server) SendTeamSlashCommand(team, command, text, user, channel string) string {
 	s.t.Helper()
+	return s.sendSlashCommand(team, "", false, command, text, user, channel)
+}
+
+// SendGridSlashCommand sends a slash command from team, a workspace of the
+// Enterprise Grid organisation enterprise, as Slack does: with its
+// enterprise_id, and is_enterprise_install when the app is installed
+// org-wide.
+func (s *Server) SendGridSlashCommand(team, enterprise string, orgWide bool, command, text, user, channel string) string {
+	s.t.Helper()
+	return s.sendSlashCommand(team, enterprise, orgWide, command, text, user, channel)
+}
+
+func (s *Server) sendSlashCommand(team, enterprise string, orgWide bool, command, text, user, channel string) string {
 	id := s.envelope()
 	payload := map[string]string{
 		"token": "legacy", "team_id": team, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
 		"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
 		"api_app_id": AppID, "response_url": s.srv.URL + "/response?envelope=" + id, "trigger_id": "trig-" + id,
+	}
+	if enterprise != "" {
+		payload["enterprise_id"], payload["is_enterprise_install"] = enterprise, strconv.FormatBool(orgWide)
+		s.mu.Lock()
+		if _, known := s.oauth.chanTeam[channel]; !known {
+			s.oauth.chanTeam[channel] = team
+		}
+		s.mu.Unlock()
 	}
 	if s.HTTPDelivery() {
 		form := url.Values{}
