@@ -249,7 +249,8 @@ func TestAnExternalMemberInASlackConnectChannel(t *testing.T) {
 	)
 	b, addr := startMultiBot(t, httpMode...)
 	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
-		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+		// An admin of her own organisation, which makes her none here.
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam, IsAdmin: true}}})
 	A := in{b, teamA}
 	ctx := context.Background()
 	out, err := b.store().Remember(ctx, memory.WriteRequest{
@@ -303,6 +304,9 @@ func TestAnExternalMemberInASlackConnectChannel(t *testing.T) {
 	require.Equal(t, 0, count(teamA), "not under the host's")
 	// Theirs is theirs in the shared channel: their list shows it.
 	require.Contains(t, guest(`call memory__list {}`), "bullet lists")
+	// No admin command is theirs here; the host's admin is the control.
+	require.Contains(t, A.command(extUser, shared, "restore 0123abcd"), "Only an admin can restore memories")
+	require.NotContains(t, A.command(admin, shared, "restore 0123abcd"), "Only an admin")
 
 	// Their organisation installs mnemo too: Slack delivers the post to
 	// both installations, and only the channel's host answers.
