@@ -304,6 +304,12 @@ func TestAnExternalMemberInASlackConnectChannel(t *testing.T) {
 	require.Equal(t, 0, count(teamA), "not under the host's")
 	// Theirs is theirs in the shared channel: their list shows it.
 	require.Contains(t, guest(`call memory__list {}`), "bullet lists")
+	// Their list and export, in the shared channel, are their own team's.
+	require.Contains(t, A.command(extUser, shared, "memories"), "bullet lists")
+	require.Contains(t, A.command(extUser, shared, "export"), "Sent your")
+	f := b.slack.WaitFile(5 * time.Second)
+	require.Contains(t, string(f.Content), "bullet lists")
+	require.NotContains(t, string(f.Content), codename)
 	// No admin command is theirs here; the host's admin is the control.
 	require.Contains(t, A.command(extUser, shared, "restore 0123abcd"), "Only an admin can restore memories")
 	require.NotContains(t, A.command(admin, shared, "restore 0123abcd"), "Only an admin")
