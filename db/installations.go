@@ -67,32 +67,78 @@ func (s Installations) Save(ctx context.Context, i Installation) error {
 	return nil
 }
 
-// Find returns the installation that serves a team: its own, else (with an
-// enterprise) its organisation's. ErrNotFound when there is none.
+// Find returns the installation that serves a team: its own, else its
+// organisation's org-wide one (enterprise's, or, when enterprise is empty,
+// the one ServeTeam last recorded for it); an active one first.
+// ErrNotFound when there is none.
 func (s Installations) Find(ctx context.Context, team, enterprise string) (Installation, error) {
-	var (
-		r   dbsqlc.Installation
-		err error
-	)
-	if enterprise == "" {
-		r, err = s.q.InstallationFindTeam(ctx, s.e, team)
-	} else {
-		r, err = s.q.InstallationFind(ctx, s.e, dbsqlc.InstallationFindParams{TeamID: team, EnterpriseID: enterprise})
-	}
+	r, err := s.q.InstallationFind(ctx, s.e, dbsqlc.InstallationFindParams{TeamID: team, EnterpriseID: enterprise})
 	if err != nil {
 		return Installation{}, fmt.Errorf("installation of %s: %w", team, mapErr(err))
 	}
 	return installationOf(r), nil
 }
 
-// Disable stops an installation at once (app_uninstalled, tokens_revoked)
-// and says whether it was active.
-func (s Installations) Disable(ctx context.Context, team, why string) (bool, error) {
-	n, err := s.q.InstallationDisable(ctx, s.e, dbsqlc.InstallationDisableParams{TeamID: team, Why: why})
-	if err != nil {
-		return false, fmt.Errorf("disable installation: %w", mapErr(err))
+// ServeTeam records that a workspace is served by its organisation's
+// org-wide installation, so that Find finds it by the team alone.
+func (s Installations) ServeTeam(ctx context.Context, team, enterprise string) error {
+	if team == "" || enterprise == "" {
+		return fmt.Errorf("serve team: a team and its enterprise are needed")
 	}
-	return n > 0, nil
+	if err := s.q.InstallationServeTeam(ctx, s.e, dbsqlc.InstallationServeTeamParams{TeamID: team, EnterpriseID: enterprise}); err != nil {
+		return fmt.Errorf("serve team: %w", mapErr(err))
+	}
+	return nil
+}
+
+// TeamsOf returns the workspaces an organisation's installation has served.
+func (s Installations) TeamsOf(ctx context.Context, enterprise string) ([]string, error) {
+	teams, err := s.q.InstallationTeamsOf(ctx, s.e, enterprise)
+	if err != nil {
+		return nil, fmt.Errorf("teams of %s: %w", enterprise, mapErr(err))
+	}
+	return teams, nil
+}
+
+// Uninstall is an event that disables an installation: app_uninstalled,
+// or tokens_revoked for the bot.
+type Uninstall struct {
+	// Team is the workspace; empty for an organisation's own (org-wide)
+	// installation, named by Enterprise.
+	Team, Enterprise string
+	Why              string
+	// EventID is Slack's event_id: a retry of an event already taken in
+	// does nothing.
+	EventID string
+	// Sent is the event's event_time: an installation made after it was
+	// sent (a reinstall) is not disabled by it.
+	Sent time.Time
+}
+
+// Uninstalled is what an Uninstall did.
+type Uninstalled struct {
+	// Duplicate: the event was taken in before; nothing was done.
+	Duplicate bool
+	// Disabled: an active installation was disabled.
+	Disabled bool
+	// Newer: an active installation made after the event was sent, which
+	// it left alone.
+	Newer bool
+}
+
+// Disable stops an installation at once, once per event (see Uninstall).
+func (s Installations) Disable(ctx context.Context, u Uninstall) (Uninstalled, error) {
+	if u.EventID == "" || (u.Team == "" && u.Enterprise == "") {
+		return Uninstalled{}, fmt.Errorf("disable installation: an event id and a team or enterprise are needed")
+	}
+	// event_time has whole seconds: the second it names is the event's.
+	r, err := s.q.InstallationDisable(ctx, s.e, dbsqlc.InstallationDisableParams{
+		TeamID: u.Team, EnterpriseID: u.Enterprise, Before: u.Sent.Truncate(time.Second).Add(time.Second), EventID: u.EventID, Why: u.Why,
+	})
+	if err != nil {
+		return Uninstalled{}, fmt.Errorf("disable installation: %w", mapErr(err))
+	}
+	return Uninstalled{Duplicate: r.Fresh == 0, Disabled: r.Disabled > 0, Newer: r.Newer > 0}, nil
 }
 
 // List returns every installation.
@@ -128,4 +174,15 @@ func (s Installations) DisabledBefore(ctx context.Context, before time.Time, max
 		return nil, fmt.Errorf("uninstalled teams: %w", mapErr(err))
 	}
 	return teams, nil
+}
+
+// SpendOAuthState records an install state as used, until it expires, and
+// reports whether this was its first use. nonceHash names the state (a
+// hash of its nonce, never the nonce itself).
+func (s Installations) SpendOAuthState(ctx context.Context, nonceHash []byte, expires time.Time) (bool, error) {
+	n, err := s.q.OAuthStateSpend(ctx, s.e, dbsqlc.OAuthStateSpendParams{NonceHash: nonceHash, ExpiresAt: expires})
+	if err != nil {
+		return false, fmt.Errorf("spend oauth state: %w", mapErr(err))
+	}
+	return n == 1, nil
 }

@@ -363,6 +363,7 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 			{"erased_memories", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, team) }},
 			{"admin_audit", func() (int64, error) { return q.EraseTeamAudit(ctx, x, team) }},
 			{"installations", func() (int64, error) { return q.EraseTeamInstallations(ctx, x, team) }},
+			{"installation_teams", func() (int64, error) { return q.EraseTeamInstallationTeams(ctx, x, team) }},
 		}
 		for _, s := range steps {
 			n, err := s.run()

@@ -82,12 +82,15 @@ var notOnServesPaths = map[string]string{
 	// A whole workspace's erasure (mnemo teams erase, or retention once an
 	// uninstalled team's grace period ends) deletes every row it has: a
 	// read of the team's rows, and of river_job's by text (job args).
-	"EraseTeamAudit":           "team erasure: once per workspace",
-	"EraseTeamBackfills":       "team erasure: once per workspace",
-	"EraseTeamErasedMemories":  "team erasure: once per workspace",
-	"EraseTeamChannelSettings": "team erasure: once per workspace",
-	"EraseTeamInboxArrivals":   "team erasure: once per workspace",
-	"EraseTeamInstallations":   "team erasure: once per workspace",
+	"EraseTeamAudit":             "team erasure: once per workspace",
+	"EraseTeamBackfills":         "team erasure: once per workspace",
+	"EraseTeamErasedMemories":    "team erasure: once per workspace",
+	"EraseTeamChannelSettings":   "team erasure: once per workspace",
+	"EraseTeamInboxArrivals":     "team erasure: once per workspace",
+	"EraseTeamInstallations":     "team erasure: once per workspace",
+	"EraseTeamInstallationTeams": "team erasure: once per workspace",
+	// mnemo installs: an operator's listing.
+	"InstallationTeamsOf":      "mnemo installs: an operator's command",
 	"EraseTeamJobs":            "team erasure: once per workspace",
 	"EraseTeamLeases":          "team erasure: once per workspace",
 	"EraseTeamMemories":        "team erasure: once per workspace",
@@ -341,8 +344,12 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(nil, d.Installations().Save(ctx, db.Installation{Team: team, Token: db.Sealed{Ciphertext: []byte{1}, Nonce: []byte{2}, KeyID: "k1"}, BotUserID: "UBOT", InstallerID: "U1"}))
 	ok(d.Installations().Find(ctx, team, ""))
 	ok(d.Installations().Find(ctx, team, "E1"))
-	ok(d.Installations().Disable(ctx, team, "app_uninstalled"))
+	ok(nil, d.Installations().Save(ctx, db.Installation{Enterprise: "E1", Token: db.Sealed{Ciphertext: []byte{1}, Nonce: []byte{2}, KeyID: "k1"}, BotUserID: "UBOT", InstallerID: "U1"}))
+	ok(nil, d.Installations().ServeTeam(ctx, "T0ORGMEMBER", "E1"))
+	ok(d.Installations().Find(ctx, "T0ORGMEMBER", ""))
+	ok(d.Installations().Disable(ctx, db.Uninstall{Team: team, Why: "app_uninstalled", EventID: "Ev1", Sent: time.Now()}))
 	ok(d.Installations().DisabledBefore(ctx, time.Now(), 100))
+	ok(d.Installations().SpendOAuthState(ctx, []byte("nonce hash"), time.Now().Add(10*time.Minute)))
 }
 
 // generatedQueries are the names of every query in db/internal/dbsqlc.

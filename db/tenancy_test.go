@@ -23,7 +23,7 @@ var teamOwned = map[string]string{
 	"memory_thread_postings": "thread", "memory_vocab": "team",
 	"turn_learning": "turn_id", "turn_feedback": "turn_id",
 	"model_usage": "team_id", "turn_steps": "turn_id", "turn_recalls": "turn_id",
-	"erased_memories": "team_id",
+	"erased_memories": "team_id", "installation_teams": "team_id",
 }
 
 // notKeyedByTeam are the statements on team-owned tables that don't name
@@ -80,6 +80,7 @@ var notKeyedByTeam = map[string]string{
 	"MemoryEmbedPending":    "the embedding job: every team's rows to embed, each written back by id",
 	"MemoryEmbeddingStatus": "a count of every active memory, for mnemo embeddings status",
 	"MemoryEmbeddingModels": "a count per model, for mnemo embeddings status",
+	"InstallationTeamsOf":   "mnemo installs: the workspaces of one organisation, by the operator",
 }
 
 // Issue 23: every statement that reads or writes a team's data names the

@@ -15,9 +15,14 @@ import (
 // Bot is the app in one workspace: the Web API client with that team's
 // token, and the bot's identity there.
 type Bot struct {
+	// Team is the workspace the bot acts in: the tenant, whichever
+	// installation's token API holds.
 	Team          string
 	API           *slack.Client
 	UserID, BotID string
+	// Enterprise is the organisation of an org-wide (Enterprise Grid)
+	// installation that serves Team; empty for the workspace's own.
+	Enterprise string
 }
 
 // ErrNotInstalled is a team the app is not installed in, or no longer
@@ -57,8 +62,18 @@ type cachedBot struct {
 // Multi reports whether installations are read (OAuth is configured).
 func (c *Clients) Multi() bool { return c.Store != nil }
 
-// Bot returns team's bot, or ErrNotInstalled.
+// Bot returns team's bot, or ErrNotInstalled: its own installation, else
+// the org-wide installation of the organisation it was last served by (see
+// BotIn).
 func (c *Clients) Bot(ctx context.Context, team string) (Bot, error) {
+	return c.BotIn(ctx, team, "")
+}
+
+// BotIn returns the bot of team, a workspace of enterprise (an Enterprise
+// Grid organisation, or "" when the delivery named none): its own
+// installation, else the organisation's org-wide one, which then serves
+// the team from now on (Bot finds it by the team alone).
+func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, error) {
 	if c.Single != nil && (c.Store == nil || team == c.Single.Team || team == "") {
 		return *c.Single, nil
 	}
@@ -74,12 +89,13 @@ func (c *Clients) Bot(ctx context.Context, team string) (Bot, error) {
 		ttl = 30 * time.Second
 	}
 	c.mu.Lock()
-	if b, ok := c.cache[team]; ok && now().Sub(b.at) < ttl {
+	// A team not found without its enterprise is looked up again with it.
+	if b, ok := c.cache[team]; ok && now().Sub(b.at) < ttl && (b.err == nil || enterprise == "") {
 		c.mu.Unlock()
 		return b.bot, b.err
 	}
 	c.mu.Unlock()
-	b, err := c.load(ctx, team)
+	b, err := c.load(ctx, team, enterprise)
 	if err != nil && !errors.Is(err, ErrNotInstalled) {
 		return Bot{}, err // a database or key failure is not cached
 	}
@@ -92,8 +108,8 @@ func (c *Clients) Bot(ctx context.Context, team string) (Bot, error) {
 	return b, err
 }
 
-func (c *Clients) load(ctx context.Context, team string) (Bot, error) {
-	inst, err := c.Store.Installations().Find(ctx, team, "")
+func (c *Clients) load(ctx context.Context, team, enterprise string) (Bot, error) {
+	inst, err := c.Store.Installations().Find(ctx, team, enterprise)
 	if errors.Is(err, db.ErrNotFound) {
 		return Bot{}, fmt.Errorf("%s: %w", team, ErrNotInstalled)
 	}
@@ -103,17 +119,31 @@ func (c *Clients) load(ctx context.Context, team string) (Bot, error) {
 	if !inst.Active() {
 		return Bot{}, fmt.Errorf("%s (%s): %w", team, inst.DisabledWhy, ErrNotInstalled)
 	}
-	token, err := c.Keyring.Open(inst.Team, inst.Token)
+	owner, org := inst.Team, ""
+	if inst.Team == "" {
+		owner, org = inst.Enterprise, inst.Enterprise
+		if enterprise != "" {
+			if err := c.Store.Installations().ServeTeam(ctx, team, enterprise); err != nil {
+				return Bot{}, err
+			}
+		}
+	}
+	token, err := c.Keyring.Open(owner, inst.Token)
 	if err != nil {
 		return Bot{}, err
 	}
-	return Bot{Team: team, API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID}, nil
+	return Bot{Team: team, API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID, Enterprise: org}, nil
 }
 
 // Forget drops team's bot from the cache: the next call reads its
-// installation again.
+// installation again. Forget("") drops every team's: an organisation's
+// installation changed, and it may serve any of them.
 func (c *Clients) Forget(team string) {
 	c.mu.Lock()
-	delete(c.cache, team)
+	if team == "" {
+		clear(c.cache)
+	} else {
+		delete(c.cache, team)
+	}
 	c.mu.Unlock()
 }

@@ -131,32 +131,54 @@ func (o *OAuth) sign(nonce []byte, expires time.Time) string {
 // browser's.
 var errState = errors.New("the install link is invalid or has expired")
 
-// verify checks a state's signature, expiry and cookie.
-func (o *OAuth) verify(r *http.Request, state string) error {
+// issued is a state that verify accepted: its nonce and expiry.
+type issued struct {
+	nonce   []byte
+	expires time.Time
+}
+
+// checked checks a state's signature, expiry and cookie, and returns it.
+func (o *OAuth) checked(r *http.Request, state string) (issued, error) {
 	body, sig, ok := strings.Cut(state, ".")
 	if !ok {
-		return errState
+		return issued{}, errState
 	}
 	msg, err1 := base64.RawURLEncoding.DecodeString(body)
 	got, err2 := base64.RawURLEncoding.DecodeString(sig)
 	if err1 != nil || err2 != nil || len(msg) != 24 {
-		return errState
+		return issued{}, errState
 	}
 	mac := hmac.New(sha256.New, o.Keyring.Derive("oauth state"))
 	mac.Write(msg)
 	if !hmac.Equal(got, mac.Sum(nil)) {
-		return errState
+		return issued{}, errState
 	}
-	if o.now().After(time.Unix(int64(binary.BigEndian.Uint64(msg[16:])), 0)) {
-		return fmt.Errorf("%w (expired)", errState)
+	expires := time.Unix(int64(binary.BigEndian.Uint64(msg[16:])), 0)
+	if o.now().After(expires) {
+		return issued{}, fmt.Errorf("%w (expired)", errState)
 	}
 	c, err := r.Cookie(stateCookie)
 	if err != nil {
-		return fmt.Errorf("%w (no cookie: finish the install in the browser that started it)", errState)
+		return issued{}, fmt.Errorf("%w (no cookie: finish the install in the browser that started it)", errState)
 	}
 	nonce, err := base64.RawURLEncoding.DecodeString(c.Value)
 	if err != nil || subtle.ConstantTimeCompare(nonce, msg[:16]) != 1 {
-		return fmt.Errorf("%w (another browser's)", errState)
+		return issued{}, fmt.Errorf("%w (another browser's)", errState)
+	}
+	return issued{nonce: msg[:16], expires: expires}, nil
+}
+
+// spend records a verified state as used until it expires, on the server:
+// a second redirect with it is refused, whatever its cookie says (the
+// browser's deletion of the cookie is a courtesy, not the guard).
+func (o *OAuth) spend(ctx context.Context, st issued) error {
+	h := sha256.Sum256(st.nonce)
+	first, err := o.DB.Installations().SpendOAuthState(ctx, h[:], st.expires)
+	if err != nil {
+		return err
+	}
+	if !first {
+		return fmt.Errorf("%w (already used)", errState)
 	}
 	return nil
 }
@@ -164,9 +186,21 @@ func (o *OAuth) verify(r *http.Request, state string) error {
 // redirect finishes an install.
 func (o *OAuth) redirect(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	// The cookie is spent whatever happens: a state is good once.
+	// The cookie is spent whatever happens, and the state on the server
+	// once it is verified: a state is good once.
 	http.SetCookie(w, &http.Cookie{Name: stateCookie, Value: "", Path: "/slack/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	if err := o.verify(r, q.Get("state")); err != nil {
+	st, err := o.checked(r, q.Get("state"))
+	if err == nil {
+		sctx, cancel := context.WithTimeout(r.Context(), exchangeTimeout)
+		err = o.spend(sctx, st)
+		cancel()
+		if err != nil && !errors.Is(err, errState) {
+			o.Logger.Error().Err(err).Msg("oauth state could not be recorded; install refused")
+			page(w, http.StatusServiceUnavailable, "mnemo was not installed", "mnemo could not finish the install. Start again.", InstallPath)
+			return
+		}
+	}
+	if err != nil {
 		o.Logger.Warn().Err(err).Msg("oauth redirect refused")
 		page(w, http.StatusBadRequest, "mnemo was not installed", "The install link is invalid or has expired. Start again.", InstallPath)
 		return
@@ -235,6 +269,9 @@ func (o *OAuth) exchange(ctx context.Context, code string) (string, error) {
 	o.Logger.Info().Str("team", team).Str("enterprise", enterprise).Str("installer", resp.AuthedUser.ID).Msg("installed")
 	if resp.Team.Name != "" {
 		return resp.Team.Name, nil
+	}
+	if resp.Enterprise.Name != "" {
+		return resp.Enterprise.Name + ", every workspace of the organisation", nil
 	}
 	return owner, nil
 }

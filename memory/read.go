@@ -48,7 +48,7 @@ type found struct {
 func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, limit int, requireMatch bool, reserve int) ([]found, error) {
 	q := db.SearchQuery{
 		Query: strings.TrimSpace(query), SourceKey: v.Place.SourceKey, Channel: v.Place.Channel,
-		Team: v.Place.Team, Actor: v.Actor.ID, PrivateViewer: v.Private, Apply: use == Apply,
+		Team: viewerTeam(v), Actor: v.Actor.ID, PrivateViewer: v.Private, Apply: use == Apply,
 		RequireMatch: requireMatch, Reserve: reserve, Limit: min(max(limit, 1), MaxListLimit),
 	}
 	q.Fuzzy = len(strings.Fields(q.Query)) <= FuzzyQueryWords
@@ -191,7 +191,7 @@ func (s *Store) Resolve(ctx context.Context, v Viewer, ref string) ([]Memory, er
 		if len(ref) < 4 || strings.Trim(ref, "0123456789abcdef-") != "" {
 			return nil, ErrNotFound
 		}
-		rows, err := s.db.Memories().ListByIDPrefix(ctx, v.Place.Team, ref)
+		rows, err := s.db.Memories().ListByIDPrefix(ctx, viewerTeam(v), ref)
 		if err != nil {
 			return nil, fmt.Errorf("memory resolve: %w", err)
 		}
@@ -320,7 +320,7 @@ func (s *Store) Mine(ctx context.Context, v Viewer, q MineQuery) ([]Memory, erro
 		q.Limit = 100
 	}
 	rows, err := s.db.Memories().ListBySubject(ctx, db.SubjectQuery{
-		Team: v.Place.Team, User: v.Actor.ID, Authored: q.Authored, IncludeArchived: q.IncludeArchived, Limit: q.Limit, Offset: q.Offset,
+		Team: viewerTeam(v), User: v.Actor.ID, Authored: q.Authored, IncludeArchived: q.IncludeArchived, Limit: q.Limit, Offset: q.Offset,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("my memories: %w", err)

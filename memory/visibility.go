@@ -21,6 +21,20 @@ type Viewer struct {
 	Model bool
 }
 
+// HomeOf is the place as far as memories go: the workspace an actor's
+// memories are read from and written to, asked from place. It is place
+// itself, except for an external member (a person of another organisation
+// in a Slack Connect channel, provenance.Actor.ExternalTo): for them it is
+// the same channel and thread in their own workspace. Their personal
+// memories are their own team's, and the host's memories, of every scope,
+// are another workspace's to them.
+func HomeOf(actor provenance.Actor, place provenance.Place) provenance.Place {
+	if actor.ExternalTo(place) {
+		place.Team = actor.Team
+	}
+	return place
+}
+
 // ViewerAt is the viewer of a turn: the actor in place, private when the
 // place is a DM with the bot.
 func ViewerAt(actor provenance.Actor, place provenance.Place) Viewer {
@@ -51,7 +65,10 @@ const (
 // person or to the model asks it, and the search query mirrors it
 // (MemorySearch; TestSearchAgreesWithVisible checks the two agree):
 //
-//   - a memory of another workspace is never visible;
+//   - a memory of another workspace is never visible. An external member
+//     (a person of another organisation in a Slack Connect channel) reads
+//     in their own workspace (HomeOf): no memory of the host's, of any
+//     scope, enters their turns, tool results or lists;
 //   - personal: only its subject. Where it was said, always. A sensitive one
 //     never leaves that place, except to be shown to its subject alone,
 //     never through a model (v.Model).
@@ -66,11 +83,7 @@ const (
 //   - an admin's oversight shows other people's memories, but not sensitive
 //     ones said elsewhere.
 func Visible(v Viewer, m Memory, use Use) bool {
-	team := v.Place.Team
-	if team == "" {
-		team = v.Actor.Team
-	}
-	if m.Team != team {
+	if m.Team != viewerTeam(v) {
 		return false
 	}
 	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
@@ -119,10 +132,12 @@ func visibleOnly(v Viewer, ms []Memory, use Use) []Memory {
 	return out
 }
 
-// viewerTeam is the team v reads in, as Visible takes it.
+// viewerTeam is the team v reads in, as Visible takes it: the place's, or
+// an external member's own (HomeOf); the actor's when there is no place.
+// Every query of memories for v is keyed by it.
 func viewerTeam(v Viewer) string {
-	if v.Place.Team != "" {
-		return v.Place.Team
+	if t := HomeOf(v.Actor, v.Place).Team; t != "" {
+		return t
 	}
 	return v.Actor.Team
 }

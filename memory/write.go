@@ -81,7 +81,7 @@ type write struct {
 // canonicalize is stage 1: the canonical text, and the kind when the
 // caller gave none.
 func canonicalize(req WriteRequest) write {
-	w := write{req: req, team: req.Place.Team, kind: req.Kind, canonical: Canonicalize(req.Content), visibility: req.Place.Visibility}
+	w := write{req: req, team: HomeOf(req.Actor, req.Place).Team, kind: req.Kind, canonical: Canonicalize(req.Content), visibility: req.Place.Visibility}
 	if w.kind == "" {
 		w.kind = InferKind(w.canonical)
 	}

@@ -13,11 +13,20 @@ const (
 
 // Actor is who said or did something.
 type Actor struct {
-	Kind    ActorKind
+	Kind ActorKind
+	// Team is the actor's own workspace: the place's, except for a member
+	// of another organisation in a Slack Connect channel (ExternalTo).
 	Team    string
 	ID      string // Slack user id, or the system actor's name
 	Name    string
 	IsAdmin bool // a workspace admin or owner per users.info
+}
+
+// ExternalTo reports whether the actor is an external member in place: a
+// person of another organisation, in a Slack Connect channel, whose own
+// workspace is not the place's.
+func (a Actor) ExternalTo(p Place) bool {
+	return a.Team != "" && p.Team != "" && a.Team != p.Team
 }
 
 // IsHuman says whether the actor is a person.

@@ -117,7 +117,7 @@ type App struct {
 	connected     atomic.Bool
 	httpMode      atomic.Bool // Mount was called: Slack delivers over HTTP
 	homes         sync.Map    // team/user → the App Home's DM channel
-	chanTypes     sync.Map    // team/channel → channel_type, from conversations.info
+	chanTypes     sync.Map    // team/channel → channelInfo, from conversations.info
 	working       sync.Map    // channel/ts → closed when the post's Working reaction is shown
 	homeQueue     chan homeRequest
 	loops         sync.WaitGroup // Run's own loops

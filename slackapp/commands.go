@@ -52,8 +52,20 @@ func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
 		return
 	}
 	a.async(ctx, func(ctx context.Context) {
-		actor, err := a.dir.ActorFromEvent(ctx, cmd.TeamID, cmd.UserID)
-		if err != nil {
+		// In a Slack Connect channel, a person of another organisation is
+		// an external member: their memories are their own workspace's.
+		shared := false
+		if !strings.HasPrefix(cmd.ChannelID, "D") {
+			if b, err := a.bot(ctx, cmd.TeamID); err == nil {
+				shared = a.channelInfo(ctx, b, cmd.ChannelID, "").shared
+			}
+		}
+		actor, err := a.dir.ActorIn(ctx, cmd.TeamID, cmd.UserID, shared)
+		if err != nil && shared {
+			a.log.Warn().Err(err).Msg("command in a shared channel from a person users.info can't place; refused")
+			a.respond(ctx, cmd.TeamID, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, textReply("I can't tell which organisation you belong to right now; please try again in a moment."))
+			return
+		} else if err != nil {
 			a.log.Warn().Err(err).Msg("actor not enriched")
 		}
 		r := a.runCommand(ctx, actor, cmd)
@@ -115,7 +127,7 @@ func notAdmin(what string) reply {
 }
 
 func (a *App) cmdMemories(ctx context.Context, c invocation) reply {
-	f := memory.Filter{Team: c.cmd.TeamID, SubjectUser: c.actor.ID}
+	f := memory.Filter{Team: memory.HomeOf(c.actor, c.viewer.Place).Team, SubjectUser: c.actor.ID}
 	var query []string
 	for _, arg := range c.args {
 		if m := userRef.FindStringSubmatch(arg); m != nil {
@@ -198,7 +210,7 @@ func (a *App) cmdExport(ctx context.Context, c invocation) reply {
 	if err != nil {
 		return textReply("Couldn't read their memories: %v.", err)
 	}
-	return a.sendExport(ctx, c.actor, user, ms)
+	return a.sendExport(ctx, c.cmd.TeamID, c.actor, user, ms)
 }
 
 func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
@@ -348,12 +360,17 @@ func (a *App) exportMine(ctx context.Context, v memory.Viewer) reply {
 		}
 		all = append(all, ms...)
 	}
-	return a.sendExport(ctx, v.Actor, v.Actor.ID, all)
+	// Sent by the installation of the workspace asked in, which an
+	// external member's own may not be.
+	team := v.Place.Team
+	if team == "" {
+		team = v.Actor.Team
+	}
+	return a.sendExport(ctx, team, v.Actor, v.Actor.ID, all)
 }
 
-// sendExport uploads memories as JSON to actor's DM.
-func (a *App) sendExport(ctx context.Context, actor provenance.Actor, user string, ms []memory.Memory) reply {
-	team := actor.Team
+// sendExport uploads memories as JSON to actor's DM, with team's bot.
+func (a *App) sendExport(ctx context.Context, team string, actor provenance.Actor, user string, ms []memory.Memory) reply {
 	type item struct {
 		ID, Content, Kind, Scope, SourceKey, Visibility, ActorID, WrittenBy string
 		ObservedAt, CreatedAt                                               time.Time

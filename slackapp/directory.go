@@ -26,6 +26,7 @@ type Directory struct {
 
 type cached struct {
 	actor provenance.Actor
+	home  string // the person's own workspace, per users.info
 	at    time.Time
 }
 
@@ -71,6 +72,16 @@ func (d *Directory) admin(team, user string) bool {
 // press). Model output and tool arguments never name an actor. A users.info
 // failure still yields the actor, unenriched.
 func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (provenance.Actor, error) {
+	return d.ActorIn(ctx, team, userID, false)
+}
+
+// ActorIn is ActorFromEvent in a channel that may be shared with another
+// organisation (Slack Connect). users.info names the person's own
+// workspace: one of another workspace is never an admin here, and in a
+// shared channel they are an external member (their Team is their own;
+// provenance.Actor.ExternalTo). In a shared channel, a users.info failure
+// is an error: whose member they are can't be known.
+func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared bool) (provenance.Actor, error) {
 	if userID == "" {
 		return provenance.Actor{}, fmt.Errorf("event has no user")
 	}
@@ -87,7 +98,7 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	c, ok := d.cache[key]
 	d.mu.Unlock()
 	if ok && d.now().Sub(c.at) < d.ttl {
-		return c.actor, nil
+		return c.in(shared), nil
 	}
 	b, err := d.bots.Bot(ctx, team)
 	if err != nil {
@@ -104,12 +115,28 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	if a.Name == "" {
 		a.Name = u.Name
 	}
-	a.IsAdmin = a.IsAdmin || u.IsAdmin || u.IsOwner || u.IsPrimaryOwner
+	home := team
+	if u.TeamID != "" && u.TeamID != team {
+		home = u.TeamID // a person of another workspace: never an admin here
+	} else {
+		a.IsAdmin = a.IsAdmin || u.IsAdmin || u.IsOwner || u.IsPrimaryOwner
+	}
 	if u.IsBot {
 		a.Kind = provenance.KindBot
 	}
+	c = cached{actor: a, home: home, at: d.now()}
 	d.mu.Lock()
-	d.cache[key] = cached{actor: a, at: d.now()}
+	d.cache[key] = c
 	d.mu.Unlock()
-	return a, nil
+	return c.in(shared), nil
+}
+
+// in is the cached actor in a channel shared or not: in a shared one, a
+// person of another workspace is an external member, of their own team.
+func (c cached) in(shared bool) provenance.Actor {
+	a := c.actor
+	if shared && c.home != a.Team {
+		a.Team, a.IsAdmin = c.home, false
+	}
+	return a
 }

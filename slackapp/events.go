@@ -159,6 +159,9 @@ const giveUpSentence = "Sorry, I couldn't answer this after several tries becaus
 type slackPost struct {
 	agent.Post
 	visibility provenance.Visibility
+	// host is the workspace a Slack Connect channel belongs to ("" for
+	// one not shared, or when Slack did not say).
+	host string
 }
 
 // resolve makes an inbox post a turn's post: its thread, the place's
@@ -175,17 +178,18 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 	} else if err != nil {
 		return slackPost{}, err
 	}
-	channelType := ip.ChannelType
-	if channelType == "" {
-		channelType = a.channelType(ctx, b, ip.Channel)
-	}
-	vis := provenance.VisibilityOf(channelType, ip.Channel)
-	actor, err := a.dir.ActorFromEvent(ctx, ip.Team, ip.User)
-	if err != nil {
+	info := a.channelInfo(ctx, b, ip.Channel, ip.ChannelType)
+	vis := provenance.VisibilityOf(info.typ, ip.Channel)
+	// In a Slack Connect channel, users.info says whose member the actor
+	// is; one it can't place is not taken in (the inbox tries again).
+	actor, err := a.dir.ActorIn(ctx, ip.Team, ip.User, info.shared)
+	if err != nil && info.shared {
+		return slackPost{}, fmt.Errorf("actor in a shared channel: %w", err)
+	} else if err != nil {
 		a.log.Warn().Err(err).Str("ts", ip.TS).Msg("actor not enriched")
 	}
 	place := provenance.Place{Team: ip.Team, Channel: ip.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
-	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: CleanText(ip.Text, b.UserID)}, visibility: vis}, nil
+	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: CleanText(ip.Text, b.UserID)}, visibility: vis, host: info.host}, nil
 }
 
 // Accept takes a post in from the inbox: a mention or a DM needs a turn; a
@@ -200,6 +204,17 @@ func (a *App) Accept(ctx context.Context, ip inbox.Post, c inbox.Claim) (inbox.A
 		return inbox.Accepted{}, err
 	}
 	log := a.log.With().Str("envelope_id", ip.EnvelopeID).Str("channel", ip.Channel).Str("ts", ip.TS).Logger()
+	if p.host != "" && p.host != ip.Team && a.clients.Multi() {
+		// A Slack Connect channel of another organisation: when mnemo is
+		// installed there too, Slack delivers the post to both
+		// installations, and the channel's host answers it, once.
+		if _, err := a.bot(ctx, p.host); err == nil {
+			log.Info().Str("host", p.host).Msg("post in another organisation's shared channel; its own installation answers it")
+			return inbox.Accepted{}, nil
+		} else if !errors.Is(err, install.ErrNotInstalled) {
+			return inbox.Accepted{}, err
+		}
+	}
 	if !ip.Mention && p.visibility != provenance.DM {
 		// A thread message whose turn is recorded was found addressed
 		// before: its addressing is not decided again.
@@ -310,21 +325,40 @@ func CleanText(s, botUserID string) string {
 
 var slackUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
-// channelType asks conversations.info what kind of conversation a channel is,
-// for events (app_mention) that don't say. When Slack can't say, it returns
-// "" and the place counts as private (provenance.VisibilityOf); the failure
-// is counted and not cached, so the next event asks again.
-func (a *App) channelType(ctx context.Context, b install.Bot, channel string) string {
-	if t, ok := a.chanTypes.Load(b.Team + "/" + channel); ok {
-		return t.(string)
+// channelInfoTTL is how long what conversations.info said of a channel is
+// used: a channel can become a Slack Connect channel at any time.
+const channelInfoTTL = 10 * time.Minute
+
+// channelInfo is what conversations.info says of a channel: its type, as an
+// event's channel_type says it, and whether it is shared with another
+// organisation (Slack Connect, is_ext_shared).
+type channelInfo struct {
+	typ    string
+	shared bool
+	host   string // a shared channel's host workspace
+	at     time.Time
+}
+
+// channelInfo asks conversations.info about a channel, cached for
+// channelInfoTTL. When Slack can't say, it fails closed: the type is "",
+// so the place counts as private (provenance.VisibilityOf), and the channel
+// counts as shared; the failure is counted and not cached, so the next
+// event asks again. A DM is neither asked nor shared.
+func (a *App) channelInfo(ctx context.Context, b install.Bot, channel, eventType string) channelInfo {
+	if eventType == "im" || eventType == "mpim" {
+		return channelInfo{typ: eventType}
+	}
+	key := b.Team + "/" + channel
+	if c, ok := a.chanTypes.Load(key); ok && a.now().Sub(c.(channelInfo).at) < channelInfoTTL {
+		return c.(channelInfo)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	ch, err := b.API.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: channel})
 	if err != nil {
 		a.obs.ChannelTypeUnknown()
-		a.log.Warn().Err(err).Str("channel", channel).Msg("conversations.info failed; the channel is treated as private")
-		return ""
+		a.log.Warn().Err(err).Str("channel", channel).Msg("conversations.info failed; the channel is treated as private and as shared with another organisation")
+		return channelInfo{typ: eventType, shared: true}
 	}
 	t := "channel"
 	switch {
@@ -335,8 +369,15 @@ func (a *App) channelType(ctx context.Context, b install.Bot, channel string) st
 	case ch.IsPrivate:
 		t = "group"
 	}
-	a.chanTypes.Store(b.Team+"/"+channel, t)
-	return t
+	info := channelInfo{typ: t, shared: ch.IsExtShared, at: a.now()}
+	if ch.IsExtShared {
+		info.host = ch.ConversationHostID
+		if info.host == "" {
+			info.host = ch.ContextTeamID
+		}
+	}
+	a.chanTypes.Store(key, info)
+	return info
 }
 
 var namesBot = regexp.MustCompile(`(?i)(^|[\s,.:;!?(])@?mnemo([\s,.:;!?)]|$)`)

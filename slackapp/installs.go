@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/install"
 )
 
@@ -25,6 +27,34 @@ func teamOf(dv *delivery) string {
 			return d.Team.ID
 		}
 		return d.User.TeamID
+	}
+	return ""
+}
+
+// tenantOf is the workspace an event is for: the workspace of the
+// installation Slack delivered it for (its authorizations), as Bolt routes
+// it. In a Slack Connect channel that may not be the envelope's team_id,
+// which can be the speaker's own workspace. An org-wide installation's
+// authorization names no workspace: the envelope's team_id is the
+// workspace then. dispatch routes every event by it.
+func tenantOf(e slackevents.EventsAPIEvent) string {
+	cb, ok := e.Data.(*slackevents.EventsAPICallbackEvent)
+	if ok && cb != nil && len(cb.Authorizations) > 0 && cb.Authorizations[0].TeamID != "" && !cb.Authorizations[0].IsEnterpriseInstall {
+		return cb.Authorizations[0].TeamID
+	}
+	return e.TeamID
+}
+
+// enterpriseOf is the Enterprise Grid organisation a delivery's workspace
+// belongs to, or "".
+func enterpriseOf(dv *delivery) string {
+	switch d := dv.data.(type) {
+	case slackevents.EventsAPIEvent:
+		return d.EnterpriseID
+	case slack.SlashCommand:
+		return d.EnterpriseID
+	case slack.InteractionCallback:
+		return d.Enterprise.ID
 	}
 	return ""
 }
@@ -46,7 +76,9 @@ func (a *App) installed(ctx context.Context, d *delivery) bool {
 			return true
 		}
 	}
-	_, err := a.bot(ctx, team)
+	// A workspace of an organisation that installed mnemo org-wide is
+	// served by that installation; the tenant is still the workspace.
+	_, err := a.clients.BotIn(ctx, team, enterpriseOf(d))
 	switch {
 	case err == nil:
 		return true
@@ -63,7 +95,10 @@ func (a *App) installed(ctx context.Context, d *delivery) bool {
 // onUninstalled disables a workspace's installation at once
 // (app_uninstalled, or tokens_revoked for the bot): no more events are
 // taken in and no more calls made for it. Its data is erased after
-// MNEMO_RETENTION_UNINSTALLED, or at once with `mnemo teams erase`.
+// MNEMO_RETENTION_UNINSTALLED, or at once with `mnemo teams erase`. An
+// event is taken in once (by its event_id), and never disables an
+// installation made after it was sent: Slack's late retry of an old
+// uninstall leaves a reinstalled workspace answering.
 func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 	e, _ := d.data.(slackevents.EventsAPIEvent)
 	why := e.InnerEvent.Type
@@ -77,22 +112,41 @@ func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 		a.ack(d)
 		return
 	}
-	if !slackID.MatchString(e.TeamID) {
-		log.Error().Msg("uninstall event without a usable team id")
+	cb, _ := e.Data.(*slackevents.EventsAPICallbackEvent)
+	if cb == nil || cb.EventID == "" || cb.EventTime <= 0 {
+		log.Error().Msg("uninstall event without its event id or time; ignored")
+		a.ack(d)
+		return
+	}
+	u := db.Uninstall{Team: e.TeamID, Why: why, EventID: cb.EventID, Sent: time.Unix(int64(cb.EventTime), 0)}
+	if len(cb.Authorizations) > 0 && cb.Authorizations[0].IsEnterpriseInstall {
+		// The organisation's org-wide installation: every workspace it
+		// serves stops with it.
+		u.Team, u.Enterprise = "", cb.Authorizations[0].EnterpriseID
+		log = log.With().Str("enterprise", u.Enterprise).Logger()
+	}
+	if !slackID.MatchString(u.Team + u.Enterprise) {
+		log.Error().Msg("uninstall event without a usable team or enterprise id")
 		a.ack(d)
 		return
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
 	defer cancel()
-	was, err := a.db.Installations().Disable(wctx, e.TeamID, why)
+	did, err := a.db.Installations().Disable(wctx, u)
 	if err != nil {
 		log.Error().Err(err).Msg("installation not disabled; delivery not acked, so Slack delivers it again")
 		return
 	}
-	a.clients.Forget(e.TeamID)
+	a.clients.Forget(u.Team) // "" for an organisation: every team's
 	a.ack(d)
-	if was {
+	log = log.With().Str("event_id", u.EventID).Int("retry_attempt", d.retry).Logger()
+	switch {
+	case did.Duplicate:
+		log.Info().Msg("uninstall event already taken in; the retry is ignored")
+	case did.Disabled:
 		log.Warn().Msg("installation disabled; the team's data is erased after MNEMO_RETENTION_UNINSTALLED, or by mnemo teams erase")
+	case did.Newer:
+		log.Warn().Time("event_time", u.Sent).Msg("uninstall event older than the active installation; ignored")
 	}
 }
 

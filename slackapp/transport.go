@@ -82,6 +82,10 @@ func (a *App) dispatch(ctx context.Context, d *delivery) {
 		d.kind = kindOfData(d.data, "unknown")
 	}
 	a.obs.EventReceived(d.kind)
+	if e, ok := d.data.(slackevents.EventsAPIEvent); ok {
+		e.TeamID = tenantOf(e)
+		d.data = e
+	}
 	// Nothing of a workspace without an active installation is read or
 	// written: its deliveries are acked and dropped here, for both
 	// transports.

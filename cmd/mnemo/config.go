@@ -36,7 +36,7 @@ import (
 // A new variable is a new field here, in the order help lists them, and a
 // row in the README that TestReadmeConfigurationTableIsGenerated asks for.
 type Config struct {
-	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,stats,turns,teams,keys,embeddings" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
+	DatabaseURL postgresURL `env:"DATABASE_URL" requiredBy:"serve,migrate,chat,mcp,memories,eval,stats,turns,teams,keys,embeddings,installs" help:"PostgreSQL connection string, postgres://user:pass@host:5432/db?sslmode=disable; the make targets set it to the local cluster"`
 	SlackBot    botToken    `env:"SLACK_BOT_TOKEN" requiredBy:"serve" help:"the Slack app's bot token, xoxb-…"`
 	SlackApp    appToken    `env:"SLACK_APP_TOKEN" requiredBy:"serve" help:"the app-level token for Socket Mode, xapp-…; not read in http mode"`
 	// SlackMode is how Slack reaches serve: Socket Mode, or the Events API

@@ -21,6 +21,7 @@ commands:
   turns show      show one turn: timeline, recall, tools, tokens, errors
   embeddings      status|backfill: recall by meaning's embeddings, and pgvector
   eval            run the memory workflow evals
+  installs        list the workspace and organisation installations
   teams erase     erase everything of one workspace (admin)
   keys rotate     seal installed workspaces' tokens again under the current key
   version         print the version

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -45,3 +50,60 @@ func mountInstall(srv interface{ Handle(string, http.Handler) }, oauth http.Hand
 
 // teamEraseTimeout bounds `mnemo teams erase`.
 const teamEraseTimeout = 10 * time.Minute
+
+const installsUsage = `usage: mnemo installs
+
+Lists the app's installations: each workspace's own, and each Enterprise
+Grid organisation's org-wide one with the workspaces it has served. A
+workspace with an installation of its own is served by it, not by its
+organisation's. Disabled installations (uninstalled, or tokens revoked) say
+when and why; their data is erased after MNEMO_RETENTION_UNINSTALLED.
+`
+
+func cmdInstalls(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	if _, err := newFlagSet("installs", installsUsage, stdout).parse(args, 0); err != nil {
+		return err
+	}
+	cfg, err := LoadConfig(getenv, "installs")
+	if err != nil {
+		return err
+	}
+	d, err := openDB(ctx, string(cfg.DatabaseURL))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	all, err := d.Installations().List(ctx)
+	if err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(stdout, "No installations.")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LEVEL\tID\tENTERPRISE\tINSTALLED\tSTATUS\tSERVES")
+	for _, inst := range all {
+		level, id, serves := "workspace", inst.Team, inst.Team
+		if inst.Team == "" {
+			teams, err := d.Installations().TeamsOf(ctx, inst.Enterprise)
+			if err != nil {
+				return err
+			}
+			level, id, serves = "organisation", inst.Enterprise, "every workspace of the organisation"
+			if len(teams) > 0 {
+				serves += "; so far " + strings.Join(teams, ", ")
+			}
+		}
+		status := "active"
+		if !inst.Active() {
+			status = "disabled " + inst.DisabledAt.UTC().Format(time.DateTime) + " (" + inst.DisabledWhy + ")"
+		}
+		ent := inst.Enterprise
+		if ent == "" {
+			ent = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", level, id, ent, inst.InstalledAt.UTC().Format(time.DateTime), status, serves)
+	}
+	return tw.Flush()
+}

@@ -108,6 +108,8 @@ func (p process) run(ctx context.Context, args []string) int {
 		err = cmdTeams(ctx, rest, p.getenv, p.stdout, p.stderr)
 	case "keys":
 		err = cmdKeys(ctx, rest, p.getenv, p.stdout, p.stderr)
+	case "installs":
+		err = cmdInstalls(ctx, rest, p.getenv, p.stdout)
 	case "help", "-h", "-help", "--help":
 		return p.help(ctx, cmd, rest)
 	default:

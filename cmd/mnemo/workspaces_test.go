@@ -89,12 +89,23 @@ var addLink = regexp.MustCompile(`id="add" href="([^"]+)"`)
 // to Slack page, Slack's authorize page (approved), the redirect back.
 func installThroughOAuth(t *testing.T, b *bot, addr, team string) {
 	t.Helper()
-	users := map[string]fakeslack.User{}
-	for _, u := range []fakeslack.User{{ID: alice, Name: "Alice"}, {ID: bob, Name: "Bob"}, {ID: admin, Name: "Ada", IsAdmin: true}} {
-		users[u.ID] = u
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: team, Name: "Workspace " + team})
+}
+
+// installWorkspace is installThroughOAuth for a workspace (or an
+// organisation) described in full; alice, bob and the admin are members.
+func installWorkspace(t *testing.T, b *bot, addr string, ws fakeslack.Workspace) {
+	t.Helper()
+	if ws.Users == nil {
+		ws.Users = map[string]fakeslack.User{}
 	}
-	b.slack.ApproveNext(fakeslack.Workspace{Team: team, Name: "Workspace " + team, Installer: alice, Users: users,
-		ClientID: testClientID, Secret: testClientSecret, RedirectURL: "http://" + addr + "/slack/oauth_redirect"})
+	for _, u := range []fakeslack.User{{ID: alice, Name: "Alice"}, {ID: bob, Name: "Bob"}, {ID: admin, Name: "Ada", IsAdmin: true}} {
+		if _, ok := ws.Users[u.ID]; !ok {
+			ws.Users[u.ID] = u
+		}
+	}
+	ws.Installer, ws.ClientID, ws.Secret, ws.RedirectURL = alice, testClientID, testClientSecret, "http://"+addr+"/slack/oauth_redirect"
+	b.slack.ApproveNext(ws)
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	browser := &http.Client{Jar: jar, Timeout: 20 * time.Second}

@@ -14,23 +14,50 @@ SET token_ciphertext = EXCLUDED.token_ciphertext, token_nonce = EXCLUDED.token_n
     disabled_at = NULL, disabled_why = '';
 
 -- name: InstallationFind :one
--- The team's own installation, else its organisation's.
-SELECT * FROM installations i
+-- The installation that serves a team: its own, else its organisation's
+-- org-wide one (the enterprise given, else the one it was last served
+-- by); an active one before a disabled one.
+SELECT i.* FROM installations i
 WHERE i.team_id = @team_id
-   OR (i.team_id = '' AND @enterprise_id::text <> '' AND i.enterprise_id = @enterprise_id)
-ORDER BY i.team_id DESC, i.installed_at DESC
+   OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF(@enterprise_id::text, ''),
+        (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = @team_id)))
+ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
 LIMIT 1;
 
--- name: InstallationFindTeam :one
--- A team's installation, whatever its enterprise.
-SELECT * FROM installations i
-WHERE i.team_id = @team_id
-ORDER BY i.installed_at DESC
-LIMIT 1;
+-- name: InstallationServeTeam :exec
+-- A workspace served by its organisation's org-wide installation.
+INSERT INTO installation_teams (team_id, enterprise_id) VALUES (@team_id, @enterprise_id)
+ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+WHERE installation_teams.enterprise_id <> EXCLUDED.enterprise_id;
 
--- name: InstallationDisable :execrows
-UPDATE installations i SET disabled_at = now(), disabled_why = @why
-WHERE i.team_id = @team_id AND i.disabled_at IS NULL;
+-- name: InstallationTeamsOf :many
+-- The workspaces an organisation's installation has served.
+SELECT t.team_id FROM installation_teams t WHERE t.enterprise_id = @enterprise_id ORDER BY t.team_id;
+
+-- name: InstallationDisable :one
+-- An uninstall or revoke event, once per event_id: it disables the
+-- workspace's installation (team_id), or the organisation's (no team_id,
+-- enterprise_id), when that was made before the event was sent (before).
+-- It reports whether the event was new, whether it disabled one, and how
+-- many active installations are newer than it. Events older than a day
+-- are forgotten on the way.
+WITH fresh AS (
+    INSERT INTO install_events (event_id) VALUES (@event_id) ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id
+), forgotten AS (
+    DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), disabled AS (
+    UPDATE installations i SET disabled_at = now(), disabled_why = @why
+    WHERE i.team_id = @team_id AND (@team_id::text <> '' OR i.enterprise_id = @enterprise_id)
+      AND i.disabled_at IS NULL AND i.installed_at < @before::timestamptz
+      AND EXISTS (SELECT 1 FROM fresh)
+    RETURNING i.team_id
+)
+SELECT (SELECT count(*) FROM fresh)::int AS fresh,
+       (SELECT count(*) FROM disabled)::int AS disabled,
+       (SELECT count(*) FROM installations n
+        WHERE n.team_id = @team_id AND (@team_id::text <> '' OR n.enterprise_id = @enterprise_id)
+          AND n.disabled_at IS NULL AND n.installed_at >= @before::timestamptz)::int AS newer;
 
 -- name: InstallationList :many
 SELECT * FROM installations i ORDER BY i.team_id, i.enterprise_id;
@@ -45,8 +72,21 @@ WHERE i.team_id = @team_id AND i.enterprise_id = @enterprise_id AND i.token_key_
 
 -- name: InstallationDisabledBefore :many
 -- Teams uninstalled before a time: their data is erased once the grace
--- period has passed.
+-- period has passed. A workspace served by its organisation's installation
+-- is uninstalled with it, unless it has an active installation of its own.
 SELECT i.team_id FROM installations i
 WHERE i.disabled_at < @before::timestamptz AND i.team_id <> ''
-ORDER BY i.disabled_at
+UNION
+SELECT t.team_id FROM installations o JOIN installation_teams t ON t.enterprise_id = o.enterprise_id
+WHERE o.team_id = '' AND o.disabled_at < @before::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
 LIMIT @max_rows::int;
+
+-- name: OAuthStateSpend :execrows
+-- A state's first use records it (one row); a second finds it and records
+-- nothing. States past their expiry are deleted on the way.
+WITH expired AS (
+    DELETE FROM oauth_states s WHERE s.expires_at < now()
+)
+INSERT INTO oauth_states (nonce_hash, expires_at) VALUES (@nonce_hash, @expires_at)
+ON CONFLICT (nonce_hash) DO NOTHING;

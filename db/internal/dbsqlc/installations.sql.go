@@ -10,40 +10,79 @@ import (
 	"time"
 )
 
-const installationDisable = `-- name: InstallationDisable :execrows
-UPDATE installations i SET disabled_at = now(), disabled_why = $1
-WHERE i.team_id = $2 AND i.disabled_at IS NULL
+const installationDisable = `-- name: InstallationDisable :one
+WITH fresh AS (
+    INSERT INTO install_events (event_id) VALUES ($4) ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id
+), forgotten AS (
+    DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), disabled AS (
+    UPDATE installations i SET disabled_at = now(), disabled_why = $5
+    WHERE i.team_id = $1 AND ($1::text <> '' OR i.enterprise_id = $2)
+      AND i.disabled_at IS NULL AND i.installed_at < $3::timestamptz
+      AND EXISTS (SELECT 1 FROM fresh)
+    RETURNING i.team_id
+)
+SELECT (SELECT count(*) FROM fresh)::int AS fresh,
+       (SELECT count(*) FROM disabled)::int AS disabled,
+       (SELECT count(*) FROM installations n
+        WHERE n.team_id = $1 AND ($1::text <> '' OR n.enterprise_id = $2)
+          AND n.disabled_at IS NULL AND n.installed_at >= $3::timestamptz)::int AS newer
 `
 
 type InstallationDisableParams struct {
-	Why    string `json:"why"`
-	TeamID string `json:"teamId"`
+	TeamID       string    `json:"teamId"`
+	EnterpriseID string    `json:"enterpriseId"`
+	Before       time.Time `json:"before"`
+	EventID      string    `json:"eventId"`
+	Why          string    `json:"why"`
 }
 
-func (q *Queries) InstallationDisable(ctx context.Context, db DBTX, arg InstallationDisableParams) (int64, error) {
-	result, err := db.Exec(ctx, installationDisable, arg.Why, arg.TeamID)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+type InstallationDisableRow struct {
+	Fresh    int32 `json:"fresh"`
+	Disabled int32 `json:"disabled"`
+	Newer    int32 `json:"newer"`
+}
+
+// An uninstall or revoke event, once per event_id: it disables the
+// workspace's installation (team_id), or the organisation's (no team_id,
+// enterprise_id), when that was made before the event was sent (before).
+// It reports whether the event was new, whether it disabled one, and how
+// many active installations are newer than it. Events older than a day
+// are forgotten on the way.
+func (q *Queries) InstallationDisable(ctx context.Context, db DBTX, arg InstallationDisableParams) (InstallationDisableRow, error) {
+	row := db.QueryRow(ctx, installationDisable,
+		arg.TeamID,
+		arg.EnterpriseID,
+		arg.Before,
+		arg.EventID,
+		arg.Why,
+	)
+	var i InstallationDisableRow
+	err := row.Scan(&i.Fresh, &i.Disabled, &i.Newer)
+	return i, err
 }
 
 const installationDisabledBefore = `-- name: InstallationDisabledBefore :many
 SELECT i.team_id FROM installations i
-WHERE i.disabled_at < $1::timestamptz AND i.team_id <> ''
-ORDER BY i.disabled_at
-LIMIT $2::int
+WHERE i.disabled_at < $2::timestamptz AND i.team_id <> ''
+UNION
+SELECT t.team_id FROM installations o JOIN installation_teams t ON t.enterprise_id = o.enterprise_id
+WHERE o.team_id = '' AND o.disabled_at < $2::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
+LIMIT $1::int
 `
 
 type InstallationDisabledBeforeParams struct {
-	Before  time.Time `json:"before"`
 	MaxRows int32     `json:"maxRows"`
+	Before  time.Time `json:"before"`
 }
 
 // Teams uninstalled before a time: their data is erased once the grace
-// period has passed.
+// period has passed. A workspace served by its organisation's installation
+// is uninstalled with it, unless it has an active installation of its own.
 func (q *Queries) InstallationDisabledBefore(ctx context.Context, db DBTX, arg InstallationDisabledBeforeParams) ([]string, error) {
-	rows, err := db.Query(ctx, installationDisabledBefore, arg.Before, arg.MaxRows)
+	rows, err := db.Query(ctx, installationDisabledBefore, arg.MaxRows, arg.Before)
 	if err != nil {
 		return nil, err
 	}
@@ -63,10 +102,11 @@ func (q *Queries) InstallationDisabledBefore(ctx context.Context, db DBTX, arg I
 }
 
 const installationFind = `-- name: InstallationFind :one
-SELECT team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, bot_id, scopes, installer_id, installed_at, disabled_at, disabled_why FROM installations i
+SELECT i.team_id, i.enterprise_id, i.token_ciphertext, i.token_nonce, i.token_key_id, i.bot_user_id, i.bot_id, i.scopes, i.installer_id, i.installed_at, i.disabled_at, i.disabled_why FROM installations i
 WHERE i.team_id = $1
-   OR (i.team_id = '' AND $2::text <> '' AND i.enterprise_id = $2)
-ORDER BY i.team_id DESC, i.installed_at DESC
+   OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF($2::text, ''),
+        (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = $1)))
+ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
 LIMIT 1
 `
 
@@ -75,37 +115,11 @@ type InstallationFindParams struct {
 	EnterpriseID string `json:"enterpriseId"`
 }
 
-// The team's own installation, else its organisation's.
+// The installation that serves a team: its own, else its organisation's
+// org-wide one (the enterprise given, else the one it was last served
+// by); an active one before a disabled one.
 func (q *Queries) InstallationFind(ctx context.Context, db DBTX, arg InstallationFindParams) (Installation, error) {
 	row := db.QueryRow(ctx, installationFind, arg.TeamID, arg.EnterpriseID)
-	var i Installation
-	err := row.Scan(
-		&i.TeamID,
-		&i.EnterpriseID,
-		&i.TokenCiphertext,
-		&i.TokenNonce,
-		&i.TokenKeyID,
-		&i.BotUserID,
-		&i.BotID,
-		&i.Scopes,
-		&i.InstallerID,
-		&i.InstalledAt,
-		&i.DisabledAt,
-		&i.DisabledWhy,
-	)
-	return i, err
-}
-
-const installationFindTeam = `-- name: InstallationFindTeam :one
-SELECT team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, bot_id, scopes, installer_id, installed_at, disabled_at, disabled_why FROM installations i
-WHERE i.team_id = $1
-ORDER BY i.installed_at DESC
-LIMIT 1
-`
-
-// A team's installation, whatever its enterprise.
-func (q *Queries) InstallationFindTeam(ctx context.Context, db DBTX, teamID string) (Installation, error) {
-	row := db.QueryRow(ctx, installationFindTeam, teamID)
 	var i Installation
 	err := row.Scan(
 		&i.TeamID,
@@ -196,6 +210,48 @@ func (q *Queries) InstallationReseal(ctx context.Context, db DBTX, arg Installat
 	return result.RowsAffected(), nil
 }
 
+const installationServeTeam = `-- name: InstallationServeTeam :exec
+INSERT INTO installation_teams (team_id, enterprise_id) VALUES ($1, $2)
+ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+WHERE installation_teams.enterprise_id <> EXCLUDED.enterprise_id
+`
+
+type InstallationServeTeamParams struct {
+	TeamID       string `json:"teamId"`
+	EnterpriseID string `json:"enterpriseId"`
+}
+
+// A workspace served by its organisation's org-wide installation.
+func (q *Queries) InstallationServeTeam(ctx context.Context, db DBTX, arg InstallationServeTeamParams) error {
+	_, err := db.Exec(ctx, installationServeTeam, arg.TeamID, arg.EnterpriseID)
+	return err
+}
+
+const installationTeamsOf = `-- name: InstallationTeamsOf :many
+SELECT t.team_id FROM installation_teams t WHERE t.enterprise_id = $1 ORDER BY t.team_id
+`
+
+// The workspaces an organisation's installation has served.
+func (q *Queries) InstallationTeamsOf(ctx context.Context, db DBTX, enterpriseID string) ([]string, error) {
+	rows, err := db.Query(ctx, installationTeamsOf, enterpriseID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var team_id string
+		if err := rows.Scan(&team_id); err != nil {
+			return nil, err
+		}
+		items = append(items, team_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const installationUpsert = `-- name: InstallationUpsert :exec
 
 INSERT INTO installations (team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id,
@@ -237,4 +293,27 @@ func (q *Queries) InstallationUpsert(ctx context.Context, db DBTX, arg Installat
 		arg.InstallerID,
 	)
 	return err
+}
+
+const oAuthStateSpend = `-- name: OAuthStateSpend :execrows
+WITH expired AS (
+    DELETE FROM oauth_states s WHERE s.expires_at < now()
+)
+INSERT INTO oauth_states (nonce_hash, expires_at) VALUES ($1, $2)
+ON CONFLICT (nonce_hash) DO NOTHING
+`
+
+type OAuthStateSpendParams struct {
+	NonceHash []byte    `json:"nonceHash"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// A state's first use records it (one row); a second finds it and records
+// nothing. States past their expiry are deleted on the way.
+func (q *Queries) OAuthStateSpend(ctx context.Context, db DBTX, arg OAuthStateSpendParams) (int64, error) {
+	result, err := db.Exec(ctx, oAuthStateSpend, arg.NonceHash, arg.ExpiresAt)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

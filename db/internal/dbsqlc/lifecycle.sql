@@ -338,3 +338,6 @@ DELETE FROM admin_audit a WHERE a.team_id = @team_id;
 
 -- name: EraseTeamInstallations :execrows
 DELETE FROM installations i WHERE i.team_id = @team_id;
+
+-- name: EraseTeamInstallationTeams :execrows
+DELETE FROM installation_teams t WHERE t.team_id = @team_id;

@@ -630,6 +630,18 @@ func (q *Queries) EraseTeamInboxArrivals(ctx context.Context, db DBTX, teamID st
 	return result.RowsAffected(), nil
 }
 
+const eraseTeamInstallationTeams = `-- name: EraseTeamInstallationTeams :execrows
+DELETE FROM installation_teams t WHERE t.team_id = $1
+`
+
+func (q *Queries) EraseTeamInstallationTeams(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamInstallationTeams, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const eraseTeamInstallations = `-- name: EraseTeamInstallations :execrows
 DELETE FROM installations i WHERE i.team_id = $1
 `

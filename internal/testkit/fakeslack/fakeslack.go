@@ -12,7 +12,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +23,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
+
+	"github.com/mnemo-bot/mnemo/internal/testkit/harness"
 )
 
 // Fixed identities of the fake workspace.
@@ -75,6 +77,9 @@ type User struct {
 	IsAdmin bool
 	IsOwner bool
 	IsBot   bool
+	// Team is the user's own workspace, when it is not the one asked
+	// (a member of another organisation, in a Slack Connect channel).
+	Team string
 }
 
 // Call is one Web API request.
@@ -175,7 +180,7 @@ func New(t harness.TB) *Server {
 		s.srv.Close()
 	})
 	s.users[BotUserID] = User{ID: BotUserID, Name: "mnemo", IsBot: true}
-	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}}
+	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}, chanTeam: map[string]string{}, shared: map[string]string{}}
 	return s
 }
 
@@ -311,6 +316,14 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	call.Team = TeamID
 	if issued {
 		call.Team = ws.Team
+		if ws.OrgWide {
+			// An org-wide token acts in the workspace of the channel it
+			// names (the one the event came from), or the user's.
+			call.Team = s.oauth.chanTeam[call.Form.Get("channel")]
+			if u, ok := ws.Users[call.Form.Get("user")]; ok && call.Team == "" {
+				call.Team = u.Team
+			}
+		}
 	}
 	revoked := s.oauth.revoked[call.Token]
 	s.calls = append(s.calls, call)
@@ -422,6 +435,9 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, map[string]any{"ok": false, "error": "user_not_found"})
 			return
 		}
+		if u.Team != "" {
+			team = u.Team
+		}
 		writeJSON(w, map[string]any{"ok": true, "user": map[string]any{
 			"id": u.ID, "team_id": team, "name": strings.ToLower(u.Name), "real_name": u.Name,
 			"is_admin": u.IsAdmin, "is_owner": u.IsOwner, "is_bot": u.IsBot,
@@ -450,8 +466,15 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"ok": true, "messages": out, "has_more": next != "", "response_metadata": map[string]any{"next_cursor": next}})
 	case "conversations.info":
 		id := f.Get("channel")
+		s.mu.Lock()
+		host, shared := s.oauth.shared[id]
+		s.mu.Unlock()
 		ch := map[string]any{"id": id, "name": strings.ToLower(id), "is_channel": strings.HasPrefix(id, "C"),
-			"is_private": strings.HasPrefix(id, "G"), "is_im": strings.HasPrefix(id, "D"), "is_mpim": false}
+			"is_private": strings.HasPrefix(id, "G"), "is_im": strings.HasPrefix(id, "D"), "is_mpim": false,
+			"is_ext_shared": shared, "is_shared": shared}
+		if shared {
+			ch["context_team_id"], ch["conversation_host_id"] = host, host
+		}
 		writeJSON(w, map[string]any{"ok": true, "channel": ch})
 	case "conversations.open":
 		writeJSON(w, map[string]any{"ok": true, "channel": map[string]any{"id": "D" + strings.TrimPrefix(f.Get("users"), "U")}})
@@ -772,6 +795,74 @@ type EventOptions struct {
 	To Target
 	// Team is the envelope's team_id (default TeamID).
 	Team string
+	// EventTime is the envelope's event_time (default now).
+	EventTime time.Time
+	// Enterprise is the envelope's enterprise_id, for a workspace of an
+	// Enterprise Grid organisation.
+	Enterprise string
+	// Authorizations name the installation the event is delivered for, as
+	// Slack's envelope does (default: one, the bot of Team, or of the
+	// organisation when OrgWide).
+	Authorizations []slack.EventAuthorization
+	// OrgWide: the default authorization is the organisation's org-wide
+	// installation (is_enterprise_install, no team_id).
+	OrgWide bool
+	// ExtShared sets is_ext_shared_channel: a Slack Connect channel.
+	ExtShared bool
+}
+
+// callback is the event_callback payload Slack sends for event, over
+// either transport.
+func (s *Server) callback(event map[string]any, o EventOptions) map[string]any {
+	team := o.Team
+	if team == "" {
+		team = TeamID
+	}
+	at := o.EventTime
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if ch, ok := event["channel"].(string); ok {
+		s.mu.Lock()
+		if _, known := s.oauth.chanTeam[ch]; !known {
+			s.oauth.chanTeam[ch] = team
+		}
+		s.mu.Unlock()
+	}
+	auths := o.Authorizations
+	if auths == nil {
+		owner := team
+		if o.OrgWide {
+			owner = o.Enterprise
+		}
+		a := slack.EventAuthorization{EnterpriseID: o.Enterprise, TeamID: team, UserID: s.botUserOf(owner), IsBot: true}
+		if o.OrgWide {
+			a.TeamID, a.IsEnterpriseInstall = "", true
+		}
+		auths = []slack.EventAuthorization{a}
+	}
+	p := map[string]any{
+		"token": "legacy", "team_id": team, "api_app_id": AppID, "type": "event_callback",
+		"event_id": o.EventID, "event_time": at.Unix(), "event": event, "authorizations": auths,
+		"is_ext_shared_channel": o.ExtShared, "event_context": "4-" + o.EventID,
+	}
+	if o.Enterprise != "" {
+		p["enterprise_id"] = o.Enterprise
+	}
+	return p
+}
+
+// botUserOf is the bot user of the app's installation in team, or of an
+// organisation's org-wide one (the default bot's when there is none).
+func (s *Server) botUserOf(team string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ws := range s.oauth.tokens {
+		if ws.owner() == team && !s.oauth.revoked[ws.Token] {
+			return ws.BotUserID
+		}
+	}
+	return BotUserID
 }
 
 // SendEvent sends an Events API event (the inner "event" object) and returns
@@ -808,17 +899,10 @@ func (s *Server) SendEvent(event map[string]any, opt ...EventOptions) string {
 
 // deliver writes one events_api envelope and records when it was sent.
 func (s *Server) deliver(event map[string]any, o EventOptions) bool {
-	team := o.Team
-	if team == "" {
-		team = TeamID
-	}
 	env := map[string]any{
 		"type": "events_api", "envelope_id": o.EnvelopeID, "accepts_response_payload": false,
 		"retry_attempt": o.RetryAttempt, "retry_reason": "",
-		"payload": map[string]any{
-			"token": "legacy", "team_id": team, "api_app_id": AppID, "type": "event_callback",
-			"event_id": o.EventID, "event_time": 1800000000, "event": event,
-		},
+		"payload": s.callback(event, o),
 	}
 	if o.RetryAttempt > 0 {
 		env["retry_reason"] = "timeout"
@@ -917,11 +1001,32 @@ func (s *Server) SendSlashCommand(command, text, user, channel string) string {
 // SendTeamSlashCommand is SendSlashCommand from a workspace's member.
 func (s *Server) SendTeamSlashCommand(team, command, text, user, channel string) string {
 	s.t.Helper()
+	return s.sendSlashCommand(team, "", false, command, text, user, channel)
+}
+
+// SendGridSlashCommand sends a slash command from team, a workspace of the
+// Enterprise Grid organisation enterprise, as Slack does: with its
+// enterprise_id, and is_enterprise_install when the app is installed
+// org-wide.
+func (s *Server) SendGridSlashCommand(team, enterprise string, orgWide bool, command, text, user, channel string) string {
+	s.t.Helper()
+	return s.sendSlashCommand(team, enterprise, orgWide, command, text, user, channel)
+}
+
+func (s *Server) sendSlashCommand(team, enterprise string, orgWide bool, command, text, user, channel string) string {
 	id := s.envelope()
 	payload := map[string]string{
 		"token": "legacy", "team_id": team, "team_domain": "fake", "channel_id": channel, "channel_name": "general",
 		"user_id": user, "user_name": strings.ToLower(user), "command": command, "text": text,
 		"api_app_id": AppID, "response_url": s.srv.URL + "/response?envelope=" + id, "trigger_id": "trig-" + id,
+	}
+	if enterprise != "" {
+		payload["enterprise_id"], payload["is_enterprise_install"] = enterprise, strconv.FormatBool(orgWide)
+		s.mu.Lock()
+		if _, known := s.oauth.chanTeam[channel]; !known {
+			s.oauth.chanTeam[channel] = team
+		}
+		s.mu.Unlock()
 	}
 	if s.HTTPDelivery() {
 		form := url.Values{}

@@ -182,14 +182,7 @@ func (s *Server) goHTTP(f func()) {
 
 // sendEventHTTP POSTs an event callback, and again while it is not acked.
 func (s *Server) sendEventHTTP(event map[string]any, o EventOptions) {
-	team := o.Team
-	if team == "" {
-		team = TeamID
-	}
-	body, _ := json.Marshal(map[string]any{
-		"token": "legacy", "team_id": team, "api_app_id": AppID, "type": "event_callback",
-		"event_id": o.EventID, "event_time": 1800000000, "event": event,
-	})
+	body, _ := json.Marshal(s.callback(event, o))
 	s.mu.Lock()
 	waits := append([]time.Duration(nil), s.redeliver...)
 	s.mu.Unlock()

@@ -16,8 +16,12 @@ import (
 // auth.test names it, users.info reads its Users, and what is posted,
 // reacted, published or uploaded is marked with its Team.
 type Workspace struct {
-	Team, Name         string
-	Enterprise         string
+	Team, Name string
+	Enterprise string
+	// OrgWide installs the app for the whole organisation (Enterprise,
+	// with no Team): oauth.v2.access says is_enterprise_install, and its
+	// token acts in any workspace of the organisation.
+	OrgWide            bool
 	Installer          string
 	BotUserID, BotID   string
 	Users              map[string]User
@@ -28,11 +32,21 @@ type Workspace struct {
 }
 
 type oauthState struct {
-	next    *Workspace           // who approves the next authorize
-	codes   map[string]Workspace // code → workspace, until exchanged
-	tokens  map[string]Workspace // issued bot token → workspace
-	revoked map[string]bool
-	n       int
+	next     *Workspace           // who approves the next authorize
+	codes    map[string]Workspace // code → workspace, until exchanged
+	tokens   map[string]Workspace // issued bot token → workspace
+	revoked  map[string]bool
+	chanTeam map[string]string // channel → the workspace its events came from
+	shared   map[string]string // Slack Connect channel → its host workspace
+	n        int
+}
+
+// owner is the workspace, or the organisation of an org-wide install.
+func (w Workspace) owner() string {
+	if w.OrgWide {
+		return w.Enterprise
+	}
+	return w.Team
 }
 
 // AuthorizeURL is the fake's authorize page, for the app's
@@ -46,10 +60,10 @@ func (s *Server) ApproveNext(w Workspace) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w.BotUserID == "" {
-		w.BotUserID = "U0BOT" + w.Team
+		w.BotUserID = "U0BOT" + w.owner()
 	}
 	if w.BotID == "" {
-		w.BotID = "B0BOT" + w.Team
+		w.BotID = "B0BOT" + w.owner()
 	}
 	if w.Users == nil {
 		w.Users = map[string]User{}
@@ -77,7 +91,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.authorizeRequested = q
 	s.oauth.n++
-	code := fmt.Sprintf("code-%s-%d", ws.Team, s.oauth.n)
+	code := fmt.Sprintf("code-%s-%d", ws.owner(), s.oauth.n)
 	s.oauth.codes[code] = *ws
 	s.mu.Unlock()
 	target := ws.RedirectURL
@@ -104,37 +118,45 @@ func (s *Server) oauthAccess(w http.ResponseWriter, f url.Values) {
 		return
 	}
 	s.oauth.n++
-	ws.Token = fmt.Sprintf("xoxb-%s-%d-fake", strings.ToLower(ws.Team), s.oauth.n)
+	ws.Token = fmt.Sprintf("xoxb-%s-%d-fake", strings.ToLower(ws.owner()), s.oauth.n)
 	s.oauth.tokens[ws.Token] = ws
 	scope := ws.authorizeRequested.Get("scope")
 	s.mu.Unlock()
+	var team, enterprise any
+	if !ws.OrgWide {
+		team = map[string]any{"id": ws.Team, "name": ws.Name}
+	}
+	if ws.Enterprise != "" {
+		enterprise = map[string]any{"id": ws.Enterprise, "name": ws.Name}
+	}
 	writeJSON(w, map[string]any{
 		"ok": true, "access_token": ws.Token, "token_type": "bot", "scope": scope, "bot_user_id": ws.BotUserID,
-		"app_id": AppID, "team": map[string]any{"id": ws.Team, "name": ws.Name},
-		"enterprise": map[string]any{"id": ws.Enterprise}, "is_enterprise_install": false,
+		"app_id": AppID, "team": team, "enterprise": enterprise, "is_enterprise_install": ws.OrgWide,
 		"authed_user": map[string]any{"id": ws.Installer},
 	})
 }
 
-// Installed returns the workspace a bot token was issued to.
+// Installed returns the workspace a bot token was issued to, or the
+// organisation (by its enterprise id) of an org-wide one.
 func (s *Server) Installed(team string) (Workspace, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ws := range s.oauth.tokens {
-		if ws.Team == team && !s.oauth.revoked[ws.Token] {
+		if ws.owner() == team && !s.oauth.revoked[ws.Token] {
 			return ws, true
 		}
 	}
 	return Workspace{}, false
 }
 
-// Revoke makes Slack refuse every token issued to team (token_revoked),
-// as it does once the app is uninstalled.
+// Revoke makes Slack refuse every token issued to team, or to an
+// organisation by its enterprise id (token_revoked), as it does once the
+// app is uninstalled.
 func (s *Server) Revoke(team string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for tok, ws := range s.oauth.tokens {
-		if ws.Team == team {
+		if ws.owner() == team {
 			s.oauth.revoked[tok] = true
 		}
 	}
@@ -152,4 +174,13 @@ func hkey(team, channel string) string {
 // WaitTeamView waits for a views.publish for user made with team's token.
 func (s *Server) WaitTeamView(team, user string, timeout time.Duration, pred func(json.RawMessage) bool) json.RawMessage {
 	return s.WaitView(team+"/"+user, timeout, pred)
+}
+
+// ShareChannel makes channel, hosted by workspace host, a Slack Connect
+// channel: conversations.info says is_ext_shared, with its host.
+func (s *Server) ShareChannel(channel, host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.oauth.shared[channel] = host
+	s.oauth.chanTeam[channel] = host
 }

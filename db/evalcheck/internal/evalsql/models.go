@@ -43,6 +43,11 @@ type InboxArrival struct {
 	MovedAt   *time.Time `json:"movedAt"`
 }
 
+type InstallEvent struct {
+	EventID    string    `json:"eventId"`
+	ReceivedAt time.Time `json:"receivedAt"`
+}
+
 type Installation struct {
 	TeamID          string     `json:"teamId"`
 	EnterpriseID    string     `json:"enterpriseId"`
@@ -56,6 +61,12 @@ type Installation struct {
 	InstalledAt     time.Time  `json:"installedAt"`
 	DisabledAt      *time.Time `json:"disabledAt"`
 	DisabledWhy     string     `json:"disabledWhy"`
+}
+
+type InstallationTeam struct {
+	TeamID       string    `json:"teamId"`
+	EnterpriseID string    `json:"enterpriseId"`
+	SeenAt       time.Time `json:"seenAt"`
 }
 
 type Memory struct {
@@ -177,6 +188,11 @@ type ModelUsage struct {
 	DurationMs   int64     `json:"durationMs"`
 	FinishReason string    `json:"finishReason"`
 	At           time.Time `json:"at"`
+}
+
+type OauthState struct {
+	NonceHash []byte    `json:"nonceHash"`
+	ExpiresAt time.Time `json:"expiresAt"`
 }
 
 type RiverJob struct {

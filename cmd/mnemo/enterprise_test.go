@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
+)
+
+var httpMode = []string{"MNEMO_SLACK_MODE", "http"}
+
+// Issue 33: a state that was already spent, sent again with the cookie it
+// was issued with and a fresh code, is refused before any exchange: the
+// server keeps the spent state until it expires.
+func TestOAuthStateReplayedWithItsCookieIsRefused(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t, httpMode...)
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	browser := &http.Client{Jar: jar, Timeout: 20 * time.Second}
+	page := get(t, browser, "http://"+addr+"/slack/install", http.StatusOK)
+	link := strings.ReplaceAll(addLink.FindStringSubmatch(page)[1], "&amp;", "&")
+	state, err := url.QueryUnescape(regexp.MustCompile(`state=([^&]+)`).FindStringSubmatch(link)[1])
+	require.NoError(t, err)
+	base, err := url.Parse("http://" + addr + "/slack/")
+	require.NoError(t, err)
+	cookies := jar.Cookies(base)
+	require.Len(t, cookies, 1, "the state's cookie")
+	cookie := cookies[0]
+
+	approve := func() {
+		b.slack.ApproveNext(fakeslack.Workspace{Team: teamA, Name: "Workspace A", Installer: alice,
+			ClientID: testClientID, Secret: testClientSecret, RedirectURL: "http://" + addr + "/slack/oauth_redirect"})
+	}
+	approve()
+	link = b.slack.AuthorizeURL() + strings.TrimPrefix(link, "https://slack.com/oauth/v2/authorize")
+	require.Contains(t, get(t, browser, link, http.StatusOK), "mnemo is installed", "the control: the first use installs")
+	require.Len(t, b.slack.Calls("oauth.v2.access"), 1)
+
+	// A new code from Slack's authorize page, for the same state.
+	approve()
+	noFollow := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(link)
+	require.NoError(t, err)
+	resp.Body.Close()
+	back, err := url.Parse(resp.Header.Get("Location"))
+	require.NoError(t, err)
+	code := back.Query().Get("code")
+	require.NotEmpty(t, code)
+	require.Equal(t, state, back.Query().Get("state"))
+
+	replay, err := http.NewRequest(http.MethodGet, "http://"+addr+"/slack/oauth_redirect?"+url.Values{"code": {code}, "state": {state}}.Encode(), nil)
+	require.NoError(t, err)
+	replay.AddCookie(&http.Cookie{Name: cookie.Name, Value: cookie.Value})
+	resp, err = noFollow.Do(replay)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "a spent state is refused whatever the cookie says")
+	require.Len(t, b.slack.Calls("oauth.v2.access"), 1, "the new code was never exchanged")
+	require.Contains(t, b.logs.String(), "already used")
+}
+
+// Issue 33: workspace A is uninstalled, then installed again; Slack then
+// retries the original app_uninstalled (same event_id, its old event_time,
+// X-Slack-Retry-Num 1), and sends an old tokens_revoked it had not
+// delivered. Neither disables the new installation: A is still answered.
+func TestALateUninstallRetryLeavesAReinstalledWorkspaceAnswering(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t, httpMode...)
+	installThroughOAuth(t, b, addr, teamA)
+	A := in{b, teamA}
+	const dm = "D0ALICE"
+	require.Contains(t, A.ask(alice, dm, factA), "Prefers terse PR summaries")
+	ctx := context.Background()
+	active := func() bool {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM installations WHERE team_id = $1 AND disabled_at IS NULL`, teamA).Scan(&n))
+		return n == 1
+	}
+
+	// A was installed an hour ago, and uninstalled two minutes ago.
+	_, err := b.db.Pool.Exec(ctx, `UPDATE installations SET installed_at = now() - interval '1 hour' WHERE team_id = $1`, teamA)
+	require.NoError(t, err)
+	sent := time.Now().Add(-2 * time.Minute)
+	uninstall := fakeslack.EventOptions{Team: teamA, EventID: "Ev0UNINSTALL1", EventTime: sent}
+	b.slack.Revoke(teamA)
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_uninstalled", "event_ts": "1800000000.000100"}, uninstall), 5*time.Second)
+	require.False(t, active(), "the control: the uninstall disabled A")
+
+	installThroughOAuth(t, b, addr, teamA)
+	require.True(t, active())
+	retry := uninstall
+	retry.RetryAttempt = 1
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_uninstalled", "event_ts": "1800000000.000100"}, retry), 5*time.Second)
+	revoked := fakeslack.EventOptions{Team: teamA, EventID: "Ev0REVOKED1", EventTime: sent}
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "tokens_revoked", "tokens": map[string]any{"bot": []string{"U0BOT" + teamA}}, "event_ts": "1800000000.000200"}, revoked), 5*time.Second)
+	require.True(t, active(), "the reinstalled workspace stays installed")
+	require.Contains(t, A.ask(alice, dm, `call memory__list {}`), wordA, "and answering")
+	require.Contains(t, b.logs.String(), "uninstall event already taken in")
+	require.Contains(t, b.logs.String(), "uninstall event older than the active installation")
+}
+
+// An Enterprise Grid organisation with two workspaces.
+const (
+	org      = "E0ORG"
+	orgTeamA = "T0ORGA"
+	orgTeamB = "T0ORGB"
+)
+
+// gridIn is a workspace of an Enterprise Grid organisation, as Slack
+// delivers its events: enterprise_id on the envelope, and the installation
+// that serves it in the authorizations (the organisation's, when orgWide).
+type gridIn struct {
+	b                *bot
+	team, enterprise string
+	orgWide          bool
+}
+
+func (w gridIn) opts() fakeslack.EventOptions {
+	return fakeslack.EventOptions{Team: w.team, Enterprise: w.enterprise, OrgWide: w.orgWide}
+}
+
+func (w gridIn) botUser() string {
+	owner := w.team
+	if w.orgWide {
+		owner = w.enterprise
+	}
+	ws, ok := w.b.slack.Installed(owner)
+	require.True(w.b.t, ok)
+	return ws.BotUserID
+}
+
+// ask sends text from user in channel (a DM, or a mention in a channel)
+// and returns mnemo's reply, posted in this workspace.
+func (w gridIn) ask(user, channel, text string) string {
+	w.b.t.Helper()
+	ts := w.b.nextTS()
+	ev := map[string]any{"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts, "team": w.team}
+	if !strings.HasPrefix(channel, "D") {
+		ev = map[string]any{"type": "app_mention", "user": user, "text": "<@" + w.botUser() + "> " + text, "ts": ts, "channel": channel, "event_ts": ts, "team": w.team}
+	}
+	w.b.slack.SendEvent(ev, w.opts())
+	got := w.b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+		return m.Team == w.team && m.Channel == channel && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+	})
+	return got[0].Text
+}
+
+// Issue 33: an org admin installs mnemo once for the organisation. Mentions
+// in two of its workspaces are answered with the organisation's token, and
+// each workspace stays its own tenant: its memories are its own.
+func TestAnOrgWideInstallServesEveryWorkspaceOfTheOrganisation(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+	ctx := context.Background()
+	var team, enterprise string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT team_id, enterprise_id FROM installations`).Scan(&team, &enterprise))
+	require.Equal(t, []string{"", org}, []string{team, enterprise}, "one installation, the organisation's")
+	A, B := gridIn{b, orgTeamA, org, true}, gridIn{b, orgTeamB, org, true}
+
+	require.Contains(t, A.ask(alice, "C0ORGAGEN", factA), "Prefers terse PR summaries")
+	require.Contains(t, B.ask(alice, "C0ORGBGEN", factB), "Prefers tabs over spaces")
+	ws, _ := b.slack.Installed(org)
+	for _, c := range b.slack.Calls("chat.postMessage") {
+		if c.Team == orgTeamA || c.Team == orgTeamB {
+			require.Equal(t, ws.Token, c.Token, "answered with the organisation's token")
+		}
+	}
+	// Each workspace is its own tenant.
+	for _, c := range []struct {
+		w         gridIn
+		mine, not string
+	}{{A, wordA, wordB}, {B, wordB, wordA}} {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE team_id = $1 AND content ILIKE '%' || $2 || '%'`, c.w.team, c.mine).Scan(&n))
+		require.Equal(t, 1, n, "%s's memory is stored under %s", c.mine, c.w.team)
+		got := c.w.ask(alice, "C0"+c.w.team[1:]+"GEN", `call memory__list {}`)
+		require.Contains(t, got, c.mine)
+		require.NotContains(t, got, c.not)
+	}
+
+	// A slash command from a workspace of the organisation is answered too,
+	// in that workspace alone.
+	env := b.slack.SendGridSlashCommand(orgTeamB, org, true, "/mnemo", "memories", alice, "C0ORGBGEN")
+	b.slack.WaitAck(env, 5*time.Second)
+	got := b.slack.WaitPosted(1, 10*time.Second, func(m fakeslack.Message) bool { return m.Response && m.Envelope == env })
+	require.Contains(t, got[0].Text+string(got[0].Blocks), wordB)
+	require.NotContains(t, got[0].Text+string(got[0].Blocks), wordA)
+
+	// mnemo installs lists the organisation's installation, with the
+	// workspaces it served, beside a workspace's own.
+	installThroughOAuth(t, b, addr, teamA)
+	var out, errOut strings.Builder
+	require.Equal(t, 0, run(ctx, []string{"installs"}, b.getenv, strings.NewReader(""), &out, &errOut), errOut.String())
+	require.Regexp(t, `organisation\s+E0ORG\s+E0ORG\s+\S+ \S+\s+active\s+every workspace of the organisation; so far T0ORGA, T0ORGB`, out.String())
+	require.Regexp(t, `workspace\s+T0AAAA\s+-\s+\S+ \S+\s+active\s+T0AAAA`, out.String())
+
+	// The organisation uninstalls: every workspace it served stops, and
+	// comes due for erasure with it; the workspace with its own stays.
+	b.slack.Revoke(org)
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "app_uninstalled", "event_ts": "1800000000.000100"}, A.opts()), 5*time.Second)
+	var why string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT disabled_why FROM installations WHERE enterprise_id = $1 AND team_id = '' AND disabled_at IS NOT NULL`, org).Scan(&why))
+	require.Equal(t, "app_uninstalled", why)
+	due, err := b.db.DB.Installations().DisabledBefore(ctx, time.Now().Add(time.Minute), 10)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{orgTeamA, orgTeamB}, due)
+	ts := b.nextTS()
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "hello?", "ts": ts, "channel": "D0ORGA", "event_ts": ts}, A.opts()), 5*time.Second)
+	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", "hello"), "the control: A's own installation answers, after the post was acked")
+	require.Equal(t, 0, b.arrivals(ts), "the organisation's workspace is no longer taken in")
+}
+
+// turnRequests are the model requests of the turns whose post said marker
+// (not learning's or a review's).
+func turnRequests(b *bot, marker string) []string {
+	var out []string
+	for _, r := range b.llm.Requests() {
+		if strings.HasPrefix(r.System, "You are mnemo") && strings.Contains(lastUserText(r), marker) {
+			out = append(out, r.System+"\n"+r.Transcript())
+		}
+	}
+	return out
+}
+
+// Issue 33: in a Slack Connect channel of workspace A, a person of another
+// organisation is an external member: the host's workspace memory never
+// enters their turn, and what they ask to remember about themselves is
+// stored under their own team. A's own member, asking the same in A, is
+// the control.
+func TestAnExternalMemberInASlackConnectChannel(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		general, shared  = "C0GENERAL", "C0SHARED"
+		codename         = "zqxfalcon"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		// An admin of her own organisation, which makes her none here.
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam, IsAdmin: true}}})
+	A := in{b, teamA}
+	ctx := context.Background()
+	out, err := b.store().Remember(ctx, memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: teamA, ID: admin, IsAdmin: true},
+		Place: provenance.Place{Team: teamA, Channel: general, SourceKey: "slack:" + teamA + ":" + general + ":1800000000.000100", Visibility: provenance.Public},
+		Scope: memory.ScopeWorkspace, Content: "The launch codename is " + codename, WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	require.Equal(t, memory.ScopeWorkspace, out.Memory.Scope)
+
+	// The control: A's member's turn carries the workspace memory.
+	A.ask(alice, general, "what is the launch codename, zqxhost?")
+	reqs := turnRequests(b, "zqxhost")
+	require.NotEmpty(t, reqs)
+	require.Contains(t, strings.Join(reqs, "\n"), codename, "the control: a host member's turn recalls it")
+
+	// Slack delivers an external member's post with their own workspace as
+	// the envelope's team_id, for the host's installation (authorizations).
+	b.slack.ShareChannel(shared, teamA)
+	hostAuth := []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}
+	guest := func(text string, also ...[]slack.EventAuthorization) string {
+		t.Helper()
+		ts := b.nextTS()
+		ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> " + text, "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+		for _, auths := range append([][]slack.EventAuthorization{hostAuth}, also...) {
+			b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: auths, ExtShared: true, EventID: "Ev" + strings.ReplaceAll(ts, ".", "") + auths[0].TeamID})
+		}
+		got := b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+			return m.Channel == shared && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+		})
+		require.Equal(t, teamA, got[0].Team, "answered by the host's installation")
+		b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+		return got[0].Text
+	}
+	reply := guest("what is the launch codename, zqxguest?")
+	require.NotContains(t, reply, codename)
+	reqs = turnRequests(b, "zqxguest")
+	require.NotEmpty(t, reqs)
+	for _, r := range reqs {
+		require.NotContains(t, r, codename, "the host's workspace memory in an external member's model request")
+	}
+
+	guest("remember that I prefer bullet lists")
+	count := func(team string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE team_id = $1 AND subject_id = $2 AND content ILIKE '%bullet lists%'`, team, extUser).Scan(&n))
+		return n
+	}
+	require.Equal(t, 1, count(extTeam), "stored under their own team")
+	require.Equal(t, 0, count(teamA), "not under the host's")
+	// Theirs is theirs in the shared channel: their list shows it.
+	require.Contains(t, guest(`call memory__list {}`), "bullet lists")
+	// Their list and export, in the shared channel, are their own team's.
+	require.Contains(t, A.command(extUser, shared, "memories"), "bullet lists")
+	require.Contains(t, A.command(extUser, shared, "export"), "Sent your")
+	f := b.slack.WaitFile(5 * time.Second)
+	require.Contains(t, string(f.Content), "bullet lists")
+	require.NotContains(t, string(f.Content), codename)
+	// No admin command is theirs here; the host's admin is the control.
+	require.Contains(t, A.command(extUser, shared, "restore 0123abcd"), "Only an admin can restore memories")
+	require.NotContains(t, A.command(admin, shared, "restore 0123abcd"), "Only an admin")
+
+	// Their organisation installs mnemo too: Slack delivers the post to
+	// both installations, and only the channel's host answers.
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: extTeam, Name: "Guest org",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena"}}})
+	ws, ok := b.slack.Installed(extTeam)
+	require.True(t, ok)
+	before := len(b.slack.Posted())
+	guest("what do you remember about me?", []slack.EventAuthorization{{TeamID: extTeam, UserID: ws.BotUserID, IsBot: true}})
+	require.Eventually(t, func() bool {
+		return strings.Contains(b.logs.String(), "its own installation answers it")
+	}, 20*time.Second, 20*time.Millisecond, "the guest installation's copy was taken in and left to the host")
+	var replies int
+	for _, m := range b.slack.Posted()[before:] {
+		if m.Channel == shared && !m.Ephemeral && !m.Updated && m.ThreadTS != "" {
+			replies++
+			require.Equal(t, teamA, m.Team)
+		}
+	}
+	require.Equal(t, 1, replies, "answered once")
+}
