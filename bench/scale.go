@@ -16,7 +16,7 @@ import (
 // rows.
 type IndexBytes struct {
 	Memories int64 // active memories indexed
-	// Postings is memory_postings, memory_thread_postings,
+	// Postings is memory_postings (by partition and by thread),
 	// memory_term_stats, memory_part_stats and memory_vocab, indexes and
 	// TOAST included.
 	Postings int64
@@ -25,7 +25,7 @@ type IndexBytes struct {
 }
 
 // recallIndexTables are the tables of recall's index.
-var recallIndexTables = []string{"memory_postings", "memory_thread_postings", "memory_term_stats", "memory_part_stats", "memory_vocab"}
+var recallIndexTables = []string{"memory_postings", "memory_term_stats", "memory_part_stats", "memory_vocab"}
 
 // MeasureIndexBytes reads the sizes after a VACUUM, as a loaded corpus
 // leaves them.
@@ -47,7 +47,7 @@ func addIndexBytes(t *Table, rows int, ib IndexBytes) {
 	}
 	per := float64(ib.Postings) / float64(ib.Memories)
 	gin := float64(ib.GIN) / float64(ib.Memories)
-	t.Add(Row{Metric: fmt.Sprintf("recall index bytes per memory @%s (postings, thread postings, statistics, vocabulary)", count(rows)),
+	t.Add(Row{Metric: fmt.Sprintf("recall index bytes per memory @%s (postings, statistics, vocabulary)", count(rows)),
 		Target: "≤ 3× the GIN", Measured: fmt.Sprintf("%.0f B (%s in all)", per, mib(ib.Postings)),
 		Baseline: fmt.Sprintf("%.0f B GIN tsvector (memories_search, %s)", gin, mib(ib.GIN)),
 		Ratio:    fmt.Sprintf("%.1f×", per/gin), Met: met(per <= 3*gin),

@@ -203,7 +203,7 @@ func root(t *testing.T, plan string) map[string]any {
 // them. memory_vocab is not among them: it holds each of a team's words
 // once (646 rows here), and the planner rightly reads so few rows whole.
 var recallTables = map[string]bool{
-	"memories": true, "memory_postings": true, "memory_thread_postings": true, "memory_term_stats": true,
+	"memories": true, "memory_postings": true, "memory_term_stats": true,
 }
 
 // tableReads lists the plan's sequential scans of memories and of the

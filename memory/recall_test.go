@@ -323,7 +323,9 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 	}
 	threadPostings := func(id uuid.UUID) int {
 		var n int
-		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_thread_postings WHERE id = $1", id).Scan(&n))
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memory_postings p
+			WHERE p.id = $1 AND p.thread = (SELECT memory_thread(m.team_id, m.source_key) FROM memories m WHERE m.id = $1)
+			  AND p.observed_at = (SELECT m.observed_at FROM memories m WHERE m.id = $1)`, id).Scan(&n))
 		return n
 	}
 	vocab := func(term string) int {
@@ -362,9 +364,9 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 }
 
 // The index that the write triggers keep, memory by memory, is the one a
-// rebuild from the memories makes: postings, thread postings, statistics
-// and vocabulary, after inserts, archives, restores, a move to another
-// thread and deletes.
+// rebuild from the memories makes: postings (by partition and by thread),
+// statistics and vocabulary, after inserts, archives, restores, a move to
+// another thread and deletes.
 func TestRecallIndexEqualsARebuild(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -396,8 +398,8 @@ func TestRecallIndexEqualsARebuild(t *testing.T) {
 	snapshot := func() map[string][]string {
 		out := map[string][]string{}
 		for table, q := range map[string]string{
-			"postings":        "SELECT part || ' ' || term || ' ' || impact || ' ' || id FROM memory_postings ORDER BY 1",
-			"thread postings": "SELECT thread || ' ' || term || ' ' || at || ' ' || id || ' ' || impact FROM memory_thread_postings ORDER BY 1",
+			"postings":        "SELECT part || ' ' || term || ' ' || impact || ' ' || at || ' ' || id FROM memory_postings ORDER BY 1",
+			"thread postings": "SELECT thread || ' ' || term || ' ' || observed_at || ' ' || id || ' ' || impact FROM memory_postings ORDER BY 1",
 			"statistics":      "SELECT part || ' ' || term || ' ' || df FROM memory_term_stats ORDER BY 1",
 			"partitions":      "SELECT part || ' ' || docs FROM memory_part_stats ORDER BY 1",
 			"vocabulary":      "SELECT team || ' ' || term || ' ' || parts FROM memory_vocab ORDER BY 1",

@@ -97,7 +97,7 @@ func LoadRows(ctx context.Context, pool *pgxpool.Pool, rows int, row func(int) R
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) memories, memory_postings, memory_thread_postings, memory_term_stats, memory_part_stats, memory_vocab"); err != nil {
+	if _, err := pool.Exec(ctx, "VACUUM (ANALYZE) memories, memory_postings, memory_term_stats, memory_part_stats, memory_vocab"); err != nil {
 		return fmt.Errorf("corpus: analyze: %w", err)
 	}
 	return nil

@@ -247,7 +247,7 @@ func TestForgetAndRestoreKeepNoTextInTheAdminRecord(t *testing.T) {
 	require.Equal(t, []string{admin + " forget", admin + " restore"}, b.auditActions())
 	found := b.db.Find(t, "zqxecho")
 	require.Contains(t, found, "memories.content", "the walk finds the text where it is")
-	require.Equal(t, []string{"memories", "memory_postings", "memory_term_stats", "memory_thread_postings", "memory_vocab"}, testdb.Tables(found), "and nowhere else: %v", found)
+	require.Equal(t, []string{"memories", "memory_postings", "memory_term_stats", "memory_vocab"}, testdb.Tables(found), "and nowhere else: %v", found)
 
 	// /mnemo stats shows how long data is kept.
 	stats := b.command(admin, "C0TEAM", "stats").Text

@@ -1,8 +1,9 @@
 -- requires: 10_recall_terms.sql
 --
--- Recall's index: every memory's words in its visibility partition
--- (memory_postings, memory_term_stats, memory_part_stats), in its thread
--- (memory_thread_postings), and its team's vocabulary (memory_vocab), kept
+-- Recall's index: every memory's words in its visibility partition and in
+-- its thread (memory_postings, one row per memory and word with both
+-- keys), the partitions' statistics (memory_term_stats,
+-- memory_part_stats), and its team's vocabulary (memory_vocab), kept
 -- in step with memories by triggers, in the writing statement's own
 -- transaction: a memory is findable by the next query on any connection,
 -- and one forgotten, archived or deleted leaves the statistics at once.
@@ -46,8 +47,8 @@ RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     ], NULL)
 $$;
 
--- A thread's key in memory_thread_postings: its team and source key,
--- hashed to 8 bytes to keep the postings small. Two threads that hash
+-- A thread's key in memory_postings (memory_postings_thread): its team
+-- and source key, hashed to 8 bytes to keep the postings small. Two threads that hash
 -- alike would share postings; recall reads each match's row and checks
 -- its thread, so a collision costs a read, never a wrong answer.
 CREATE OR REPLACE FUNCTION memory_thread(team text, source_key text)
@@ -55,8 +56,8 @@ RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT hashtextextended(team || '/' || source_key, 0)
 $$;
 
--- memory_index_sync keeps the postings, the thread postings, the
--- statistics and the vocabulary in step with memories, in the writing
+-- memory_index_sync keeps the postings, the statistics and the
+-- vocabulary in step with memories, in the writing
 -- statement's transaction (a statement-level trigger, so a bulk COPY is
 -- indexed set-wise). Only rows whose partition, thread, text, order or
 -- activity changed are re-indexed: an update of anything else (an
@@ -99,9 +100,6 @@ BEGIN
             ), d AS (
                 DELETE FROM memory_postings p USING x
                 WHERE p.part = x.part AND p.term = x.term AND p.impact = x.impact AND p.at = x.at AND p.id = x.id
-            ), dt AS (
-                DELETE FROM memory_thread_postings p USING x
-                WHERE p.thread = x.thread AND p.term = x.term AND p.at = x.observed_at AND p.id = x.id
             )
             INSERT INTO memory_term_stats AS s (part, term, df)
             SELECT part, term, -count(*) FROM x GROUP BY part, term ORDER BY part, term
@@ -136,12 +134,8 @@ BEGIN
                        r.observed_at, t.term, t.impact
                 FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t
             ), ins AS (
-                INSERT INTO memory_postings (part, term, impact, at, id)
-                SELECT part, term, impact, at, id FROM x
-                ON CONFLICT DO NOTHING
-            ), tins AS (
-                INSERT INTO memory_thread_postings (thread, term, at, id, impact)
-                SELECT thread, term, observed_at, id, impact FROM x
+                INSERT INTO memory_postings (at, observed_at, thread, id, impact, part, term)
+                SELECT at, observed_at, thread, id, impact, part, term FROM x
                 ON CONFLICT DO NOTHING
             ), st AS (
                 INSERT INTO memory_term_stats AS s (part, term, df)
@@ -170,7 +164,7 @@ CREATE OR REPLACE TRIGGER memory_index_delete AFTER DELETE ON memories
 -- TRUNCATE fires no row or statement trigger of INSERT, UPDATE or DELETE.
 CREATE OR REPLACE FUNCTION memory_index_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    TRUNCATE memory_postings, memory_thread_postings, memory_term_stats, memory_part_stats, memory_vocab;
+    TRUNCATE memory_postings, memory_term_stats, memory_part_stats, memory_vocab;
     RETURN NULL;
 END
 $$;
@@ -183,22 +177,19 @@ CREATE OR REPLACE TRIGGER memory_index_truncate AFTER TRUNCATE ON memories
 -- load, it fills the postings before building their keys.
 CREATE OR REPLACE FUNCTION memory_index_rebuild() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-    TRUNCATE memory_postings, memory_thread_postings, memory_term_stats, memory_part_stats, memory_vocab;
+    TRUNCATE memory_postings, memory_term_stats, memory_part_stats, memory_vocab;
     ALTER TABLE memory_postings DROP CONSTRAINT memory_postings_pkey;
-    ALTER TABLE memory_thread_postings DROP CONSTRAINT memory_thread_postings_pkey;
+    DROP INDEX memory_postings_thread;
     INSERT INTO memory_part_stats (part, docs)
     SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), count(*)
     FROM memories r WHERE r.archived_at IS NULL GROUP BY 1;
-    INSERT INTO memory_postings (part, term, impact, at, id)
-    SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), t.term, t.impact, r.created_at, r.id
-    FROM memories r CROSS JOIN LATERAL memory_terms(r.search) t
-    WHERE r.archived_at IS NULL;
-    INSERT INTO memory_thread_postings (thread, term, at, id, impact)
-    SELECT memory_thread(r.team_id, r.source_key), t.term, r.observed_at, r.id, t.impact
+    INSERT INTO memory_postings (at, observed_at, thread, id, impact, part, term)
+    SELECT r.created_at, r.observed_at, memory_thread(r.team_id, r.source_key), r.id, t.impact,
+           memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), t.term
     FROM memories r CROSS JOIN LATERAL memory_terms(r.search) t
     WHERE r.archived_at IS NULL;
     ALTER TABLE memory_postings ADD PRIMARY KEY (part, term, impact, at, id);
-    ALTER TABLE memory_thread_postings ADD PRIMARY KEY (thread, term, at, id) INCLUDE (impact);
+    CREATE INDEX memory_postings_thread ON memory_postings (thread, term, observed_at, id) INCLUDE (impact);
     INSERT INTO memory_term_stats (part, term, df)
     SELECT part, term, count(*) FROM memory_postings GROUP BY part, term;
     INSERT INTO memory_vocab (team, term, parts)

@@ -277,10 +277,10 @@ BEGIN
         FROM win w
         CROSS JOIN unnest(terms, idfs) AS t(term, idf)
         CROSS JOIN LATERAL (
-            SELECT mp.id, mp.impact FROM memory_thread_postings mp
+            SELECT mp.id, mp.impact FROM memory_postings mp
             WHERE mp.thread = w.thread AND mp.term = t.term
-              AND (mp.at, mp.id) >= (w.lo_at, w.lo_id) AND (mp.at, mp.id) <= (w.hi_at, w.hi_id)
-            ORDER BY mp.at, mp.id
+              AND (mp.observed_at, mp.id) >= (w.lo_at, w.lo_id) AND (mp.observed_at, mp.id) <= (w.hi_at, w.hi_id)
+            ORDER BY mp.observed_at, mp.id
         ) p
     ), seen AS (
         -- Only the matches are read from the table: those the asker may
