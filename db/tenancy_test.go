@@ -20,8 +20,7 @@ var teamOwned = map[string]string{
 	"turns": "team_id", "channel_settings": "team_id", "user_settings": "team_id", "admin_audit": "team_id",
 	"installations": "team_id", "inbox_arrivals": "team", "thread_leases": "source_key", "thread_waiters": "source_key",
 	"thread_backfills": "source_key", "memory_postings": "part", "memory_term_stats": "part", "memory_part_stats": "part",
-	"memory_vocab": "team",
-	"turn_learning": "turn_id", "turn_feedback": "turn_id",
+	"memory_vocab": "team", "turn_learning": "turn_id", "turn_feedback": "turn_id",
 	"model_usage": "team_id", "turn_steps": "turn_id", "turn_recalls": "turn_id",
 	"erased_memories": "team_id", "installation_teams": "team_id",
 }

@@ -398,11 +398,14 @@ func TestRecallIndexEqualsARebuild(t *testing.T) {
 	snapshot := func() map[string][]string {
 		out := map[string][]string{}
 		for table, q := range map[string]string{
-			"postings":        "SELECT part || ' ' || term || ' ' || impact || ' ' || at || ' ' || id FROM memory_postings ORDER BY 1",
+			// A partition by its name: its number may differ from a rebuild's.
+			"postings": `SELECT s.part || ' ' || p.term || ' ' || p.impact || ' ' || p.at || ' ' || p.id
+				FROM memory_postings p JOIN memory_part_stats s ON s.id = p.part ORDER BY 1`,
 			"thread postings": "SELECT thread || ' ' || term || ' ' || observed_at || ' ' || id || ' ' || impact FROM memory_postings ORDER BY 1",
-			"statistics":      "SELECT part || ' ' || term || ' ' || df FROM memory_term_stats ORDER BY 1",
-			"partitions":      "SELECT part || ' ' || docs FROM memory_part_stats ORDER BY 1",
-			"vocabulary":      "SELECT team || ' ' || term || ' ' || parts FROM memory_vocab ORDER BY 1",
+			"statistics": `SELECT s.part || ' ' || t.term || ' ' || t.df
+				FROM memory_term_stats t JOIN memory_part_stats s ON s.id = t.part ORDER BY 1`,
+			"partitions": "SELECT part || ' ' || docs FROM memory_part_stats ORDER BY 1",
+			"vocabulary": "SELECT team || ' ' || term || ' ' || parts FROM memory_vocab ORDER BY 1",
 		} {
 			rows, err := b.db.Pool.Query(ctx, q)
 			require.NoError(t, err)

@@ -15,7 +15,8 @@
 -- its partitions or weights may have changed. The first migrate of a
 -- database also builds it this way.
 
--- The partition a memory belongs to, prefixed with its team. Workspace
+-- The partition a memory belongs to, prefixed with its team (in the
+-- postings and statistics, by its number in memory_part_stats). Workspace
 -- memories that are public and not sensitive are seen from every channel
 -- ('/w'); any other workspace memory only where it was said.
 -- A thread-only memory about one person is theirs alone ('/u/…').
@@ -89,14 +90,15 @@ BEGIN
     END IF;
     IF gone IS NOT NULL THEN
         EXECUTE format($q$
-            INSERT INTO memory_part_stats AS s (part, docs)
-            SELECT %2$s, -count(*) FROM (%1$s) r GROUP BY 1 ORDER BY 1
+            INSERT INTO memory_part_stats AS s (part, id, docs)
+            SELECT d.part, coalesce((SELECT e.id FROM memory_part_stats e WHERE e.part = d.part), nextval('memory_part_ids')), d.n
+            FROM (SELECT %2$s AS part, -count(*) AS n FROM (%1$s) r GROUP BY 1) d ORDER BY d.part
             ON CONFLICT (part) DO UPDATE SET docs = s.docs + excluded.docs$q$, gone, part);
         EXECUTE format($q$
             WITH x AS (
-                SELECT %2$s AS part, r.id, r.created_at AS at, memory_thread(r.team_id, r.source_key) AS thread,
-                       r.observed_at, t.term, t.impact
-                FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t
+                SELECT ps.id AS part, r.id, r.created_at AS at, t.term, t.impact
+                FROM (%1$s) r JOIN memory_part_stats ps ON ps.part = %2$s
+                CROSS JOIN LATERAL memory_terms(r.search) t
             ), d AS (
                 DELETE FROM memory_postings p USING x
                 WHERE p.part = x.part AND p.term = x.term AND p.impact = x.impact AND p.at = x.at AND p.id = x.id
@@ -109,12 +111,14 @@ BEGIN
         EXECUTE format($q$
             WITH g AS (
                 DELETE FROM memory_term_stats s
-                USING (SELECT DISTINCT %2$s AS part, t.term FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t) c
+                USING (SELECT DISTINCT r.team_id AS team, ps.id AS part, t.term
+                       FROM (%1$s) r JOIN memory_part_stats ps ON ps.part = %2$s
+                       CROSS JOIN LATERAL memory_terms(r.search) t) c
                 WHERE s.part = c.part AND s.term = c.term AND s.df <= 0
-                RETURNING s.part, s.term
+                RETURNING c.team, s.term
             )
             INSERT INTO memory_vocab AS v (team, term, parts)
-            SELECT split_part(g.part, '/', 1), g.term, -count(*) FROM g GROUP BY 1, 2 ORDER BY 1, 2
+            SELECT g.team, g.term, -count(*) FROM g GROUP BY 1, 2 ORDER BY 1, 2
             ON CONFLICT (team, term) DO UPDATE SET parts = v.parts + excluded.parts$q$, gone, part);
         DELETE FROM memory_vocab v WHERE v.parts <= 0;
         EXECUTE format($q$
@@ -122,17 +126,22 @@ BEGIN
             WHERE s.part = c.part AND s.docs <= 0$q$, gone, part);
     END IF;
     IF came IS NOT NULL THEN
+        -- A partition new to the index draws its number; one that has a
+        -- row keeps its number (coalesce reads it first, so the sequence
+        -- is not drawn for it).
         EXECUTE format($q$
-            INSERT INTO memory_part_stats AS s (part, docs)
-            SELECT %2$s, count(*) FROM (%1$s) r GROUP BY 1 ORDER BY 1
+            INSERT INTO memory_part_stats AS s (part, id, docs)
+            SELECT d.part, coalesce((SELECT e.id FROM memory_part_stats e WHERE e.part = d.part), nextval('memory_part_ids')), d.n
+            FROM (SELECT %2$s AS part, count(*) AS n FROM (%1$s) r GROUP BY 1) d ORDER BY d.part
             ON CONFLICT (part) DO UPDATE SET docs = s.docs + excluded.docs$q$, came, part);
         -- A partition's first memory with a word adds the partition to the
         -- word's count in the vocabulary (xmax = 0: the upsert inserted).
         EXECUTE format($q$
             WITH x AS (
-                SELECT %2$s AS part, r.id, r.created_at AS at, memory_thread(r.team_id, r.source_key) AS thread,
-                       r.observed_at, t.term, t.impact
-                FROM (%1$s) r CROSS JOIN LATERAL memory_terms(r.search) t
+                SELECT r.team_id AS team, ps.id AS part, r.id, r.created_at AS at,
+                       memory_thread(r.team_id, r.source_key) AS thread, r.observed_at, t.term, t.impact
+                FROM (%1$s) r JOIN memory_part_stats ps ON ps.part = %2$s
+                CROSS JOIN LATERAL memory_terms(r.search) t
             ), ins AS (
                 INSERT INTO memory_postings (at, observed_at, thread, id, impact, part, term)
                 SELECT at, observed_at, thread, id, impact, part, term FROM x
@@ -144,7 +153,8 @@ BEGIN
                 RETURNING s.part, s.term, s.xmax = 0 AS fresh
             )
             INSERT INTO memory_vocab AS v (team, term, parts)
-            SELECT split_part(st.part, '/', 1), st.term, count(*) FROM st WHERE st.fresh GROUP BY 1, 2 ORDER BY 1, 2
+            SELECT t.team, st.term, count(*) FROM st JOIN (SELECT DISTINCT x.part, x.team FROM x) t ON t.part = st.part
+            WHERE st.fresh GROUP BY 1, 2 ORDER BY 1, 2
             ON CONFLICT (team, term) DO UPDATE SET parts = v.parts + excluded.parts$q$, came, part);
     END IF;
     RETURN NULL;
@@ -180,20 +190,27 @@ BEGIN
     TRUNCATE memory_postings, memory_term_stats, memory_part_stats, memory_vocab;
     ALTER TABLE memory_postings DROP CONSTRAINT memory_postings_pkey;
     DROP INDEX memory_postings_thread;
-    INSERT INTO memory_part_stats (part, docs)
-    SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), count(*)
-    FROM memories r WHERE r.archived_at IS NULL GROUP BY 1;
+    -- The partitions are numbered again from 1, in their order.
+    ALTER SEQUENCE memory_part_ids RESTART;
+    INSERT INTO memory_part_stats (part, id, docs)
+    SELECT x.part, nextval('memory_part_ids'), x.docs FROM (
+        SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) AS part,
+               count(*) AS docs
+        FROM memories r WHERE r.archived_at IS NULL GROUP BY 1 ORDER BY 1) x;
     INSERT INTO memory_postings (at, observed_at, thread, id, impact, part, term)
-    SELECT r.created_at, r.observed_at, memory_thread(r.team_id, r.source_key), r.id, t.impact,
-           memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive), t.term
-    FROM memories r CROSS JOIN LATERAL memory_terms(r.search) t
+    SELECT r.created_at, r.observed_at, memory_thread(r.team_id, r.source_key), r.id, t.impact, ps.id, t.term
+    FROM memories r
+    JOIN memory_part_stats ps
+      ON ps.part = memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)
+    CROSS JOIN LATERAL memory_terms(r.search) t
     WHERE r.archived_at IS NULL;
     ALTER TABLE memory_postings ADD PRIMARY KEY (part, term, impact, at, id);
     CREATE INDEX memory_postings_thread ON memory_postings (thread, term, observed_at, id) INCLUDE (impact);
     INSERT INTO memory_term_stats (part, term, df)
     SELECT part, term, count(*) FROM memory_postings GROUP BY part, term;
     INSERT INTO memory_vocab (team, term, parts)
-    SELECT split_part(part, '/', 1), term, count(*) FROM memory_term_stats GROUP BY 1, 2;
+    SELECT split_part(ps.part, '/', 1), s.term, count(*)
+    FROM memory_term_stats s JOIN memory_part_stats ps ON ps.id = s.part GROUP BY 1, 2;
 END
 $$;
 

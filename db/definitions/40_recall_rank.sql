@@ -54,6 +54,7 @@ CREATE OR REPLACE FUNCTION memory_bm25(parts text[], terms text[], k integer, ma
 RETURNS TABLE (id uuid, score float8) LANGUAGE plpgsql STABLE AS $$
 DECLARE
     idfs   float8[];
+    pids   integer[];
     total  float8;
     n      float8;
     depth  integer := greatest(k * 8, 128);
@@ -78,7 +79,10 @@ BEGIN
            ARRAY(SELECT count(e.id)::float8 FROM unnest(terms) WITH ORDINALITY AS t(term, ord)
                  LEFT JOIN e ON t.term = ANY(e.lex) GROUP BY t.ord ORDER BY t.ord)
     INTO gone, gone_df;
-    SELECT coalesce(sum(s.docs), 0) - cardinality(gone) INTO n FROM memory_part_stats s WHERE s.part = ANY(parts);
+    -- The partitions' numbers in the postings and statistics (a partition
+    -- with no memory has no row, and nothing to read).
+    SELECT coalesce(sum(s.docs), 0) - cardinality(gone), array_agg(s.id)
+    INTO n, pids FROM memory_part_stats s WHERE s.part = ANY(parts);
     IF n <= 0 THEN
         RETURN;
     END IF;
@@ -87,7 +91,7 @@ BEGIN
     INTO idfs
     FROM unnest(terms) WITH ORDINALITY AS t(term, ord)
     CROSS JOIN LATERAL (SELECT coalesce(sum(s.df), 0)::float8 - gone_df[t.ord] AS df FROM memory_term_stats s
-                        WHERE s.part = ANY(parts) AND s.term = t.term) d;
+                        WHERE s.part = ANY(pids) AND s.term = t.term) d;
 
     -- A match is weighted by the share of the query's weight it matches.
     SELECT greatest(sum(x), 1e-9) INTO total FROM unnest(idfs) AS x;
@@ -114,7 +118,7 @@ BEGIN
         WITH lists AS (
             SELECT t.term, t.idf, p.part, x.id, x.at, x.impact, x.rn
             FROM unnest(terms, idfs) AS t(term, idf)
-            CROSS JOIN unnest(parts) AS p(part)
+            CROSS JOIN unnest(pids) AS p(part)
             CROSS JOIN LATERAL (
                 -- In the key's order (weight, then newest), so that ties end no
                 -- read late.

@@ -93,7 +93,10 @@ RETURNING *;
 -- their rank (reserved), the matching ones first, best first, then the
 -- newest. Every candidate passes memory_visible, the one visibility rule.
 WITH parts AS (
-    SELECT memory_parts(@team_id::text, @actor_id::text, @channel_id::text, @source_key::text) AS p
+    -- The partitions the asker may see, and their numbers in the
+    -- statistics (memory_part_stats).
+    SELECT x.p, ARRAY(SELECT s.id FROM memory_part_stats s WHERE s.part = ANY(x.p)) AS ids
+    FROM (SELECT memory_parts(@team_id::text, @actor_id::text, @channel_id::text, @source_key::text) AS p) x
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
     -- words are no one's to correct a typo to.
@@ -109,13 +112,13 @@ WITH parts AS (
     CROSS JOIN LATERAL (
         SELECT v.term FROM memory_vocab v
         WHERE v.team = @team_id::text AND (v.term || '') % w.x
-          AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.p) AND s.term = v.term)
+          AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.ids) AND s.term = v.term)
               > (SELECT count(*) FROM gone WHERE v.term = ANY(tsvector_to_array(gone.search)))
         ORDER BY similarity(v.term, w.x) DESC, v.term
         LIMIT 2
     ) f
     WHERE length(w.x) >= 3
-      AND (SELECT coalesce(sum(k.df), 0) FROM memory_term_stats k, parts WHERE k.part = ANY(parts.p) AND k.term = w.x)
+      AND (SELECT coalesce(sum(k.df), 0) FROM memory_term_stats k, parts WHERE k.part = ANY(parts.ids) AND k.term = w.x)
           <= (SELECT count(*) FROM gone WHERE w.x = ANY(tsvector_to_array(gone.search)))
 ), terms AS (
     SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
@@ -153,7 +156,9 @@ WITH parts AS (
      CROSS JOIN LATERAL unnest(terms.t) AS q(term)
      CROSS JOIN LATERAL (
          SELECT mp.id FROM memory_postings mp
-         WHERE mp.part = memory_part(@team_id::text, 'personal', 'user', @actor_id::text, '', '', '', '') AND mp.term = q.term
+         WHERE mp.part = (SELECT s.id FROM memory_part_stats s
+                          WHERE s.part = memory_part(@team_id::text, 'personal', 'user', @actor_id::text, '', '', '', ''))
+           AND mp.term = q.term
          ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC LIMIT 16
      ) p
      CROSS JOIN LATERAL (SELECT pm.* FROM memories pm WHERE pm.id = p.id) m

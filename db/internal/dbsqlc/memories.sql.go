@@ -946,7 +946,10 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 
 const memorySearch = `-- name: MemorySearch :many
 WITH parts AS (
-    SELECT memory_parts($1::text, $2::text, $3::text, $4::text) AS p
+    -- The partitions the asker may see, and their numbers in the
+    -- statistics (memory_part_stats).
+    SELECT x.p, ARRAY(SELECT s.id FROM memory_part_stats s WHERE s.part = ANY(x.p)) AS ids
+    FROM (SELECT memory_parts($1::text, $2::text, $3::text, $4::text) AS p) x
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
     -- words are no one's to correct a typo to.
@@ -962,13 +965,13 @@ WITH parts AS (
     CROSS JOIN LATERAL (
         SELECT v.term FROM memory_vocab v
         WHERE v.team = $1::text AND (v.term || '') % w.x
-          AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.p) AND s.term = v.term)
+          AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.ids) AND s.term = v.term)
               > (SELECT count(*) FROM gone WHERE v.term = ANY(tsvector_to_array(gone.search)))
         ORDER BY similarity(v.term, w.x) DESC, v.term
         LIMIT 2
     ) f
     WHERE length(w.x) >= 3
-      AND (SELECT coalesce(sum(k.df), 0) FROM memory_term_stats k, parts WHERE k.part = ANY(parts.p) AND k.term = w.x)
+      AND (SELECT coalesce(sum(k.df), 0) FROM memory_term_stats k, parts WHERE k.part = ANY(parts.ids) AND k.term = w.x)
           <= (SELECT count(*) FROM gone WHERE w.x = ANY(tsvector_to_array(gone.search)))
 ), terms AS (
     SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
@@ -1006,7 +1009,9 @@ WITH parts AS (
      CROSS JOIN LATERAL unnest(terms.t) AS q(term)
      CROSS JOIN LATERAL (
          SELECT mp.id FROM memory_postings mp
-         WHERE mp.part = memory_part($1::text, 'personal', 'user', $2::text, '', '', '', '') AND mp.term = q.term
+         WHERE mp.part = (SELECT s.id FROM memory_part_stats s
+                          WHERE s.part = memory_part($1::text, 'personal', 'user', $2::text, '', '', '', ''))
+           AND mp.term = q.term
          ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC LIMIT 16
      ) p
      CROSS JOIN LATERAL (SELECT pm.id, pm.team_id, pm.scope, pm.subject_type, pm.subject_id, pm.kind, pm.content, pm.normalized, pm.source_key, pm.channel_id, pm.visibility, pm.actor_id, pm.actor_name, pm.written_by, pm.message_ts, pm.observed_at, pm.created_at, pm.expires_at, pm.archived_at, pm.archived_reason, pm.archived_by, pm.superseded_by, pm.idempotency_key, pm.sensitive, pm.cues, pm.embedding, pm.search, pm.embedding_model, pm.embedding_dim FROM memories pm WHERE pm.id = p.id) m

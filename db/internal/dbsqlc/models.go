@@ -115,15 +115,18 @@ type MemoryEvent struct {
 
 type MemoryPartStat struct {
 	Part string `json:"part"`
+	ID   int32  `json:"id"`
 	Docs int32  `json:"docs"`
 }
 
 type MemoryPosting struct {
-	Part   string    `json:"part"`
-	Term   string    `json:"term"`
-	Impact float32   `json:"impact"`
-	At     time.Time `json:"at"`
-	ID     uuid.UUID `json:"id"`
+	At         time.Time `json:"at"`
+	ObservedAt time.Time `json:"observedAt"`
+	Thread     int64     `json:"thread"`
+	ID         uuid.UUID `json:"id"`
+	Impact     float32   `json:"impact"`
+	Part       int32     `json:"part"`
+	Term       string    `json:"term"`
 }
 
 type MemoryRow struct {
@@ -155,17 +158,9 @@ type MemoryRow struct {
 }
 
 type MemoryTermStat struct {
-	Part string `json:"part"`
-	Term string `json:"term"`
+	Part int32  `json:"part"`
 	Df   int32  `json:"df"`
-}
-
-type MemoryThreadPosting struct {
-	Thread int64     `json:"thread"`
-	Term   string    `json:"term"`
-	At     time.Time `json:"at"`
-	ID     uuid.UUID `json:"id"`
-	Impact float32   `json:"impact"`
+	Term string `json:"term"`
 }
 
 type MemoryVocab struct {
