@@ -28,5 +28,3 @@ func SpecialCategoryOf(text string) string {
 	return categoryIn(readings(w, text, Canonicalize(text), nil))
 }
 
-// FromRow is fromRow, for tests that read rows below the store.
-var FromRow = fromRow

@@ -32,6 +32,7 @@ func main() {
 const usage = `usage: mnemo-bench [--sizes N,N,…] [--million] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
        mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
        mnemo-bench --only serve [--sizes N] [--turns N] [--mnemo FILE]
+       mnemo-bench --only vector [--vector-rows N] [--vector-dims N,N] [--vector-queries N] [--remember N] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
@@ -51,12 +52,21 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
   --logs       a directory to keep each serve run's log in (default: not kept)
   --out        where to write the results (default bench/RESULTS.md; with
                --only, nothing is written unless --out is given)
-  --only       locomo: only recall on LoCoMo, printed shape by shape (seconds
+  --only       vector: recall by meaning (make bench-vector): HNSW build
+               time and bytes, the vector leg's recall@10 against an exact
+               scan, hybrid auto-recall, remember with the embedding job on,
+               and the vector leg's visibility, over --vector-rows memories;
+               writes its section of --out (when given) and leaves the rest;
+               locomo: only recall on LoCoMo, printed shape by shape (seconds
                for channel and personal, about a minute more for noisy);
                recall: only recall over the corpora of --sizes, leaving the
                largest one's database in place for tuning by hand;
                serve: only the serve run (turn overhead, the 50 mentions,
                RSS) over a corpus of the last --sizes size; writes nothing
+  --vector-rows     memories of the vector bench (default 100000; make
+               bench-vector MILLION=1 runs 1000000)
+  --vector-dims     its embedding dimensions (default 512,768)
+  --vector-queries  its questions per dimension (default 300)
   --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
   --locomo-noise   unrelated memories in each channel of the noisy shape
                (default 100000)
@@ -82,6 +92,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	shapes := fs.String("locomo-shapes", strings.Join(bench.LoCoMoShapes, ","), "")
 	noise := fs.Int("locomo-noise", 100000, "")
 	keep := fs.Bool("locomo-keep", false, "")
+	vectorRows := fs.Int("vector-rows", 100_000, "")
+	vectorDims := fs.String("vector-dims", "512,768", "")
+	vectorQueries := fs.Int("vector-queries", 300, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -122,6 +135,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 		return onlyLoCoMo(ctx, cfg, *out, stdout, stderr)
+	case "vector":
+		outSet := false
+		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+		if !outSet {
+			*out = ""
+		}
+		rememberSet := false
+		fs.Visit(func(f *flag.Flag) { rememberSet = rememberSet || f.Name == "remember" })
+		o := bench.VectorOptions{Server: server, Rows: *vectorRows, Queries: *vectorQueries,
+			Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }}
+		if rememberSet {
+			o.Remember = *remember
+		}
+		for _, s := range strings.Split(*vectorDims, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n <= 0 || n > 4000 {
+				fmt.Fprintf(stderr, "mnemo-bench: bad dimension %q (1 to 4000)\n", s)
+				return 2
+			}
+			o.Dims = append(o.Dims, n)
+		}
+		if *vectorRows <= 0 || *vectorQueries <= 0 {
+			fmt.Fprintf(stderr, "mnemo-bench: --vector-rows and --vector-queries must be positive\n")
+			return 2
+		}
+		return onlyVector(ctx, o, *out, stdout, stderr)
 	case "recall":
 		cfg.RecallOnly = true
 		outSet := false
@@ -130,7 +169,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 	default:
-		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo, recall or serve can run alone\n", *only)
+		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo, recall, serve or vector can run alone\n", *only)
 		return 2
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -159,7 +198,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *out == "" {
 		return 0
 	}
-	if err := os.WriteFile(*out, []byte(report.Markdown(commit())), 0o644); err != nil {
+	// The vector bench's section is make bench-vector's: kept as it was.
+	old, _ := os.ReadFile(*out)
+	if err := os.WriteFile(*out, []byte(bench.WithVectorSection(report.Markdown(commit()), string(old), "")), 0o644); err != nil {
 		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
 		return 1
 	}
@@ -186,6 +227,32 @@ func onlyServe(ctx context.Context, cfg bench.Config, sizes string, stdout, stde
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "load average at the end: %s\n", report.Machine.LoadEnd)
+	return 0
+}
+
+// onlyVector runs the vector bench, prints its section and writes it into
+// out, in place of the one there, leaving the rest of the file as it is.
+func onlyVector(ctx context.Context, o bench.VectorOptions, out string, stdout, stderr io.Writer) int {
+	res, err := bench.RunVector(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	section := res.Markdown(commit())
+	fmt.Fprint(stdout, section)
+	if out == "" {
+		return 0
+	}
+	old, err := os.ReadFile(out)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	if err := os.WriteFile(out, []byte(bench.WithVectorSection(string(old), "", section)), 0o644); err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", out)
 	return 0
 }
 
