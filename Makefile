@@ -12,7 +12,7 @@ GO ?= go
 SQLC := $(GO) -C devtools tool sqlc -f ../sqlc.yaml
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run chat test vet lint fuzz fuzz-smoke soak bench bench-locomo bench-serve bench-vector db db-stop generate check-generated eval eval-live eval-mutation clean
+.PHONY: all build run chat test vet lint fuzz fuzz-smoke soak bench bench-locomo bench-serve bench-vector db db-stop generate check-generated eval eval-live eval-embed eval-mutation clean
 
 all: build
 
@@ -51,6 +51,13 @@ eval: $(DB_DEP) build
 ## eval-live: the evals against the configured provider, graded by MNEMO_JUDGE_MODEL
 eval-live: $(DB_DEP) build
 	./bin/mnemo eval --live
+
+## eval-embed: recall on LoCoMo's development split (LOCOMO_DIR) through the embedding endpoint
+## serve would use (MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL, MNEMO_LLM_API_KEY or
+## OPENAI_API_KEY): recall by category, lexical beside hybrid. Exits 2 when none is configured,
+## 1 when it does not answer (not part of test or CI)
+eval-embed: $(DB_DEP)
+	$(GO) run ./cmd/mnemo-bench --only embed
 
 ## eval-mutation: the evals must fail against per-message thread keys
 eval-mutation: $(DB_DEP)

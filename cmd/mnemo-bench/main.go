@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,8 +19,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mnemo-bot/mnemo/bench"
+	"github.com/mnemo-bot/mnemo/llm"
 )
 
 func main() {
@@ -32,6 +35,7 @@ func main() {
 const usage = `usage: mnemo-bench [--sizes N,N,…] [--million] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
        mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
        mnemo-bench --only serve [--sizes N] [--turns N] [--mnemo FILE]
+       mnemo-bench --only embed [--locomo-shapes channel,personal] [--out FILE]
        mnemo-bench --only vector [--vector-rows N] [--vector-dims N,N] [--vector-queries N] [--remember N] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
@@ -52,7 +56,15 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
   --logs       a directory to keep each serve run's log in (default: not kept)
   --out        where to write the results (default bench/RESULTS.md; with
                --only, nothing is written unless --out is given)
-  --only       vector: recall by meaning (make bench-vector): HNSW build
+  --only       embed: recall on LoCoMo's development split through the
+               embedding endpoint serve would use (make eval-embed):
+               MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL (else
+               MNEMO_LLM_BASE_URL, else OpenAI's), and the key
+               MNEMO_LLM_API_KEY (else OPENAI_API_KEY); prints recall by
+               category, lexical beside hybrid. Refuses, and exits 2,
+               without a model or LOCOMO_DIR, and exits 1 when the
+               endpoint does not answer;
+               vector: recall by meaning (make bench-vector): HNSW build
                time and bytes, the vector leg's recall@10 against an exact
                scan, hybrid auto-recall, remember with the embedding job on,
                and the vector leg's visibility, over --vector-rows memories;
@@ -135,6 +147,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 		return onlyLoCoMo(ctx, cfg, *out, stdout, stderr)
+	case "embed":
+		outSet := false
+		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+		if !outSet {
+			*out = ""
+		}
+		shapesSet := false
+		fs.Visit(func(f *flag.Flag) { shapesSet = shapesSet || f.Name == "locomo-shapes" })
+		if !shapesSet {
+			locomoShapes = bench.EmbedShapes
+		}
+		return onlyEmbed(ctx, server, locomoShapes, getenv, *out, stdout, stderr)
 	case "vector":
 		outSet := false
 		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
@@ -227,6 +251,74 @@ func onlyServe(ctx context.Context, cfg bench.Config, sizes string, stdout, stde
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "load average at the end: %s\n", report.Machine.LoadEnd)
+	return 0
+}
+
+// onlyEmbed runs make eval-embed: LoCoMo's development split through the
+// embedding endpoint that serve's variables name.
+func onlyEmbed(ctx context.Context, server string, shapes []string, getenv func(string) string, out string, stdout, stderr io.Writer) int {
+	model := getenv("MNEMO_EMBEDDING_MODEL")
+	if model == "" {
+		fmt.Fprintln(stderr, "mnemo-bench: no embedding endpoint is configured (MNEMO_EMBEDDING_MODEL is not set), so recall by meaning was not measured.\n"+
+			"Set the variables serve reads: MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL (else MNEMO_LLM_BASE_URL, else OpenAI's API) and MNEMO_LLM_API_KEY (else OPENAI_API_KEY).")
+		return 2
+	}
+	base := getenv("MNEMO_EMBEDDING_BASE_URL")
+	if base == "" {
+		base = getenv("MNEMO_LLM_BASE_URL")
+	}
+	key := getenv("MNEMO_LLM_API_KEY")
+	if key == "" {
+		key = getenv("OPENAI_API_KEY")
+	}
+	where := "OpenAI's API"
+	if base != "" {
+		u, err := url.Parse(base)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			fmt.Fprintf(stderr, "mnemo-bench: the embeddings base URL is not an http(s) URL\n")
+			return 2
+		}
+		where = u.Redacted()
+	}
+	emb := llm.NewEmbedder(key, base, model)
+	// One request first: an endpoint that does not answer is said in a
+	// line, not after the databases are loaded.
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	vecs, err := emb.Embed(pctx, []string{"Which city is the new office in?"})
+	cancel()
+	if err == nil && (len(vecs) != 1 || len(vecs[0]) == 0) {
+		err = errors.New("no vector in the answer")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: the embedding endpoint (%s at %s) did not answer, so recall by meaning was not measured: %v\n", model, where, err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "embedding endpoint: %s at %s, %d dimensions\n", model, where, len(vecs[0]))
+	dir := getenv("LOCOMO_DIR")
+	if dir == "" {
+		fmt.Fprintf(stderr, "mnemo-bench: LOCOMO_DIR is not set: %s\n", bench.LoCoMoHowTo)
+		return 2
+	}
+	convs, err := bench.ReadLoCoMo(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	res, err := bench.RunEmbed(ctx, convs, bench.EmbedOptions{Server: server, Embedder: emb, Model: model, Shapes: shapes,
+		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	md := res.Markdown()
+	fmt.Fprint(stdout, md)
+	if out != "" {
+		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+			fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", out)
+	}
 	return 0
 }
 
