@@ -45,7 +45,11 @@ type VectorOptions struct {
 	// job running and as many without it (default 300).
 	Remember int
 	Database string // default mnemo_bench_vector
-	Log      func(format string, args ...any)
+	// Keep leaves the database in place after the run, with the last
+	// dimension's embeddings and index, for looking at plans by hand (it
+	// is dropped at the next run).
+	Keep bool
+	Log  func(format string, args ...any)
 }
 
 // VectorResult is what the vector bench measured.
@@ -205,7 +209,11 @@ func RunVector(ctx context.Context, o VectorOptions) (*VectorResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
+	if o.Keep {
+		defer d.Pool.Close()
+	} else {
+		defer d.Close()
+	}
 	if ok, err := d.DB.HasVectors(ctx); err != nil {
 		return nil, err
 	} else if !ok {

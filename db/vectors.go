@@ -212,15 +212,50 @@ const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_c
 // VectorSQL is the vector leg's statement for dim dimensions: exact, or
 // through the HNSW index. $1 the query vector, $2 the model, $3-$8 the
 // viewer as memory_visible takes it, $9 the limit.
+//
+// The exact statement reads the asker's candidates through memories'
+// recall indexes, one branch per partition the asker may see from here
+// (their own personal memories, the thread's, the channel's, the
+// workspace's public ones: memory_parts' partitions), then each one's
+// vector by key. The branches are only a way in, a superset of what the
+// asker may see; memory_visible, the one definition, decides. Left to a
+// join of memory_vectors and memories filtered by memory_visible, the
+// planner cannot estimate the filter (a CASE over the scope) and, past
+// some 50,000 rows, scans both tables whole and hashes them (a second
+// where a few thousand lookups take milliseconds).
 func VectorSQL(dim int, exact bool) string {
-	dist := fmt.Sprintf("v.embedding::halfvec(%d) <=> $1::halfvec(%d)", dim, dim)
 	if exact || dim > MaxIndexedDim {
-		// Not the index's expression: the planner finds the visible rows
-		// through memories' indexes, reads their vectors by key and sorts.
-		dist = fmt.Sprintf("(v.embedding <=> $1::halfvec(%d)) + 0", dim)
+		// Not the index's expression, so the HNSW index is not walked.
+		return fmt.Sprintf(`WITH cand AS MATERIALIZED (
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope = 'personal' AND m.subject_id = $4::text
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+    UNION
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope = 'conversation' AND m.source_key = $6::text
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+    UNION
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope IN ('channel', 'workspace') AND m.channel_id = $5::text AND $5::text <> ''
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+    UNION
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = ''
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+), near AS MATERIALIZED (
+    SELECT v.id, (v.embedding <=> $1::halfvec(%d)) + 0 AS dist
+    FROM cand
+    JOIN memories m ON m.id = cand.id
+    JOIN memory_vectors v ON v.id = cand.id
+    WHERE v.dim = %d AND v.model = $2::text
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool)
+    ORDER BY dist
+    LIMIT $9
+)
+%s`, dim, dim, vectorRows)
 	}
 	return fmt.Sprintf(`WITH near AS MATERIALIZED (
-    SELECT v.id, %s AS dist
+    SELECT v.id, v.embedding::halfvec(%d) <=> $1::halfvec(%d) AS dist
     FROM memory_vectors v
     JOIN memories m ON m.id = v.id
     WHERE v.dim = %d AND v.model = $2::text
@@ -228,13 +263,16 @@ func VectorSQL(dim int, exact bool) string {
     ORDER BY dist
     LIMIT $9
 )
-SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues,
+%s`, dim, dim, dim, vectorRows)
+}
+
+// vectorRows reads the nearest memories' rows, nearest first.
+const vectorRows = `SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues,
        r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts,
        r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by,
        r.superseded_by, r.idempotency_key, r.sensitive, near.dist
 FROM near JOIN memory_rows r ON r.id = near.id
-ORDER BY near.dist, r.created_at DESC`, dist, dim)
-}
+ORDER BY near.dist, r.created_at DESC`
 
 // Nearest returns up to q.Limit memories the asker may see, nearest
 // q.Vec first, among those embedded by q.Model.

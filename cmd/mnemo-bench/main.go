@@ -36,7 +36,7 @@ const usage = `usage: mnemo-bench [--sizes N,N,…] [--million] [--queries N] [-
        mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
        mnemo-bench --only serve [--sizes N] [--turns N] [--mnemo FILE]
        mnemo-bench --only embed [--locomo-shapes channel,personal] [--out FILE]
-       mnemo-bench --only vector [--vector-rows N] [--vector-dims N,N] [--vector-queries N] [--remember N] [--out FILE]
+       mnemo-bench --only vector [--vector-rows N] [--vector-dims N,N] [--vector-queries N] [--vector-keep] [--remember N] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
@@ -79,6 +79,8 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
                bench-vector MILLION=1 runs 1000000)
   --vector-dims     its embedding dimensions (default 512,768)
   --vector-queries  its questions per dimension (default 300)
+  --vector-keep     leave its database (mnemo_bench_vector) in place after
+               the run, with the last dimension's index, to look at plans
   --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
   --locomo-noise   unrelated memories in each channel of the noisy shape
                (default 100000)
@@ -107,6 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	vectorRows := fs.Int("vector-rows", 100_000, "")
 	vectorDims := fs.String("vector-dims", "512,768", "")
 	vectorQueries := fs.Int("vector-queries", 300, "")
+	vectorKeep := fs.Bool("vector-keep", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -167,7 +170,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		rememberSet := false
 		fs.Visit(func(f *flag.Flag) { rememberSet = rememberSet || f.Name == "remember" })
-		o := bench.VectorOptions{Server: server, Rows: *vectorRows, Queries: *vectorQueries,
+		o := bench.VectorOptions{Server: server, Rows: *vectorRows, Queries: *vectorQueries, Keep: *vectorKeep,
 			Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }}
 		if rememberSet {
 			o.Remember = *remember
