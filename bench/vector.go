@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -106,6 +107,12 @@ type VectorDim struct {
 	// Embed is the query's embedding, through the OpenAI SDK client
 	// against the fake embeddings server over HTTP.
 	Embed Latency
+	// Paths is what the exact scan and the index walk each cost over the
+	// same questions, by how many memories the asker's partitions hold.
+	Paths []PathCost
+	// BruteChecked questions' exact scans were compared with a brute-force
+	// scan; BruteDiffered of them differed.
+	BruteChecked, BruteDiffered int
 	// Found counts auto-recall's memories by the leg that found them.
 	Found     map[string]int
 	Fallbacks int
@@ -379,6 +386,7 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 
 	// The property and recall@10, on the leg's own reads.
 	m := d.DB.Memories()
+	paths := make([]struct{ exact, index []time.Duration }, len(sizeBuckets))
 	var sumBig, sumSmall, sumRun float64
 	exactN := 0
 	for qi, q := range qs {
@@ -395,12 +403,23 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 			got := map[bool][]db.Near{}
 			for _, use := range []memory.Use{memory.Show, memory.Apply} {
 				for _, exact := range []bool{false, true} {
+					t := time.Now()
 					near, err := m.Nearest(ctx, db.VectorQuery{
 						Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
 						PrivateViewer: v.Private, Apply: use == memory.Apply, Model: model, Vec: qv, Limit: memory.VectorK, Exact: exact,
 					})
+					took := time.Since(t)
 					if err != nil {
 						return vd, err
+					}
+					if use == memory.Apply && di == 0 {
+						// Both ways over the same questions: where each costs what.
+						b := sizeBucket(visible)
+						if exact {
+							paths[b].exact = append(paths[b].exact, took)
+						} else {
+							paths[b].index = append(paths[b].index, took)
+						}
 					}
 					vis.Calls++
 					vis.Returned += len(near)
@@ -422,6 +441,17 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 			if di > 0 {
 				continue
 			}
+			if qi%10 == 0 {
+				// The exact scan against a brute-force one, on a sample.
+				same, err := sameAsBruteForce(ctx, d, dim, model, v, qv, got[true])
+				if err != nil {
+					return vd, err
+				}
+				vd.BruteChecked++
+				if !same {
+					vd.BruteDiffered++
+				}
+			}
 			r, ok := recallAt(10, got[false], got[true])
 			if !ok {
 				continue
@@ -439,6 +469,11 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 				sumBig += r
 				vd.RecallN++
 			}
+		}
+	}
+	for b, p := range paths {
+		if len(p.exact) > 0 {
+			vd.Paths = append(vd.Paths, PathCost{Bucket: sizeBuckets[b].name, Exact: latencyOf(p.exact), Index: latencyOf(p.index)})
 		}
 	}
 	if vd.RecallN > 0 {
@@ -517,6 +552,51 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 	vd.Fallbacks = int(fallbacks.Load())
 	o.Log("vector %d: auto-recall p95 hybrid %s, lexical %s; query embedding p95 %s", dim, ms(vd.Hybrid.P95), ms(vd.Lexical.P95), ms(vd.Embed.P95))
 	return vd, nil
+}
+
+// PathCost is the two ways of the vector leg, over the same questions.
+type PathCost struct {
+	Bucket       string
+	Exact, Index Latency
+}
+
+var sizeBuckets = []struct {
+	name string
+	max  int64
+}{{"≤ 500", 500}, {"501–1,000", 1000}, {"1,001–2,500", 2500}, {"2,501–5,000", 5000}, {"5,001–20,000", 20000}, {"> 20,000", 1 << 62}}
+
+func sizeBucket(n int64) int {
+	for i, b := range sizeBuckets {
+		if n <= b.max {
+			return i
+		}
+	}
+	return len(sizeBuckets) - 1
+}
+
+// sameAsBruteForce compares the exact scan's answer with a scan of every
+// vector of the dimension filtered by memory_visible, distance by distance.
+func sameAsBruteForce(ctx context.Context, d *Database, dim int, model string, v memory.Viewer, qv []float32, exact []db.Near) (bool, error) {
+	rows, err := d.Pool.Query(ctx, fmt.Sprintf(`SELECT (v.embedding <=> $1::halfvec(%d)) + 0 AS dist
+		FROM memory_vectors v JOIN memories m ON m.id = v.id
+		WHERE v.dim = %d AND v.model = $2 AND memory_visible(m, $3, $4, $5, $6, $7, false)
+		ORDER BY dist LIMIT $8`, dim, dim), db.VectorLiteral(qv), model, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, memory.VectorK)
+	if err != nil {
+		return false, err
+	}
+	dists, err := pgx.CollectRows(rows, pgx.RowTo[float64])
+	if err != nil {
+		return false, err
+	}
+	if len(dists) != len(exact) {
+		return false, nil
+	}
+	for i := range dists {
+		if math.Abs(dists[i]-exact[i].Distance) > 1e-6 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // recallAt is the share of the exact top k (at most k, as many as are
@@ -674,6 +754,13 @@ func (r *VectorResult) Table() *Table {
 		t.Add(Row{Metric: fmt.Sprintf("vector leg alone p50 / p95 @%s, %d-d: all, exact scans, HNSW walks", rows, d.Dim), Target: "—",
 			Measured: fmt.Sprintf("%s / %s; %s / %s (%d); %s / %s (%d)", ms(d.Leg.P50), ms(d.Leg.P95), ms(d.LegExact.P50), ms(d.LegExact.P95), d.LegExact.N,
 				ms(d.LegIndex.P50), ms(d.LegIndex.P95), d.LegIndex.N), Baseline: "—", Ratio: "—"})
+		for _, p := range d.Paths {
+			t.Add(Row{Metric: fmt.Sprintf("vector leg p50 / p95 @%s, %d-d, askers whose partitions hold %s memories (%d questions): exact scan", rows, d.Dim, p.Bucket, p.Exact.N), Target: "—",
+				Measured: ms(p.Exact.P50) + " / " + ms(p.Exact.P95), Baseline: ms(p.Index.P50) + " / " + ms(p.Index.P95) + " HNSW walk, same questions",
+				Ratio: fmt.Sprintf("%.2f× at p50", float64(p.Exact.P50)/float64(max(p.Index.P50, 1)))})
+		}
+		t.Add(Row{Metric: fmt.Sprintf("exact scan against a brute-force scan of every vector @%s, %d-d (%d questions)", rows, d.Dim, d.BruteChecked), Target: "0 differ",
+			Measured: fmt.Sprintf("%d differ", d.BruteDiffered), Baseline: "—", Ratio: "—", Met: met(d.BruteDiffered == 0 && d.BruteChecked > 0)})
 		t.Add(Row{Metric: fmt.Sprintf("query embedding p50 / p95, %d-d, OpenAI SDK client → fake server over HTTP", d.Dim), Target: "—",
 			Measured: ms(d.Embed.P50) + " / " + ms(d.Embed.P95), Baseline: "—", Ratio: "—"})
 	}
