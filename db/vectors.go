@@ -314,6 +314,20 @@ func (s Memories) VisibleRows(ctx context.Context, team, actor, channel, sourceK
 	return n, nil
 }
 
+// VectorScanSize is VisibleRows and, as the planner's statistics have it,
+// how many vectors memory_vectors holds (0 before its first ANALYZE), in
+// one round trip: the two sizes the vector leg chooses its way by.
+func (s Memories) VectorScanSize(ctx context.Context, team, actor, channel, sourceKey string) (visible, vectors int64, err error) {
+	err = s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint,
+		       (SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c WHERE c.oid = to_regclass('memory_vectors'))
+		FROM memory_part_stats
+		WHERE part = ANY(memory_parts($1::text, $2::text, $3::text, $4::text))`, team, actor, channel, sourceKey).Scan(&visible, &vectors)
+	if err != nil {
+		return 0, 0, fmt.Errorf("visible rows: %w", mapErr(err))
+	}
+	return visible, vectors, nil
+}
+
 // VectorIndex is an HNSW index of memory_vectors, its size and the rows
 // of its dimension.
 type VectorIndex struct {

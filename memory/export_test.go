@@ -27,4 +27,3 @@ func SpecialCategoryOf(text string) string {
 	w := write{subjectType: SubjectUser}
 	return categoryIn(readings(w, text, Canonicalize(text), nil))
 }
-
