@@ -67,8 +67,10 @@ const (
 //
 //   - a memory of another workspace is never visible. An external member
 //     (a person of another organisation in a Slack Connect channel) reads
-//     in their own workspace (HomeOf): no memory of the host's, of any
-//     scope, enters their turns, tool results or lists;
+//     in their own workspace (HomeOf), and of the host's memories sees
+//     only the shared channel's channel-scope ones, there (Guest): no
+//     workspace, personal or thread memory of the host's enters their
+//     turns, tool results or lists;
 //   - personal: only its subject. Where it was said, always. A sensitive one
 //     never leaves that place, except to be shown to its subject alone,
 //     never through a model (v.Model).
@@ -83,10 +85,13 @@ const (
 //   - an admin's oversight shows other people's memories, but not sensitive
 //     ones said elsewhere.
 func Visible(v Viewer, m Memory, use Use) bool {
+	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
+	if v.Guest(m.Team) {
+		return m.Scope == ScopeChannel && here
+	}
 	if m.Team != viewerTeam(v) {
 		return false
 	}
-	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
 	if v.Oversight && v.Actor.IsAdmin && use == Show {
 		return m.Sensitive == "" || here
 	}
@@ -112,6 +117,14 @@ func Visible(v Viewer, m Memory, use Use) bool {
 		return here || (m.Sensitive == "" && m.Visibility == provenance.Public)
 	}
 	return false
+}
+
+// Guest reports whether v reads team's memories as a guest: an external
+// member of a Slack Connect channel, and team the channel's host. A guest
+// sees the channel's own memories there and nothing else of the host's
+// (memory_visible's v_guest).
+func (v Viewer) Guest(team string) bool {
+	return v.Actor.ExternalTo(v.Place) && v.Place.Channel != "" && team == v.Place.Team
 }
 
 // PrivateElsewhere reports a memory said in a DM or a private place other

@@ -129,6 +129,12 @@ func scope(w *write) string {
 	default:
 		return fmt.Sprintf("a %s memory can't be about %s", w.scope, about)
 	}
+	if w.scope == ScopeChannel && req.Actor.ExternalTo(req.Place) {
+		// An external member's channel memory is the shared channel's,
+		// with its host, for everyone in it (Viewer.Guest); the rest of
+		// what they write is their own team's (HomeOf).
+		w.team = req.Place.Team
+	}
 	return ""
 }
 

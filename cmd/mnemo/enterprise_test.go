@@ -334,3 +334,79 @@ func TestAnExternalMemberInASlackConnectChannel(t *testing.T) {
 	}
 	require.Equal(t, 1, replies, "answered once")
 }
+
+// Issue 33: a channel memory of a Slack Connect channel is everyone's in
+// it, external members included: the host's channel memory enters an
+// external member's turn there and their recall, while the host's
+// workspace memory does not. It stays in its channel: in another shared
+// channel of the host it is not theirs. A channel memory the external
+// member writes there is the channel's too, and the host's member sees it.
+func TestAChannelMemoryOfASharedChannelIsItsExternalMembersToo(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		shared, other    = "C0SHARED", "C0SHARED2"
+		window, codename = "zqxwindow", "zqxcodename"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := in{b, teamA}
+	ctx := context.Background()
+	remember := func(channel string, scope memory.Scope, content string) {
+		t.Helper()
+		out, err := b.store().Remember(ctx, memory.WriteRequest{
+			Actor: provenance.Actor{Kind: provenance.KindUser, Team: teamA, ID: admin, IsAdmin: true},
+			Place: provenance.Place{Team: teamA, Channel: channel, SourceKey: "slack:" + teamA + ":" + channel + ":1800000000.000100", Visibility: provenance.Public},
+			Scope: scope, Content: content, WrittenBy: provenance.ByExplicit,
+		})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		require.Equal(t, scope, out.Memory.Scope)
+	}
+	remember(shared, memory.ScopeChannel, "Deploys from this channel go out in the "+window+" slot")
+	remember(shared, memory.ScopeWorkspace, "The launch codename is "+codename)
+
+	b.slack.ShareChannel(shared, teamA)
+	b.slack.ShareChannel(other, teamA)
+	hostAuth := []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}
+	guest := func(channel, text string) string {
+		t.Helper()
+		ts := b.nextTS()
+		ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> " + text, "ts": ts, "channel": channel, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+		b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: hostAuth, ExtShared: true})
+		got := b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+			return m.Channel == channel && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+		})
+		b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+		return got[0].Text
+	}
+	requests := func(marker string) string {
+		t.Helper()
+		reqs := turnRequests(b, marker)
+		require.NotEmpty(t, reqs)
+		return strings.Join(reqs, "\n")
+	}
+
+	// In the shared channel: the channel's memory, not the workspace's.
+	guest(shared, "when do deploys go out, zqxhere?")
+	got := requests("zqxhere")
+	require.Contains(t, got, window, "the shared channel's memory in its external member's turn")
+	require.NotContains(t, got, codename, "the host's workspace memory in an external member's turn")
+	recall := guest(shared, `call memory__recall {"query": "deploys slot"}`)
+	require.Contains(t, recall, window)
+	require.NotContains(t, guest(shared, `call memory__recall {"query": "launch codename"}`), codename)
+
+	// In another shared channel of the host, it is not theirs.
+	guest(other, "when do deploys go out, zqxthere?")
+	require.NotContains(t, requests("zqxthere"), window, "a channel memory outside its channel")
+	require.NotContains(t, guest(other, `call memory__recall {"query": "deploys slot"}`), window)
+
+	// What they ask to keep for the channel is the channel's, with its
+	// host: A's member sees it there.
+	guest(shared, `call memory__remember {"content": "The shared channel's runbook is zqxrunbook", "kind": "procedure", "scope": "channel"}`)
+	var team string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT team_id FROM memories WHERE content ILIKE '%zqxrunbook%'`).Scan(&team))
+	require.Equal(t, teamA, team, "the shared channel's memory is kept with its host")
+	require.Contains(t, A.ask(alice, shared, `call memory__recall {"query": "runbook"}`), "zqxrunbook")
+}
