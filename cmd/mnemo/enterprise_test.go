@@ -410,3 +410,72 @@ func TestAChannelMemoryOfASharedChannelIsItsExternalMembersToo(t *testing.T) {
 	require.Equal(t, teamA, team, "the shared channel's memory is kept with its host")
 	require.Contains(t, A.ask(alice, shared, `call memory__recall {"query": "runbook"}`), "zqxrunbook")
 }
+
+// click presses a button in the workspace, as user in channel, and returns
+// the answer.
+func (w in) click(user, channel, actionID, value string) string {
+	w.b.t.Helper()
+	n := len(w.b.responses())
+	env := w.b.slack.SendInteractive(map[string]any{
+		"type": "block_actions", "team": map[string]any{"id": w.team}, "user": map[string]any{"id": user, "team_id": w.team},
+		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "response_url": strings.TrimSuffix(w.b.slack.URL, "/api/") + "/response",
+		"actions":   []any{map[string]any{"type": "button", "action_id": actionID, "block_id": "b1", "value": value, "action_ts": "1800000000.000100"}},
+		"channel":   map[string]any{"id": channel},
+		"container": map[string]any{"type": "message", "message_ts": "1800000000.000100", "is_ephemeral": true},
+	})
+	w.b.slack.WaitAck(env, 5*time.Second)
+	return w.b.nextResponse(n).Text
+}
+
+// Issue 33: an external member is covered by erasure. What the host's
+// conversations kept of them under their own team (their personal
+// memories, memory.HomeOf) goes with the host's purge, as do their words
+// in the host's log; what their own organisation's installation keeps of
+// them under their team is not the host's to erase, and stays.
+func TestPurgingAnExternalMemberErasesWhatTheHostKeptUnderTheirTeam(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		shared           = "C0SHARED"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := in{b, teamA}
+	ctx := context.Background()
+	b.slack.ShareChannel(shared, teamA)
+	ts := b.nextTS()
+	ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> remember that I prefer zqxbullet lists", "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+	b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}, ExtShared: true})
+	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+	// Their own organisation's memory of them: not the host's.
+	out, err := b.store().Remember(ctx, memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: extTeam, ID: extUser},
+		Place: provenance.Place{Team: extTeam, Channel: "C0THEIRS", SourceKey: "slack:" + extTeam + ":C0THEIRS:1800000000.000100", Visibility: provenance.Public},
+		Scope: memory.ScopePersonal, Content: "I prefer zqxown dark mode", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+
+	count := func(word string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE team_id = $1 AND content ILIKE '%' || $2 || '%'`, extTeam, word).Scan(&n))
+		return n
+	}
+	words := func() int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM session_messages WHERE team_id = $1 AND (actor_id = $2 OR text ILIKE '%zqxbullet%')`, teamA, extUser).Scan(&n))
+		return n
+	}
+	require.Equal(t, 1, count("zqxbullet"), "the shared channel kept their preference under their own team")
+	require.Equal(t, 1, count("zqxown"))
+	require.Positive(t, words(), "the host's log holds their words")
+
+	require.Contains(t, A.command(admin, shared, "purge <@"+extUser+">"), "mnemo_purge_confirm")
+	receipt := A.click(admin, shared, "mnemo_purge_confirm", extUser)
+	require.Contains(t, receipt, "Erased <@"+extUser+">")
+	require.Contains(t, receipt, "1 deleted in their own workspace "+extTeam, receipt)
+	require.Equal(t, 0, count("zqxbullet"), "what the host kept of them under their team is erased")
+	require.Equal(t, 1, count("zqxown"), "their own organisation's memory of them stays")
+	require.Zero(t, words(), "their words in the host's log are gone")
+}
