@@ -421,6 +421,45 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 	return r, nil
 }
 
+// EraseOrganisation erases an organisation's org-wide installation: every
+// workspace it served that has no active installation of its own is erased
+// (EraseTeam, a transaction each, listed in teams), then, in one
+// transaction, the organisation's record of the workspaces it served and
+// its installation with the sealed token (the receipt). A workspace with
+// an installation of its own keeps its data and is served by it alone.
+func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []string, r Receipt, err error) {
+	if enterprise == "" {
+		return nil, nil, fmt.Errorf("erase organisation: an enterprise id is needed")
+	}
+	served, err := d.q.InstallationOrgTeamsToErase(ctx, d.pool, enterprise)
+	if err != nil {
+		return nil, nil, fmt.Errorf("erase organisation %s: its workspaces: %w", enterprise, mapErr(err))
+	}
+	for _, team := range served {
+		if _, err := d.EraseTeam(ctx, team); err != nil {
+			return teams, nil, fmt.Errorf("erase organisation %s: %w", enterprise, err)
+		}
+		teams = append(teams, team)
+	}
+	err = d.InTx(ctx, func(tx *Tx) error {
+		n, err := tx.q.InstallationForgetOrgTeams(ctx, tx.tx, enterprise)
+		if err != nil {
+			return fmt.Errorf("erase organisation installation_teams: %w", mapErr(err))
+		}
+		r = append(r, ReceiptLine{Table: "installation_teams", Action: "deleted", Rows: n})
+		n, err = tx.q.InstallationForgetOrg(ctx, tx.tx, enterprise)
+		if err != nil {
+			return fmt.Errorf("erase organisation installations: %w", mapErr(err))
+		}
+		r = append(r, ReceiptLine{Table: "installations", Action: "deleted", Rows: n})
+		return nil
+	})
+	if err != nil {
+		return teams, nil, err
+	}
+	return teams, r, nil
+}
+
 // ErasedAt says when the team's memory whose id is ref, or starts with it
 // (4 characters at least), was deleted by an erasure; ErrNotFound when none
 // was.

@@ -431,6 +431,11 @@ func validTeamID(s string) bool {
 	return len(s) >= 2 && s[0] == 'T' && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
+// validEnterpriseID is an Enterprise Grid organisation's id (E…).
+func validEnterpriseID(s string) bool {
+	return len(s) >= 2 && s[0] == 'E' && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+}
+
 func validUserID(s string) bool {
 	if len(s) < 2 || (s[0] != 'U' && s[0] != 'W') {
 		return false

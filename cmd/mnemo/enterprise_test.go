@@ -479,3 +479,51 @@ func TestPurgingAnExternalMemberErasesWhatTheHostKeptUnderTheirTeam(t *testing.T
 	require.Equal(t, 1, count("zqxown"), "their own organisation's memory of them stays")
 	require.Zero(t, words(), "their words in the host's log are gone")
 }
+
+// Issue 33: the lifecycle at the organisation's level. The organisation's
+// tokens_revoked (its authorization says is_enterprise_install) stops
+// every workspace it serves, as its uninstall does, and `mnemo teams
+// erase E…` then erases the organisation: its workspaces' data, its record
+// of them (installation_teams) and its installation, which `mnemo
+// installs` no longer lists. A workspace with its own installation is the
+// control: it keeps answering, and its data.
+func TestAnOrganisationsRevokedTokenStopsItsWorkspacesAndItsErasureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+	installThroughOAuth(t, b, addr, teamA)
+	ctx := context.Background()
+	A, B := gridIn{b, orgTeamA, org, true}, gridIn{b, orgTeamB, org, true}
+	require.Contains(t, A.ask(alice, "C0ORGAGEN", factA), "Prefers terse PR summaries")
+	require.Contains(t, B.ask(alice, "C0ORGBGEN", factB), "Prefers tabs over spaces")
+	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", factA))
+	count := func(sql string, args ...any) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, sql, args...).Scan(&n))
+		return n
+	}
+	require.Equal(t, 2, count(`SELECT count(*) FROM installation_teams WHERE enterprise_id = $1`, org))
+
+	ws, _ := b.slack.Installed(org)
+	b.slack.Revoke(org)
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "tokens_revoked", "tokens": map[string]any{"bot": []string{ws.BotUserID}}, "event_ts": "1800000000.000100"}, B.opts()), 5*time.Second)
+	var why string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT disabled_why FROM installations WHERE enterprise_id = $1 AND team_id = ''`, org).Scan(&why))
+	require.Equal(t, "tokens_revoked", why, "the organisation's installation is disabled")
+	ts := b.nextTS()
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "hello?", "ts": ts, "channel": "D0ORGA", "event_ts": ts}, A.opts()), 5*time.Second)
+	require.Equal(t, 0, b.arrivals(ts), "no workspace of the organisation is taken in")
+
+	var out, errOut strings.Builder
+	require.Equal(t, 0, run(ctx, []string{"teams", "erase", "--by", "ops-ticket-33", org}, b.getenv, strings.NewReader(""), &out, &errOut), errOut.String())
+	require.Contains(t, out.String(), "Erased organisation "+org+": 2 workspaces (T0ORGA, T0ORGB)")
+	require.Zero(t, count(`SELECT count(*) FROM installation_teams WHERE enterprise_id = $1`, org))
+	require.Zero(t, count(`SELECT count(*) FROM installations WHERE enterprise_id = $1`, org))
+	require.Zero(t, count(`SELECT count(*) FROM memories WHERE team_id = ANY($1)`, []string{orgTeamA, orgTeamB}))
+	require.Positive(t, count(`SELECT count(*) FROM memories WHERE team_id = $1`, teamA), "the workspace with its own installation keeps its data")
+	out.Reset()
+	require.Equal(t, 0, run(ctx, []string{"installs"}, b.getenv, strings.NewReader(""), &out, &errOut), errOut.String())
+	require.NotContains(t, out.String(), org)
+	require.Contains(t, out.String(), teamA)
+	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", "hello"), "the control answers")
+}
