@@ -188,7 +188,7 @@ func (d *DB) EnsureVectorIndex(ctx context.Context, dim int) error {
 type VectorQuery struct {
 	Team, Channel, SourceKey, Actor string
 	PrivateViewer, Apply            bool
-	Guest                           bool // as in SearchQuery
+	Only                            string // as in SearchQuery
 	Model                           string
 	Vec                             []float32
 	Limit                           int
@@ -212,7 +212,7 @@ const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_c
 
 // VectorSQL is the vector leg's statement for dim dimensions: exact, or
 // through the HNSW index. $1 the query vector, $2 the model, $3-$8 the
-// viewer as memory_visible takes it, $9 the limit, $10 the guest flag.
+// viewer as memory_visible takes it, $9 the limit, $10 the one scope read (v_only).
 func VectorSQL(dim int, exact bool) string {
 	dist := fmt.Sprintf("v.embedding::halfvec(%d) <=> $1::halfvec(%d)", dim, dim)
 	if exact || dim > MaxIndexedDim {
@@ -225,7 +225,7 @@ func VectorSQL(dim int, exact bool) string {
     FROM memory_vectors v
     JOIN memories m ON m.id = v.id
     WHERE v.dim = %d AND v.model = $2::text
-      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::bool)
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
     ORDER BY dist
     LIMIT $9
 )
@@ -243,7 +243,7 @@ func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	var out []Near
 	err := s.read(ctx, VectorSettings, func(e executor) error {
 		rows, err := e.Query(ctx, VectorSQL(len(q.Vec), q.Exact), VectorLiteral(q.Vec), q.Model,
-			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit, q.Guest)
+			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit, q.Only)
 		if err != nil {
 			return err
 		}
@@ -267,14 +267,14 @@ func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 // VisibleRows is about how many active memories the asker's partitions
 // hold (memory_part_stats, kept by the recall index): an upper bound of
 // the rows the vector leg's filter keeps, read from at most five rows. A
-// guest's is the channel's own partition.
-func (s Memories) VisibleRows(ctx context.Context, team, actor, channel, sourceKey string, guest bool) (int64, error) {
+// guest's (only "channel") is the channel's own partition.
+func (s Memories) VisibleRows(ctx context.Context, team, actor, channel, sourceKey, only string) (int64, error) {
 	var n int64
 	err := s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint FROM memory_part_stats
-		WHERE part = ANY(CASE WHEN $5::bool
+		WHERE part = ANY(CASE WHEN $5::text = 'channel'
 		                      THEN ARRAY[memory_part($1::text, 'channel', 'channel', $3::text, '', $3::text, '', '')]
 		                      ELSE memory_parts($1::text, $2::text, $3::text, $4::text) END)`,
-		team, actor, channel, sourceKey, guest).Scan(&n)
+		team, actor, channel, sourceKey, only).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("visible rows: %w", mapErr(err))
 	}

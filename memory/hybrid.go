@@ -96,13 +96,13 @@ func (s *Store) nearest(ctx context.Context, q db.SearchQuery) ([]db.Near, error
 		return nil, errors.New("embedding: no vector for the query")
 	}
 	m := s.db.Memories()
-	visible, err := m.VisibleRows(ctx, q.Team, q.Actor, q.Channel, q.SourceKey, q.Guest)
+	visible, err := m.VisibleRows(ctx, q.Team, q.Actor, q.Channel, q.SourceKey, q.Only)
 	if err != nil {
 		return nil, err
 	}
 	return m.Nearest(ctx, db.VectorQuery{
 		Team: q.Team, Channel: q.Channel, SourceKey: q.SourceKey, Actor: q.Actor, PrivateViewer: q.PrivateViewer, Apply: q.Apply,
-		Guest: q.Guest, Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: visible <= ExactScanMax,
+		Only: q.Only, Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: visible <= ExactScanMax,
 	})
 }
 

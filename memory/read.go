@@ -62,10 +62,21 @@ func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, lim
 		// host's memories of the channel, as a guest; theirs and the
 		// channel's are ranked together.
 		g := q
-		g.Team, g.Guest, g.Reserve, g.AboutActor = v.Place.Team, true, 0, false
+		g.Team, g.Only, g.Reserve, g.AboutActor = v.Place.Team, string(ScopeChannel), 0, false
 		more, err := s.searchLeg(ctx, g)
 		if err != nil {
 			return nil, fmt.Errorf("memory search: the shared channel's: %w", err)
+		}
+		out = merge(out, more, q.Limit)
+	}
+	if v.Org(v.Place.Org) {
+		// The organisation's workspace memories (org-scope memories, opted
+		// into), ranked with the workspace's own.
+		o := q
+		o.Team, o.Only, o.Reserve, o.AboutActor = v.Place.Org, string(ScopeWorkspace), 0, false
+		more, err := s.searchLeg(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("memory search: the organisation's: %w", err)
 		}
 		out = merge(out, more, q.Limit)
 	}
@@ -222,6 +233,9 @@ func (s *Store) Resolve(ctx context.Context, v Viewer, ref string) ([]Memory, er
 	teams := []string{viewerTeam(v)}
 	if v.Guest(v.Place.Team) {
 		teams = append(teams, v.Place.Team)
+	}
+	if v.Org(v.Place.Org) {
+		teams = append(teams, v.Place.Org)
 	}
 	var cands []Memory
 	for _, team := range teams {

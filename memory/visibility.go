@@ -81,13 +81,18 @@ const (
 //     instruction), only to them there;
 //   - channel: in its channel;
 //   - workspace: said in public and not sensitive, anywhere; otherwise only
-//     where it was said;
+//     where it was said. Where the organisation opted into org-scope
+//     memories (Place.Org), its workspace memories, keyed by its enterprise
+//     id, are read so from every workspace of it, by its own members (Org);
 //   - an admin's oversight shows other people's memories, but not sensitive
 //     ones said elsewhere.
 func Visible(v Viewer, m Memory, use Use) bool {
 	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
 	if v.Guest(m.Team) {
 		return m.Scope == ScopeChannel && here
+	}
+	if v.Org(m.Team) {
+		return m.Scope == ScopeWorkspace && (here || (m.Sensitive == "" && m.Visibility == provenance.Public))
 	}
 	if m.Team != viewerTeam(v) {
 		return false
@@ -125,6 +130,14 @@ func Visible(v Viewer, m Memory, use Use) bool {
 // (memory_visible's v_guest).
 func (v Viewer) Guest(team string) bool {
 	return v.Actor.ExternalTo(v.Place) && v.Place.Channel != "" && team == v.Place.Team
+}
+
+// Org reports whether team is the organisation whose org-scope memories
+// v reads (Place.Org): a member of one of its workspaces reads its
+// workspace memories as their workspace's own (memory_visible's v_only
+// 'workspace'). An external member of a Slack Connect channel does not.
+func (v Viewer) Org(team string) bool {
+	return v.Place.Org != "" && team == v.Place.Org && !v.Actor.ExternalTo(v.Place)
 }
 
 // PrivateElsewhere reports a memory said in a DM or a private place other

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -526,4 +527,48 @@ func TestAnOrganisationsRevokedTokenStopsItsWorkspacesAndItsErasureLeavesNothing
 	require.NotContains(t, out.String(), org)
 	require.Contains(t, out.String(), teamA)
 	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", "hello"), "the control answers")
+}
+
+// Issue 33: org-scope memories, opted into (MNEMO_ORG_MEMORIES). With it,
+// a workspace memory an admin writes in one workspace of the organisation
+// is in the turns of another workspace of it, while personal memories stay
+// each workspace's. Without it (the control, the default), the workspace
+// memory stays in its workspace.
+func TestOrgScopeMemoriesAreSharedAcrossTheOrganisationOnlyWhenOptedInto(t *testing.T) {
+	t.Parallel()
+	const policy = "zqxpolicy"
+	for _, optIn := range []bool{true, false} {
+		t.Run(fmt.Sprint("opted in ", optIn), func(t *testing.T) {
+			t.Parallel()
+			env := httpMode
+			if optIn {
+				env = append([]string{"MNEMO_ORG_MEMORIES", org}, httpMode...)
+			}
+			b, addr := startMultiBot(t, env...)
+			installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+			A, B := gridIn{b, orgTeamA, org, true}, gridIn{b, orgTeamB, org, true}
+			ctx := context.Background()
+			got := A.ask(admin, "C0ORGAGEN", `call memory__remember {"content": "Expense reports are filed with the `+policy+` form", "kind": "procedure", "scope": "workspace"}`)
+			require.Contains(t, got, policy)
+			require.Contains(t, A.ask(alice, "C0ORGAGEN", factA), "Prefers terse PR summaries")
+			var team string
+			require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT team_id FROM memories WHERE content ILIKE '%' || $1 || '%'`, policy).Scan(&team))
+
+			B.ask(bob, "C0ORGBGEN", "how are expense reports filed, zqxasking?")
+			reqs := turnRequests(b, "zqxasking")
+			require.NotEmpty(t, reqs)
+			recalled := B.ask(bob, "C0ORGBGEN", `call memory__recall {"query": "expense reports"}`)
+			// The workspace's own memories are its own either way.
+			require.NotContains(t, B.ask(alice, "C0ORGBGEN", `call memory__list {}`), wordA)
+			if !optIn {
+				require.Equal(t, orgTeamA, team, "by default a workspace memory is its workspace's")
+				require.NotContains(t, strings.Join(reqs, "\n"), policy, "another workspace's memory in a turn")
+				require.NotContains(t, recalled, policy)
+				return
+			}
+			require.Equal(t, org, team, "an org-scope memory is kept under the organisation")
+			require.Contains(t, strings.Join(reqs, "\n"), policy, "the organisation's memory in another workspace's turn")
+			require.Contains(t, recalled, policy)
+		})
+	}
 }

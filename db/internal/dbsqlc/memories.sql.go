@@ -796,25 +796,25 @@ WITH cand AS (
     (SELECT m.id, m.created_at, 0.3 AS closeness FROM memories m
      WHERE m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::boolean)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
      ORDER BY m.created_at DESC LIMIT $8::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.4 FROM memories m
      WHERE m.team_id = $1 AND m.scope = 'conversation' AND m.source_key = $4::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::boolean)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
      ORDER BY m.created_at DESC LIMIT $8::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.2 FROM memories m
      WHERE m.team_id = $1 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::boolean)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
      ORDER BY m.created_at DESC LIMIT $8::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.1 FROM memories m
      WHERE m.team_id = $1 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
        AND m.channel_id <> $3::text AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::boolean)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
      ORDER BY m.created_at DESC LIMIT $8::int)
 ), top AS (
     SELECT c.id, (c.closeness + 0.2 / (1 + date_part('epoch', now() - c.created_at) / 2592000))::float8 AS score
@@ -834,7 +834,7 @@ type MemoryRecentParams struct {
 	SourceKey     string `json:"sourceKey"`
 	PrivateViewer bool   `json:"privateViewer"`
 	Apply         bool   `json:"apply"`
-	Guest         bool   `json:"guest"`
+	OnlyScope     string `json:"onlyScope"`
 	MaxResults    int32  `json:"maxResults"`
 }
 
@@ -854,7 +854,7 @@ func (q *Queries) MemoryRecent(ctx context.Context, db DBTX, arg MemoryRecentPar
 		arg.SourceKey,
 		arg.PrivateViewer,
 		arg.Apply,
-		arg.Guest,
+		arg.OnlyScope,
 		arg.MaxResults,
 	)
 	if err != nil {
@@ -950,7 +950,7 @@ const memorySearch = `-- name: MemorySearch :many
 WITH parts AS (
     -- A guest (an external member of a Slack Connect channel, reading its
     -- host's memories) sees only the channel's own partition.
-    SELECT CASE WHEN $1::boolean
+    SELECT CASE WHEN $1::text = 'channel'
                 THEN ARRAY[memory_part($2::text, 'channel', 'channel', $3::text, '', $3::text, '', '')]
                 ELSE memory_parts($2::text, $4::text, $3::text, $5::text) END AS p
 ), gone AS MATERIALIZED (
@@ -982,30 +982,30 @@ WITH parts AS (
     SELECT b.id, b.score
     FROM parts, terms, memory_bm25(parts.p, terms.t, $8::int, $9::int, $2::text, $4::text,
                                    $3::text, $5::text, $10::boolean, $11::boolean) AS b(id, score)
-    -- memory_bm25 reads as the host's own members would: a guest's matches
-    -- pass the rule again, as theirs.
-    WHERE NOT $1::boolean OR EXISTS (
+    -- memory_bm25 reads as the team's own members would: the matches of a
+    -- viewer of one scope (@only) pass the rule again, as theirs.
+    WHERE $1::text = '' OR EXISTS (
         SELECT 1 FROM memories gm WHERE gm.id = b.id
-           AND memory_visible(gm, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, true))
+           AND memory_visible(gm, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text))
 ), cand AS (
     SELECT bm.id, bm.score AS bm, true AS matched, false AS fill, false AS word FROM bm
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
      WHERE $12::boolean AND m.team_id = $2 AND m.scope = 'conversation' AND m.source_key = $5::text
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::boolean)
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
      ORDER BY m.created_at DESC LIMIT $13::int)
     UNION ALL
     (SELECT m.id, 0, false, true, false FROM memories m
      WHERE $12::boolean AND m.team_id = $2 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace')
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::boolean)
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
      ORDER BY m.created_at DESC LIMIT $13::int)
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
      WHERE $14::int > 0 AND m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $4::text
        AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::boolean)
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
      ORDER BY m.created_at DESC LIMIT $14::int)
     UNION ALL
     -- The asker's preferences that share a word with the query, for the
@@ -1023,7 +1023,7 @@ WITH parts AS (
      CROSS JOIN LATERAL (SELECT pm.id, pm.team_id, pm.scope, pm.subject_type, pm.subject_id, pm.kind, pm.content, pm.normalized, pm.source_key, pm.channel_id, pm.visibility, pm.actor_id, pm.actor_name, pm.written_by, pm.message_ts, pm.observed_at, pm.created_at, pm.expires_at, pm.archived_at, pm.archived_reason, pm.archived_by, pm.superseded_by, pm.idempotency_key, pm.sensitive, pm.cues, pm.embedding, pm.search, pm.embedding_model, pm.embedding_dim FROM memories pm WHERE pm.id = p.id) m
      WHERE $14::int > 0 AND m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $4::text
        AND m.kind = 'preference'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::boolean))
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text))
 ), one AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id
@@ -1058,7 +1058,7 @@ ORDER BY top.reserved DESC, top.score DESC, r.created_at DESC
 `
 
 type MemorySearchParams struct {
-	Guest         bool     `json:"guest"`
+	OnlyScope     string   `json:"onlyScope"`
 	TeamID        string   `json:"teamId"`
 	ChannelID     string   `json:"channelId"`
 	ActorID       string   `json:"actorId"`
@@ -1106,7 +1106,7 @@ type MemorySearchRow struct {
 // newest. Every candidate passes memory_visible, the one visibility rule.
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
-		arg.Guest,
+		arg.OnlyScope,
 		arg.TeamID,
 		arg.ChannelID,
 		arg.ActorID,
