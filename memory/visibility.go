@@ -127,7 +127,7 @@ func Visible(v Viewer, m Memory, use Use) bool {
 // Guest reports whether v reads team's memories as a guest: an external
 // member of a Slack Connect channel, and team the channel's host. A guest
 // sees the channel's own memories there and nothing else of the host's
-// (memory_visible's v_guest).
+// (memory_visible's v_only 'channel').
 func (v Viewer) Guest(team string) bool {
 	return v.Actor.ExternalTo(v.Place) && v.Place.Channel != "" && team == v.Place.Team
 }
