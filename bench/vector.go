@@ -395,7 +395,7 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 		if qi%3 == 0 {
 			dirs = append(dirs, gen.Vector(uint64(1<<40+qi))) // a memory-like direction no query has
 		}
-		visible, vectors, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey)
+		visible, vectors, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
 		if err != nil {
 			return vd, err
 		}
@@ -528,7 +528,7 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 		}
 		// The vector leg alone, as recall runs it.
 		t := time.Now()
-		visible, vectors, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey)
+		visible, vectors, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
 		if err != nil {
 			return vd, err
 		}

@@ -188,11 +188,12 @@ func (d *DB) EnsureVectorIndex(ctx context.Context, dim int) error {
 type VectorQuery struct {
 	Team, Channel, SourceKey, Actor string
 	PrivateViewer, Apply            bool
+	Only                            string // as in SearchQuery
 	Model                           string
 	Vec                             []float32
 	Limit                           int
 	// Exact scans the visible rows instead of the HNSW index: where they
-	// are few (see VisibleRows), reading them all is cheaper and exact.
+	// are few (see VectorScanSize), reading them all is cheaper and exact.
 	Exact bool
 }
 
@@ -211,7 +212,7 @@ const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_c
 
 // VectorSQL is the vector leg's statement for dim dimensions: exact, or
 // through the HNSW index. $1 the query vector, $2 the model, $3-$8 the
-// viewer as memory_visible takes it, $9 the limit.
+// viewer as memory_visible takes it, $9 the limit, $10 the one scope read (v_only).
 //
 // The exact statement reads the asker's candidates through memories'
 // recall indexes, one branch per partition the asker may see from here
@@ -248,7 +249,7 @@ func VectorSQL(dim int, exact bool) string {
     JOIN memories m ON m.id = cand.id
     JOIN memory_vectors v ON v.id = cand.id
     WHERE v.dim = %d AND v.model = $2::text
-      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool)
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
     ORDER BY dist
     LIMIT $9
 )
@@ -259,7 +260,7 @@ func VectorSQL(dim int, exact bool) string {
     FROM memory_vectors v
     JOIN memories m ON m.id = v.id
     WHERE v.dim = %d AND v.model = $2::text
-      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool)
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
     ORDER BY dist
     LIMIT $9
 )
@@ -280,7 +281,7 @@ func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	var out []Near
 	err := s.read(ctx, VectorSettings, func(e executor) error {
 		rows, err := e.Query(ctx, VectorSQL(len(q.Vec), q.Exact), VectorLiteral(q.Vec), q.Model,
-			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit)
+			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit, q.Only)
 		if err != nil {
 			return err
 		}
@@ -301,29 +302,23 @@ func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	return out, nil
 }
 
-// VisibleRows is about how many active memories the asker's partitions
-// hold (memory_part_stats, kept by the recall index): an upper bound of
-// the rows the vector leg's filter keeps, read from at most five rows.
-func (s Memories) VisibleRows(ctx context.Context, team, actor, channel, sourceKey string) (int64, error) {
-	var n int64
-	err := s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint FROM memory_part_stats
-		WHERE part = ANY(memory_parts($1::text, $2::text, $3::text, $4::text))`, team, actor, channel, sourceKey).Scan(&n)
-	if err != nil {
-		return 0, fmt.Errorf("visible rows: %w", mapErr(err))
-	}
-	return n, nil
-}
-
-// VectorScanSize is VisibleRows and, as the planner's statistics have it,
-// how many vectors memory_vectors holds (0 before its first ANALYZE), in
-// one round trip: the two sizes the vector leg chooses its way by.
-func (s Memories) VectorScanSize(ctx context.Context, team, actor, channel, sourceKey string) (visible, vectors int64, err error) {
+// VectorScanSize is about how many active memories the asker's partitions
+// hold (memory_part_stats, kept by the recall index: an upper bound of the
+// rows the vector leg's filter keeps, read from at most five rows) and, as
+// the planner's statistics have it, how many vectors memory_vectors holds
+// (0 before its first ANALYZE), in one round trip: the two sizes the
+// vector leg chooses its way by. A guest's (only "channel") partition is
+// the channel's own.
+func (s Memories) VectorScanSize(ctx context.Context, team, actor, channel, sourceKey, only string) (visible, vectors int64, err error) {
 	err = s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint,
 		       (SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c WHERE c.oid = to_regclass('memory_vectors'))
 		FROM memory_part_stats
-		WHERE part = ANY(memory_parts($1::text, $2::text, $3::text, $4::text))`, team, actor, channel, sourceKey).Scan(&visible, &vectors)
+		WHERE part = ANY(CASE WHEN $5::text = 'channel'
+		                      THEN ARRAY[memory_part($1::text, 'channel', 'channel', $3::text, '', $3::text, '', '')]
+		                      ELSE memory_parts($1::text, $2::text, $3::text, $4::text) END)`,
+		team, actor, channel, sourceKey, only).Scan(&visible, &vectors)
 	if err != nil {
-		return 0, 0, fmt.Errorf("visible rows: %w", mapErr(err))
+		return 0, 0, fmt.Errorf("vector scan size: %w", mapErr(err))
 	}
 	return visible, vectors, nil
 }

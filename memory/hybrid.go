@@ -99,13 +99,13 @@ func (s *Store) nearest(ctx context.Context, q db.SearchQuery) ([]db.Near, error
 		return nil, errors.New("embedding: no vector for the query")
 	}
 	m := s.db.Memories()
-	visible, vectors, err := m.VectorScanSize(ctx, q.Team, q.Actor, q.Channel, q.SourceKey)
+	visible, vectors, err := m.VectorScanSize(ctx, q.Team, q.Actor, q.Channel, q.SourceKey, q.Only)
 	if err != nil {
 		return nil, err
 	}
 	return m.Nearest(ctx, db.VectorQuery{
 		Team: q.Team, Channel: q.Channel, SourceKey: q.SourceKey, Actor: q.Actor, PrivateViewer: q.PrivateViewer, Apply: q.Apply,
-		Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: ExactScan(visible, vectors),
+		Only: q.Only, Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: ExactScan(visible, vectors),
 	})
 }
 

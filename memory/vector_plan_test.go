@@ -64,11 +64,11 @@ func TestVectorLegPlans(t *testing.T) {
 	}
 	plan := func(v memory.Viewer, exact bool) string {
 		s := testdb.Statement{Name: "vector", Settings: db.VectorSettings, SQL: db.VectorSQL(dim, exact),
-			Args: []any{db.VectorLiteral(q), "m", v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, false, memory.VectorK}}
+			Args: []any{db.VectorLiteral(q), "m", v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, false, memory.VectorK, ""}}
 		return explain(t, d.Pool, s)
 	}
 	visible := func(v memory.Viewer) int64 {
-		n, err := d.DB.Memories().VisibleRows(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey)
+		n, _, err := d.DB.Memories().VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
 		require.NoError(t, err)
 		return n
 	}
