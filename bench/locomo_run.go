@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -76,6 +77,17 @@ type ShapeResult struct {
 	Load    time.Duration
 	Took    time.Duration
 	Methods []MethodResult
+	// Unmoved is the check that recall without pgvector is today's:
+	// each question's Search and ForPrompt ranking, compared memory by
+	// memory, before and after the extension is dropped (channel and
+	// personal shapes only).
+	Unmoved *UnmovedCheck
+}
+
+// UnmovedCheck counts the rankings compared and those that differed.
+type UnmovedCheck struct {
+	Rankings, Differ int
+	Example          string
 }
 
 // MethodResult is one method's recall@k and hit@k, over all questions and
@@ -358,8 +370,71 @@ func runShape(ctx context.Context, convs []Conversation, shape string, o LoCoMoO
 		return res, err
 	}
 	res.Methods = methods
+	if shape != ShapeNoisy {
+		if res.Unmoved, err = checkUnmoved(ctx, d, ls); err != nil {
+			return res, err
+		}
+	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// checkUnmoved ranks every question with the product's lexical recall
+// (embeddings off, as make bench runs it), drops the vector extension, as
+// on a server without pgvector, and ranks them again: the LoCoMo figures
+// must not move, memory by memory.
+func checkUnmoved(ctx context.Context, d *Database, ls []*loaded) (*UnmovedCheck, error) {
+	rank := func(s *memory.Store) ([][]uuid.UUID, error) {
+		var out [][]uuid.UUID
+		for _, l := range ls {
+			for _, q := range l.conv.Questions {
+				a, err := s.Search(ctx, l.viewer, q.Text, 25, true)
+				if err != nil {
+					return nil, err
+				}
+				b, err := s.ForPrompt(ctx, l.viewer, q.Text)
+				if err != nil {
+					return nil, err
+				}
+				for _, ms := range [][]memory.Memory{a, b} {
+					ids := make([]uuid.UUID, len(ms))
+					for i, m := range ms {
+						ids[i] = m.ID
+					}
+					out = append(out, ids)
+				}
+			}
+		}
+		return out, nil
+	}
+	before, err := rank(memory.New(d.DB, memory.Options{}))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Pool.Exec(ctx, "DROP EXTENSION IF EXISTS vector CASCADE"); err != nil {
+		return nil, fmt.Errorf("drop pgvector: %w", err)
+	}
+	vec, err := d.DB.HasVectors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if vec {
+		return nil, fmt.Errorf("the vector table is still there after dropping pgvector")
+	}
+	after, err := rank(memory.New(d.DB, memory.Options{Vectors: vec}))
+	if err != nil {
+		return nil, err
+	}
+	c := &UnmovedCheck{Rankings: len(before)}
+	for i := range before {
+		if !slices.Equal(before[i], after[i]) {
+			c.Differ++
+			if c.Example == "" {
+				c.Example = fmt.Sprintf("ranking %d: %v, then %v", i, before[i], after[i])
+			}
+		}
+	}
+	return c, nil
 }
 
 func (l *loaded) ids(ms []memory.Memory) []string {

@@ -117,6 +117,11 @@ func addLoCoMo(t *Table, r *LoCoMoResult) {
 		t.Add(Row{Metric: fmt.Sprintf("LoCoMo, %s: ForPrompt recall@8", shapeTitle(shape, 0)), Target: "≥ BM25",
 			Measured: f(fp.R(8)), Baseline: f(bm.R(8)) + " BM25", Ratio: diff(fp.R(8), bm.R(8)), Met: met(fp.R(8) >= bm.R(8)),
 			Why: "see the LoCoMo tables below"})
+		if u := s.Unmoved; u != nil {
+			t.Add(Row{Metric: fmt.Sprintf("LoCoMo, %s: Search and ForPrompt rankings that move when pgvector is dropped (of %d, embeddings off)", shapeTitle(shape, 0), u.Rankings),
+				Target: "0", Measured: fmt.Sprint(u.Differ), Baseline: "the same questions with pgvector", Ratio: "—", Met: met(u.Differ == 0 && u.Rankings > 0),
+				Why: "recall without pgvector must be today's: " + u.Example})
+		}
 	}
 	if len(r.Shapes) == len(LoCoMoShapes) {
 		for _, m := range []struct {

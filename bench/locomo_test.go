@@ -116,6 +116,15 @@ func TestRunLoCoMoShapes(t *testing.T) {
 		t.Fatalf("shapes %v, result %+v", done, res)
 	}
 	for _, s := range res.Shapes {
+		// Without pgvector the product's rankings are the same, memory by
+		// memory (checked in the channel and personal shapes).
+		if s.Shape == ShapeNoisy {
+			if s.Unmoved != nil {
+				t.Errorf("noisy: checked without pgvector")
+			}
+		} else if s.Unmoved == nil || s.Unmoved.Rankings != 6 || s.Unmoved.Differ != 0 {
+			t.Errorf("%s: without pgvector %+v, want 6 rankings, none moved", s.Shape, s.Unmoved)
+		}
 		want := 6
 		if s.Shape == ShapeNoisy {
 			want += 300

@@ -176,6 +176,16 @@ func (s Installations) DisabledBefore(ctx context.Context, before time.Time, max
 	return teams, nil
 }
 
+// OrgsErasable returns up to max organisations uninstalled before a time
+// whose workspaces' data has been erased: EraseOrganisation finishes them.
+func (s Installations) OrgsErasable(ctx context.Context, before time.Time, max int) ([]string, error) {
+	orgs, err := s.q.InstallationOrgsErasable(ctx, s.e, dbsqlc.InstallationOrgsErasableParams{Before: before, MaxRows: int32(max)})
+	if err != nil {
+		return nil, fmt.Errorf("uninstalled organisations: %w", mapErr(err))
+	}
+	return orgs, nil
+}
+
 // SpendOAuthState records an install state as used, until it expires, and
 // reports whether this was its first use. nonceHash names the state (a
 // hash of its nonce, never the nonce itself).

@@ -88,6 +88,12 @@ type Erasure struct {
 	// KeepShared keeps the active shared memories the person wrote,
 	// attributed to a former member, instead of deleting them.
 	KeepShared bool
+	// Home is the person's own workspace when it is not Team: an external
+	// member of Team's Slack Connect channels, whose personal and thread
+	// memories Team's conversations stored under their own team
+	// (memory.HomeOf). Those, and only those (their source key is one of
+	// Team's), are erased too.
+	Home string
 }
 
 // ReceiptLine is what erasure did to one table.
@@ -129,7 +135,10 @@ func (r Receipt) Total() int64 {
 //     nobody there; their model usage is nobody's (the channels' budgets
 //     stay true);
 //   - their feedback and settings are deleted; the admin record and the
-//     installation name them nowhere.
+//     installation name them nowhere;
+//   - an external member's (e.Home): the memories the team's conversations
+//     stored under their own team, about them or by them, are deleted
+//     with their history.
 //
 // Erasing someone with nothing left is a receipt of zeros.
 func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
@@ -186,6 +195,11 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		}
 		if err := add("memory_events", "deleted", events, nil); err != nil {
 			return err
+		}
+		if e.Home != "" && e.Home != team {
+			if err := eraseGuest(ctx, q, x, e.Home, team, user, add); err != nil {
+				return err
+			}
 		}
 		n, err = q.EraseAttributeAuthored(ctx, x, dbsqlc.EraseAttributeAuthoredParams{TeamID: team, UserID: user})
 		if err := add("memories", "unattributed", n, err); err != nil {
@@ -325,6 +339,33 @@ func scrubTraces(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team, us
 
 // nonNil is s, or an empty slice for nil: a nil slice is NULL to
 // PostgreSQL, and x = ANY(NULL) is never true but never false either.
+// eraseGuest deletes what host's conversations stored of an external
+// member under their own team, home: the memories about them or by them
+// whose source key is host's, with their history, recording their ids.
+// The receipt's lines name their team.
+func eraseGuest(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, home, host, user string,
+	add func(table, action string, n int64, err error) error) error {
+	ids, err := q.EraseGuestMemories(ctx, x, dbsqlc.EraseGuestMemoriesParams{TeamID: home, UserID: user, SourcePrefix: "slack:" + host + ":"})
+	if err != nil {
+		return fmt.Errorf("erase their memories in %s: %w", home, mapErr(err))
+	}
+	ids = nonNil(ids)
+	in := " in their own workspace " + home
+	n, err := q.EraseRecordErased(ctx, x, dbsqlc.EraseRecordErasedParams{TeamID: home, MemoryIds: ids})
+	if err := add("erased_memories", "recorded"+in, n, err); err != nil {
+		return err
+	}
+	events, err := q.EraseCountEvents(ctx, x, dbsqlc.EraseCountEventsParams{TeamID: home, MemoryIds: ids})
+	if err != nil {
+		return fmt.Errorf("erase memory events in %s: %w", home, mapErr(err))
+	}
+	n, err = q.EraseMemories(ctx, x, dbsqlc.EraseMemoriesParams{TeamID: home, MemoryIds: ids})
+	if err := add("memories", "deleted"+in, n, err); err != nil {
+		return err
+	}
+	return add("memory_events", "deleted"+in, events, nil)
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -378,6 +419,45 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// EraseOrganisation erases an organisation's org-wide installation: every
+// workspace it served that has no active installation of its own is erased
+// (EraseTeam, a transaction each, listed in teams), then, in one
+// transaction, the organisation's record of the workspaces it served and
+// its installation with the sealed token (the receipt). A workspace with
+// an installation of its own keeps its data and is served by it alone.
+func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []string, r Receipt, err error) {
+	if enterprise == "" {
+		return nil, nil, fmt.Errorf("erase organisation: an enterprise id is needed")
+	}
+	served, err := d.q.InstallationOrgTeamsToErase(ctx, d.pool, enterprise)
+	if err != nil {
+		return nil, nil, fmt.Errorf("erase organisation %s: its workspaces: %w", enterprise, mapErr(err))
+	}
+	for _, team := range served {
+		if _, err := d.EraseTeam(ctx, team); err != nil {
+			return teams, nil, fmt.Errorf("erase organisation %s: %w", enterprise, err)
+		}
+		teams = append(teams, team)
+	}
+	err = d.InTx(ctx, func(tx *Tx) error {
+		n, err := tx.q.InstallationForgetOrgTeams(ctx, tx.tx, enterprise)
+		if err != nil {
+			return fmt.Errorf("erase organisation installation_teams: %w", mapErr(err))
+		}
+		r = append(r, ReceiptLine{Table: "installation_teams", Action: "deleted", Rows: n})
+		n, err = tx.q.InstallationForgetOrg(ctx, tx.tx, enterprise)
+		if err != nil {
+			return fmt.Errorf("erase organisation installations: %w", mapErr(err))
+		}
+		r = append(r, ReceiptLine{Table: "installations", Action: "deleted", Rows: n})
+		return nil
+	})
+	if err != nil {
+		return teams, nil, err
+	}
+	return teams, r, nil
 }
 
 // ErasedAt says when the team's memory whose id is ref, or starts with it

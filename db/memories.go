@@ -304,6 +304,11 @@ func (s Memories) Restore(ctx context.Context, id uuid.UUID) (Memory, error) {
 type SearchQuery struct {
 	Team, Channel, SourceKey, Actor string
 	PrivateViewer, Apply            bool
+	// Only is the one scope the viewer reads of Team's, when Team is not
+	// their own workspace (memory_visible's v_only): "channel" for an
+	// external member of the Slack Connect channel Channel reading its
+	// host's, "workspace" for an organisation's org-scope memories.
+	Only string
 	// Query is what was asked, in the asker's words. Without a word to
 	// search for, Search lists the closest and newest memories.
 	Query string
@@ -410,7 +415,7 @@ func (s Memories) Search(ctx context.Context, f SearchQuery) ([]Scored, error) {
 	err := s.read(ctx, recallSettings, func(e executor) error {
 		rows, err := s.q.MemorySearch(ctx, e, dbsqlc.MemorySearchParams{
 			TeamID: f.Team, ActorID: f.Actor, ChannelID: f.Channel, SourceKey: f.SourceKey,
-			PrivateViewer: f.PrivateViewer, Apply: f.Apply, Words: strings.Join(words, " "), Fuzzy: fuzzy,
+			PrivateViewer: f.PrivateViewer, Apply: f.Apply, OnlyScope: f.Only, Words: strings.Join(words, " "), Fuzzy: fuzzy,
 			ThreadAny: !f.RequireMatch, AboutActor: f.AboutActor, Reserve: int32(max(f.Reserve, 0)),
 			// Closeness raises a match by up to a fifth, so the BM25 top k
 			// is read a little past the rows returned.
@@ -439,7 +444,7 @@ func (s Memories) Recent(ctx context.Context, f SearchQuery) ([]Scored, error) {
 	err := s.read(ctx, recallSettings, func(e executor) error {
 		rows, err := s.q.MemoryRecent(ctx, e, dbsqlc.MemoryRecentParams{
 			TeamID: f.Team, ActorID: f.Actor, ChannelID: f.Channel, SourceKey: f.SourceKey,
-			PrivateViewer: f.PrivateViewer, Apply: f.Apply, MaxResults: int32(f.Limit),
+			PrivateViewer: f.PrivateViewer, Apply: f.Apply, OnlyScope: f.Only, MaxResults: int32(f.Limit),
 		})
 		if err != nil {
 			return err

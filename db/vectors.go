@@ -188,11 +188,12 @@ func (d *DB) EnsureVectorIndex(ctx context.Context, dim int) error {
 type VectorQuery struct {
 	Team, Channel, SourceKey, Actor string
 	PrivateViewer, Apply            bool
+	Only                            string // as in SearchQuery
 	Model                           string
 	Vec                             []float32
 	Limit                           int
 	// Exact scans the visible rows instead of the HNSW index: where they
-	// are few (see VisibleRows), reading them all is cheaper and exact.
+	// are few (see VectorScanSize), reading them all is cheaper and exact.
 	Exact bool
 }
 
@@ -211,30 +212,68 @@ const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_c
 
 // VectorSQL is the vector leg's statement for dim dimensions: exact, or
 // through the HNSW index. $1 the query vector, $2 the model, $3-$8 the
-// viewer as memory_visible takes it, $9 the limit.
+// viewer as memory_visible takes it, $9 the limit, $10 the one scope read (v_only).
+//
+// The exact statement reads the asker's candidates through memories'
+// recall indexes, one branch per partition the asker may see from here
+// (their own personal memories, the thread's, the channel's, the
+// workspace's public ones: memory_parts' partitions), then each one's
+// vector by key. The branches are only a way in, a superset of what the
+// asker may see; memory_visible, the one definition, decides. Left to a
+// join of memory_vectors and memories filtered by memory_visible, the
+// planner cannot estimate the filter (a CASE over the scope) and, past
+// some 50,000 rows, scans both tables whole and hashes them (a second
+// where a few thousand lookups take milliseconds).
 func VectorSQL(dim int, exact bool) string {
-	dist := fmt.Sprintf("v.embedding::halfvec(%d) <=> $1::halfvec(%d)", dim, dim)
 	if exact || dim > MaxIndexedDim {
-		// Not the index's expression: the planner finds the visible rows
-		// through memories' indexes, reads their vectors by key and sorts.
-		dist = fmt.Sprintf("(v.embedding <=> $1::halfvec(%d)) + 0", dim)
-	}
-	return fmt.Sprintf(`WITH near AS MATERIALIZED (
-    SELECT v.id, %s AS dist
-    FROM memory_vectors v
-    JOIN memories m ON m.id = v.id
+		// Not the index's expression, so the HNSW index is not walked.
+		return fmt.Sprintf(`WITH cand AS MATERIALIZED (
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope = 'personal' AND m.subject_id = $4::text
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+    UNION
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope = 'conversation' AND m.source_key = $6::text
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+    UNION
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope IN ('channel', 'workspace') AND m.channel_id = $5::text AND $5::text <> ''
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+    UNION
+    SELECT m.id FROM memories m
+    WHERE m.team_id = $3::text AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = ''
+      AND m.archived_at IS NULL AND m.created_at > '-infinity'
+), near AS MATERIALIZED (
+    SELECT v.id, (v.embedding <=> $1::halfvec(%d)) + 0 AS dist
+    FROM cand
+    JOIN memories m ON m.id = cand.id
+    JOIN memory_vectors v ON v.id = cand.id
     WHERE v.dim = %d AND v.model = $2::text
-      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool)
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
     ORDER BY dist
     LIMIT $9
 )
-SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues,
+%s`, dim, dim, vectorRows)
+	}
+	return fmt.Sprintf(`WITH near AS MATERIALIZED (
+    SELECT v.id, v.embedding::halfvec(%d) <=> $1::halfvec(%d) AS dist
+    FROM memory_vectors v
+    JOIN memories m ON m.id = v.id
+    WHERE v.dim = %d AND v.model = $2::text
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
+    ORDER BY dist
+    LIMIT $9
+)
+%s`, dim, dim, dim, vectorRows)
+}
+
+// vectorRows reads the nearest memories' rows, nearest first.
+const vectorRows = `SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues,
        r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts,
        r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by,
        r.superseded_by, r.idempotency_key, r.sensitive, near.dist
 FROM near JOIN memory_rows r ON r.id = near.id
-ORDER BY near.dist, r.created_at DESC`, dist, dim)
-}
+ORDER BY near.dist, r.created_at DESC`
 
 // Nearest returns up to q.Limit memories the asker may see, nearest
 // q.Vec first, among those embedded by q.Model.
@@ -242,7 +281,7 @@ func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	var out []Near
 	err := s.read(ctx, VectorSettings, func(e executor) error {
 		rows, err := e.Query(ctx, VectorSQL(len(q.Vec), q.Exact), VectorLiteral(q.Vec), q.Model,
-			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit)
+			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit, q.Only)
 		if err != nil {
 			return err
 		}
@@ -263,17 +302,25 @@ func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	return out, nil
 }
 
-// VisibleRows is about how many active memories the asker's partitions
-// hold (memory_part_stats, kept by the recall index): an upper bound of
-// the rows the vector leg's filter keeps, read from at most five rows.
-func (s Memories) VisibleRows(ctx context.Context, team, actor, channel, sourceKey string) (int64, error) {
-	var n int64
-	err := s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint FROM memory_part_stats
-		WHERE part = ANY(memory_parts($1::text, $2::text, $3::text, $4::text))`, team, actor, channel, sourceKey).Scan(&n)
+// VectorScanSize is about how many active memories the asker's partitions
+// hold (memory_part_stats, kept by the recall index: an upper bound of the
+// rows the vector leg's filter keeps, read from at most five rows) and, as
+// the planner's statistics have it, how many vectors memory_vectors holds
+// (0 before its first ANALYZE), in one round trip: the two sizes the
+// vector leg chooses its way by. A guest's (only "channel") partition is
+// the channel's own.
+func (s Memories) VectorScanSize(ctx context.Context, team, actor, channel, sourceKey, only string) (visible, vectors int64, err error) {
+	err = s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint,
+		       (SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c WHERE c.oid = to_regclass('memory_vectors'))
+		FROM memory_part_stats
+		WHERE part = ANY(CASE WHEN $5::text = 'channel'
+		                      THEN ARRAY[memory_part($1::text, 'channel', 'channel', $3::text, '', $3::text, '', '')]
+		                      ELSE memory_parts($1::text, $2::text, $3::text, $4::text) END)`,
+		team, actor, channel, sourceKey, only).Scan(&visible, &vectors)
 	if err != nil {
-		return 0, fmt.Errorf("visible rows: %w", mapErr(err))
+		return 0, 0, fmt.Errorf("vector scan size: %w", mapErr(err))
 	}
-	return n, nil
+	return visible, vectors, nil
 }
 
 // VectorIndex is an HNSW index of memory_vectors, its size and the rows

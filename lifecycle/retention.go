@@ -144,12 +144,31 @@ func (s Sweeper) Sweep(ctx context.Context, now time.Time) (map[string]int64, er
 				s.Observer.RetentionDeleted(TableTeams, 1)
 			}
 		}
+		// An uninstalled organisation whose workspaces are erased: its
+		// installation and its record of them go too.
+		orgs, err := s.DB.Installations().OrgsErasable(ctx, now.Add(-s.Uninstalled), batch)
+		if err != nil {
+			return out, err
+		}
+		for _, org := range orgs {
+			if _, _, err := s.DB.EraseOrganisation(ctx, org); err != nil {
+				return out, err
+			}
+			out[TableOrganisations]++
+			if s.Observer != nil {
+				s.Observer.RetentionDeleted(TableOrganisations, 1)
+			}
+		}
 	}
 	return out, nil
 }
 
 // TableTeams counts the uninstalled workspaces whose data retention erased.
 const TableTeams = "teams"
+
+// TableOrganisations counts the uninstalled organisations (org-wide
+// installations) retention erased, once their workspaces were.
+const TableOrganisations = "organisations"
 
 // Args is the retention job. It carries nothing: the periods are the
 // process's.

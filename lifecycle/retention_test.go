@@ -151,3 +151,40 @@ func TestRetentionErasesAWorkspaceUninstalledPastItsGracePeriod(t *testing.T) {
 	require.Equal(t, "T0LIVE,T0RECENT", count(`SELECT team_id FROM installations ORDER BY team_id`))
 	require.Equal(t, "T0LIVE", count(`SELECT team_id FROM user_settings ORDER BY team_id`))
 }
+
+// Issue 33: an organisation's org-wide installation uninstalled past its
+// grace period is erased with the workspaces it served: their data, its
+// record of them (installation_teams) and its installation with the
+// sealed token. A workspace of it with an installation of its own keeps
+// its data and is served by that alone; an organisation uninstalled more
+// recently is kept whole (the control).
+func TestRetentionErasesAnOrganisationUninstalledPastItsGracePeriod(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	ctx := context.Background()
+	now := time.Now()
+	for _, q := range []string{
+		`INSERT INTO installations (team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, installer_id, disabled_at, disabled_why)
+		 VALUES ('', 'E0GONE', '\x01', '\x02', 'k1', 'UB', 'U1', now() - interval '31 days', 'tokens_revoked'),
+		        ('', 'E0RECENT', '\x01', '\x02', 'k1', 'UB', 'U1', now() - interval '2 days', 'app_uninstalled'),
+		        ('T0OWN', '', '\x01', '\x02', 'k1', 'UB', 'U1', NULL, '')`,
+		`INSERT INTO installation_teams (team_id, enterprise_id) VALUES ('T0GA', 'E0GONE'), ('T0GB', 'E0GONE'), ('T0OWN', 'E0GONE'), ('T0RA', 'E0RECENT')`,
+		`INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, written_by, message_ts, observed_at, idempotency_key)
+		 SELECT t, 'personal', 'user', 'U1', 'preference', 'Prefers tea', 'prefers tea', 'slack:' || t || ':D1:1.000100', 'D1', 'dm', 'U1', 'explicit', '1.000100', now(), t
+		 FROM unnest(ARRAY['T0GA', 'T0GB', 'T0OWN', 'T0RA']) t`,
+	} {
+		_, err := d.Pool.Exec(ctx, q)
+		require.NoError(t, err)
+	}
+	sweep := lifecycle.Sweeper{DB: d.DB, Uninstalled: 30 * lifecycle.Day, Batch: 1}
+	got, err := sweep.Sweep(ctx, now)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{lifecycle.TableTeams: 1}, got, "one workspace a sweep at a batch of one; the organisation waits for the other")
+	require.Equal(t, "E0GONE,E0RECENT", collect(t, d, `SELECT enterprise_id FROM installations WHERE team_id = '' ORDER BY 1`))
+	got, err = sweep.Sweep(ctx, now)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{lifecycle.TableTeams: 1, lifecycle.TableOrganisations: 1}, got)
+	require.Equal(t, "T0OWN,T0RA", collect(t, d, `SELECT team_id FROM memories ORDER BY team_id`))
+	require.Equal(t, "E0RECENT,T0OWN", collect(t, d, `SELECT team_id || enterprise_id FROM installations ORDER BY 1`))
+	require.Equal(t, "T0RA", collect(t, d, `SELECT team_id FROM installation_teams ORDER BY team_id`))
+}

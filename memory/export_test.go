@@ -27,6 +27,3 @@ func SpecialCategoryOf(text string) string {
 	w := write{subjectType: SubjectUser}
 	return categoryIn(readings(w, text, Canonicalize(text), nil))
 }
-
-// FromRow is fromRow, for tests that read rows below the store.
-var FromRow = fromRow

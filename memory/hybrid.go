@@ -33,11 +33,14 @@ const (
 	RRFK = 60
 	// VectorK is how many nearest memories the vector leg reads.
 	VectorK = 40
-	// ExactScanMax is the most memories the asker's partitions may hold
-	// for the vector leg to compare them all (exact) instead of walking
-	// the HNSW index: a few thousand distances cost less than the index
-	// walk, and an exact scan cannot be starved by the visibility filter.
-	ExactScanMax = 5000
+	// ExactScanMin and ExactScanMax bound the memories the asker's
+	// partitions may hold for the vector leg to compare them all (exact)
+	// instead of walking the HNSW index: see ExactScan.
+	ExactScanMin = 1000
+	ExactScanMax = 20000
+	// ExactScanRatio places the way between them: exact while visible² ≤
+	// ExactScanRatio × the vectors indexed.
+	ExactScanRatio = 65
 	// DefaultQueryDeadline bounds the query's embedding request: past it
 	// recall is lexical (MNEMO_EMBEDDING_QUERY_DEADLINE).
 	DefaultQueryDeadline = 300 * time.Millisecond
@@ -96,14 +99,34 @@ func (s *Store) nearest(ctx context.Context, q db.SearchQuery) ([]db.Near, error
 		return nil, errors.New("embedding: no vector for the query")
 	}
 	m := s.db.Memories()
-	visible, err := m.VisibleRows(ctx, q.Team, q.Actor, q.Channel, q.SourceKey)
+	visible, vectors, err := m.VectorScanSize(ctx, q.Team, q.Actor, q.Channel, q.SourceKey, q.Only)
 	if err != nil {
 		return nil, err
 	}
 	return m.Nearest(ctx, db.VectorQuery{
 		Team: q.Team, Channel: q.Channel, SourceKey: q.SourceKey, Actor: q.Actor, PrivateViewer: q.PrivateViewer, Apply: q.Apply,
-		Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: visible <= ExactScanMax,
+		Only: q.Only, Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: ExactScan(visible, vectors),
 	})
+}
+
+// ExactScan says whether the vector leg compares every memory the asker's
+// partitions hold (visible of them) rather than walk the HNSW index of
+// vectors. The exact scan costs about the same per memory it reads; the
+// walk, filtered by what the asker may see, reads about VectorK ×
+// vectors / visible index entries before it has VectorK of theirs. So the
+// exact scan wins up to a size that grows as the square root of the
+// index: ExactScanRatio is where make bench-vector measured the two ways
+// to cross at 100,000 memories (about 2,500 visible: bench/RESULTS.md),
+// which puts it near 8,000 at a million. Past ExactScanMax the walk is
+// taken whatever the index's size; up to ExactScanMin, never.
+func ExactScan(visible, vectors int64) bool {
+	switch {
+	case visible <= ExactScanMin:
+		return true
+	case visible > ExactScanMax:
+		return false
+	}
+	return visible*visible <= ExactScanRatio*vectors
 }
 
 // fuse ranks the union of both legs by reciprocal-rank fusion. A memory

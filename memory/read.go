@@ -53,20 +53,32 @@ func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, lim
 	}
 	q.Fuzzy = len(strings.Fields(q.Query)) <= FuzzyQueryWords
 	q.AboutActor = firstPersonQuery.MatchString(q.Query)
-	var (
-		out []found
-		err error
-	)
-	switch {
-	case s.vec.on && hasWords(q.Query):
-		out, err = s.hybrid(ctx, q)
-	case s.embedder != nil && hasWords(q.Query):
-		out, err = s.rerank(ctx, q)
-	default:
-		out, err = s.lexical(ctx, q)
-	}
+	out, err := s.searchLeg(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("memory search: %w", err)
+	}
+	if v.Guest(v.Place.Team) {
+		// An external member of a Slack Connect channel also reads the
+		// host's memories of the channel, as a guest; theirs and the
+		// channel's are ranked together.
+		g := q
+		g.Team, g.Only, g.Reserve, g.AboutActor = v.Place.Team, string(ScopeChannel), 0, false
+		more, err := s.searchLeg(ctx, g)
+		if err != nil {
+			return nil, fmt.Errorf("memory search: the shared channel's: %w", err)
+		}
+		out = merge(out, more, q.Limit)
+	}
+	if v.Org(v.Place.Org) {
+		// The organisation's workspace memories (org-scope memories, opted
+		// into), ranked with the workspace's own.
+		o := q
+		o.Team, o.Only, o.Reserve, o.AboutActor = v.Place.Org, string(ScopeWorkspace), 0, false
+		more, err := s.searchLeg(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("memory search: the organisation's: %w", err)
+		}
+		out = merge(out, more, q.Limit)
 	}
 	// The query mirrors the rule; the rule has the last word.
 	kept := out[:0]
@@ -76,6 +88,41 @@ func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, lim
 		}
 	}
 	return kept, nil
+}
+
+// searchLeg searches one team's memories for q.
+func (s *Store) searchLeg(ctx context.Context, q db.SearchQuery) ([]found, error) {
+	switch {
+	case s.vec.on && hasWords(q.Query):
+		return s.hybrid(ctx, q)
+	case s.embedder != nil && hasWords(q.Query):
+		return s.rerank(ctx, q)
+	}
+	return s.lexical(ctx, q)
+}
+
+// merge ranks two legs' results together, best first: the reserved first,
+// then up to limit others.
+func merge(a, b []found, limit int) []found {
+	all := append(append(make([]found, 0, len(a)+len(b)), a...), b...)
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].reserved != all[j].reserved {
+			return all[i].reserved
+		}
+		return all[i].Score > all[j].Score
+	})
+	out := all[:0]
+	n := 0
+	for _, f := range all {
+		if !f.reserved {
+			if n == limit {
+				continue
+			}
+			n++
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func (s *Store) lexical(ctx context.Context, q db.SearchQuery) ([]found, error) {
@@ -177,23 +224,35 @@ func (s *Store) get(ctx context.Context, team string, id uuid.UUID) (Memory, err
 // ambiguous.
 func (s *Store) Resolve(ctx context.Context, v Viewer, ref string) ([]Memory, error) {
 	ref = strings.ToLower(strings.TrimSpace(ref))
+	id, err := uuid.Parse(ref)
+	if err != nil && (len(ref) < 4 || strings.Trim(ref, "0123456789abcdef-") != "") {
+		return nil, ErrNotFound
+	}
+	// An external member of a Slack Connect channel also names the host's
+	// memories of the channel (Viewer.Guest).
+	teams := []string{viewerTeam(v)}
+	if v.Guest(v.Place.Team) {
+		teams = append(teams, v.Place.Team)
+	}
+	if v.Org(v.Place.Org) {
+		teams = append(teams, v.Place.Org)
+	}
 	var cands []Memory
-	if id, err := uuid.Parse(ref); err == nil {
-		m, err := s.get(ctx, viewerTeam(v), id)
-		if errors.Is(err, ErrNotFound) {
-			return nil, ErrNotFound
+	for _, team := range teams {
+		if err == nil {
+			m, gerr := s.get(ctx, team, id)
+			if errors.Is(gerr, ErrNotFound) {
+				continue
+			}
+			if gerr != nil {
+				return nil, gerr
+			}
+			cands = append(cands, m)
+			continue
 		}
-		if err != nil {
-			return nil, err
-		}
-		cands = []Memory{m}
-	} else {
-		if len(ref) < 4 || strings.Trim(ref, "0123456789abcdef-") != "" {
-			return nil, ErrNotFound
-		}
-		rows, err := s.db.Memories().ListByIDPrefix(ctx, viewerTeam(v), ref)
-		if err != nil {
-			return nil, fmt.Errorf("memory resolve: %w", err)
+		rows, lerr := s.db.Memories().ListByIDPrefix(ctx, team, ref)
+		if lerr != nil {
+			return nil, fmt.Errorf("memory resolve: %w", lerr)
 		}
 		for _, r := range rows {
 			cands = append(cands, fromRow(r))

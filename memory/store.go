@@ -110,6 +110,11 @@ type Memory struct {
 // ShortID is the id prefix people see and type.
 func (m Memory) ShortID() string { return m.ID.String()[:8] }
 
+// FromRow is the memory a database row holds, for readers below the store
+// that check what a leg of recall returned against Visible (the vector
+// bench, and tests).
+func FromRow(r db.Memory) Memory { return fromRow(r) }
+
 func fromRow(r db.Memory) Memory {
 	return Memory{
 		ID: r.ID, Team: r.Team, Scope: Scope(r.Scope), SubjectType: SubjectType(r.SubjectType), SubjectID: r.SubjectID,

@@ -18,10 +18,26 @@ import (
 
 // The vector leg's plans, as recall runs them (prepared, with the
 // transaction's settings): where the asker's partitions hold more than
-// memory.ExactScanMax memories, the HNSW index is walked (iteratively, so
+// memory.ExactScan allows, the HNSW index is walked (iteratively, so
 // the visibility filter does not starve it); where they hold fewer (a
 // small workspace), the visible rows are found through memories' indexes
 // and compared exactly. Neither reads memories or memory_vectors whole.
+// The vector leg's way by size: exact for few memories, the walk for
+// many, the crossing growing as the square root of the index.
+func TestExactScanBySize(t *testing.T) {
+	for _, c := range []struct {
+		visible, vectors int64
+		exact            bool
+	}{
+		{10, 0, true}, {memory.ExactScanMin, 1 << 40, true},
+		{2000, 100_000, true}, {3000, 100_000, false},
+		{7500, 1_000_000, true}, {9000, 1_000_000, false},
+		{memory.ExactScanMax + 1, 1 << 40, false}, {1500, 0, false},
+	} {
+		require.Equal(t, c.exact, memory.ExactScan(c.visible, c.vectors), "%d visible of %d vectors", c.visible, c.vectors)
+	}
+}
+
 func TestVectorLegPlans(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -48,11 +64,11 @@ func TestVectorLegPlans(t *testing.T) {
 	}
 	plan := func(v memory.Viewer, exact bool) string {
 		s := testdb.Statement{Name: "vector", Settings: db.VectorSettings, SQL: db.VectorSQL(dim, exact),
-			Args: []any{db.VectorLiteral(q), "m", v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, false, memory.VectorK}}
+			Args: []any{db.VectorLiteral(q), "m", v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, false, memory.VectorK, ""}}
 		return explain(t, d.Pool, s)
 	}
 	visible := func(v memory.Viewer) int64 {
-		n, err := d.DB.Memories().VisibleRows(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey)
+		n, _, err := d.DB.Memories().VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
 		require.NoError(t, err)
 		return n
 	}
@@ -73,7 +89,7 @@ func TestVectorLegPlans(t *testing.T) {
 			big = v
 		}
 	}
-	// (Here its partitions hold fewer than ExactScanMax, so recall would
+	// (Here its partitions hold few enough for ExactScan, so recall would
 	// scan them exactly; at make bench's million memories, many places
 	// hold more. The plan of the index walk is what is checked here.)
 	p := plan(big, false)
@@ -85,7 +101,7 @@ func TestVectorLegPlans(t *testing.T) {
 	person := corpus.PersonAt(1)
 	small := memory.ViewerAt(provenance.Actor{Kind: provenance.KindUser, Team: corpus.OtherTeam, ID: person.ID, Name: person.Name},
 		provenance.Place{Team: corpus.OtherTeam, Channel: "C0", SourceKey: "slack:" + corpus.OtherTeam + ":C0:1", Visibility: provenance.Public})
-	require.LessOrEqual(t, visible(small), int64(memory.ExactScanMax))
+	require.LessOrEqual(t, visible(small), int64(memory.ExactScanMin))
 	p = plan(small, true)
 	require.NotContains(t, p, db.VectorIndexName(dim), "an exact scan:\n%s", p)
 	require.Empty(t, wholeReads(p), p)

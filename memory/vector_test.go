@@ -160,6 +160,59 @@ func TestVectorLegNeverReturnsWhatTheAskerMayNotSee(t *testing.T) {
 	require.Positive(t, returned, "the vector leg returned memories")
 }
 
+// The exact scan reads the asker's candidates through memories' recall
+// indexes, one branch per partition they may see from here; those
+// branches must hold every memory memory_visible lets them see. So over
+// every scope and visibility, for Show and Apply, in public and in
+// private, the exact scan finds what a brute-force scan of every vector
+// filtered by memory_visible finds, at the same distances.
+func TestVectorLegExactScanIsBruteForce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	spec := corpus.Spec{Rows: 4000, Seed: 13, Now: time.Now()}
+	require.NoError(t, corpus.Load(ctx, d.Pool, spec))
+	model := fakellm.New(t, nil)
+	embedAll(t, d.DB, model.URL, true)
+	brute := fmt.Sprintf(`SELECT v.id, (v.embedding <=> $1::halfvec(%d)) + 0 AS dist
+		FROM memory_vectors v JOIN memories m ON m.id = v.id
+		WHERE v.dim = %d AND v.model = $2 AND memory_visible(m, $3, $4, $5, $6, $7, $8)
+		ORDER BY dist LIMIT $9`, fakellm.Dim, fakellm.Dim)
+	compared := 0
+	for _, q := range spec.Queries(40) {
+		for _, use := range []memory.Use{memory.Show, memory.Apply} {
+			v := memory.ViewerAt(q.Actor, q.Place)
+			qv := fakellm.Embed(q.Message)
+			near, err := d.DB.Memories().Nearest(ctx, db.VectorQuery{
+				Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
+				PrivateViewer: v.Private, Apply: use == memory.Apply, Model: embedModel, Vec: qv, Limit: 40, Exact: true,
+			})
+			require.NoError(t, err)
+			rows, err := d.Pool.Query(ctx, brute, db.VectorLiteral(qv), embedModel, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, use == memory.Apply, 40)
+			require.NoError(t, err)
+			var want []float64
+			wantIDs := map[uuid.UUID]bool{}
+			for rows.Next() {
+				var id uuid.UUID
+				var dist float64
+				require.NoError(t, rows.Scan(&id, &dist))
+				want = append(want, dist)
+				wantIDs[id] = true
+			}
+			require.NoError(t, rows.Err())
+			require.Len(t, near, len(want), "%s in %s", v.Actor.ID, v.Place.Channel)
+			for i, n := range near {
+				require.InDelta(t, want[i], n.Distance, 1e-6, "%s in %s: rank %d", v.Actor.ID, v.Place.Channel, i)
+				if i < len(near)-1 && n.Distance < want[len(want)-1]-1e-6 {
+					require.True(t, wantIDs[n.ID], "%s in %s: %s not in the brute-force answer", v.Actor.ID, v.Place.Channel, n.ID)
+				}
+			}
+			compared += len(near)
+		}
+	}
+	require.Positive(t, compared, "the exact scan found memories")
+}
+
 // With embeddings off, or without pgvector, recall is exactly today's:
 // the same memories in the same order, by the same path. The extension is
 // dropped from a migrated database, as on a server that lacks it.

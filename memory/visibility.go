@@ -67,8 +67,10 @@ const (
 //
 //   - a memory of another workspace is never visible. An external member
 //     (a person of another organisation in a Slack Connect channel) reads
-//     in their own workspace (HomeOf): no memory of the host's, of any
-//     scope, enters their turns, tool results or lists;
+//     in their own workspace (HomeOf), and of the host's memories sees
+//     only the shared channel's channel-scope ones, there (Guest): no
+//     workspace, personal or thread memory of the host's enters their
+//     turns, tool results or lists;
 //   - personal: only its subject. Where it was said, always. A sensitive one
 //     never leaves that place, except to be shown to its subject alone,
 //     never through a model (v.Model).
@@ -79,14 +81,22 @@ const (
 //     instruction), only to them there;
 //   - channel: in its channel;
 //   - workspace: said in public and not sensitive, anywhere; otherwise only
-//     where it was said;
+//     where it was said. Where the organisation opted into org-scope
+//     memories (Place.Org), its workspace memories, keyed by its enterprise
+//     id, are read so from every workspace of it, by its own members (Org);
 //   - an admin's oversight shows other people's memories, but not sensitive
 //     ones said elsewhere.
 func Visible(v Viewer, m Memory, use Use) bool {
+	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
+	if v.Guest(m.Team) {
+		return m.Scope == ScopeChannel && here
+	}
+	if v.Org(m.Team) {
+		return m.Scope == ScopeWorkspace && (here || (m.Sensitive == "" && m.Visibility == provenance.Public))
+	}
 	if m.Team != viewerTeam(v) {
 		return false
 	}
-	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
 	if v.Oversight && v.Actor.IsAdmin && use == Show {
 		return m.Sensitive == "" || here
 	}
@@ -112,6 +122,22 @@ func Visible(v Viewer, m Memory, use Use) bool {
 		return here || (m.Sensitive == "" && m.Visibility == provenance.Public)
 	}
 	return false
+}
+
+// Guest reports whether v reads team's memories as a guest: an external
+// member of a Slack Connect channel, and team the channel's host. A guest
+// sees the channel's own memories there and nothing else of the host's
+// (memory_visible's v_only 'channel').
+func (v Viewer) Guest(team string) bool {
+	return v.Actor.ExternalTo(v.Place) && v.Place.Channel != "" && team == v.Place.Team
+}
+
+// Org reports whether team is the organisation whose org-scope memories
+// v reads (Place.Org): a member of one of its workspaces reads its
+// workspace memories as their workspace's own (memory_visible's v_only
+// 'workspace'). An external member of a Slack Connect channel does not.
+func (v Viewer) Org(team string) bool {
+	return v.Place.Org != "" && team == v.Place.Org && !v.Actor.ExternalTo(v.Place)
 }
 
 // PrivateElsewhere reports a memory said in a DM or a private place other

@@ -31,6 +31,9 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 		{Team: "T1", Channel: "DA", SourceKey: "slack:T1:DA:1800000000.000100", Visibility: provenance.DM},
 		{Team: "T1", Channel: "DB", SourceKey: "slack:T1:DB:1800000000.000100", Visibility: provenance.DM},
 		{Team: "T2", Channel: "C1", SourceKey: "slack:T2:C1:1800000000.000100", Visibility: provenance.Public},
+		// An organisation's org-scope memories, keyed by its enterprise id.
+		{Team: "E1", Channel: "C1", SourceKey: "slack:T1:C1:1800000000.000100", Visibility: provenance.Public},
+		{Team: "E1", Channel: "G1", SourceKey: "slack:T1:G1:1800000000.000100", Visibility: provenance.Private},
 	}
 	users := []string{"UA", "UB"}
 	n := 0
@@ -108,4 +111,86 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 	}
 	require.Equal(t, len(places)*len(users)*4, checked)
 	require.Greater(t, seen, checked, "the viewers see memories: the comparison is not of empty sets")
+
+	// An external member of a Slack Connect channel: UA of T2 in T1's
+	// places. The query reads their own team, then the host's as a guest;
+	// together the two agree with Visible.
+	guests := 0
+	for _, p := range places[:len(places)-3] {
+		for _, private := range []bool{false, true} {
+			for _, use := range []Use{Show, Apply} {
+				v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T2", ID: "UA"}, Place: p, Private: private}
+				var got, text, want []string
+				for _, q := range []db.SearchQuery{
+					{Team: "T2", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
+					{Team: "T1", Only: "channel", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
+				} {
+					for _, words := range []string{"", "release train"} {
+						q.Query, q.RequireMatch = words, words != ""
+						rows, err := d.DB.Memories().Search(ctx, q)
+						require.NoError(t, err)
+						for _, r := range rows {
+							if words == "" {
+								got = append(got, r.Content)
+							} else {
+								text = append(text, r.Content)
+							}
+						}
+					}
+				}
+				for _, r := range all {
+					if Visible(v, fromRow(r), use) {
+						want = append(want, r.Content)
+						if r.Team == "T1" {
+							guests++
+							require.Equal(t, string(ScopeChannel), r.Scope)
+							require.Equal(t, p.Channel, r.ChannelID)
+						}
+					}
+				}
+				sort.Strings(got)
+				sort.Strings(text)
+				sort.Strings(want)
+				require.Equal(t, want, got, "external member in %s (private %v, use %v)", p.SourceKey, private, use)
+				require.Equal(t, want, text, "text search: external member in %s (private %v, use %v)", p.SourceKey, private, use)
+			}
+		}
+	}
+	require.Positive(t, guests, "the host's channel memories are an external member's there")
+
+	// A member of T1, whose organisation E1 opted into org-scope memories:
+	// their own team, then the organisation's workspace memories.
+	orgs := 0
+	for _, p := range places[:len(places)-3] {
+		p.Org = "E1"
+		for _, private := range []bool{false, true} {
+			for _, use := range []Use{Show, Apply} {
+				v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "UA"}, Place: p, Private: private}
+				var got, want []string
+				for _, q := range []db.SearchQuery{
+					{Team: "T1", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
+					{Team: "E1", Only: "workspace", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
+				} {
+					rows, err := d.DB.Memories().Search(ctx, q)
+					require.NoError(t, err)
+					for _, r := range rows {
+						got = append(got, r.Content)
+					}
+				}
+				for _, r := range all {
+					if Visible(v, fromRow(r), use) {
+						want = append(want, r.Content)
+						if r.Team == "E1" {
+							orgs++
+							require.Equal(t, string(ScopeWorkspace), r.Scope)
+						}
+					}
+				}
+				sort.Strings(got)
+				sort.Strings(want)
+				require.Equal(t, want, got, "org member in %s (private %v, use %v)", p.SourceKey, private, use)
+			}
+		}
+	}
+	require.Positive(t, orgs, "the organisation's workspace memories are its members'")
 }

@@ -129,6 +129,17 @@ func scope(w *write) string {
 	default:
 		return fmt.Sprintf("a %s memory can't be about %s", w.scope, about)
 	}
+	if w.scope == ScopeWorkspace && req.Place.Org != "" && !req.Actor.ExternalTo(req.Place) {
+		// The organisation opted into org-scope memories: a workspace
+		// memory is all its workspaces' (Viewer.Org).
+		w.team = req.Place.Org
+	}
+	if w.scope == ScopeChannel && req.Actor.ExternalTo(req.Place) {
+		// An external member's channel memory is the shared channel's,
+		// with its host, for everyone in it (Viewer.Guest); the rest of
+		// what they write is their own team's (HomeOf).
+		w.team = req.Place.Team
+	}
 	return ""
 }
 

@@ -74,7 +74,12 @@ func VisibilityOf(channelType, channelID string) Visibility {
 
 // Place is where a turn happens: a thread in a channel.
 type Place struct {
-	Team       string
+	Team string
+	// Org is the Enterprise Grid organisation whose org-scope memories
+	// this place shares, when it opted in (MNEMO_ORG_MEMORIES): workspace
+	// memories are then the organisation's, keyed by its enterprise id.
+	// Empty otherwise: each workspace is its own tenant.
+	Org        string
 	Channel    string
 	SourceKey  string
 	ThreadTS   string // the thread's root ts

@@ -85,6 +85,11 @@ type Config struct {
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change).
 	EraseDeletedUsers bool
+	// OrgMemories are the Enterprise Grid organisations (E…) that opted
+	// into org-scope memories (MNEMO_ORG_MEMORIES): in the workspaces their
+	// org-wide installation serves, workspace memories are the
+	// organisation's (provenance.Place.Org).
+	OrgMemories []string
 	// Prices turn tokens into estimated costs in /mnemo stats.
 	Prices usage.Prices
 	// AdminOversight lets an admin's Inspect show recalled memories not
@@ -111,6 +116,7 @@ type App struct {
 	keep         lifecycle.Retention
 	prices       usage.Prices
 	oversight    bool
+	orgMemories  map[string]bool // MNEMO_ORG_MEMORIES
 	eraseDeleted bool
 
 	authenticated bool
@@ -144,6 +150,10 @@ func New(c Config) *App {
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
 		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices, oversight: c.AdminOversight,
+		orgMemories: map[string]bool{},
+	}
+	for _, e := range c.OrgMemories {
+		a.orgMemories[e] = true
 	}
 	if a.obs == nil {
 		a.obs = nopObserver{}
@@ -199,6 +209,17 @@ func (a *App) Authenticate(ctx context.Context) error {
 // when the app is not installed there, or no longer.
 func (a *App) bot(ctx context.Context, team string) (install.Bot, error) {
 	return a.clients.Bot(ctx, team)
+}
+
+// orgOf is the organisation whose org-scope memories a workspace served
+// by b shares (provenance.Place.Org): b's organisation, when its org-wide
+// installation serves the workspace and it opted in (MNEMO_ORG_MEMORIES);
+// "" otherwise.
+func (a *App) orgOf(b install.Bot) string {
+	if b.Enterprise != "" && a.orgMemories[b.Enterprise] {
+		return b.Enterprise
+	}
+	return ""
 }
 
 // Connected returns nil while the Socket Mode connection is up; over HTTP,

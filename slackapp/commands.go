@@ -119,6 +119,11 @@ func (a *App) runCommand(ctx context.Context, actor provenance.Actor, cmd slack.
 		return notAdmin(c.admin)
 	}
 	place := provenance.Place{Team: cmd.TeamID, Channel: cmd.ChannelID, Visibility: provenance.VisibilityOf("", cmd.ChannelID)}
+	if len(a.orgMemories) > 0 {
+		if b, err := a.bot(ctx, cmd.TeamID); err == nil {
+			place.Org = a.orgOf(b)
+		}
+	}
 	return c.run(a, ctx, invocation{actor: actor, cmd: cmd, viewer: memory.Viewer{Actor: actor, Place: place, Private: true}, args: args})
 }
 

@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -45,7 +46,25 @@ func (a *App) erase(ctx context.Context, actor provenance.Actor, team, user stri
 	if !userRef.MatchString("<@" + user + ">") {
 		return textReply("That is not a Slack user id: %q.", user)
 	}
-	r, err := a.db.Erase(ctx, db.Erasure{Team: team, User: user, By: actor.ID, KeepShared: keepShared})
+	// An external member of this workspace's Slack Connect channels keeps
+	// their personal memories under their own team (memory.HomeOf): users.info
+	// says which, and what this workspace's conversations stored there goes
+	// too. Without an answer, the erasure is not done by halves.
+	person, err := a.dir.ActorIn(ctx, team, user, true)
+	var gone slack.SlackErrorResponse
+	if errors.As(err, &gone) && gone.Err == "user_not_found" {
+		err = nil // Slack knows them no more: only this workspace's rows are theirs to erase here
+		person.Team = team
+	}
+	if err != nil {
+		a.log.Warn().Err(err).Msg("erasure: users.info failed")
+		return textReply("Couldn't tell which workspace <@%s> belongs to (Slack's users.info failed), so nothing was erased; try again.", user)
+	}
+	home := ""
+	if person.Team != team {
+		home = person.Team
+	}
+	r, err := a.db.Erase(ctx, db.Erasure{Team: team, User: user, By: actor.ID, KeepShared: keepShared, Home: home})
 	if err != nil {
 		a.log.Error().Err(err).Msg("erasure failed")
 		return textReply("Couldn't erase them, nothing was changed: %v.", err)

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -18,8 +19,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mnemo-bot/mnemo/bench"
+	"github.com/mnemo-bot/mnemo/llm"
 )
 
 func main() {
@@ -32,6 +35,8 @@ func main() {
 const usage = `usage: mnemo-bench [--sizes N,N,…] [--million] [--queries N] [--remember N] [--gobench FILE] [--mnemo FILE] [--out FILE]
        mnemo-bench --only locomo [--locomo-shapes channel,personal,noisy] [--locomo-noise N] [--locomo-keep] [--out FILE]
        mnemo-bench --only serve [--sizes N] [--turns N] [--mnemo FILE]
+       mnemo-bench --only embed [--locomo-shapes channel,personal] [--out FILE]
+       mnemo-bench --only vector [--vector-rows N] [--vector-dims N,N] [--vector-queries N] [--vector-keep] [--remember N] [--out FILE]
 
 Seeds corpora on the PostgreSQL server DATABASE_URL names (databases
 mnemo_bench_*, dropped afterwards), measures, prints one table and writes it
@@ -51,12 +56,31 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
   --logs       a directory to keep each serve run's log in (default: not kept)
   --out        where to write the results (default bench/RESULTS.md; with
                --only, nothing is written unless --out is given)
-  --only       locomo: only recall on LoCoMo, printed shape by shape (seconds
+  --only       embed: recall on LoCoMo's development split through the
+               embedding endpoint serve would use (make eval-embed):
+               MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL (else
+               MNEMO_LLM_BASE_URL, else OpenAI's), and the key
+               MNEMO_LLM_API_KEY (else OPENAI_API_KEY); prints recall by
+               category, lexical beside hybrid. Refuses, and exits 2,
+               without a model or LOCOMO_DIR, and exits 1 when the
+               endpoint does not answer;
+               vector: recall by meaning (make bench-vector): HNSW build
+               time and bytes, the vector leg's recall@10 against an exact
+               scan, hybrid auto-recall, remember with the embedding job on,
+               and the vector leg's visibility, over --vector-rows memories;
+               writes its section of --out (when given) and leaves the rest;
+               locomo: only recall on LoCoMo, printed shape by shape (seconds
                for channel and personal, about a minute more for noisy);
                recall: only recall over the corpora of --sizes, leaving the
                largest one's database in place for tuning by hand;
                serve: only the serve run (turn overhead, the 50 mentions,
                RSS) over a corpus of the last --sizes size; writes nothing
+  --vector-rows     memories of the vector bench (default 100000; make
+               bench-vector MILLION=1 runs 1000000)
+  --vector-dims     its embedding dimensions (default 512,768)
+  --vector-queries  its questions per dimension (default 300)
+  --vector-keep     leave its database (mnemo_bench_vector) in place after
+               the run, with the last dimension's index, to look at plans
   --locomo-shapes  the LoCoMo shapes to run (default channel,personal,noisy)
   --locomo-noise   unrelated memories in each channel of the noisy shape
                (default 100000)
@@ -82,6 +106,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	shapes := fs.String("locomo-shapes", strings.Join(bench.LoCoMoShapes, ","), "")
 	noise := fs.Int("locomo-noise", 100000, "")
 	keep := fs.Bool("locomo-keep", false, "")
+	vectorRows := fs.Int("vector-rows", 100_000, "")
+	vectorDims := fs.String("vector-dims", "512,768", "")
+	vectorQueries := fs.Int("vector-queries", 300, "")
+	vectorKeep := fs.Bool("vector-keep", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -122,6 +150,44 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 		return onlyLoCoMo(ctx, cfg, *out, stdout, stderr)
+	case "embed":
+		outSet := false
+		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+		if !outSet {
+			*out = ""
+		}
+		shapesSet := false
+		fs.Visit(func(f *flag.Flag) { shapesSet = shapesSet || f.Name == "locomo-shapes" })
+		if !shapesSet {
+			locomoShapes = bench.EmbedShapes
+		}
+		return onlyEmbed(ctx, server, locomoShapes, getenv, *out, stdout, stderr)
+	case "vector":
+		outSet := false
+		fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+		if !outSet {
+			*out = ""
+		}
+		rememberSet := false
+		fs.Visit(func(f *flag.Flag) { rememberSet = rememberSet || f.Name == "remember" })
+		o := bench.VectorOptions{Server: server, Rows: *vectorRows, Queries: *vectorQueries, Keep: *vectorKeep,
+			Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }}
+		if rememberSet {
+			o.Remember = *remember
+		}
+		for _, s := range strings.Split(*vectorDims, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n <= 0 || n > 4000 {
+				fmt.Fprintf(stderr, "mnemo-bench: bad dimension %q (1 to 4000)\n", s)
+				return 2
+			}
+			o.Dims = append(o.Dims, n)
+		}
+		if *vectorRows <= 0 || *vectorQueries <= 0 {
+			fmt.Fprintf(stderr, "mnemo-bench: --vector-rows and --vector-queries must be positive\n")
+			return 2
+		}
+		return onlyVector(ctx, o, *out, stdout, stderr)
 	case "recall":
 		cfg.RecallOnly = true
 		outSet := false
@@ -130,7 +196,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			*out = ""
 		}
 	default:
-		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo, recall or serve can run alone\n", *only)
+		fmt.Fprintf(stderr, "mnemo-bench: --only %q: only locomo, recall, serve or vector can run alone\n", *only)
 		return 2
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -159,7 +225,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *out == "" {
 		return 0
 	}
-	if err := os.WriteFile(*out, []byte(report.Markdown(commit())), 0o644); err != nil {
+	// The vector bench's section is make bench-vector's: kept as it was.
+	old, _ := os.ReadFile(*out)
+	if err := os.WriteFile(*out, []byte(bench.WithVectorSection(report.Markdown(commit()), string(old), "")), 0o644); err != nil {
 		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
 		return 1
 	}
@@ -186,6 +254,100 @@ func onlyServe(ctx context.Context, cfg bench.Config, sizes string, stdout, stde
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "load average at the end: %s\n", report.Machine.LoadEnd)
+	return 0
+}
+
+// onlyEmbed runs make eval-embed: LoCoMo's development split through the
+// embedding endpoint that serve's variables name.
+func onlyEmbed(ctx context.Context, server string, shapes []string, getenv func(string) string, out string, stdout, stderr io.Writer) int {
+	model := getenv("MNEMO_EMBEDDING_MODEL")
+	if model == "" {
+		fmt.Fprintln(stderr, "mnemo-bench: no embedding endpoint is configured (MNEMO_EMBEDDING_MODEL is not set), so recall by meaning was not measured.\n"+
+			"Set the variables serve reads: MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL (else MNEMO_LLM_BASE_URL, else OpenAI's API) and MNEMO_LLM_API_KEY (else OPENAI_API_KEY).")
+		return 2
+	}
+	base := getenv("MNEMO_EMBEDDING_BASE_URL")
+	if base == "" {
+		base = getenv("MNEMO_LLM_BASE_URL")
+	}
+	key := getenv("MNEMO_LLM_API_KEY")
+	if key == "" {
+		key = getenv("OPENAI_API_KEY")
+	}
+	where := "OpenAI's API"
+	if base != "" {
+		u, err := url.Parse(base)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			fmt.Fprintf(stderr, "mnemo-bench: the embeddings base URL is not an http(s) URL\n")
+			return 2
+		}
+		where = u.Redacted()
+	}
+	emb := llm.NewEmbedder(key, base, model)
+	// One request first: an endpoint that does not answer is said in a
+	// line, not after the databases are loaded.
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	vecs, err := emb.Embed(pctx, []string{"Which city is the new office in?"})
+	cancel()
+	if err == nil && (len(vecs) != 1 || len(vecs[0]) == 0) {
+		err = errors.New("no vector in the answer")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: the embedding endpoint (%s at %s) did not answer, so recall by meaning was not measured: %v\n", model, where, err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "embedding endpoint: %s at %s, %d dimensions\n", model, where, len(vecs[0]))
+	dir := getenv("LOCOMO_DIR")
+	if dir == "" {
+		fmt.Fprintf(stderr, "mnemo-bench: LOCOMO_DIR is not set: %s\n", bench.LoCoMoHowTo)
+		return 2
+	}
+	convs, err := bench.ReadLoCoMo(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	res, err := bench.RunEmbed(ctx, convs, bench.EmbedOptions{Server: server, Embedder: emb, Model: model, Shapes: shapes,
+		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }})
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	md := res.Markdown()
+	fmt.Fprint(stdout, md)
+	if out != "" {
+		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+			fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", out)
+	}
+	return 0
+}
+
+// onlyVector runs the vector bench, prints its section and writes it into
+// out, in place of the one there, leaving the rest of the file as it is.
+func onlyVector(ctx context.Context, o bench.VectorOptions, out string, stdout, stderr io.Writer) int {
+	res, err := bench.RunVector(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	section := res.Markdown(commit())
+	fmt.Fprint(stdout, section)
+	if out == "" {
+		return 0
+	}
+	old, err := os.ReadFile(out)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	if err := os.WriteFile(out, []byte(bench.WithVectorSection(string(old), "", section)), 0o644); err != nil {
+		fmt.Fprintf(stderr, "mnemo-bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "wrote %s\n", out)
 	return 0
 }
 

@@ -81,6 +81,8 @@ type Config struct {
 	// EraseDeletedUsers erases a member when Slack says their account was
 	// deleted (user_change with deleted: true).
 	EraseDeletedUsers onOff `env:"MNEMO_ERASE_DELETED_USERS" envDefault:"false" help:"true: when Slack says a member's account was deleted (user_change), erase them as /mnemo purge does"`
+	// OrgMemories are the organisations that opted into org-scope memories.
+	OrgMemories enterpriseIDs `env:"MNEMO_ORG_MEMORIES" defaultNote:"none: each workspace is its own tenant" help:"comma-separated Enterprise Grid organisation ids (E…) whose workspace memories are shared by every workspace their org-wide installation serves (org-scope memories), at their org admin's request; personal, thread and channel memories stay each workspace's"`
 	// Budgets (docs/observability.md); 0 is no limit.
 	BudgetPersonDaily  tokenCount `env:"MNEMO_BUDGET_PERSON_DAILY_TOKENS" envDefault:"0" help:"the most tokens (input plus output) one person's turns may use per UTC day, across replicas; a turn past it ends with a sentence saying so; 0 for no limit. See docs/observability.md"`
 	BudgetChannelDaily tokenCount `env:"MNEMO_BUDGET_CHANNEL_DAILY_TOKENS" envDefault:"0" help:"the most tokens one channel's turns may use per UTC day, across replicas; 0 for no limit"`
@@ -429,6 +431,28 @@ func (k *keyring) UnmarshalText(b []byte) error {
 // validTeamID says whether s looks like a Slack team id (T…).
 func validTeamID(s string) bool {
 	return len(s) >= 2 && s[0] == 'T' && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+}
+
+type enterpriseIDs []string
+
+func (ids *enterpriseIDs) UnmarshalText(b []byte) error {
+	var good enterpriseIDs
+	for _, e := range strings.Split(string(b), ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		if !validEnterpriseID(e) {
+			return fmt.Errorf("has %s, which is not an Enterprise Grid organisation id (E…)", strconv.Quote(e))
+		}
+		good = append(good, e)
+	}
+	*ids = good
+	return nil
+}
+
+// validEnterpriseID is an Enterprise Grid organisation's id (E…).
+func validEnterpriseID(s string) bool {
+	return len(s) >= 2 && s[0] == 'E' && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
 func validUserID(s string) bool {

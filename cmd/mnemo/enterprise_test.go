@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -333,4 +334,241 @@ func TestAnExternalMemberInASlackConnectChannel(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, replies, "answered once")
+}
+
+// Issue 33: a channel memory of a Slack Connect channel is everyone's in
+// it, external members included: the host's channel memory enters an
+// external member's turn there and their recall, while the host's
+// workspace memory does not. It stays in its channel: in another shared
+// channel of the host it is not theirs. A channel memory the external
+// member writes there is the channel's too, and the host's member sees it.
+func TestAChannelMemoryOfASharedChannelIsItsExternalMembersToo(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		shared, other    = "C0SHARED", "C0SHARED2"
+		window, codename = "zqxwindow", "zqxcodename"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := in{b, teamA}
+	ctx := context.Background()
+	remember := func(channel string, scope memory.Scope, content string) {
+		t.Helper()
+		out, err := b.store().Remember(ctx, memory.WriteRequest{
+			Actor: provenance.Actor{Kind: provenance.KindUser, Team: teamA, ID: admin, IsAdmin: true},
+			Place: provenance.Place{Team: teamA, Channel: channel, SourceKey: "slack:" + teamA + ":" + channel + ":1800000000.000100", Visibility: provenance.Public},
+			Scope: scope, Content: content, WrittenBy: provenance.ByExplicit,
+		})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		require.Equal(t, scope, out.Memory.Scope)
+	}
+	remember(shared, memory.ScopeChannel, "Deploys from this channel go out in the "+window+" slot")
+	remember(shared, memory.ScopeWorkspace, "The launch codename is "+codename)
+
+	b.slack.ShareChannel(shared, teamA)
+	b.slack.ShareChannel(other, teamA)
+	hostAuth := []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}
+	guest := func(channel, text string) string {
+		t.Helper()
+		ts := b.nextTS()
+		ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> " + text, "ts": ts, "channel": channel, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+		b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: hostAuth, ExtShared: true})
+		got := b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+			return m.Channel == channel && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+		})
+		b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+		return got[0].Text
+	}
+	requests := func(marker string) string {
+		t.Helper()
+		reqs := turnRequests(b, marker)
+		require.NotEmpty(t, reqs)
+		return strings.Join(reqs, "\n")
+	}
+
+	// In the shared channel: the channel's memory, not the workspace's.
+	guest(shared, "when do deploys go out, zqxhere?")
+	got := requests("zqxhere")
+	require.Contains(t, got, window, "the shared channel's memory in its external member's turn")
+	require.NotContains(t, got, codename, "the host's workspace memory in an external member's turn")
+	recall := guest(shared, `call memory__recall {"query": "deploys slot"}`)
+	require.Contains(t, recall, window)
+	require.NotContains(t, guest(shared, `call memory__recall {"query": "launch codename"}`), codename)
+
+	// In another shared channel of the host, it is not theirs.
+	guest(other, "when do deploys go out, zqxthere?")
+	require.NotContains(t, requests("zqxthere"), window, "a channel memory outside its channel")
+	require.NotContains(t, guest(other, `call memory__recall {"query": "deploys slot"}`), window)
+
+	// What they ask to keep for the channel is the channel's, with its
+	// host: A's member sees it there.
+	guest(shared, `call memory__remember {"content": "The shared channel's runbook is zqxrunbook", "kind": "procedure", "scope": "channel"}`)
+	var team string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT team_id FROM memories WHERE content ILIKE '%zqxrunbook%'`).Scan(&team))
+	require.Equal(t, teamA, team, "the shared channel's memory is kept with its host")
+	require.Contains(t, A.ask(alice, shared, `call memory__recall {"query": "runbook"}`), "zqxrunbook")
+}
+
+// click presses a button in the workspace, as user in channel, and returns
+// the answer.
+func (w in) click(user, channel, actionID, value string) string {
+	w.b.t.Helper()
+	n := len(w.b.responses())
+	env := w.b.slack.SendInteractive(map[string]any{
+		"type": "block_actions", "team": map[string]any{"id": w.team}, "user": map[string]any{"id": user, "team_id": w.team},
+		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "response_url": strings.TrimSuffix(w.b.slack.URL, "/api/") + "/response",
+		"actions":   []any{map[string]any{"type": "button", "action_id": actionID, "block_id": "b1", "value": value, "action_ts": "1800000000.000100"}},
+		"channel":   map[string]any{"id": channel},
+		"container": map[string]any{"type": "message", "message_ts": "1800000000.000100", "is_ephemeral": true},
+	})
+	w.b.slack.WaitAck(env, 5*time.Second)
+	return w.b.nextResponse(n).Text
+}
+
+// Issue 33: an external member is covered by erasure. What the host's
+// conversations kept of them under their own team (their personal
+// memories, memory.HomeOf) goes with the host's purge, as do their words
+// in the host's log; what their own organisation's installation keeps of
+// them under their team is not the host's to erase, and stays.
+func TestPurgingAnExternalMemberErasesWhatTheHostKeptUnderTheirTeam(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		shared           = "C0SHARED"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := in{b, teamA}
+	ctx := context.Background()
+	b.slack.ShareChannel(shared, teamA)
+	ts := b.nextTS()
+	ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> remember that I prefer zqxbullet lists", "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+	b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}, ExtShared: true})
+	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+	// Their own organisation's memory of them: not the host's.
+	out, err := b.store().Remember(ctx, memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: extTeam, ID: extUser},
+		Place: provenance.Place{Team: extTeam, Channel: "C0THEIRS", SourceKey: "slack:" + extTeam + ":C0THEIRS:1800000000.000100", Visibility: provenance.Public},
+		Scope: memory.ScopePersonal, Content: "I prefer zqxown dark mode", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+
+	count := func(word string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE team_id = $1 AND content ILIKE '%' || $2 || '%'`, extTeam, word).Scan(&n))
+		return n
+	}
+	words := func() int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM session_messages WHERE team_id = $1 AND (actor_id = $2 OR text ILIKE '%zqxbullet%')`, teamA, extUser).Scan(&n))
+		return n
+	}
+	require.Equal(t, 1, count("zqxbullet"), "the shared channel kept their preference under their own team")
+	require.Equal(t, 1, count("zqxown"))
+	require.Positive(t, words(), "the host's log holds their words")
+
+	require.Contains(t, A.command(admin, shared, "purge <@"+extUser+">"), "mnemo_purge_confirm")
+	receipt := A.click(admin, shared, "mnemo_purge_confirm", extUser)
+	require.Contains(t, receipt, "Erased <@"+extUser+">")
+	require.Contains(t, receipt, "1 deleted in their own workspace "+extTeam, receipt)
+	require.Equal(t, 0, count("zqxbullet"), "what the host kept of them under their team is erased")
+	require.Equal(t, 1, count("zqxown"), "their own organisation's memory of them stays")
+	require.Zero(t, words(), "their words in the host's log are gone")
+}
+
+// Issue 33: the lifecycle at the organisation's level. The organisation's
+// tokens_revoked (its authorization says is_enterprise_install) stops
+// every workspace it serves, as its uninstall does, and `mnemo teams
+// erase E…` then erases the organisation: its workspaces' data, its record
+// of them (installation_teams) and its installation, which `mnemo
+// installs` no longer lists. A workspace with its own installation is the
+// control: it keeps answering, and its data.
+func TestAnOrganisationsRevokedTokenStopsItsWorkspacesAndItsErasureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+	installThroughOAuth(t, b, addr, teamA)
+	ctx := context.Background()
+	A, B := gridIn{b, orgTeamA, org, true}, gridIn{b, orgTeamB, org, true}
+	require.Contains(t, A.ask(alice, "C0ORGAGEN", factA), "Prefers terse PR summaries")
+	require.Contains(t, B.ask(alice, "C0ORGBGEN", factB), "Prefers tabs over spaces")
+	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", factA))
+	count := func(sql string, args ...any) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, sql, args...).Scan(&n))
+		return n
+	}
+	require.Equal(t, 2, count(`SELECT count(*) FROM installation_teams WHERE enterprise_id = $1`, org))
+
+	ws, _ := b.slack.Installed(org)
+	b.slack.Revoke(org)
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "tokens_revoked", "tokens": map[string]any{"bot": []string{ws.BotUserID}}, "event_ts": "1800000000.000100"}, B.opts()), 5*time.Second)
+	var why string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT disabled_why FROM installations WHERE enterprise_id = $1 AND team_id = ''`, org).Scan(&why))
+	require.Equal(t, "tokens_revoked", why, "the organisation's installation is disabled")
+	ts := b.nextTS()
+	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "hello?", "ts": ts, "channel": "D0ORGA", "event_ts": ts}, A.opts()), 5*time.Second)
+	require.Equal(t, 0, b.arrivals(ts), "no workspace of the organisation is taken in")
+
+	var out, errOut strings.Builder
+	require.Equal(t, 0, run(ctx, []string{"teams", "erase", "--by", "ops-ticket-33", org}, b.getenv, strings.NewReader(""), &out, &errOut), errOut.String())
+	require.Contains(t, out.String(), "Erased organisation "+org+": 2 workspaces (T0ORGA, T0ORGB)")
+	require.Zero(t, count(`SELECT count(*) FROM installation_teams WHERE enterprise_id = $1`, org))
+	require.Zero(t, count(`SELECT count(*) FROM installations WHERE enterprise_id = $1`, org))
+	require.Zero(t, count(`SELECT count(*) FROM memories WHERE team_id = ANY($1)`, []string{orgTeamA, orgTeamB}))
+	require.Positive(t, count(`SELECT count(*) FROM memories WHERE team_id = $1`, teamA), "the workspace with its own installation keeps its data")
+	out.Reset()
+	require.Equal(t, 0, run(ctx, []string{"installs"}, b.getenv, strings.NewReader(""), &out, &errOut), errOut.String())
+	require.NotContains(t, out.String(), org)
+	require.Contains(t, out.String(), teamA)
+	require.NotEmpty(t, in{b, teamA}.ask(alice, "D0ALICE", "hello"), "the control answers")
+}
+
+// Issue 33: org-scope memories, opted into (MNEMO_ORG_MEMORIES). With it,
+// a workspace memory an admin writes in one workspace of the organisation
+// is in the turns of another workspace of it, while personal memories stay
+// each workspace's. Without it (the control, the default), the workspace
+// memory stays in its workspace.
+func TestOrgScopeMemoriesAreSharedAcrossTheOrganisationOnlyWhenOptedInto(t *testing.T) {
+	t.Parallel()
+	const policy = "zqxpolicy"
+	for _, optIn := range []bool{true, false} {
+		t.Run(fmt.Sprint("opted in ", optIn), func(t *testing.T) {
+			t.Parallel()
+			env := httpMode
+			if optIn {
+				env = append([]string{"MNEMO_ORG_MEMORIES", org}, httpMode...)
+			}
+			b, addr := startMultiBot(t, env...)
+			installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+			A, B := gridIn{b, orgTeamA, org, true}, gridIn{b, orgTeamB, org, true}
+			ctx := context.Background()
+			got := A.ask(admin, "C0ORGAGEN", `call memory__remember {"content": "Expense reports are filed with the `+policy+` form", "kind": "procedure", "scope": "workspace"}`)
+			require.Contains(t, got, policy)
+			require.Contains(t, A.ask(alice, "C0ORGAGEN", factA), "Prefers terse PR summaries")
+			var team string
+			require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT team_id FROM memories WHERE content ILIKE '%' || $1 || '%'`, policy).Scan(&team))
+
+			B.ask(bob, "C0ORGBGEN", "how are expense reports filed, zqxasking?")
+			reqs := turnRequests(b, "zqxasking")
+			require.NotEmpty(t, reqs)
+			recalled := B.ask(bob, "C0ORGBGEN", `call memory__recall {"query": "expense reports"}`)
+			// The workspace's own memories are its own either way.
+			require.NotContains(t, B.ask(alice, "C0ORGBGEN", `call memory__list {}`), wordA)
+			if !optIn {
+				require.Equal(t, orgTeamA, team, "by default a workspace memory is its workspace's")
+				require.NotContains(t, strings.Join(reqs, "\n"), policy, "another workspace's memory in a turn")
+				require.NotContains(t, recalled, policy)
+				return
+			}
+			require.Equal(t, org, team, "an org-scope memory is kept under the organisation")
+			require.Contains(t, strings.Join(reqs, "\n"), policy, "the organisation's memory in another workspace's turn")
+			require.Contains(t, recalled, policy)
+		})
+	}
 }

@@ -247,7 +247,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Directory: slackapp.NewTeamDirectory(clients, cfg.Admins), Logger: log,
 		SlashCommand: string(cfg.SlashCommand), Observer: metrics,
 		Retention: cfg.Retention(), EraseDeletedUsers: bool(cfg.EraseDeletedUsers),
-		Prices: cfg.Prices.Prices, AdminOversight: bool(cfg.AdminOversight),
+		OrgMemories: cfg.OrgMemories,
+		Prices:      cfg.Prices.Prices, AdminOversight: bool(cfg.AdminOversight),
 	})
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)

@@ -12,7 +12,7 @@ import (
 	"github.com/mnemo-bot/mnemo/install"
 )
 
-const teamsUsage = `usage: mnemo teams erase --by OPERATOR T…
+const teamsUsage = `usage: mnemo teams erase --by OPERATOR T…|E…
 
 Erases everything mnemo holds of one workspace: its memories with their
 history, conversation logs, turns, settings, inbox, jobs, the admin record
@@ -20,6 +20,12 @@ and its installation with the bot token. It is one transaction and can't be
 undone. The erasure is recorded (who, when, rows by table) in the admin
 record of that team, which is then all that is left of it. serve does the
 same by itself MNEMO_RETENTION_UNINSTALLED after the app is uninstalled.
+
+An enterprise id (E…) erases an organisation's org-wide installation: each
+workspace it served that has no active installation of its own, as above,
+then its record of the workspaces it served and its installation with the
+bot token. The erasure is recorded in the admin record under the
+enterprise id.
 `
 
 const keysUsage = `usage: mnemo keys rotate
@@ -41,8 +47,8 @@ func cmdTeams(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 || !validTeamID(rest[0]) {
-		return argsError{"name one team id (T…)", "teams erase"}
+	if len(rest) != 1 || !(validTeamID(rest[0]) || validEnterpriseID(rest[0])) {
+		return argsError{"name one team id (T…) or enterprise id (E…)", "teams erase"}
 	}
 	if strings.TrimSpace(*by) == "" {
 		return argsError{"--by is required: the erasure is recorded with who ran it", "teams erase"}
@@ -59,6 +65,9 @@ func cmdTeams(ctx context.Context, args []string, getenv func(string) string, st
 	ctx, cancel := context.WithTimeout(ctx, teamEraseTimeout)
 	defer cancel()
 	team := rest[0]
+	if validEnterpriseID(team) {
+		return eraseOrganisation(ctx, d, team, *by, stdout)
+	}
 	r, err := d.EraseTeam(ctx, team)
 	if err != nil {
 		return err
@@ -71,6 +80,29 @@ func cmdTeams(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("erased, but the record of it failed: %w", err)
 	}
 	fmt.Fprintf(stdout, "Erased team %s (%d rows):\n  %s\n", team, r.Total(), strings.Join(lines, "\n  "))
+	return nil
+}
+
+// eraseOrganisation is `mnemo teams erase E…`.
+func eraseOrganisation(ctx context.Context, d *db.DB, org, by string, stdout io.Writer) error {
+	teams, r, err := d.EraseOrganisation(ctx, org)
+	for _, team := range teams {
+		if aerr := d.Audit().Record(ctx, db.AuditEntry{Team: team, ActorID: "operator:" + by, Action: db.AuditEraseTeam, Target: team, Detail: "with its organisation " + org}); aerr != nil {
+			return errors.Join(err, fmt.Errorf("erased %s, but the record of it failed: %w", team, aerr))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, l := range r {
+		lines = append(lines, fmt.Sprintf("%s: %d %s", l.Table, l.Rows, l.Action))
+	}
+	detail := fmt.Sprintf("workspaces erased: %d (%s); %s", len(teams), strings.Join(teams, ", "), strings.Join(lines, "; "))
+	if err := d.Audit().Record(ctx, db.AuditEntry{Team: org, ActorID: "operator:" + by, Action: db.AuditEraseTeam, Target: org, Detail: detail}); err != nil {
+		return fmt.Errorf("erased, but the record of it failed: %w", err)
+	}
+	fmt.Fprintf(stdout, "Erased organisation %s: %d workspaces (%s)\n  %s\n", org, len(teams), strings.Join(teams, ", "), strings.Join(lines, "\n  "))
 	return nil
 }
 

@@ -6,11 +6,21 @@
 --
 -- A repeatable definition (db/migrate.go): re-applied whenever this file
 -- changes. Change it only together with memory.Visible.
+--
+-- v_only is the one scope a viewer reads of v_team's, when v_team is not
+-- their own workspace: 'channel' for an external member (a person of
+-- another organisation in a Slack Connect channel) reading the host's
+-- memories of the channel, 'workspace' for a member of an Enterprise Grid
+-- organisation reading its org-scope memories (MNEMO_ORG_MEMORIES).
+-- Callers that leave it out read as the viewer's own workspace.
+DROP FUNCTION IF EXISTS memory_visible(memories, text, text, text, text, boolean, boolean);
+DROP FUNCTION IF EXISTS memory_visible(memories, text, text, text, text, boolean, boolean, boolean);
 CREATE OR REPLACE FUNCTION memory_visible(m memories, v_team text, v_actor text, v_channel text, v_source_key text,
-                                          v_private boolean, v_apply boolean)
+                                          v_private boolean, v_apply boolean, v_only text DEFAULT '')
 RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT m.team_id = v_team AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
+       AND (v_only = '' OR m.scope = v_only)
        AND CASE m.scope
            WHEN 'personal' THEN m.subject_id = v_actor
                AND ((v_channel <> '' AND m.channel_id = v_channel)

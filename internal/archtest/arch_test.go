@@ -55,8 +55,8 @@ var layers = map[string][]string{
 	"deploy":                     {},
 	"bench/corpus":               {"memory", "provenance"},
 	"bench/bm25":                 {},
-	"bench":                      {"bench/bm25", "bench/corpus", "db", "internal/testkit/fakellm", "internal/testkit/fakeslack", "internal/testkit/scripted", "internal/testkit/harness", "llm", "memory", "provenance", "tools", "tools/mcp"},
-	"cmd/mnemo-bench":            {"bench"},
+	"bench":                      {"bench/bm25", "bench/corpus", "db", "embedding", "internal/testkit/fakellm", "internal/testkit/fakeslack", "internal/testkit/scripted", "internal/testkit/harness", "llm", "memory", "provenance", "tools", "tools/mcp"},
+	"cmd/mnemo-bench":            {"bench", "llm"},
 	"cmd/mnemo-soak":             {"bench"},
 }
 

@@ -90,3 +90,31 @@ WITH expired AS (
 )
 INSERT INTO oauth_states (nonce_hash, expires_at) VALUES (@nonce_hash, @expires_at)
 ON CONFLICT (nonce_hash) DO NOTHING;
+
+-- name: InstallationOrgTeamsToErase :many
+-- The workspaces an organisation's installation served whose data goes
+-- with it: those without an active installation of their own.
+SELECT t.team_id FROM installation_teams t
+WHERE t.enterprise_id = @enterprise_id
+  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
+ORDER BY t.team_id;
+
+-- name: InstallationForgetOrgTeams :execrows
+-- An erased organisation's record of the workspaces it served (those with
+-- an installation of their own stay theirs, now served by it alone).
+DELETE FROM installation_teams t WHERE t.enterprise_id = @enterprise_id;
+
+-- name: InstallationForgetOrg :execrows
+-- An erased organisation's own installation, with its sealed token.
+DELETE FROM installations i WHERE i.team_id = '' AND i.enterprise_id = @enterprise_id;
+
+-- name: InstallationOrgsErasable :many
+-- Organisations uninstalled before a time whose workspaces' data retention
+-- has erased (none left without an active installation of its own): their
+-- installation and their record of the workspaces they served go next.
+SELECT o.enterprise_id FROM installations o
+WHERE o.team_id = '' AND o.disabled_at < @before::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM installation_teams t WHERE t.enterprise_id = o.enterprise_id
+                  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL))
+ORDER BY o.enterprise_id
+LIMIT @max_rows::int;

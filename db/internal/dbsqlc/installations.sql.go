@@ -138,6 +138,33 @@ func (q *Queries) InstallationFind(ctx context.Context, db DBTX, arg Installatio
 	return i, err
 }
 
+const installationForgetOrg = `-- name: InstallationForgetOrg :execrows
+DELETE FROM installations i WHERE i.team_id = '' AND i.enterprise_id = $1
+`
+
+// An erased organisation's own installation, with its sealed token.
+func (q *Queries) InstallationForgetOrg(ctx context.Context, db DBTX, enterpriseID string) (int64, error) {
+	result, err := db.Exec(ctx, installationForgetOrg, enterpriseID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const installationForgetOrgTeams = `-- name: InstallationForgetOrgTeams :execrows
+DELETE FROM installation_teams t WHERE t.enterprise_id = $1
+`
+
+// An erased organisation's record of the workspaces it served (those with
+// an installation of their own stay theirs, now served by it alone).
+func (q *Queries) InstallationForgetOrgTeams(ctx context.Context, db DBTX, enterpriseID string) (int64, error) {
+	result, err := db.Exec(ctx, installationForgetOrgTeams, enterpriseID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const installationList = `-- name: InstallationList :many
 SELECT team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, bot_id, scopes, installer_id, installed_at, disabled_at, disabled_why FROM installations i ORDER BY i.team_id, i.enterprise_id
 `
@@ -168,6 +195,72 @@ func (q *Queries) InstallationList(ctx context.Context, db DBTX) ([]Installation
 			return nil, err
 		}
 		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const installationOrgTeamsToErase = `-- name: InstallationOrgTeamsToErase :many
+SELECT t.team_id FROM installation_teams t
+WHERE t.enterprise_id = $1
+  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
+ORDER BY t.team_id
+`
+
+// The workspaces an organisation's installation served whose data goes
+// with it: those without an active installation of their own.
+func (q *Queries) InstallationOrgTeamsToErase(ctx context.Context, db DBTX, enterpriseID string) ([]string, error) {
+	rows, err := db.Query(ctx, installationOrgTeamsToErase, enterpriseID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var team_id string
+		if err := rows.Scan(&team_id); err != nil {
+			return nil, err
+		}
+		items = append(items, team_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const installationOrgsErasable = `-- name: InstallationOrgsErasable :many
+SELECT o.enterprise_id FROM installations o
+WHERE o.team_id = '' AND o.disabled_at < $1::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM installation_teams t WHERE t.enterprise_id = o.enterprise_id
+                  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL))
+ORDER BY o.enterprise_id
+LIMIT $2::int
+`
+
+type InstallationOrgsErasableParams struct {
+	Before  time.Time `json:"before"`
+	MaxRows int32     `json:"maxRows"`
+}
+
+// Organisations uninstalled before a time whose workspaces' data retention
+// has erased (none left without an active installation of its own): their
+// installation and their record of the workspaces they served go next.
+func (q *Queries) InstallationOrgsErasable(ctx context.Context, db DBTX, arg InstallationOrgsErasableParams) ([]string, error) {
+	rows, err := db.Query(ctx, installationOrgsErasable, arg.Before, arg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var enterprise_id string
+		if err := rows.Scan(&enterprise_id); err != nil {
+			return nil, err
+		}
+		items = append(items, enterprise_id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

@@ -89,6 +89,16 @@ WHERE m.team_id = @team_id
        OR (m.actor_id = @user_id::text AND m.visibility = 'dm')
        OR (m.actor_id = @user_id::text AND m.scope <> 'personal' AND (m.archived_at IS NOT NULL OR NOT @keep_shared::boolean)));
 
+-- name: EraseGuestMemories :many
+-- An external member's memories that another workspace's conversations
+-- stored under their own team (memory.HomeOf): those about them or
+-- written by them whose source key is one of that workspace's
+-- (@source_prefix, 'slack:<host>:'). Nothing else of their team's.
+SELECT m.id FROM memories m
+WHERE m.team_id = @team_id
+  AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR m.actor_id = @user_id::text)
+  AND starts_with(m.source_key, @source_prefix::text);
+
 -- name: EraseRecordErased :execrows
 -- The ids of the memories erasure deletes, so that restore can say why
 -- one is gone. Nothing else of them is kept.

@@ -324,6 +324,43 @@ func (q *Queries) EraseFeedback(ctx context.Context, db DBTX, arg EraseFeedbackP
 	return result.RowsAffected(), nil
 }
 
+const eraseGuestMemories = `-- name: EraseGuestMemories :many
+SELECT m.id FROM memories m
+WHERE m.team_id = $1
+  AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR m.actor_id = $2::text)
+  AND starts_with(m.source_key, $3::text)
+`
+
+type EraseGuestMemoriesParams struct {
+	TeamID       string `json:"teamId"`
+	UserID       string `json:"userId"`
+	SourcePrefix string `json:"sourcePrefix"`
+}
+
+// An external member's memories that another workspace's conversations
+// stored under their own team (memory.HomeOf): those about them or
+// written by them whose source key is one of that workspace's
+// (@source_prefix, 'slack:<host>:'). Nothing else of their team's.
+func (q *Queries) EraseGuestMemories(ctx context.Context, db DBTX, arg EraseGuestMemoriesParams) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, eraseGuestMemories, arg.TeamID, arg.UserID, arg.SourcePrefix)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const eraseInboxArrivals = `-- name: EraseInboxArrivals :execrows
 DELETE FROM inbox_arrivals a
 WHERE a.team = $1

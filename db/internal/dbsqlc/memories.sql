@@ -94,9 +94,13 @@ RETURNING *;
 -- newest. Every candidate passes memory_visible, the one visibility rule.
 WITH parts AS (
     -- The partitions the asker may see, and their numbers in the
-    -- statistics (memory_part_stats).
+    -- statistics (memory_part_stats). A guest (an external member of a
+    -- Slack Connect channel, reading its host's memories) sees only the
+    -- channel's own partition.
     SELECT x.p, ARRAY(SELECT s.id FROM memory_part_stats s WHERE s.part = ANY(x.p)) AS ids
-    FROM (SELECT memory_parts(@team_id::text, @actor_id::text, @channel_id::text, @source_key::text) AS p) x
+    FROM (SELECT CASE WHEN @only_scope::text = 'channel'
+                      THEN ARRAY[memory_part(@team_id::text, 'channel', 'channel', @channel_id::text, '', @channel_id::text, '', '')]
+                      ELSE memory_parts(@team_id::text, @actor_id::text, @channel_id::text, @source_key::text) END AS p) x
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
     -- words are no one's to correct a typo to.
@@ -126,25 +130,30 @@ WITH parts AS (
     SELECT b.id, b.score
     FROM parts, terms, memory_bm25(parts.p, terms.t, @depth_k::int, @max_depth::int, @team_id::text, @actor_id::text,
                                    @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean) AS b(id, score)
+    -- memory_bm25 reads as the team's own members would: the matches of a
+    -- viewer of one scope (@only) pass the rule again, as theirs.
+    WHERE @only_scope::text = '' OR EXISTS (
+        SELECT 1 FROM memories gm WHERE gm.id = b.id
+           AND memory_visible(gm, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text))
 ), cand AS (
     SELECT bm.id, bm.score AS bm, true AS matched, false AS fill, false AS word FROM bm
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
      WHERE @thread_any::boolean AND m.team_id = @team_id AND m.scope = 'conversation' AND m.source_key = @source_key::text
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text)
      ORDER BY m.created_at DESC LIMIT @row_limit::int)
     UNION ALL
     (SELECT m.id, 0, false, true, false FROM memories m
      WHERE @thread_any::boolean AND m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace')
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text)
      ORDER BY m.created_at DESC LIMIT @row_limit::int)
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
      WHERE @reserve::int > 0 AND m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text
        AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text)
      ORDER BY m.created_at DESC LIMIT @reserve::int)
     UNION ALL
     -- The asker's preferences that share a word with the query, for the
@@ -164,7 +173,7 @@ WITH parts AS (
      CROSS JOIN LATERAL (SELECT pm.* FROM memories pm WHERE pm.id = p.id) m
      WHERE @reserve::int > 0 AND m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text
        AND m.kind = 'preference'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean))
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text))
 ), one AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id
@@ -205,25 +214,25 @@ WITH cand AS (
     (SELECT m.id, m.created_at, 0.3 AS closeness FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'personal' AND m.subject_id = @actor_id::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.4 FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'conversation' AND m.source_key = @source_key::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.2 FROM memories m
      WHERE m.team_id = @team_id AND m.channel_id = @channel_id::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.1 FROM memories m
      WHERE m.team_id = @team_id AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
        AND m.channel_id <> @channel_id::text AND m.created_at > '-infinity'
-       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean)
+       AND memory_visible(m, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text)
      ORDER BY m.created_at DESC LIMIT @max_results::int)
 ), top AS (
     SELECT c.id, (c.closeness + 0.2 / (1 + date_part('epoch', now() - c.created_at) / 2592000))::float8 AS score

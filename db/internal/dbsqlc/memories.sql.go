@@ -796,31 +796,31 @@ WITH cand AS (
     (SELECT m.id, m.created_at, 0.3 AS closeness FROM memories m
      WHERE m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
-     ORDER BY m.created_at DESC LIMIT $7::int)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
+     ORDER BY m.created_at DESC LIMIT $8::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.4 FROM memories m
      WHERE m.team_id = $1 AND m.scope = 'conversation' AND m.source_key = $4::text AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
-     ORDER BY m.created_at DESC LIMIT $7::int)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
+     ORDER BY m.created_at DESC LIMIT $8::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.2 FROM memories m
      WHERE m.team_id = $1 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace') AND m.archived_at IS NULL
        AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
-     ORDER BY m.created_at DESC LIMIT $7::int)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
+     ORDER BY m.created_at DESC LIMIT $8::int)
     UNION ALL
     (SELECT m.id, m.created_at, 0.1 FROM memories m
      WHERE m.team_id = $1 AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = '' AND m.archived_at IS NULL
        AND m.channel_id <> $3::text AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean)
-     ORDER BY m.created_at DESC LIMIT $7::int)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::boolean, $7::text)
+     ORDER BY m.created_at DESC LIMIT $8::int)
 ), top AS (
     SELECT c.id, (c.closeness + 0.2 / (1 + date_part('epoch', now() - c.created_at) / 2592000))::float8 AS score
     FROM cand c
     ORDER BY score DESC, c.created_at DESC
-    LIMIT $7
+    LIMIT $8
 )
 SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, top.score
 FROM top JOIN memory_rows r ON r.id = top.id
@@ -834,6 +834,7 @@ type MemoryRecentParams struct {
 	SourceKey     string `json:"sourceKey"`
 	PrivateViewer bool   `json:"privateViewer"`
 	Apply         bool   `json:"apply"`
+	OnlyScope     string `json:"onlyScope"`
 	MaxResults    int32  `json:"maxResults"`
 }
 
@@ -853,6 +854,7 @@ func (q *Queries) MemoryRecent(ctx context.Context, db DBTX, arg MemoryRecentPar
 		arg.SourceKey,
 		arg.PrivateViewer,
 		arg.Apply,
+		arg.OnlyScope,
 		arg.MaxResults,
 	)
 	if err != nil {
@@ -947,24 +949,28 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 const memorySearch = `-- name: MemorySearch :many
 WITH parts AS (
     -- The partitions the asker may see, and their numbers in the
-    -- statistics (memory_part_stats).
+    -- statistics (memory_part_stats). A guest (an external member of a
+    -- Slack Connect channel, reading its host's memories) sees only the
+    -- channel's own partition.
     SELECT x.p, ARRAY(SELECT s.id FROM memory_part_stats s WHERE s.part = ANY(x.p)) AS ids
-    FROM (SELECT memory_parts($1::text, $2::text, $3::text, $4::text) AS p) x
+    FROM (SELECT CASE WHEN $1::text = 'channel'
+                      THEN ARRAY[memory_part($2::text, 'channel', 'channel', $3::text, '', $3::text, '', '')]
+                      ELSE memory_parts($2::text, $4::text, $3::text, $5::text) END AS p) x
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
     -- words are no one's to correct a typo to.
-    SELECT e.search FROM parts, memory_expired(parts.p, $1::text) AS e(id, search)
+    SELECT e.search FROM parts, memory_expired(parts.p, $2::text) AS e(id, search)
 ), lex AS (
-    SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $5::text))) AS l
+    SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $6::text))) AS l
 ), fixes AS (
     SELECT f.term
-    FROM unnest($6::text[]) AS q(word)
+    FROM unnest($7::text[]) AS q(word)
     CROSS JOIN LATERAL (
         SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', q.word))) AS x LIMIT 1
     ) w
     CROSS JOIN LATERAL (
         SELECT v.term FROM memory_vocab v
-        WHERE v.team = $1::text AND (v.term || '') % w.x
+        WHERE v.team = $2::text AND (v.term || '') % w.x
           AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.ids) AND s.term = v.term)
               > (SELECT count(*) FROM gone WHERE v.term = ANY(tsvector_to_array(gone.search)))
         ORDER BY similarity(v.term, w.x) DESC, v.term
@@ -977,28 +983,33 @@ WITH parts AS (
     SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
 ), bm AS (
     SELECT b.id, b.score
-    FROM parts, terms, memory_bm25(parts.p, terms.t, $7::int, $8::int, $1::text, $2::text,
-                                   $3::text, $4::text, $9::boolean, $10::boolean) AS b(id, score)
+    FROM parts, terms, memory_bm25(parts.p, terms.t, $8::int, $9::int, $2::text, $4::text,
+                                   $3::text, $5::text, $10::boolean, $11::boolean) AS b(id, score)
+    -- memory_bm25 reads as the team's own members would: the matches of a
+    -- viewer of one scope (@only) pass the rule again, as theirs.
+    WHERE $1::text = '' OR EXISTS (
+        SELECT 1 FROM memories gm WHERE gm.id = b.id
+           AND memory_visible(gm, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text))
 ), cand AS (
     SELECT bm.id, bm.score AS bm, true AS matched, false AS fill, false AS word FROM bm
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
-     WHERE $11::boolean AND m.team_id = $1 AND m.scope = 'conversation' AND m.source_key = $4::text
+     WHERE $12::boolean AND m.team_id = $2 AND m.scope = 'conversation' AND m.source_key = $5::text
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean)
-     ORDER BY m.created_at DESC LIMIT $12::int)
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
+     ORDER BY m.created_at DESC LIMIT $13::int)
     UNION ALL
     (SELECT m.id, 0, false, true, false FROM memories m
-     WHERE $11::boolean AND m.team_id = $1 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace')
+     WHERE $12::boolean AND m.team_id = $2 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace')
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean)
-     ORDER BY m.created_at DESC LIMIT $12::int)
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
+     ORDER BY m.created_at DESC LIMIT $13::int)
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
-     WHERE $13::int > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
+     WHERE $14::int > 0 AND m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $4::text
        AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean)
-     ORDER BY m.created_at DESC LIMIT $13::int)
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
+     ORDER BY m.created_at DESC LIMIT $14::int)
     UNION ALL
     -- The asker's preferences that share a word with the query, for the
     -- reserved slots, however many shared memories match better: per
@@ -1010,14 +1021,14 @@ WITH parts AS (
      CROSS JOIN LATERAL (
          SELECT mp.id FROM memory_postings mp
          WHERE mp.part = (SELECT s.id FROM memory_part_stats s
-                          WHERE s.part = memory_part($1::text, 'personal', 'user', $2::text, '', '', '', ''))
+                          WHERE s.part = memory_part($2::text, 'personal', 'user', $4::text, '', '', '', ''))
            AND mp.term = q.term
          ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC LIMIT 16
      ) p
      CROSS JOIN LATERAL (SELECT pm.id, pm.team_id, pm.scope, pm.subject_type, pm.subject_id, pm.kind, pm.content, pm.normalized, pm.source_key, pm.channel_id, pm.visibility, pm.actor_id, pm.actor_name, pm.written_by, pm.message_ts, pm.observed_at, pm.created_at, pm.expires_at, pm.archived_at, pm.archived_reason, pm.archived_by, pm.superseded_by, pm.idempotency_key, pm.sensitive, pm.cues, pm.embedding, pm.search, pm.embedding_model, pm.embedding_dim FROM memories pm WHERE pm.id = p.id) m
-     WHERE $13::int > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
+     WHERE $14::int > 0 AND m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $4::text
        AND m.kind = 'preference'
-       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $9::boolean, $10::boolean))
+       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text))
 ), one AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id
@@ -1028,8 +1039,8 @@ WITH parts AS (
     SELECT o.id, o.matched, o.word, m.kind, m.scope, m.subject_id, m.created_at,
            (CASE WHEN o.matched THEN o.bm ELSE 1 END
             * (1 + CASE
-                   WHEN m.source_key = $4::text THEN 0.15
-                   WHEN m.scope = 'personal' THEN CASE WHEN $14::boolean THEN 0.2 ELSE 0.1 END
+                   WHEN m.source_key = $5::text THEN 0.15
+                   WHEN m.scope = 'personal' THEN CASE WHEN $15::boolean THEN 0.2 ELSE 0.1 END
                    WHEN m.channel_id = $3::text THEN 0.05
                    ELSE 0 END
                + 0.02 / (1 + date_part('epoch', now() - m.created_at) / 2592000))
@@ -1038,13 +1049,13 @@ WITH parts AS (
 ), prefs AS (
     SELECT r.id, row_number() OVER (ORDER BY (r.matched OR r.word) DESC, r.score DESC, r.created_at DESC) AS n
     FROM ranked r
-    WHERE r.kind = 'preference' AND r.scope = 'personal' AND r.subject_id = $2::text
+    WHERE r.kind = 'preference' AND r.scope = 'personal' AND r.subject_id = $4::text
 ), top AS (
-    SELECT r.id, r.score, r.matched, coalesce(p.n <= $13::int, false)::boolean AS reserved
+    SELECT r.id, r.score, r.matched, coalesce(p.n <= $14::int, false)::boolean AS reserved
     FROM ranked r LEFT JOIN prefs p ON p.id = r.id
-    WHERE r.matched OR $11::boolean OR p.n <= $13::int
+    WHERE r.matched OR $12::boolean OR p.n <= $14::int
     ORDER BY reserved DESC, r.score DESC, r.created_at DESC
-    LIMIT $12::int
+    LIMIT $13::int
 )
 SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.cues, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, top.score, top.matched, top.reserved
 FROM top JOIN memory_rows r ON r.id = top.id
@@ -1052,9 +1063,10 @@ ORDER BY top.reserved DESC, top.score DESC, r.created_at DESC
 `
 
 type MemorySearchParams struct {
+	OnlyScope     string   `json:"onlyScope"`
 	TeamID        string   `json:"teamId"`
-	ActorID       string   `json:"actorId"`
 	ChannelID     string   `json:"channelId"`
+	ActorID       string   `json:"actorId"`
 	SourceKey     string   `json:"sourceKey"`
 	Words         string   `json:"words"`
 	Fuzzy         []string `json:"fuzzy"`
@@ -1099,9 +1111,10 @@ type MemorySearchRow struct {
 // newest. Every candidate passes memory_visible, the one visibility rule.
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
+		arg.OnlyScope,
 		arg.TeamID,
-		arg.ActorID,
 		arg.ChannelID,
+		arg.ActorID,
 		arg.SourceKey,
 		arg.Words,
 		arg.Fuzzy,

@@ -28,6 +28,14 @@ func (s *Server) EmbedRequests() []EmbedRequest {
 	return append([]EmbedRequest(nil), s.embeds...)
 }
 
+// EmbedWith makes the server answer embeddings requests with f's vectors
+// instead of Embed's: a benchmark's own, of the dimension it measures.
+func (s *Server) EmbedWith(f func(text string) []float32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embed = f
+}
+
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Model          string          `json:"model"`
@@ -51,10 +59,16 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	s.embeds = append(s.embeds, EmbedRequest{Model: body.Model, Input: input, APIKey: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")})
 	s.mu.Unlock()
 
+	s.mu.Lock()
+	embed := s.embed
+	s.mu.Unlock()
+	if embed == nil {
+		embed = Embed
+	}
 	data := make([]any, len(input))
 	tokens := 0
 	for i, text := range input {
-		v := Embed(text)
+		v := embed(text)
 		tokens += len(strings.Fields(text))
 		var vec any = v
 		if body.EncodingFormat == "base64" {

@@ -112,6 +112,7 @@ type Server struct {
 	script   Script
 	requests []*Request
 	embeds   []EmbedRequest
+	embed    func(string) []float32 // nil: Embed
 	srv      *httptest.Server
 }
 
