@@ -313,9 +313,7 @@ func (s Memories) VectorScanSize(ctx context.Context, team, actor, channel, sour
 	err = s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint,
 		       (SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c WHERE c.oid = to_regclass('memory_vectors'))
 		FROM memory_part_stats
-		WHERE part = ANY(CASE WHEN $5::text = 'channel'
-		                      THEN ARRAY[memory_part($1::text, 'channel', 'channel', $3::text, '', $3::text, '', '')]
-		                      ELSE memory_parts($1::text, $2::text, $3::text, $4::text) END)`,
+		WHERE part = ANY(memory_parts($1::text, $2::text, $3::text, $4::text, $5::text))`,
 		team, actor, channel, sourceKey, only).Scan(&visible, &vectors)
 	if err != nil {
 		return 0, 0, fmt.Errorf("vector scan size: %w", mapErr(err))

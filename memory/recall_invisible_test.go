@@ -173,3 +173,97 @@ func TestInvisibleMemoriesShapeNoRanking(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+// TestAGuestsRankingCountsOnlyWhatAGuestMaySee (issue 33 with issue 30's
+// rule): an external member of a Slack Connect channel reads the host's
+// memories of that channel (Only "channel"). Their results and scores are
+// the same with and without the host's memories a guest may not see that
+// share the channel, its thread and the guest's words: a sensitive
+// workspace memory said in the channel, thread-only memories of the
+// thread, and a host member's personal ones. Before, the sensitive one sat
+// in the channel's partition, so the statistics a guest's ranking reads
+// counted it, and the thread windows read rows only the host's members see.
+func TestAGuestsRankingCountsOnlyWhatAGuestMaySee(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	guest, alice := "UEXT", user("UA")
+	base := time.Now().Add(-48 * time.Hour)
+	topics := []string{"staging database migration", "rollback plan for the release", "database backups at night",
+		"the migration window is on Sunday", "cache warmup after deploy", "staging is frozen this week"}
+	insert := func(tx *db.Tx, m db.MemoryInsert) uuid.UUID {
+		t.Helper()
+		m.Team, m.SourceKey, m.ChannelID, m.Visibility = team, publicThread.SourceKey, publicThread.Channel, provenance.Public
+		m.Normalized, m.IdempotencyKey, m.WrittenBy = memory.Normalize(m.Content), uuid.NewString(), provenance.ByExplicit
+		row, err := tx.Memories().Insert(ctx, m)
+		require.NoError(t, err)
+		return row.ID
+	}
+	var searches []db.SearchQuery
+	for _, q := range []string{"staging database migration", "when is the migration window", "rollback staging", "stagng databse"} {
+		for _, apply := range []bool{false, true} {
+			searches = append(searches, db.SearchQuery{Team: team, Channel: publicThread.Channel, SourceKey: publicThread.SourceKey,
+				Actor: guest, Only: "channel", Apply: apply, Query: q, Fuzzy: true, Limit: 8})
+		}
+	}
+	run := func(tx *db.Tx) ranking {
+		t.Helper()
+		out := ranking{}
+		for i, s := range searches {
+			got, err := tx.Memories().Search(ctx, s)
+			require.NoError(t, err)
+			key := fmt.Sprintf("%d %s apply=%v", i, s.Query, s.Apply)
+			for _, r := range got {
+				out[key] = append(out[key], fmt.Sprintf("%s %.12g", r.Content, r.Score))
+			}
+		}
+		return out
+	}
+
+	err := b.db.DB.InTx(ctx, func(tx *db.Tx) error {
+		// What a guest sees: the shared channel's memories, in its thread.
+		for i := range 60 {
+			m := db.MemoryInsert{Scope: "channel", SubjectType: "channel", SubjectID: publicThread.Channel, Kind: "knowledge",
+				ActorID: alice.ID, Content: fmt.Sprintf("Note %d: %s", i, topics[i%len(topics)]), ObservedAt: base.Add(time.Duration(2*i) * time.Minute)}
+			insert(tx, m)
+		}
+		_, err := tx.Pgx().Exec(ctx, "UPDATE memories SET created_at = observed_at")
+		require.NoError(t, err)
+		without := run(tx)
+		require.NotEmpty(t, without["0 staging database migration apply=false"], "positive control: the guest finds the channel's memories")
+
+		// The host's, with the guest's words, said between them.
+		var hidden []uuid.UUID
+		for i := range 30 {
+			at := base.Add(time.Duration(2*i+1) * time.Minute)
+			text := fmt.Sprintf("Host %d: %s, staging database migration rollback window", i, topics[i%len(topics)])
+			hidden = append(hidden,
+				insert(tx, db.MemoryInsert{Scope: "workspace", SubjectType: "team", SubjectID: team, Kind: "knowledge",
+					ActorID: alice.ID, Content: text, ObservedAt: at, Sensitive: "health"}),
+				insert(tx, db.MemoryInsert{Scope: "conversation", SubjectType: "conversation", SubjectID: publicThread.SourceKey, Kind: "procedure",
+					ActorID: alice.ID, Content: text, ObservedAt: at}),
+				insert(tx, db.MemoryInsert{Scope: "personal", SubjectType: "user", SubjectID: alice.ID, Kind: "knowledge",
+					ActorID: alice.ID, Content: text, ObservedAt: at}))
+		}
+		_, err = tx.Pgx().Exec(ctx, "UPDATE memories SET created_at = observed_at WHERE created_at <> observed_at")
+		require.NoError(t, err)
+
+		// The guest may see none of them; Alice, a host member there, all.
+		var seen int
+		require.NoError(t, tx.Pgx().QueryRow(ctx, `SELECT count(*) FROM memories m WHERE m.id = ANY($1)
+			AND memory_visible(m, $2, $3, $4, $5, false, false, 'channel')`, hidden, team, guest, publicThread.Channel, publicThread.SourceKey).Scan(&seen))
+		require.Zero(t, seen, "the host's memories are visible to the guest")
+		require.NoError(t, tx.Pgx().QueryRow(ctx, `SELECT count(*) FROM memories m WHERE m.id = ANY($1)
+			AND memory_visible(m, $2, $3, $4, $5, false, false)`, hidden, team, alice.ID, publicThread.Channel, publicThread.SourceKey).Scan(&seen))
+		require.Equal(t, len(hidden), seen, "positive control: Alice sees them there")
+		host := searches[0]
+		host.Actor, host.Only = alice.ID, ""
+		found, err := tx.Memories().Search(ctx, host)
+		require.NoError(t, err)
+		require.Contains(t, found[0].Content, "Host ", "positive control: they match the guest's words")
+
+		require.Equal(t, without, run(tx))
+		return nil
+	})
+	require.NoError(t, err)
+}

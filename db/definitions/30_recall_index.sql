@@ -18,7 +18,10 @@
 -- The partition a memory belongs to, prefixed with its team (in the
 -- postings and statistics, by its number in memory_part_stats). Workspace
 -- memories that are public and not sensitive are seen from every channel
--- ('/w'); any other workspace memory only where it was said.
+-- ('/w'); any other workspace memory only where it was said, by the
+-- workspace's own members ('/c/…/w'), apart from the channel's memories
+-- ('/c/…'), which a Slack Connect channel's external members see too: so
+-- the statistics a guest's ranking reads count only what a guest may see.
 -- A thread-only memory about one person is theirs alone ('/u/…').
 CREATE OR REPLACE FUNCTION memory_part(team text, scope text, subject_type text, subject_id text,
                                        source_key text, channel_id text, visibility text, sensitive text)
@@ -28,7 +31,7 @@ RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
         WHEN 'conversation' THEN '/t/' || source_key
             || CASE WHEN subject_type = 'user' THEN '/u/' || subject_id ELSE '' END
         WHEN 'workspace' THEN CASE WHEN visibility = 'public' AND sensitive = '' THEN '/w'
-                                   ELSE '/c/' || channel_id END
+                                   ELSE '/c/' || channel_id || '/w' END
         ELSE '/c/' || channel_id
     END
 $$;
@@ -36,16 +39,29 @@ $$;
 -- The partitions actor may see from one place. Each may hold memories the
 -- actor may not see here (another person's thread instruction is in its
 -- own '/u/' partition, but the asker's own DM memories are in '/p/' even
--- when asked in a public channel): memory_visible has the last word.
-CREATE OR REPLACE FUNCTION memory_parts(team text, actor text, channel text, source_key text)
+-- when asked in a public channel): memory_visible has the last word. A
+-- viewer of one scope of a team not theirs (v_only, as memory_visible's)
+-- reads that scope's partitions: a guest ('channel', an external member
+-- of a Slack Connect channel) the channel's own, an organisation's member
+-- ('workspace') its workspace memories.
+DROP FUNCTION IF EXISTS memory_parts(text, text, text, text);
+CREATE OR REPLACE FUNCTION memory_parts(team text, actor text, channel text, source_key text, v_only text DEFAULT '')
 RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT array_remove(ARRAY[
-        team || '/p/' || actor,
-        CASE WHEN source_key <> '' THEN team || '/t/' || source_key END,
-        CASE WHEN source_key <> '' THEN team || '/t/' || source_key || '/u/' || actor END,
-        CASE WHEN channel <> '' THEN team || '/c/' || channel END,
-        team || '/w'
-    ], NULL)
+    SELECT CASE v_only
+        WHEN 'channel' THEN ARRAY[team || '/c/' || channel]
+        WHEN 'workspace' THEN array_remove(ARRAY[
+            CASE WHEN channel <> '' THEN team || '/c/' || channel || '/w' END,
+            team || '/w'
+        ], NULL)
+        ELSE array_remove(ARRAY[
+            team || '/p/' || actor,
+            CASE WHEN source_key <> '' THEN team || '/t/' || source_key END,
+            CASE WHEN source_key <> '' THEN team || '/t/' || source_key || '/u/' || actor END,
+            CASE WHEN channel <> '' THEN team || '/c/' || channel END,
+            CASE WHEN channel <> '' THEN team || '/c/' || channel || '/w' END,
+            team || '/w'
+        ], NULL)
+    END
 $$;
 
 -- A thread's key in memory_postings (memory_postings_thread): its team

@@ -48,9 +48,10 @@ RETURNS TABLE (id uuid, search tsvector) LANGUAGE sql STABLE PARALLEL SAFE AS $$
     CROSS JOIN LATERAL (SELECT r.id, r.search FROM memories r WHERE r.id = x.id) m
 $$;
 
+DROP FUNCTION IF EXISTS memory_bm25(text[], text[], integer, integer, text, text, text, text, boolean, boolean);
 CREATE OR REPLACE FUNCTION memory_bm25(parts text[], terms text[], k integer, max_depth integer,
                             v_team text, v_actor text, v_channel text, v_source_key text,
-                            v_private boolean, v_apply boolean)
+                            v_private boolean, v_apply boolean, v_only text DEFAULT '')
 RETURNS TABLE (id uuid, score float8) LANGUAGE plpgsql STABLE AS $$
 DECLARE
     idfs   float8[];
@@ -163,7 +164,7 @@ BEGIN
             CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = c.id) m
             CROSS JOIN LATERAL memory_term_weights(m.search, terms) mt
             JOIN unnest(terms, idfs) AS t(term, idf) ON t.term = mt.term
-            WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+            WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
             GROUP BY m.id, m.created_at
         ), top AS (
             -- Recency breaks ties.
@@ -205,7 +206,7 @@ BEGIN
             CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = c.id) m
             CROSS JOIN LATERAL memory_term_weights(m.search, terms) mt
             JOIN unnest(terms, idfs) AS t(term, idf) ON t.term = mt.term
-            WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+            WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
             GROUP BY m.id, m.created_at
         ), top AS (
             SELECT x.id, x.score, x.created_at FROM (
@@ -259,7 +260,7 @@ BEGIN
                 SELECT r.observed_at, r.id FROM memories r
                 WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
                   AND (r.observed_at, r.id) <= (th.observed_at, th.id)
-                  AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+                  AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
                 ORDER BY r.observed_at DESC, r.id DESC LIMIT recall_thread_window() + 1) x
             ORDER BY x.observed_at, x.id LIMIT 1) lo
         CROSS JOIN LATERAL (
@@ -267,7 +268,7 @@ BEGIN
                 (SELECT r.observed_at, r.id FROM memories r
                  WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
                    AND (r.observed_at, r.id) > (th.observed_at, th.id)
-                   AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+                   AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
                  ORDER BY r.observed_at, r.id LIMIT recall_thread_window())
                 UNION ALL SELECT th.observed_at, th.id) x
             ORDER BY x.observed_at DESC, x.id DESC LIMIT 1) hi
@@ -292,7 +293,7 @@ BEGIN
         SELECT m.id, m.created_at, m.team_id, m.source_key
         FROM (SELECT DISTINCT h.id FROM hits h) h
         CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = h.id) m
-        WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+        WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
     ), tm AS (
         SELECT s.id, s.created_at, s.source_key, h.term, h.idf, h.impact
         FROM hits h JOIN seen s ON s.id = h.id AND s.team_id = h.team_id AND s.source_key = h.source_key
@@ -335,13 +336,13 @@ BEGIN
             (SELECT p.id, recall_previous_share()::float8 AS w FROM memories p
              WHERE p.team_id = m.team_id AND p.source_key = m.source_key AND p.archived_at IS NULL
                AND (p.observed_at, p.id) < (m.observed_at, m.id)
-               AND memory_visible(p, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+               AND memory_visible(p, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
              ORDER BY p.observed_at DESC, p.id DESC LIMIT 1)
             UNION ALL
             (SELECT p.id, recall_next_share()::float8 FROM memories p
              WHERE p.team_id = m.team_id AND p.source_key = m.source_key AND p.archived_at IS NULL
                AND (p.observed_at, p.id) > (m.observed_at, m.id)
-               AND memory_visible(p, v_team, v_actor, v_channel, v_source_key, v_private, v_apply)
+               AND memory_visible(p, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
              ORDER BY p.observed_at, p.id LIMIT 1)
         ) n
     )

@@ -94,13 +94,11 @@ RETURNING *;
 -- newest. Every candidate passes memory_visible, the one visibility rule.
 WITH parts AS (
     -- The partitions the asker may see, and their numbers in the
-    -- statistics (memory_part_stats). A guest (an external member of a
-    -- Slack Connect channel, reading its host's memories) sees only the
-    -- channel's own partition.
+    -- statistics (memory_part_stats). A viewer of one scope (@only_scope:
+    -- a guest, an external member of a Slack Connect channel reading its
+    -- host's memories, or an organisation's member) reads that scope's.
     SELECT x.p, ARRAY(SELECT s.id FROM memory_part_stats s WHERE s.part = ANY(x.p)) AS ids
-    FROM (SELECT CASE WHEN @only_scope::text = 'channel'
-                      THEN ARRAY[memory_part(@team_id::text, 'channel', 'channel', @channel_id::text, '', @channel_id::text, '', '')]
-                      ELSE memory_parts(@team_id::text, @actor_id::text, @channel_id::text, @source_key::text) END AS p) x
+    FROM (SELECT memory_parts(@team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @only_scope::text) AS p) x
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
     -- words are no one's to correct a typo to.
@@ -129,12 +127,8 @@ WITH parts AS (
 ), bm AS (
     SELECT b.id, b.score
     FROM parts, terms, memory_bm25(parts.p, terms.t, @depth_k::int, @max_depth::int, @team_id::text, @actor_id::text,
-                                   @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean) AS b(id, score)
-    -- memory_bm25 reads as the team's own members would: the matches of a
-    -- viewer of one scope (@only) pass the rule again, as theirs.
-    WHERE @only_scope::text = '' OR EXISTS (
-        SELECT 1 FROM memories gm WHERE gm.id = b.id
-           AND memory_visible(gm, @team_id::text, @actor_id::text, @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean, @only_scope::text))
+                                   @channel_id::text, @source_key::text, @private_viewer::boolean, @apply::boolean,
+                                   @only_scope::text) AS b(id, score)
 ), cand AS (
     SELECT bm.id, bm.score AS bm, true AS matched, false AS fill, false AS word FROM bm
     UNION ALL

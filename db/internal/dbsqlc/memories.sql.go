@@ -949,17 +949,15 @@ func (q *Queries) MemoryRestore(ctx context.Context, db DBTX, id uuid.UUID) (Mem
 const memorySearch = `-- name: MemorySearch :many
 WITH parts AS (
     -- The partitions the asker may see, and their numbers in the
-    -- statistics (memory_part_stats). A guest (an external member of a
-    -- Slack Connect channel, reading its host's memories) sees only the
-    -- channel's own partition.
+    -- statistics (memory_part_stats). A viewer of one scope (@only_scope:
+    -- a guest, an external member of a Slack Connect channel reading its
+    -- host's memories, or an organisation's member) reads that scope's.
     SELECT x.p, ARRAY(SELECT s.id FROM memory_part_stats s WHERE s.part = ANY(x.p)) AS ids
-    FROM (SELECT CASE WHEN $1::text = 'channel'
-                      THEN ARRAY[memory_part($2::text, 'channel', 'channel', $3::text, '', $3::text, '', '')]
-                      ELSE memory_parts($2::text, $4::text, $3::text, $5::text) END AS p) x
+    FROM (SELECT memory_parts($1::text, $2::text, $3::text, $4::text, $5::text) AS p) x
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
     -- words are no one's to correct a typo to.
-    SELECT e.search FROM parts, memory_expired(parts.p, $2::text) AS e(id, search)
+    SELECT e.search FROM parts, memory_expired(parts.p, $1::text) AS e(id, search)
 ), lex AS (
     SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $6::text))) AS l
 ), fixes AS (
@@ -970,7 +968,7 @@ WITH parts AS (
     ) w
     CROSS JOIN LATERAL (
         SELECT v.term FROM memory_vocab v
-        WHERE v.team = $2::text AND (v.term || '') % w.x
+        WHERE v.team = $1::text AND (v.term || '') % w.x
           AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.ids) AND s.term = v.term)
               > (SELECT count(*) FROM gone WHERE v.term = ANY(tsvector_to_array(gone.search)))
         ORDER BY similarity(v.term, w.x) DESC, v.term
@@ -983,32 +981,28 @@ WITH parts AS (
     SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
 ), bm AS (
     SELECT b.id, b.score
-    FROM parts, terms, memory_bm25(parts.p, terms.t, $8::int, $9::int, $2::text, $4::text,
-                                   $3::text, $5::text, $10::boolean, $11::boolean) AS b(id, score)
-    -- memory_bm25 reads as the team's own members would: the matches of a
-    -- viewer of one scope (@only) pass the rule again, as theirs.
-    WHERE $1::text = '' OR EXISTS (
-        SELECT 1 FROM memories gm WHERE gm.id = b.id
-           AND memory_visible(gm, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text))
+    FROM parts, terms, memory_bm25(parts.p, terms.t, $8::int, $9::int, $1::text, $2::text,
+                                   $3::text, $4::text, $10::boolean, $11::boolean,
+                                   $5::text) AS b(id, score)
 ), cand AS (
     SELECT bm.id, bm.score AS bm, true AS matched, false AS fill, false AS word FROM bm
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
-     WHERE $12::boolean AND m.team_id = $2 AND m.scope = 'conversation' AND m.source_key = $5::text
+     WHERE $12::boolean AND m.team_id = $1 AND m.scope = 'conversation' AND m.source_key = $4::text
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $10::boolean, $11::boolean, $5::text)
      ORDER BY m.created_at DESC LIMIT $13::int)
     UNION ALL
     (SELECT m.id, 0, false, true, false FROM memories m
-     WHERE $12::boolean AND m.team_id = $2 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace')
+     WHERE $12::boolean AND m.team_id = $1 AND m.channel_id = $3::text AND m.scope IN ('channel', 'workspace')
        AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $10::boolean, $11::boolean, $5::text)
      ORDER BY m.created_at DESC LIMIT $13::int)
     UNION ALL
     (SELECT m.id, 0, false, false, false FROM memories m
-     WHERE $14::int > 0 AND m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $4::text
+     WHERE $14::int > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
        AND m.kind = 'preference' AND m.archived_at IS NULL AND m.created_at > '-infinity'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text)
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $10::boolean, $11::boolean, $5::text)
      ORDER BY m.created_at DESC LIMIT $14::int)
     UNION ALL
     -- The asker's preferences that share a word with the query, for the
@@ -1021,14 +1015,14 @@ WITH parts AS (
      CROSS JOIN LATERAL (
          SELECT mp.id FROM memory_postings mp
          WHERE mp.part = (SELECT s.id FROM memory_part_stats s
-                          WHERE s.part = memory_part($2::text, 'personal', 'user', $4::text, '', '', '', ''))
+                          WHERE s.part = memory_part($1::text, 'personal', 'user', $2::text, '', '', '', ''))
            AND mp.term = q.term
          ORDER BY mp.impact DESC, mp.at DESC, mp.id DESC LIMIT 16
      ) p
      CROSS JOIN LATERAL (SELECT pm.id, pm.team_id, pm.scope, pm.subject_type, pm.subject_id, pm.kind, pm.content, pm.normalized, pm.source_key, pm.channel_id, pm.visibility, pm.actor_id, pm.actor_name, pm.written_by, pm.message_ts, pm.observed_at, pm.created_at, pm.expires_at, pm.archived_at, pm.archived_reason, pm.archived_by, pm.superseded_by, pm.idempotency_key, pm.sensitive, pm.cues, pm.embedding, pm.search, pm.embedding_model, pm.embedding_dim FROM memories pm WHERE pm.id = p.id) m
-     WHERE $14::int > 0 AND m.team_id = $2 AND m.scope = 'personal' AND m.subject_id = $4::text
+     WHERE $14::int > 0 AND m.team_id = $1 AND m.scope = 'personal' AND m.subject_id = $2::text
        AND m.kind = 'preference'
-       AND memory_visible(m, $2::text, $4::text, $3::text, $5::text, $10::boolean, $11::boolean, $1::text))
+       AND memory_visible(m, $1::text, $2::text, $3::text, $4::text, $10::boolean, $11::boolean, $5::text))
 ), one AS (
     SELECT c.id, max(c.bm) AS bm, bool_or(c.matched) AS matched, bool_and(c.fill) AS fill, bool_or(c.word) AS word
     FROM cand c GROUP BY c.id
@@ -1039,7 +1033,7 @@ WITH parts AS (
     SELECT o.id, o.matched, o.word, m.kind, m.scope, m.subject_id, m.created_at,
            (CASE WHEN o.matched THEN o.bm ELSE 1 END
             * (1 + CASE
-                   WHEN m.source_key = $5::text THEN 0.15
+                   WHEN m.source_key = $4::text THEN 0.15
                    WHEN m.scope = 'personal' THEN CASE WHEN $15::boolean THEN 0.2 ELSE 0.1 END
                    WHEN m.channel_id = $3::text THEN 0.05
                    ELSE 0 END
@@ -1049,7 +1043,7 @@ WITH parts AS (
 ), prefs AS (
     SELECT r.id, row_number() OVER (ORDER BY (r.matched OR r.word) DESC, r.score DESC, r.created_at DESC) AS n
     FROM ranked r
-    WHERE r.kind = 'preference' AND r.scope = 'personal' AND r.subject_id = $4::text
+    WHERE r.kind = 'preference' AND r.scope = 'personal' AND r.subject_id = $2::text
 ), top AS (
     SELECT r.id, r.score, r.matched, coalesce(p.n <= $14::int, false)::boolean AS reserved
     FROM ranked r LEFT JOIN prefs p ON p.id = r.id
@@ -1063,11 +1057,11 @@ ORDER BY top.reserved DESC, top.score DESC, r.created_at DESC
 `
 
 type MemorySearchParams struct {
-	OnlyScope     string   `json:"onlyScope"`
 	TeamID        string   `json:"teamId"`
-	ChannelID     string   `json:"channelId"`
 	ActorID       string   `json:"actorId"`
+	ChannelID     string   `json:"channelId"`
 	SourceKey     string   `json:"sourceKey"`
+	OnlyScope     string   `json:"onlyScope"`
 	Words         string   `json:"words"`
 	Fuzzy         []string `json:"fuzzy"`
 	DepthK        int32    `json:"depthK"`
@@ -1111,11 +1105,11 @@ type MemorySearchRow struct {
 // newest. Every candidate passes memory_visible, the one visibility rule.
 func (q *Queries) MemorySearch(ctx context.Context, db DBTX, arg MemorySearchParams) ([]MemorySearchRow, error) {
 	rows, err := db.Query(ctx, memorySearch,
-		arg.OnlyScope,
 		arg.TeamID,
-		arg.ChannelID,
 		arg.ActorID,
+		arg.ChannelID,
 		arg.SourceKey,
+		arg.OnlyScope,
 		arg.Words,
 		arg.Fuzzy,
 		arg.DepthK,
