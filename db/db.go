@@ -129,6 +129,37 @@ func (d *DB) inTx(ctx context.Context, o pgx.TxOptions, fn func(tx *Tx) error) e
 	return nil
 }
 
+// InTxRetrying is InTx for a transaction that takes row locks across
+// tables other writers lock in their own order (River's completer and
+// producer lock river_job rows; serve's turns lock memories): PostgreSQL
+// ends one of two deadlocked transactions (40P01), or a serialization
+// failure (40001), and asks that it be run again. fn runs again from the
+// start, up to four times in all, so it must keep no state across calls
+// except what it resets at its own start.
+func (d *DB) InTxRetrying(ctx context.Context, fn func(tx *Tx) error) error {
+	const attempts = 4
+	for i := 1; ; i++ {
+		err := d.InTx(ctx, fn)
+		if err == nil || i == attempts || !retryable(err) {
+			return err
+		}
+		t := time.NewTimer(time.Duration(i*i) * 10 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// retryable says whether PostgreSQL asked for the transaction to be run
+// again: a deadlock or a serialization failure.
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001")
+}
+
 // InTxRelaxed is InTx for writes a crash may lose without harm: its commit
 // does not wait for the WAL to reach the disk (synchronous_commit off for
 // this transaction alone). A post's move from its durable arrival into

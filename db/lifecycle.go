@@ -146,7 +146,8 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		return nil, fmt.Errorf("erase: a team and a person are needed")
 	}
 	var r Receipt
-	err := d.InTx(ctx, func(tx *Tx) error {
+	err := d.InTxRetrying(ctx, func(tx *Tx) error {
+		r = nil // a deadlocked attempt's lines are not the receipt
 		q, x, team, user := tx.q, tx.tx, e.Team, e.User
 		add := func(table, action string, n int64, err error) error {
 			if err != nil {
@@ -384,7 +385,8 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 		return nil, fmt.Errorf("erase team: a team is needed")
 	}
 	var r Receipt
-	err := d.InTx(ctx, func(tx *Tx) error {
+	err := d.InTxRetrying(ctx, func(tx *Tx) error {
+		r = nil // a deadlocked attempt's lines are not the receipt
 		q, x := tx.q, tx.tx
 		steps := []struct {
 			table string
