@@ -128,7 +128,7 @@ func embedShape(ctx context.Context, convs []Conversation, shape string, o Embed
 	}); err != nil {
 		return res, err
 	}
-	st, err := d.DB.Memories().EmbeddingStatus(ctx, o.Model)
+	st, err := d.DB.Memories().EmbeddingStatus(ctx, o.Model, vec)
 	if err != nil {
 		return res, err
 	}

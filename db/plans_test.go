@@ -37,8 +37,12 @@ var notOnServesPaths = map[string]string{
 	"StatsForTeam": "counts the team's memories and turns, on an admin's demand",
 	// mnemo embeddings status, an operator's command, counts every active
 	// memory, by model.
-	"MemoryEmbeddingStatus": "counts every active memory, on an operator's demand",
-	"MemoryEmbeddingModels": "counts every active memory by model, on an operator's demand",
+	"MemoryEmbeddingStatus":  "counts every active memory, on an operator's demand",
+	"MemoryEmbeddingModels":  "counts every active memory by model, on an operator's demand",
+	"MemoryEmbedQueueLength": "counts the embedding job's queue, on an operator's demand or once per backfill",
+	// The embedding job's requeue, once per process, reads every active
+	// memory: it is what finds those another model embedded.
+	"MemoryEmbedRequeueOtherModels": "once per process start, every active memory",
 	// Erasure runs once per purge an admin confirms (or per deleted
 	// account, when enabled): it finds a person's rows in every table,
 	// some of them by text (job args, audit detail), which no index serves.
@@ -301,10 +305,8 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 		}
 		return tx.Memories().RecordEvent(ctx, db.MemoryEvent{MemoryID: ins.ID, Team: m.team, Action: "create", ActorID: m.subject, Path: "explicit"})
 	}))
-	// The background embedding job's read, with every memory still to
-	// embed (its worst case) and with another model's.
-	ok(d.Memories().EmbedPending(ctx, "test-model", 64))
-	ok(d.Memories().EmbedPending(ctx, "another-model", 64))
+	// The background embedding job's read of its queue.
+	ok(d.Memories().EmbedPending(ctx, 64))
 	ok(d.Memories().Embeddings(ctx, []uuid.UUID{m.id}))
 
 	// Forget, restore, history, the App Home, the admin's commands.

@@ -76,11 +76,12 @@ var notKeyedByTeam = map[string]string{
 	// The background embedding job (package embedding) and its status:
 	// every team's rows without an embedding of the model, each embedded
 	// and written back by id as it is, read by no person.
-	"MemoryEmbedPending":         "the embedding job: every team's rows to embed, each written back by id",
-	"MemoryEmbeddingStatus":      "a count of every active memory, for mnemo embeddings status",
-	"MemoryEmbeddingModels":      "a count per model, for mnemo embeddings status",
-	"InstallationTeamsOf":        "mnemo installs: the workspaces of one organisation, by the operator",
-	"InstallationForgetOrgTeams": "an erased organisation's record of the workspaces it served, by its enterprise id, after their data was erased team by team",
+	"MemoryEmbedPending":            "the embedding job: every team's rows to embed, each written back by id",
+	"MemoryEmbeddingStatus":         "a count of every active memory, for mnemo embeddings status",
+	"MemoryEmbeddingModels":         "a count per model, for mnemo embeddings status",
+	"MemoryEmbedRequeueOtherModels": "the embedding job, once per process: every team's rows with no embedding of the model, queued by id",
+	"InstallationTeamsOf":           "mnemo installs: the workspaces of one organisation, by the operator",
+	"InstallationForgetOrgTeams":    "an erased organisation's record of the workspaces it served, by its enterprise id, after their data was erased team by team",
 }
 
 // Issue 23: every statement that reads or writes a team's data names the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 )
@@ -44,10 +45,11 @@ type ToEmbed struct {
 	Text string // EmbeddingText(content, cues)
 }
 
-// EmbedPending returns up to limit active memories with no embedding of
-// model, newest first.
-func (s Memories) EmbedPending(ctx context.Context, model string, limit int) ([]ToEmbed, error) {
-	rows, err := s.q.MemoryEmbedPending(ctx, s.e, dbsqlc.MemoryEmbedPendingParams{Model: model, MaxRows: int32(limit)})
+// EmbedPending returns up to limit memories of the embedding job's queue
+// (memory_embed_queue: active memories written, restored or changed since
+// their last embedding, and those Requeue added), newest first.
+func (s Memories) EmbedPending(ctx context.Context, limit int) ([]ToEmbed, error) {
+	rows, err := s.q.MemoryEmbedPending(ctx, s.e, int32(limit))
 	if err != nil {
 		return nil, fmt.Errorf("memories to embed: %w", mapErr(err))
 	}
@@ -58,9 +60,37 @@ func (s Memories) EmbedPending(ctx context.Context, model string, limit int) ([]
 	return out, nil
 }
 
+// Requeue queues every active memory with no embedding of model: stored
+// as halfvec (vectors, the server has pgvector) or as real[]. The job does
+// it once as it starts, so that changing MNEMO_EMBEDDING_MODEL, or
+// installing pgvector, re-embeds every memory; until a memory is redone,
+// recall treats it as lexical-only. It reads every active memory once
+// and returns how many it queued.
+func (s Memories) Requeue(ctx context.Context, model string, vectors bool) (int64, error) {
+	var n int64
+	var err error
+	if vectors {
+		var tag pgconn.CommandTag
+		tag, err = s.e.Exec(ctx, `INSERT INTO memory_embed_queue (id, created_at)
+			SELECT m.id, m.created_at FROM memories m
+			WHERE m.archived_at IS NULL
+			  AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.id = m.id AND v.model = $1::text)
+			ON CONFLICT (id) DO NOTHING`, model)
+		n = tag.RowsAffected()
+	} else {
+		n, err = s.q.MemoryEmbedRequeueOtherModels(ctx, s.e, model)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("queue memories to embed: %w", mapErr(err))
+	}
+	return n, nil
+}
+
 // EmbeddingStatus is how far the embedding job is.
 type EmbeddingStatus struct {
-	Active, Embedded int64
+	// Active memories, those embedded by the model asked about, and those
+	// in the job's queue.
+	Active, Embedded, Queued int64
 	// Models are the models active memories are embedded by.
 	Models []EmbeddingModel
 }
@@ -72,19 +102,52 @@ type EmbeddingModel struct {
 	Memories int64
 }
 
-// EmbeddingStatus counts the active memories and those embedded by model.
-func (s Memories) EmbeddingStatus(ctx context.Context, model string) (EmbeddingStatus, error) {
-	r, err := s.q.MemoryEmbeddingStatus(ctx, s.e, model)
+// EmbeddingStatus counts the active memories, those embedded by model (as
+// halfvec when vectors, else as real[]) and those queued. It reads every
+// active memory: for an operator's demand, not for a turn.
+func (s Memories) EmbeddingStatus(ctx context.Context, model string, vectors bool) (EmbeddingStatus, error) {
+	var out EmbeddingStatus
+	err := func() error {
+		var err error
+		if out.Queued, err = s.q.MemoryEmbedQueueLength(ctx, s.e); err != nil {
+			return err
+		}
+		if !vectors {
+			r, err := s.q.MemoryEmbeddingStatus(ctx, s.e, model)
+			if err != nil {
+				return err
+			}
+			out.Active, out.Embedded = r.Active, r.Embedded
+			ms, err := s.q.MemoryEmbeddingModels(ctx, s.e)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				out.Models = append(out.Models, EmbeddingModel{Model: m.Model, Dim: int(m.Dim), Memories: m.Memories})
+			}
+			return nil
+		}
+		err = s.e.QueryRow(ctx, `SELECT count(*), count(v.id)
+			FROM memories m LEFT JOIN memory_vectors v ON v.id = m.id AND v.model = $1::text
+			WHERE m.archived_at IS NULL`, model).Scan(&out.Active, &out.Embedded)
+		if err != nil {
+			return err
+		}
+		rows, err := s.e.Query(ctx, `SELECT v.model, v.dim, count(*)
+			FROM memory_vectors v JOIN memories m ON m.id = v.id
+			WHERE m.archived_at IS NULL
+			GROUP BY 1, 2 ORDER BY 3 DESC, 1`)
+		if err != nil {
+			return err
+		}
+		out.Models, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (EmbeddingModel, error) {
+			var m EmbeddingModel
+			return m, r.Scan(&m.Model, &m.Dim, &m.Memories)
+		})
+		return err
+	}()
 	if err != nil {
 		return EmbeddingStatus{}, fmt.Errorf("embedding status: %w", mapErr(err))
-	}
-	ms, err := s.q.MemoryEmbeddingModels(ctx, s.e)
-	if err != nil {
-		return EmbeddingStatus{}, fmt.Errorf("embedding status: %w", mapErr(err))
-	}
-	out := EmbeddingStatus{Active: r.Active, Embedded: r.Embedded}
-	for _, m := range ms {
-		out.Models = append(out.Models, EmbeddingModel{Model: m.Model, Dim: int(m.Dim), Memories: m.Memories})
 	}
 	return out, nil
 }
@@ -96,10 +159,14 @@ type Embedded struct {
 	Vec  []float32
 }
 
-// StoreEmbeddings stores embeddings of model, as halfvec when half (the
-// server has pgvector) and as real[] otherwise, in one statement. A memory
-// archived, or whose text changed, since it was read is left as it is.
-// It returns how many rows were written.
+// StoreEmbeddings stores embeddings of model, as halfvec in memory_vectors
+// when half (the server has pgvector) and as real[] in memories otherwise,
+// and takes the memories out of the job's queue, in one statement. With
+// pgvector, memories' own rows are not written: a row version per
+// embedding, in every index of memories, would cost as much as the
+// remember did. A memory archived, or whose text changed, since it was
+// read is left as it is (and in the queue, when its text changed). It
+// returns how many were stored.
 func (s Memories) StoreEmbeddings(ctx context.Context, model string, half bool, es []Embedded) (int64, error) {
 	if len(es) == 0 {
 		return 0, nil
@@ -121,22 +188,22 @@ func (s Memories) StoreEmbeddings(ctx context.Context, model string, half bool, 
 		JOIN memories m ON m.id = u.id
 		WHERE m.archived_at IS NULL
 		  AND CASE WHEN m.cues = '' THEN m.content ELSE m.content || E'\n' || m.cues END = u.text`
-	sql := `WITH u AS (` + current + `)
-		UPDATE memories m SET embedding = u.vec::real[], embedding_model = $5::text, embedding_dim = u.dim FROM u WHERE m.id = u.id`
+	const dequeue = `, d AS (DELETE FROM memory_embed_queue q USING u WHERE q.id = u.id)`
+	store := `, w AS (UPDATE memories m SET embedding = u.vec::real[], embedding_model = $5::text, embedding_dim = u.dim
+		FROM u WHERE m.id = u.id RETURNING m.id)`
 	if half {
-		// One statement: the vectors, then the rows' model and dimension.
-		sql = `WITH u AS (` + current + `), v AS (
-			INSERT INTO memory_vectors (id, model, dim, embedding)
+		store = `, w AS (INSERT INTO memory_vectors (id, model, dim, embedding)
 			SELECT u.id, $5::text, u.dim, u.vec::halfvec FROM u
 			ON CONFLICT (id) DO UPDATE SET model = excluded.model, dim = excluded.dim, embedding = excluded.embedding
-		)
-		UPDATE memories m SET embedding = NULL, embedding_model = $5::text, embedding_dim = u.dim FROM u WHERE m.id = u.id`
+			RETURNING id)`
 	}
-	tag, err := s.e.Exec(ctx, sql, ids, texts, vecs, dims, model)
+	var n int64
+	err := s.e.QueryRow(ctx, `WITH u AS (`+current+`)`+store+dequeue+` SELECT count(*) FROM w`,
+		ids, texts, vecs, dims, model).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("store embeddings: %w", mapErr(err))
 	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }
 
 // VectorLiteral is v in pgvector's text form, [1,2,3].
@@ -354,4 +421,24 @@ func (d *DB) VectorIndexes(ctx context.Context) ([]VectorIndex, error) {
 		}
 	}
 	return out, nil
+}
+
+// EmbedQueueLength is how many memories the embedding job's queue holds.
+func (s Memories) EmbedQueueLength(ctx context.Context) (int64, error) {
+	n, err := s.q.MemoryEmbedQueueLength(ctx, s.e)
+	if err != nil {
+		return 0, fmt.Errorf("embedding queue: %w", mapErr(err))
+	}
+	return n, nil
+}
+
+// ClearEmbedQueue empties the embedding job's queue, for a deployment with
+// no embedding model (the job's first run with one queues every memory it
+// has to embed). It returns how many it took out.
+func (s Memories) ClearEmbedQueue(ctx context.Context) (int64, error) {
+	tag, err := s.e.Exec(ctx, "DELETE FROM memory_embed_queue")
+	if err != nil {
+		return 0, fmt.Errorf("embedding queue: %w", mapErr(err))
+	}
+	return tag.RowsAffected(), nil
 }

@@ -1,17 +1,20 @@
 // Package embedding writes memories' embeddings in the background (issue
-// 31): a River job reads the active memories that have no embedding of the
-// configured model (new ones, the edited ones' new versions, and every one
-// after MNEMO_EMBEDDING_MODEL changes), embeds their content and cues in
-// batches through the OpenAI-compatible embedder, and stores each with its
-// model and dimension: as halfvec with pgvector, else as real[]. Nothing
-// runs on the write path, inside a transaction or under a lock: the rows
-// are read, embedded with no transaction open, and written in one
-// statement that skips any memory archived meanwhile.
+// 31): a River job reads the memories of its queue (memory_embed_queue,
+// which the database's triggers fill as memories are written, restored or
+// changed; and, as the job starts, every active memory with no embedding
+// of the configured model, so that changing MNEMO_EMBEDDING_MODEL redoes
+// them all), embeds their content and cues in batches through the
+// OpenAI-compatible embedder, and stores each with its model and
+// dimension: as halfvec with pgvector, else as real[]. Nothing runs on
+// the write path, inside a transaction or under a lock: the rows are
+// read, embedded with no transaction open, and written in one statement
+// that skips any memory archived or changed meanwhile.
 package embedding
 
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -38,6 +41,29 @@ type Indexer struct {
 	Logger  zerolog.Logger
 	// Batch overrides Batch.
 	Batch int
+
+	// requeued: the first run queued what has no embedding of Model.
+	mu       sync.Mutex
+	requeued bool
+}
+
+// requeue queues, once per Indexer, every active memory with no embedding
+// of the model (after the model changed, or pgvector was installed).
+func (x *Indexer) requeue(ctx context.Context) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.requeued {
+		return nil
+	}
+	n, err := x.DB.Memories().Requeue(ctx, x.Model, x.Vectors)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		x.Logger.Info().Int64("memories", n).Str("model", x.Model).Msg("embeddings: queued the memories with no embedding of the model")
+	}
+	x.requeued = true
+	return nil
 }
 
 // Progress is how far a run is: memories embedded so far, and left.
@@ -50,10 +76,24 @@ func (x *Indexer) Run(ctx context.Context, progress func(Progress)) (int64, erro
 	if batch <= 0 {
 		batch = Batch
 	}
+	if err := x.requeue(ctx); err != nil {
+		return 0, err
+	}
+	// What is left is told from the queue's length at the start, less what
+	// was done: counting the queue after every batch would read it whole
+	// each time.
+	var queued int64
+	if progress != nil {
+		st, err := x.DB.Memories().EmbedQueueLength(ctx)
+		if err != nil {
+			return 0, err
+		}
+		queued = st
+	}
 	var done int64
 	indexed := map[int]bool{}
 	for ctx.Err() == nil {
-		todo, err := x.DB.Memories().EmbedPending(ctx, x.Model, batch)
+		todo, err := x.DB.Memories().EmbedPending(ctx, batch)
 		if err != nil {
 			return done, err
 		}
@@ -96,10 +136,7 @@ func (x *Indexer) Run(ctx context.Context, progress func(Progress)) (int64, erro
 			return done, nil
 		}
 		if progress != nil {
-			st, err := x.DB.Memories().EmbeddingStatus(ctx, x.Model)
-			if err == nil {
-				progress(Progress{Done: done, Left: st.Active - st.Embedded})
-			}
+			progress(Progress{Done: done, Left: max(queued-done, 0)})
 		}
 	}
 	return done, ctx.Err()

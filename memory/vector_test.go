@@ -30,9 +30,10 @@ func embedAll(t *testing.T, d *db.DB, url string, vectors bool) int64 {
 	ix := &embedding.Indexer{DB: d, Embedder: embedder(t, url), Model: embedModel, Vectors: vectors, Logger: zerolog.Nop(), Batch: 256}
 	n, err := ix.Run(ctx, nil)
 	require.NoError(t, err)
-	st, err := d.Memories().EmbeddingStatus(ctx, embedModel)
+	st, err := d.Memories().EmbeddingStatus(ctx, embedModel, vectors)
 	require.NoError(t, err)
 	require.Equal(t, st.Active, st.Embedded, "nothing left to embed")
+	require.Zero(t, st.Queued, "nothing left in the queue")
 	return n
 }
 
@@ -280,17 +281,25 @@ func TestEmbeddingJobEmbedsInTheBackground(t *testing.T) {
 	require.Equal(t, memory.Stored, out.Status, out.Reason)
 	require.Empty(t, model.EmbedRequests(), "remember makes no embeddings request")
 
-	st, err := b.db.DB.Memories().EmbeddingStatus(ctx, embedModel)
+	st, err := b.db.DB.Memories().EmbeddingStatus(ctx, embedModel, true)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, st.Active)
 	require.EqualValues(t, 0, st.Embedded)
 
+	// The memory's row version before the job: the job writes the vector
+	// alone, not a new version of the memory (in every one of memories'
+	// indexes, as costly as the remember was).
+	var before string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT xmin::text FROM memories WHERE id = $1", out.Memory.ID).Scan(&before))
+
 	require.EqualValues(t, 1, embedAll(t, b.db.DB, model.URL, true))
-	var m string
+	var m, after string
 	var dim int
-	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT embedding_model, embedding_dim FROM memories WHERE id = $1", out.Memory.ID).Scan(&m, &dim))
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT model, dim FROM memory_vectors WHERE id = $1", out.Memory.ID).Scan(&m, &dim))
 	require.Equal(t, embedModel, m)
 	require.Equal(t, fakellm.Dim, dim)
+	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT xmin::text FROM memories WHERE id = $1", out.Memory.ID).Scan(&after))
+	require.Equal(t, before, after, "storing the embedding leaves the memory's row as it was")
 	var idx bool
 	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", db.VectorIndexName(fakellm.Dim)).Scan(&idx))
 	require.True(t, idx, "the HNSW index of the dimension is made")
@@ -301,4 +310,62 @@ func TestEmbeddingJobEmbedsInTheBackground(t *testing.T) {
 	n, err := ix.Run(ctx, nil)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
+}
+
+// The embedding job's queue follows what a memory goes through: written,
+// it is queued; archived, it leaves the queue (there is nothing to embed);
+// restored, it is queued again; embedded, it leaves it. Emptied (serve
+// with no embedding model), the job's first run queues again every memory
+// with no embedding of its model, and a new Indexer of another model
+// queues the ones embedded by the old.
+func TestEmbedQueueFollowsTheMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t)
+	model := fakellm.New(t, nil)
+	s := memory.New(b.db.DB, memory.Options{Decider: b.adj})
+	queued := func(id uuid.UUID) bool {
+		var ok bool
+		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM memory_embed_queue WHERE id = $1)", id).Scan(&ok))
+		return ok
+	}
+	alice := user("UA")
+	write := func(content, ts string) uuid.UUID {
+		out, err := s.Remember(ctx, memory.WriteRequest{Actor: alice, Place: publicThread, Scope: memory.ScopePersonal, Kind: memory.KindPreference,
+			Content: content, WrittenBy: provenance.ByExplicit, MessageTS: ts})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		return out.Memory.ID
+	}
+	kept := write("Prefers Neovim for writing code", "1800000001.000100")
+	gone := write("Drinks oat milk in the afternoon", "1800000002.000100")
+	require.True(t, queued(kept), "a new memory is queued")
+	require.True(t, queued(gone))
+
+	_, err := b.db.DB.Memories().Archive(ctx, gone, "forgotten", alice.ID, nil)
+	require.NoError(t, err)
+	require.False(t, queued(gone), "an archived memory leaves the queue")
+	require.True(t, queued(kept), "the other stays")
+	_, err = b.db.DB.Memories().Restore(ctx, gone)
+	require.NoError(t, err)
+	require.True(t, queued(gone), "a restored memory is queued again")
+
+	// serve with no embedding model empties the queue; a model configured
+	// later finds both by their missing embeddings.
+	n, err := b.db.DB.Memories().ClearEmbedQueue(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	require.False(t, queued(kept))
+	require.EqualValues(t, 2, embedAll(t, b.db.DB, model.URL, true))
+	require.False(t, queued(kept), "an embedded memory leaves the queue")
+
+	// Another model: the requeue finds both, embedded by the old one.
+	ix := &embedding.Indexer{DB: b.db.DB, Embedder: embedder(t, model.URL), Model: "other-model", Vectors: true, Logger: zerolog.Nop()}
+	n, err = ix.Run(ctx, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+	st, err := b.db.DB.Memories().EmbeddingStatus(ctx, "other-model", true)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, st.Embedded)
+	require.Zero(t, st.Queued)
 }

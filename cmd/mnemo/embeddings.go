@@ -81,7 +81,7 @@ func progressBar(done, total int64, width int) string {
 }
 
 func embeddingsStatus(ctx context.Context, d *db.DB, model string, vec bool, w io.Writer) error {
-	st, err := d.Memories().EmbeddingStatus(ctx, model)
+	st, err := d.Memories().EmbeddingStatus(ctx, model, vec)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func embeddingsStatus(ctx context.Context, d *db.DB, model string, vec bool, w i
 	} else {
 		fmt.Fprintln(w, "pgvector: not installed on the database server; recall is lexical, its candidates reranked by meaning")
 	}
-	fmt.Fprintf(w, "model: %s\nactive memories: %d\nembedded by %s: %d (%d left)\n", model, st.Active, model, st.Embedded, st.Active-st.Embedded)
+	fmt.Fprintf(w, "model: %s\nactive memories: %d\nembedded by %s: %d (%d left; %d queued)\n", model, st.Active, model, st.Embedded, st.Active-st.Embedded, st.Queued)
 	for _, m := range st.Models {
 		if m.Model != model {
 			fmt.Fprintf(w, "embedded by %s (%d dimensions), found by words only until redone: %d\n", m.Model, m.Dim, m.Memories)

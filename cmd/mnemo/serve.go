@@ -361,7 +361,8 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Dur("shutdown_timeout", time.Duration(cfg.ShutdownTimeout)).Msg("mnemo serving")
 
 	g.Go(func() error {
-		periodic.Run(gctx, time.Minute, sweepTimeout, func(ctx context.Context) { sweepExpired(ctx, c, log) })
+		embeddings := cfg.EmbeddingModel != ""
+		periodic.Run(gctx, time.Minute, sweepTimeout, func(ctx context.Context) { sweepExpired(ctx, c, embeddings, log) })
 		return nil
 	})
 	g.Go(func() error {
@@ -416,8 +417,17 @@ func shutdown(in *inbox.Inbox, app *slackapp.App, srv, slackSrv *ops.Server, tim
 	return errors.Join(slackErr, stopErr, srv.Shutdown(ctx))
 }
 
-// sweepExpired archives expired memories.
-func sweepExpired(ctx context.Context, c *core, log zerolog.Logger) {
+// sweepExpired archives expired memories and, with no embedding model,
+// empties the embedding job's queue, which then has no reader: what was
+// written meanwhile is queued again by the job's first run when a model
+// is configured (embedding.Indexer reads every memory with no embedding
+// of its model).
+func sweepExpired(ctx context.Context, c *core, embeddings bool, log zerolog.Logger) {
+	if !embeddings {
+		if _, err := c.db.Memories().ClearEmbedQueue(ctx); err != nil {
+			log.Warn().Err(err).Msg("emptying the embedding queue failed")
+		}
+	}
 	if n, err := c.memory.SweepExpired(ctx); err != nil {
 		log.Warn().Err(err).Msg("expiry sweep failed")
 	} else if n > 0 {

@@ -18,8 +18,9 @@ var (
 )
 
 const memorySetEmbedding = `-- name: MemorySetEmbedding :batchexec
+WITH done AS (DELETE FROM memory_embed_queue WHERE memory_embed_queue.id = $4)
 UPDATE memories SET embedding = $1::real[], embedding_model = $2::text, embedding_dim = $3::int
-WHERE id = $4
+WHERE memories.id = $4
 `
 
 type MemorySetEmbeddingBatchResults struct {

@@ -245,8 +245,9 @@ SELECT id, embedding FROM memories WHERE id = ANY(@ids::uuid[]);
 -- name: MemorySetEmbedding :batchexec
 -- An embedding as real[], on a server without pgvector (the reranker's),
 -- with its model and dimension.
+WITH done AS (DELETE FROM memory_embed_queue WHERE memory_embed_queue.id = @id)
 UPDATE memories SET embedding = @embedding::real[], embedding_model = @model::text, embedding_dim = @dim::int
-WHERE id = @id;
+WHERE memories.id = @id;
 
 -- name: MemoryListForAdmin :many
 -- Memories for operators and admin views, newest first. A query matches
@@ -307,23 +308,26 @@ WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND
 SELECT pg_advisory_xact_lock(hashtext(@lock_key::text));
 
 -- name: MemoryEmbedPending :many
--- Active memories whose embedding is missing or of another model than
--- @model, for the background embedding job: those never embedded first,
--- newest first (what was just said is searchable by meaning soonest), then
--- those of other models. Each branch reads memories_embedding_model in
--- its order and stops at the limit.
-(SELECT m.id, m.content, m.cues FROM memories m
- WHERE m.archived_at IS NULL AND m.embedding_model IS NULL
- ORDER BY m.embedding_model, m.created_at DESC LIMIT @max_rows)
-UNION ALL
-(SELECT m.id, m.content, m.cues FROM memories m
- WHERE m.archived_at IS NULL AND m.embedding_model < @model::text
- ORDER BY m.embedding_model, m.created_at DESC LIMIT @max_rows)
-UNION ALL
-(SELECT m.id, m.content, m.cues FROM memories m
- WHERE m.archived_at IS NULL AND m.embedding_model > @model::text
- ORDER BY m.embedding_model, m.created_at DESC LIMIT @max_rows)
+-- Memories the background embedding job has to embed (memory_embed_queue,
+-- which holds active memories only), newest first: what was just said is
+-- searchable by meaning soonest.
+SELECT m.id, m.content, m.cues
+FROM memory_embed_queue q JOIN memories m ON m.id = q.id
+WHERE m.archived_at IS NULL
+ORDER BY q.created_at DESC
 LIMIT @max_rows;
+
+-- name: MemoryEmbedQueueLength :one
+SELECT count(*) FROM memory_embed_queue;
+
+-- name: MemoryEmbedRequeueOtherModels :execrows
+-- Without pgvector: queues the active memories whose real[] embedding is
+-- missing or of another model than @model (the job does it once as it
+-- starts, so that changing MNEMO_EMBEDDING_MODEL re-embeds every memory).
+INSERT INTO memory_embed_queue (id, created_at)
+SELECT m.id, m.created_at FROM memories m
+WHERE m.archived_at IS NULL AND m.embedding_model IS DISTINCT FROM @model::text
+ON CONFLICT (id) DO NOTHING;
 
 -- name: MemoryEmbeddingStatus :one
 -- How far the background job is: active memories, and those embedded by

@@ -108,24 +108,12 @@ func (q *Queries) MemoryCountPersonal(ctx context.Context, db DBTX, arg MemoryCo
 }
 
 const memoryEmbedPending = `-- name: MemoryEmbedPending :many
-(SELECT m.id, m.content, m.cues FROM memories m
- WHERE m.archived_at IS NULL AND m.embedding_model IS NULL
- ORDER BY m.embedding_model, m.created_at DESC LIMIT $1)
-UNION ALL
-(SELECT m.id, m.content, m.cues FROM memories m
- WHERE m.archived_at IS NULL AND m.embedding_model < $2::text
- ORDER BY m.embedding_model, m.created_at DESC LIMIT $1)
-UNION ALL
-(SELECT m.id, m.content, m.cues FROM memories m
- WHERE m.archived_at IS NULL AND m.embedding_model > $2::text
- ORDER BY m.embedding_model, m.created_at DESC LIMIT $1)
+SELECT m.id, m.content, m.cues
+FROM memory_embed_queue q JOIN memories m ON m.id = q.id
+WHERE m.archived_at IS NULL
+ORDER BY q.created_at DESC
 LIMIT $1
 `
-
-type MemoryEmbedPendingParams struct {
-	MaxRows int32  `json:"maxRows"`
-	Model   string `json:"model"`
-}
 
 type MemoryEmbedPendingRow struct {
 	ID      uuid.UUID `json:"id"`
@@ -133,13 +121,11 @@ type MemoryEmbedPendingRow struct {
 	Cues    string    `json:"cues"`
 }
 
-// Active memories whose embedding is missing or of another model than
-// @model, for the background embedding job: those never embedded first,
-// newest first (what was just said is searchable by meaning soonest), then
-// those of other models. Each branch reads memories_embedding_model in
-// its order and stops at the limit.
-func (q *Queries) MemoryEmbedPending(ctx context.Context, db DBTX, arg MemoryEmbedPendingParams) ([]MemoryEmbedPendingRow, error) {
-	rows, err := db.Query(ctx, memoryEmbedPending, arg.MaxRows, arg.Model)
+// Memories the background embedding job has to embed (memory_embed_queue,
+// which holds active memories only), newest first: what was just said is
+// searchable by meaning soonest.
+func (q *Queries) MemoryEmbedPending(ctx context.Context, db DBTX, maxRows int32) ([]MemoryEmbedPendingRow, error) {
+	rows, err := db.Query(ctx, memoryEmbedPending, maxRows)
 	if err != nil {
 		return nil, err
 	}
@@ -156,6 +142,35 @@ func (q *Queries) MemoryEmbedPending(ctx context.Context, db DBTX, arg MemoryEmb
 		return nil, err
 	}
 	return items, nil
+}
+
+const memoryEmbedQueueLength = `-- name: MemoryEmbedQueueLength :one
+SELECT count(*) FROM memory_embed_queue
+`
+
+func (q *Queries) MemoryEmbedQueueLength(ctx context.Context, db DBTX) (int64, error) {
+	row := db.QueryRow(ctx, memoryEmbedQueueLength)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const memoryEmbedRequeueOtherModels = `-- name: MemoryEmbedRequeueOtherModels :execrows
+INSERT INTO memory_embed_queue (id, created_at)
+SELECT m.id, m.created_at FROM memories m
+WHERE m.archived_at IS NULL AND m.embedding_model IS DISTINCT FROM $1::text
+ON CONFLICT (id) DO NOTHING
+`
+
+// Without pgvector: queues the active memories whose real[] embedding is
+// missing or of another model than @model (the job does it once as it
+// starts, so that changing MNEMO_EMBEDDING_MODEL re-embeds every memory).
+func (q *Queries) MemoryEmbedRequeueOtherModels(ctx context.Context, db DBTX, model string) (int64, error) {
+	result, err := db.Exec(ctx, memoryEmbedRequeueOtherModels, model)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const memoryEmbeddingModels = `-- name: MemoryEmbeddingModels :many

@@ -101,6 +101,11 @@ type Memory struct {
 	EmbeddingDim   *int32      `json:"embeddingDim"`
 }
 
+type MemoryEmbedQueue struct {
+	ID        uuid.UUID `json:"id"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
 type MemoryEvent struct {
 	ID        int64      `json:"id"`
 	MemoryID  uuid.UUID  `json:"memoryId"`
