@@ -53,17 +53,34 @@ type vectorLeg struct {
 	fallback func(reason string)
 }
 
-// hybrid runs both legs and fuses them. A query embedding that fails or
-// misses its deadline leaves the lexical leg's answer as it is.
+// hybrid runs both legs at once and fuses them: the vector leg (the
+// query's embedding, a network call, then its read) on a goroutine of its
+// own, beside the lexical leg, so that a turn waits for the slower of the
+// two rather than their sum. Each leg reads on its own connection of the
+// pool, outside any transaction. A query embedding that fails or misses
+// its deadline leaves the lexical leg's answer as it is.
 func (s *Store) hybrid(ctx context.Context, q db.SearchQuery) ([]found, error) {
+	vctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type leg struct {
+		near []db.Near
+		err  error
+	}
+	done := make(chan leg, 1)
+	go func() {
+		near, err := s.nearest(vctx, q)
+		done <- leg{near, err}
+	}()
 	lq := q
 	lq.Limit = max(q.Limit, VectorK)
 	lex, err := s.lexical(ctx, lq)
 	if err != nil {
+		cancel()
+		<-done // the vector leg ends with its context
 		return nil, err
 	}
-	near, err := s.nearest(ctx, q)
-	if err != nil {
+	v := <-done
+	if err := v.err; err != nil {
 		reason := "error"
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			reason = "deadline"
@@ -80,7 +97,7 @@ func (s *Store) hybrid(ctx context.Context, q db.SearchQuery) ([]found, error) {
 		}
 		return cut(lex, q), nil
 	}
-	return cut(fuse(lex, near, q), q), nil
+	return cut(fuse(lex, v.near, q), q), nil
 }
 
 // nearest embeds the query, within the deadline, and reads its nearest
