@@ -106,4 +106,19 @@ func TestVectorLegPlans(t *testing.T) {
 	require.NotContains(t, p, db.VectorIndexName(dim), "an exact scan:\n%s", p)
 	require.Empty(t, wholeReads(p), p)
 	require.True(t, strings.Contains(p, "memory_vectors_pkey"), "each visible row's vector read by key:\n%s", p)
+	// Each candidate's visibility is decided on the row its branch's index
+	// led to: memories is read by key only for the rows returned.
+	pkeyReads, returned := 0, 0
+	walk(root(t, p), func(n map[string]any) {
+		if n["Index Name"] == "memories_pkey" {
+			loops, _ := n["Actual Loops"].(float64)
+			pkeyReads += int(loops)
+		}
+		if n["CTE Name"] == "near" {
+			rows, _ := n["Actual Rows"].(float64)
+			returned = int(rows)
+		}
+	})
+	require.Positive(t, returned, p)
+	require.Equal(t, returned, pkeyReads, "memories read by key only for the rows returned:\n%s", p)
 }
