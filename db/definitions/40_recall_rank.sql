@@ -67,6 +67,7 @@ DECLARE
     scores float8[];
     gone   uuid[];
     gone_df float8[];
+    allq   tsquery;
 BEGIN
     IF coalesce(cardinality(terms), 0) = 0 THEN
         RETURN;
@@ -190,19 +191,55 @@ BEGIN
     -- memories weigh the word more than it does, so it is read in none,
     -- though it outranks them all (make bench's write-to-visible misses:
     -- a memory searched for by its own text). So the memories that hold
-    -- every word are read from the text index (memories_search) and
-    -- scored too, as many as the last round picked.
+    -- every word are read and scored too, as many as the last round
+    -- picked, in the table's order.
+    --
+    -- They are read partition by partition, each kind by its own index:
+    -- the asker's own and the thread's through their B-trees (few rows),
+    -- the channel's and the workspace's public ones through their text
+    -- indexes. One read of the whole text index (memories_search) would
+    -- read every match in every team and channel to keep the few in these
+    -- partitions: 18,262 rows and 47 ms at a million memories, for none.
+    -- (The team is a filter, not a way in, in the text indexes' reads:
+    -- planned for a tsquery it cannot see, the planner ANDed their bitmap
+    -- with one of the whole team's rows.)
     IF kth < bound AND cardinality(terms) > 1 THEN
+        allq := (SELECT string_agg(quote_literal(x), ' & ')::tsquery FROM unnest(terms) AS x);
         WITH every AS (
-            SELECT r.id FROM memories r
-            WHERE r.search @@ (SELECT string_agg(quote_literal(x), ' & ')::tsquery FROM unnest(terms) AS x)
-              -- (|| '': the team is a filter, not a way in. Planned for a
-              -- tsquery it cannot see, the planner ANDed the text index's
-              -- bitmap with one of the whole team's rows, 35 ms at a
-              -- million memories for a few hundred matches.)
-              AND r.team_id || '' = v_team AND r.archived_at IS NULL
-              AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
-              AND r.id <> ALL(coalesce(ids, '{}')) AND r.id NOT IN (SELECT unnest(gone))
+            SELECT x.id FROM (
+                -- (Matched on the B-trees' copy of the text, so that only
+                -- the matches are read from the table: a person may hold
+                -- thousands of memories. Their partition is
+                -- team/p/subject_id: memory_part's, for these rows.)
+                SELECT r.ctid AS tid, r.id
+                FROM (SELECT p.id FROM memories p
+                      WHERE p.team_id = v_team AND p.scope = 'personal' AND p.subject_id = v_actor
+                        AND p.archived_at IS NULL AND p.created_at > '-infinity' AND p.search @@ allq
+                        AND v_team || '/p/' || v_actor = ANY(parts)
+                      OFFSET 0) p
+                CROSS JOIN LATERAL (SELECT m.ctid, m.id FROM memories m WHERE m.id = p.id) r
+                UNION
+                SELECT r.ctid, r.id
+                FROM (SELECT t.id FROM memories t
+                      WHERE t.team_id = v_team AND t.scope = 'conversation' AND t.source_key = v_source_key
+                        AND t.archived_at IS NULL AND t.created_at > '-infinity' AND t.search @@ allq
+                      OFFSET 0) t
+                CROSS JOIN LATERAL (SELECT m.ctid, m.id, m.team_id, m.scope, m.subject_type, m.subject_id, m.source_key,
+                                           m.channel_id, m.visibility, m.sensitive FROM memories m WHERE m.id = t.id) r
+                WHERE memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+                UNION
+                SELECT r.ctid, r.id FROM memories r
+                WHERE r.channel_id = v_channel AND v_channel <> '' AND r.scope IN ('channel', 'workspace')
+                  AND r.archived_at IS NULL AND r.search @@ allq AND r.team_id || '' = v_team
+                  AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+                UNION
+                SELECT r.ctid, r.id FROM memories r
+                WHERE r.scope = 'workspace' AND r.visibility = 'public' AND r.sensitive = ''
+                  AND r.archived_at IS NULL AND r.search @@ allq AND r.team_id || '' = v_team
+                  AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+            ) x
+            WHERE x.id <> ALL(coalesce(ids, '{}')) AND x.id NOT IN (SELECT unnest(gone))
+            ORDER BY x.tid
             LIMIT pick
         ), scored AS (
             SELECT m.id, m.created_at, (sum(t.idf * mt.impact) * sum(t.idf) / total)::real::float8 AS score
