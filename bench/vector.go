@@ -88,7 +88,10 @@ type VectorDim struct {
 	MaintenanceWorkMem string
 	IndexBytes         int64
 	Indexed            int64 // rows of that dimension
-	TableBytes         int64 // memory_vectors, without its indexes
+	// PublicBytes and PublicIndexed are the HNSW index of the
+	// workspaces' public memories (the split way's).
+	PublicBytes, PublicIndexed int64
+	TableBytes                 int64 // memory_vectors, without its indexes
 	// Recall@10 of the HNSW walk (as recall runs it: iterative, ef_search
 	// 100, the leg's VectorK, its first 10) against an exact scan of the
 	// same visible rows, per workspace; and as recall runs it, where the
@@ -97,13 +100,18 @@ type VectorDim struct {
 	IndexRecall, IndexRecallSmall, AsRunRecall float64
 	RecallN, RecallSmallN                      int
 	ExactShare                                 float64 // queries recall scans exactly
+	SplitShare                                 float64 // queries recall reads the split way
+	// SplitRecall is recall@10 of the split way against the exact scan,
+	// over the questions recall reads that way.
+	SplitRecall float64
+	SplitN      int
 	// Hybrid is auto-recall (ForPrompt) with both legs, its query's
 	// embedding excluded (Embed times it); Lexical is the same queries
 	// lexical-only, in the same run, alternating with it.
 	Hybrid, Lexical Latency
 	// Leg is the vector leg alone as recall runs it (the asker's row
-	// count, then the index walk or the exact scan).
-	Leg, LegExact, LegIndex Latency
+	// counts, then the index walk, the exact scan or the two split).
+	Leg, LegExact, LegIndex, LegSplit Latency
 	// Embed is the query's embedding, through the OpenAI SDK client
 	// against the fake embeddings server over HTTP.
 	Embed Latency
@@ -358,7 +366,10 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 		return vd, err
 	}
 	for _, ix := range ixs {
-		if ix.Dim == dim {
+		switch {
+		case ix.Dim == dim && ix.Public:
+			vd.PublicBytes, vd.PublicIndexed = ix.Bytes, ix.Rows
+		case ix.Dim == dim:
 			vd.IndexBytes, vd.Indexed = ix.Bytes, ix.Rows
 		}
 	}
@@ -386,38 +397,41 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 
 	// The property and recall@10, on the leg's own reads.
 	m := d.DB.Memories()
-	paths := make([]struct{ exact, index []time.Duration }, len(sizeBuckets))
-	var sumBig, sumSmall, sumRun float64
-	exactN := 0
+	paths := make([]struct{ exact, index, split []time.Duration }, len(sizeBuckets))
+	var sumBig, sumSmall, sumRun, sumSplit float64
+	exactN, splitN := 0, 0
 	for qi, q := range qs {
 		v := memory.ViewerAt(q.Actor, q.Place)
 		dirs := [][]float32{cache[q.Message]}
 		if qi%3 == 0 {
 			dirs = append(dirs, gen.Vector(uint64(1<<40+qi))) // a memory-like direction no query has
 		}
-		visible, vectors, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
+		size, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
 		if err != nil {
 			return vd, err
 		}
 		for di, qv := range dirs {
-			got := map[bool][]db.Near{}
+			got := map[db.VectorWay][]db.Near{}
 			for _, use := range []memory.Use{memory.Show, memory.Apply} {
-				for _, exact := range []bool{false, true} {
+				for _, way := range []db.VectorWay{db.VectorWalk, db.VectorExact, db.VectorSplit} {
 					t := time.Now()
 					near, err := m.Nearest(ctx, db.VectorQuery{
 						Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
-						PrivateViewer: v.Private, Apply: use == memory.Apply, Model: model, Vec: qv, Limit: memory.VectorK, Exact: exact,
+						PrivateViewer: v.Private, Apply: use == memory.Apply, Model: model, Vec: qv, Limit: memory.VectorK, Way: way,
 					})
 					took := time.Since(t)
 					if err != nil {
 						return vd, err
 					}
 					if use == memory.Apply && di == 0 {
-						// Both ways over the same questions: where each costs what.
-						b := sizeBucket(visible)
-						if exact {
+						// Every way over the same questions: where each costs what.
+						b := sizeBucket(size.Visible)
+						switch way {
+						case db.VectorExact:
 							paths[b].exact = append(paths[b].exact, took)
-						} else {
+						case db.VectorSplit:
+							paths[b].split = append(paths[b].split, took)
+						default:
 							paths[b].index = append(paths[b].index, took)
 						}
 					}
@@ -434,7 +448,7 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 						}
 					}
 					if use == memory.Show {
-						got[exact] = near
+						got[way] = near
 					}
 				}
 			}
@@ -443,7 +457,7 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 			}
 			if qi%10 == 0 {
 				// The exact scan against a brute-force one, on a sample.
-				same, err := sameAsBruteForce(ctx, d, dim, model, v, qv, got[true])
+				same, err := sameAsBruteForce(ctx, d, dim, model, v, qv, got[db.VectorExact])
 				if err != nil {
 					return vd, err
 				}
@@ -452,14 +466,19 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 					vd.BruteDiffered++
 				}
 			}
-			r, ok := recallAt(10, got[false], got[true])
+			r, ok := recallAt(10, got[db.VectorWalk], got[db.VectorExact])
 			if !ok {
 				continue
 			}
 			runR := r
-			if memory.ExactScan(visible, vectors) {
+			switch memory.VectorWayFor(size) {
+			case db.VectorExact:
 				runR = 1 // recall scans these exactly
 				exactN++
+			case db.VectorSplit:
+				runR, _ = recallAt(10, got[db.VectorSplit], got[db.VectorExact])
+				sumSplit += runR
+				splitN++
 			}
 			sumRun += runR
 			if q.Place.Team == SmallTeam {
@@ -473,7 +492,7 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 	}
 	for b, p := range paths {
 		if len(p.exact) > 0 {
-			vd.Paths = append(vd.Paths, PathCost{Bucket: sizeBuckets[b].name, Exact: latencyOf(p.exact), Index: latencyOf(p.index)})
+			vd.Paths = append(vd.Paths, PathCost{Bucket: sizeBuckets[b].name, Exact: latencyOf(p.exact), Index: latencyOf(p.index), Split: latencyOf(p.split)})
 		}
 	}
 	if vd.RecallN > 0 {
@@ -485,6 +504,10 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 	if n := vd.RecallN + vd.RecallSmallN; n > 0 {
 		vd.AsRunRecall = sumRun / float64(n)
 		vd.ExactShare = float64(exactN) / float64(n)
+		vd.SplitShare = float64(splitN) / float64(n)
+	}
+	if splitN > 0 {
+		vd.SplitRecall, vd.SplitN = sumSplit/float64(splitN), splitN
 	}
 	o.Log("vector %d: recall@10 of the index walk %.3f (main workspace), %.3f (%s); %d memories returned, %d not visible",
 		dim, vd.IndexRecall, vd.IndexRecallSmall, SmallTeam, vis.Returned, vis.Violations)
@@ -503,7 +526,7 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 			return vd, err
 		}
 	}
-	var hy, lx, leg, legExact, legIndex []time.Duration
+	var hy, lx, leg, legExact, legIndex, legSplit []time.Duration
 	for i, q := range qs {
 		v := memory.ViewerAt(q.Actor, q.Place)
 		order := []*memory.Store{lexical, hybrid}
@@ -528,36 +551,39 @@ func measureDim(ctx context.Context, d *Database, spec corpus.Spec, qs []corpus.
 		}
 		// The vector leg alone, as recall runs it.
 		t := time.Now()
-		visible, vectors, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
+		size, err := m.VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
 		if err != nil {
 			return vd, err
 		}
-		exact := memory.ExactScan(visible, vectors)
+		way := memory.VectorWayFor(size)
 		if _, err := m.Nearest(ctx, db.VectorQuery{
 			Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
-			PrivateViewer: v.Private, Apply: true, Model: model, Vec: cache[q.Message], Limit: memory.VectorK, Exact: exact,
+			PrivateViewer: v.Private, Apply: true, Model: model, Vec: cache[q.Message], Limit: memory.VectorK, Way: way,
 		}); err != nil {
 			return vd, err
 		}
 		took := time.Since(t)
 		leg = append(leg, took)
-		if exact {
+		switch way {
+		case db.VectorExact:
 			legExact = append(legExact, took)
-		} else {
+		case db.VectorSplit:
+			legSplit = append(legSplit, took)
+		default:
 			legIndex = append(legIndex, took)
 		}
 	}
 	vd.Hybrid, vd.Lexical, vd.Leg = latencyOf(hy), latencyOf(lx), latencyOf(leg)
-	vd.LegExact, vd.LegIndex = latencyOf(legExact), latencyOf(legIndex)
+	vd.LegExact, vd.LegIndex, vd.LegSplit = latencyOf(legExact), latencyOf(legIndex), latencyOf(legSplit)
 	vd.Fallbacks = int(fallbacks.Load())
 	o.Log("vector %d: auto-recall p95 hybrid %s, lexical %s; query embedding p95 %s", dim, ms(vd.Hybrid.P95), ms(vd.Lexical.P95), ms(vd.Embed.P95))
 	return vd, nil
 }
 
-// PathCost is the two ways of the vector leg, over the same questions.
+// PathCost is the three ways of the vector leg, over the same questions.
 type PathCost struct {
-	Bucket       string
-	Exact, Index Latency
+	Bucket              string
+	Exact, Index, Split Latency
 }
 
 var sizeBuckets = []struct {
@@ -739,14 +765,22 @@ func (r *VectorResult) Table() *Table {
 		t.Add(Row{Metric: fmt.Sprintf("HNSW index bytes @%s, %d-d", rows, d.Dim), Target: "reported",
 			Measured: fmt.Sprintf("%s (%s)", mib(d.IndexBytes), perM(d.IndexBytes)), Baseline: fmt.Sprintf("memory_vectors itself %s (%s)", mib(d.TableBytes), perM(d.TableBytes)),
 			Ratio: fmt.Sprintf("%.2f×", float64(d.IndexBytes)/float64(max(d.TableBytes, 1)))})
+		t.Add(Row{Metric: fmt.Sprintf("HNSW index of the workspaces' public memories (the split way's) @%s, %d-d: rows, bytes", rows, d.Dim), Target: "reported",
+			Measured: fmt.Sprintf("%d rows, %s", d.PublicIndexed, mib(d.PublicBytes)), Baseline: fmt.Sprintf("the index of every memory, %s", mib(d.IndexBytes)),
+			Ratio: fmt.Sprintf("%.3f×", float64(d.PublicBytes)/float64(max(d.IndexBytes, 1)))})
 		t.Add(Row{Metric: fmt.Sprintf("vector leg recall@10, HNSW walk, main workspace @%s, %d-d (%d queries)", rows, d.Dim, d.RecallN), Target: "≥ 0.95",
 			Measured: fmt.Sprintf("%.3f", d.IndexRecall), Baseline: "exact scan of the same visible rows", Ratio: "—", Met: met(d.IndexRecall >= 0.95),
 			Why: "the index walk under the visibility filter misses near memories the exact scan finds"})
 		t.Add(Row{Metric: fmt.Sprintf("vector leg recall@10, HNSW walk, the workspace of a tenth @%s, %d-d (%d queries)", rows, d.Dim, d.RecallSmallN), Target: "≥ 0.95",
 			Measured: fmt.Sprintf("%.3f", d.IndexRecallSmall), Baseline: "exact scan of the same visible rows", Ratio: "—", Met: met(d.IndexRecallSmall >= 0.95),
 			Why: "the index walk under the tenancy filter misses near memories the exact scan finds"})
-		t.Add(Row{Metric: fmt.Sprintf("vector leg recall@10 as recall runs it (exact scans where memory.ExactScan says) @%s, %d-d", rows, d.Dim), Target: "≥ 0.95",
-			Measured: fmt.Sprintf("%.3f (%.0f%% of queries exact)", d.AsRunRecall, 100*d.ExactShare), Baseline: "exact scan", Ratio: "—", Met: met(d.AsRunRecall >= 0.95)})
+		t.Add(Row{Metric: fmt.Sprintf("vector leg recall@10 as recall runs it (the way memory.VectorWayFor chooses) @%s, %d-d", rows, d.Dim), Target: "≥ 0.95",
+			Measured: fmt.Sprintf("%.3f (%.0f%% of queries exact, %.0f%% split)", d.AsRunRecall, 100*d.ExactShare, 100*d.SplitShare), Baseline: "exact scan", Ratio: "—", Met: met(d.AsRunRecall >= 0.95)})
+		if d.SplitN > 0 {
+			t.Add(Row{Metric: fmt.Sprintf("vector leg recall@10, split way (public memories' HNSW walk + exact scan of the rest) where recall takes it @%s, %d-d (%d queries)", rows, d.Dim, d.SplitN), Target: "≥ 0.95",
+				Measured: fmt.Sprintf("%.3f", d.SplitRecall), Baseline: "exact scan of the same visible rows", Ratio: "—", Met: met(d.SplitRecall >= 0.95),
+				Why: "the public memories' index walk misses near memories the exact scan finds"})
+		}
 		t.Add(Row{Metric: fmt.Sprintf("hybrid auto-recall (ForPrompt) p50 / p95 @%s, %d-d, query embedding excluded", rows, d.Dim), Target: "p95 ≤ 20 ms at 1M",
 			Measured: ms(d.Hybrid.P50) + " / " + ms(d.Hybrid.P95), Baseline: ms(d.Lexical.P50) + " / " + ms(d.Lexical.P95) + " lexical-only, same queries",
 			Ratio: fmt.Sprintf("%.2f× at p95", float64(d.Hybrid.P95)/float64(max(d.Lexical.P95, 1))),
@@ -757,13 +791,13 @@ func (r *VectorResult) Table() *Table {
 				return met(d.Hybrid.P95 <= 20*time.Millisecond)
 			}(),
 			Why: "the vector leg's read adds to the lexical leg's"})
-		t.Add(Row{Metric: fmt.Sprintf("vector leg alone p50 / p95 @%s, %d-d: all, exact scans, HNSW walks", rows, d.Dim), Target: "—",
-			Measured: fmt.Sprintf("%s / %s; %s / %s (%d); %s / %s (%d)", ms(d.Leg.P50), ms(d.Leg.P95), ms(d.LegExact.P50), ms(d.LegExact.P95), d.LegExact.N,
-				ms(d.LegIndex.P50), ms(d.LegIndex.P95), d.LegIndex.N), Baseline: "—", Ratio: "—"})
+		t.Add(Row{Metric: fmt.Sprintf("vector leg alone p50 / p95 @%s, %d-d: all; exact scans; split; HNSW walks", rows, d.Dim), Target: "—",
+			Measured: fmt.Sprintf("%s / %s; %s / %s (%d); %s / %s (%d); %s / %s (%d)", ms(d.Leg.P50), ms(d.Leg.P95), ms(d.LegExact.P50), ms(d.LegExact.P95), d.LegExact.N,
+				ms(d.LegSplit.P50), ms(d.LegSplit.P95), d.LegSplit.N, ms(d.LegIndex.P50), ms(d.LegIndex.P95), d.LegIndex.N), Baseline: "—", Ratio: "—"})
 		for _, p := range d.Paths {
-			t.Add(Row{Metric: fmt.Sprintf("vector leg p50 / p95 @%s, %d-d, askers whose partitions hold %s memories (%d questions): exact scan", rows, d.Dim, p.Bucket, p.Exact.N), Target: "—",
-				Measured: ms(p.Exact.P50) + " / " + ms(p.Exact.P95), Baseline: ms(p.Index.P50) + " / " + ms(p.Index.P95) + " HNSW walk, same questions",
-				Ratio: fmt.Sprintf("%.2f× at p50", float64(p.Exact.P50)/float64(max(p.Index.P50, 1)))})
+			t.Add(Row{Metric: fmt.Sprintf("vector leg p50 / p95 @%s, %d-d, askers whose partitions hold %s memories (%d questions): exact scan; split", rows, d.Dim, p.Bucket, p.Exact.N), Target: "—",
+				Measured: ms(p.Exact.P50) + " / " + ms(p.Exact.P95) + "; " + ms(p.Split.P50) + " / " + ms(p.Split.P95), Baseline: ms(p.Index.P50) + " / " + ms(p.Index.P95) + " HNSW walk, same questions",
+				Ratio: fmt.Sprintf("%.2f×, %.2f× at p50", float64(p.Exact.P50)/float64(max(p.Index.P50, 1)), float64(p.Split.P50)/float64(max(p.Index.P50, 1)))})
 		}
 		t.Add(Row{Metric: fmt.Sprintf("exact scan against a brute-force scan of every vector @%s, %d-d (%d questions)", rows, d.Dim, d.BruteChecked), Target: "0 differ",
 			Measured: fmt.Sprintf("%d differ", d.BruteDiffered), Baseline: "—", Ratio: "—", Met: met(d.BruteDiffered == 0 && d.BruteChecked > 0)})
@@ -813,7 +847,7 @@ func (r *VectorResult) Markdown(commit string) string {
 	}
 	notes = append(notes,
 		"The visibility property: every question, asked for Show and for Apply, through the index and exactly, with its own embedding and (one in three) a memory-like direction no question has; each memory returned is checked against memory.Visible. Returned, by scope/visibility: "+strings.Join(kinds, ", ")+".",
-		"Recall@10 is the share of the exact scan's top 10 (over the same visible rows) that the HNSW walk's first 10 found, a memory at the exact 10th's distance counting as found. As recall runs it, where memory.ExactScan says so (the asker's partitions hold at most "+fmt.Sprint(memory.ExactScanMin)+" memories, or at most √("+fmt.Sprint(memory.ExactScanRatio)+" × the vectors indexed) up to "+fmt.Sprint(memory.ExactScanMax)+"), the memories are scanned exactly, which is exact by definition (and checked against a brute-force scan on every tenth question).",
+		"Recall@10 is the share of the exact scan's top 10 (over the same visible rows) that the HNSW walk's first 10 found, a memory at the exact 10th's distance counting as found. As recall runs it, where memory.ExactScan says so (the asker's partitions hold at most "+fmt.Sprint(memory.ExactScanMin)+" memories, or at most √("+fmt.Sprint(memory.ExactScanRatio)+" × the vectors indexed) up to "+fmt.Sprint(memory.ExactScanMax)+"), the memories are scanned exactly, which is exact by definition (and checked against a brute-force scan on every tenth question); where memory.VectorWayFor takes the split way (the rest, past the workspace's public memories, few enough for ExactScan), recall@10 is the split way's against the exact scan.",
 		"Auto-recall times ForPrompt with the query's embedding already made (a cache of the fake server's answers), hybrid and lexical-only alternating query by query after a warm-up of 50; the query's embedding is timed on its own, through the OpenAI SDK client against the fake server, so a real endpoint's time is to be added (MNEMO_EMBEDDING_QUERY_DEADLINE bounds it, default 300 ms).",
 		fmt.Sprintf("Remember (no model review): blocks of %d one at a time taking turns, after a warm-up: the embedding job off; on as serve schedules it (a run as the block starts, as River's RunOnStart does, then every %s, each embedding until nothing is pending: here the previous blocks' memories); on continuously (a run every 100 ms); %d of each. The job embedded %d and %d memories meanwhile, through the OpenAI SDK client against the fake server, which runs in the bench's own process (a real endpoint's work is elsewhere).", rememberBlock, embedding.Every, r.RememberOn.N, r.JobEmbedded, r.ContinuousEmbedded),
 	)

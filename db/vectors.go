@@ -182,19 +182,31 @@ func (s Memories) StoreEmbeddings(ctx context.Context, model string, half bool, 
 			vecs[i] = "{" + vecs[i][1:len(vecs[i])-1] + "}"
 		}
 	}
-	// The rows still active and of the text that was embedded.
-	const current = `SELECT u.id, u.vec, u.dim
+	// The rows still active and of the text that was embedded. With
+	// pgvector each is locked (FOR SHARE) as its vector is written: the
+	// vector records whether the memory is one of its workspace's public
+	// ones (public_team, which the split way walks), and a change of that
+	// committed meanwhile would otherwise go unseen here, while the
+	// trigger that carries such a change to memory_vectors (db/definitions/
+	// 55_vector_public.sql) found no vector yet. Locked, the row is read as
+	// its latest version, and a change that comes later waits for this
+	// vector and then finds it.
+	current := `SELECT u.id, u.vec, u.dim, memory_public_team(m) AS public_team
 		FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS text, unnest($3::text[]) AS vec, unnest($4::int[]) AS dim) u
 		JOIN memories m ON m.id = u.id
 		WHERE m.archived_at IS NULL
 		  AND CASE WHEN m.cues = '' THEN m.content ELSE m.content || E'\n' || m.cues END = u.text`
+	if half {
+		current += " FOR SHARE OF m"
+	}
 	const dequeue = `, d AS (DELETE FROM memory_embed_queue q USING u WHERE q.id = u.id)`
 	store := `, w AS (UPDATE memories m SET embedding = u.vec::real[], embedding_model = $5::text, embedding_dim = u.dim
 		FROM u WHERE m.id = u.id RETURNING m.id)`
 	if half {
-		store = `, w AS (INSERT INTO memory_vectors (id, model, dim, embedding)
-			SELECT u.id, $5::text, u.dim, u.vec::halfvec FROM u
-			ON CONFLICT (id) DO UPDATE SET model = excluded.model, dim = excluded.dim, embedding = excluded.embedding
+		store = `, w AS (INSERT INTO memory_vectors (id, model, dim, embedding, public_team)
+			SELECT u.id, $5::text, u.dim, u.vec::halfvec, u.public_team FROM u
+			ON CONFLICT (id) DO UPDATE SET model = excluded.model, dim = excluded.dim, embedding = excluded.embedding,
+				public_team = excluded.public_team
 			RETURNING id)`
 	}
 	var n int64
@@ -224,30 +236,63 @@ func VectorLiteral(v []float32) string {
 // VectorIndexName is the HNSW index of embeddings of dim dimensions.
 func VectorIndexName(dim int) string { return fmt.Sprintf("memories_embedding_hnsw_%d", dim) }
 
-// EnsureVectorIndex makes the HNSW index of dim-dimensional embeddings if
-// it is missing (CONCURRENTLY: writes go on while it builds). Past
-// MaxIndexedDim there is none: those embeddings are searched exactly.
+// EnsureVectorIndex makes the HNSW indexes of dim-dimensional embeddings
+// (of every memory, and of the workspaces' public ones) where missing
+// (CONCURRENTLY: writes go on while they build). Past MaxIndexedDim there
+// is none: those embeddings are searched exactly.
 // Cosine distance, pgvector's default HNSW settings (m 16, ef_construction
 // 64).
 func (d *DB) EnsureVectorIndex(ctx context.Context, dim int) error {
 	if dim <= 0 || dim > MaxIndexedDim {
 		return nil
 	}
-	var ok bool
-	if err := d.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", VectorIndexName(dim)).Scan(&ok); err != nil {
-		return fmt.Errorf("vector index: %w", mapErr(err))
-	}
-	if ok {
-		return nil
-	}
-	_, err := d.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON memory_vectors
-		USING hnsw ((embedding::halfvec(%d)) halfvec_cosine_ops) WHERE dim = %d`,
-		VectorIndexName(dim), dim, dim))
-	if err != nil {
-		return fmt.Errorf("vector index: %w", mapErr(err))
+	for _, ix := range []struct{ name, where string }{
+		{VectorIndexName(dim), fmt.Sprintf("dim = %d", dim)},
+		// The workspaces' public memories (VectorSplit): a few in a
+		// hundred of all, so a small index beside the first.
+		{VectorPublicIndexName(dim), fmt.Sprintf("dim = %d AND public_team IS NOT NULL", dim)},
+	} {
+		var ok bool
+		if err := d.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", ix.name).Scan(&ok); err != nil {
+			return fmt.Errorf("vector index: %w", mapErr(err))
+		}
+		if ok {
+			continue
+		}
+		_, err := d.pool.Exec(ctx, fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON memory_vectors
+			USING hnsw ((embedding::halfvec(%d)) halfvec_cosine_ops) WHERE %s`,
+			ix.name, dim, ix.where))
+		if err != nil {
+			return fmt.Errorf("vector index: %w", mapErr(err))
+		}
 	}
 	return nil
 }
+
+// VectorIndexDims lists the dimensions that have an HNSW index of every
+// memory's embeddings.
+func (d *DB) VectorIndexDims(ctx context.Context) ([]int, error) {
+	rows, err := d.pool.Query(ctx, `SELECT c.relname::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = to_regclass('memory_vectors') AND c.relname LIKE 'memories_embedding_hnsw_%'`)
+	if err != nil {
+		return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
+	}
+	var dims []int
+	for _, n := range names {
+		if d, err := strconv.Atoi(strings.TrimPrefix(n, "memories_embedding_hnsw_")); err == nil {
+			dims = append(dims, d)
+		}
+	}
+	return dims, nil
+}
+
+// VectorPublicIndexName is the HNSW index of dim-dimensional embeddings of
+// the workspaces' public memories.
+func VectorPublicIndexName(dim int) string { return fmt.Sprintf("memories_embedding_public_%d", dim) }
 
 // VectorQuery asks for the memories nearest a query's embedding among
 // those the asker may see: SearchQuery's viewer, and the model whose
@@ -259,9 +304,35 @@ type VectorQuery struct {
 	Model                           string
 	Vec                             []float32
 	Limit                           int
-	// Exact scans the visible rows instead of the HNSW index: where they
-	// are few (see VectorScanSize), reading them all is cheaper and exact.
-	Exact bool
+	// Way is how the leg reads: see VectorWay.
+	Way VectorWay
+}
+
+// VectorWay is how the vector leg finds the nearest memories the asker may
+// see (memory.VectorWayFor chooses it by VectorSize).
+type VectorWay int
+
+const (
+	// VectorWalk walks the dimension's HNSW index of every memory,
+	// iteratively, filtered by memory_visible.
+	VectorWalk VectorWay = iota
+	// VectorExact compares every memory of the asker's partitions: where
+	// they are few, reading them all is cheaper, and exact.
+	VectorExact
+	// VectorSplit walks the HNSW index of the workspace's public memories
+	// and compares every memory of the asker's other partitions: where the
+	// public ones are most of what they see.
+	VectorSplit
+)
+
+func (w VectorWay) String() string {
+	switch w {
+	case VectorExact:
+		return "exact"
+	case VectorSplit:
+		return "split"
+	}
+	return "walk"
 }
 
 // Near is a memory the vector leg found, with its cosine distance.
@@ -275,11 +346,11 @@ type Near struct {
 // re-sorted by the outer query); ef_search 100 for recall; no JIT; each
 // call planned for its arguments, so the team's size is in the estimate.
 const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_custom_plan; " +
-	"SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100"
+	"SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = 100; SET LOCAL enable_seqscan = off"
 
-// VectorSQL is the vector leg's statement for dim dimensions: exact, or
-// through the HNSW index. $1 the query vector, $2 the model, $3-$8 the
-// viewer as memory_visible takes it, $9 the limit, $10 the one scope read (v_only).
+// VectorSQL is the vector leg's statement for dim dimensions, read way.
+// $1 the query vector, $2 the model, $3-$8 the viewer as memory_visible
+// takes it, $9 the limit, $10 the one scope read (v_only).
 //
 // The exact statement reads the asker's candidates through memories'
 // recall indexes, one branch per partition the asker may see from here
@@ -294,11 +365,66 @@ const VectorSettings = "SET LOCAL jit = off; SET LOCAL plan_cache_mode = force_c
 // memory_visible, the planner cannot estimate the filter (a CASE over
 // the scope) and, past some 50,000 rows, scans both tables whole and
 // hashes them (a second where a few thousand lookups take milliseconds).
-func VectorSQL(dim int, exact bool) string {
-	if exact || dim > MaxIndexedDim {
+func VectorSQL(dim int, way VectorWay) string {
+	if way == VectorSplit && dim <= MaxIndexedDim {
+		return vectorSplitSQL(dim)
+	}
+	if way == VectorExact || dim > MaxIndexedDim {
 		// Not the index's expression, so the HNSW index is not walked.
 		return fmt.Sprintf(`WITH cand AS MATERIALIZED (
-    SELECT m.id FROM memories m
+%s
+    UNION
+%s
+), near AS MATERIALIZED (
+%s
+)
+%s`, vectorOwnBranches, vectorPublicBranch, vectorNearOf("cand", dim), vectorRows)
+	}
+	return fmt.Sprintf(`WITH near AS MATERIALIZED (
+    SELECT v.id, v.embedding::halfvec(%d) <=> $1::halfvec(%d) AS dist
+    FROM memory_vectors v
+    JOIN memories m ON m.id = v.id
+    WHERE v.dim = %d AND v.model = $2::text
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
+    ORDER BY dist
+    LIMIT $9
+)
+%s`, dim, dim, dim, vectorRows)
+}
+
+// vectorSplitSQL is the vector leg's statement for an asker who sees many
+// memories, nearly all of them the workspace's public ones: those are
+// found by walking the HNSW index of public memories (a small one: where
+// the whole index is walked, the visibility filter drops most of what the
+// walk reads, and it reads on until it has Limit), the asker's own
+// partitions' (theirs, the thread's, the channel's) by the exact scan, and
+// the nearest of the two kept. The same arguments as VectorSQL's.
+func vectorSplitSQL(dim int) string {
+	return fmt.Sprintf(`WITH cand AS MATERIALIZED (
+%s
+), own AS MATERIALIZED (
+%s
+), public AS MATERIALIZED (
+    SELECT v.id, (v.embedding::halfvec(%d) <=> $1::halfvec(%d))::float8 AS dist
+    FROM memory_vectors v
+    JOIN memories m ON m.id = v.id
+    WHERE v.dim = %d AND v.public_team IS NOT NULL AND v.public_team = $3::text AND v.model = $2::text
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
+    ORDER BY v.embedding::halfvec(%d) <=> $1::halfvec(%d)
+    LIMIT $9
+), near AS MATERIALIZED (
+    SELECT x.id, min(x.dist) AS dist FROM (SELECT * FROM own UNION ALL SELECT * FROM public) x
+    GROUP BY x.id ORDER BY dist LIMIT $9
+)
+%s`, vectorOwnBranches, vectorNearOf("cand", dim), dim, dim, dim, dim, dim, vectorRows)
+}
+
+// The exact scan's branches: the asker's own partitions (their personal
+// memories, the thread's, the channel's), then the workspace's public
+// memories. Each decides visibility with memory_visible on the row its
+// index led to.
+const (
+	vectorOwnBranches = `    SELECT m.id FROM memories m
     WHERE m.team_id = $3::text AND m.scope = 'personal' AND m.subject_id = $4::text
       AND m.archived_at IS NULL AND m.created_at > '-infinity'
       AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
@@ -311,32 +437,21 @@ func VectorSQL(dim int, exact bool) string {
     SELECT m.id FROM memories m
     WHERE m.team_id = $3::text AND m.scope IN ('channel', 'workspace') AND m.channel_id = $5::text AND $5::text <> ''
       AND m.archived_at IS NULL AND m.created_at > '-infinity'
-      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
-    UNION
-    SELECT m.id FROM memories m
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)`
+	vectorPublicBranch = `    SELECT m.id FROM memories m
     WHERE m.team_id = $3::text AND m.scope = 'workspace' AND m.visibility = 'public' AND m.sensitive = ''
       AND m.archived_at IS NULL AND m.created_at > '-infinity'
-      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
-), near AS MATERIALIZED (
-    SELECT v.id, (v.embedding <=> $1::halfvec(%d)) + 0 AS dist
-    FROM cand
-    JOIN memory_vectors v ON v.id = cand.id
+      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)`
+)
+
+// vectorNearOf compares every candidate of cte with the query, by key.
+func vectorNearOf(cte string, dim int) string {
+	return fmt.Sprintf(`    SELECT v.id, (v.embedding <=> $1::halfvec(%d)) + 0 AS dist
+    FROM %s
+    JOIN memory_vectors v ON v.id = %s.id
     WHERE v.dim = %d AND v.model = $2::text
     ORDER BY dist
-    LIMIT $9
-)
-%s`, dim, dim, vectorRows)
-	}
-	return fmt.Sprintf(`WITH near AS MATERIALIZED (
-    SELECT v.id, v.embedding::halfvec(%d) <=> $1::halfvec(%d) AS dist
-    FROM memory_vectors v
-    JOIN memories m ON m.id = v.id
-    WHERE v.dim = %d AND v.model = $2::text
-      AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)
-    ORDER BY dist
-    LIMIT $9
-)
-%s`, dim, dim, dim, vectorRows)
+    LIMIT $9`, dim, cte, cte, dim)
 }
 
 // vectorRows reads the nearest memories' rows, nearest first.
@@ -352,7 +467,7 @@ ORDER BY near.dist, r.created_at DESC`
 func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	var out []Near
 	err := s.read(ctx, VectorSettings, func(e executor) error {
-		rows, err := e.Query(ctx, VectorSQL(len(q.Vec), q.Exact), VectorLiteral(q.Vec), q.Model,
+		rows, err := e.Query(ctx, VectorSQL(len(q.Vec), q.Way), VectorLiteral(q.Vec), q.Model,
 			q.Team, q.Actor, q.Channel, q.SourceKey, q.PrivateViewer, q.Apply, q.Limit, q.Only)
 		if err != nil {
 			return err
@@ -374,39 +489,50 @@ func (s Memories) Nearest(ctx context.Context, q VectorQuery) ([]Near, error) {
 	return out, nil
 }
 
-// VectorScanSize is about how many active memories the asker's partitions
-// hold (memory_part_stats, kept by the recall index: an upper bound of the
-// rows the vector leg's filter keeps, read from at most five rows) and, as
-// the planner's statistics have it, how many vectors memory_vectors holds
-// (0 before its first ANALYZE), in one round trip: the two sizes the
-// vector leg chooses its way by. A guest's (only "channel") partition is
-// the channel's own.
-func (s Memories) VectorScanSize(ctx context.Context, team, actor, channel, sourceKey, only string) (visible, vectors int64, err error) {
-	err = s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint,
+// VectorSize is what the vector leg chooses its way by: about how many
+// active memories the asker's partitions hold (Visible: memory_part_stats,
+// kept by the recall index, an upper bound of the rows the visibility
+// filter keeps), how many of them are the workspace's public ones
+// (Public, in its partition team/w), and, as the planner's statistics
+// have it, how many vectors memory_vectors holds (0 before its first
+// ANALYZE).
+type VectorSize struct {
+	Visible, Public, Vectors int64
+}
+
+// VectorScanSize reads the asker's VectorSize in one round trip, from at
+// most six rows. A guest's (only "channel") partition is the channel's own.
+func (s Memories) VectorScanSize(ctx context.Context, team, actor, channel, sourceKey, only string) (VectorSize, error) {
+	var z VectorSize
+	err := s.e.QueryRow(ctx, `SELECT coalesce(sum(docs), 0)::bigint,
+		       coalesce(sum(docs) FILTER (WHERE part = $1::text || '/w'), 0)::bigint,
 		       (SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c WHERE c.oid = to_regclass('memory_vectors'))
 		FROM memory_part_stats
 		WHERE part = ANY(memory_parts($1::text, $2::text, $3::text, $4::text, $5::text))`,
-		team, actor, channel, sourceKey, only).Scan(&visible, &vectors)
+		team, actor, channel, sourceKey, only).Scan(&z.Visible, &z.Public, &z.Vectors)
 	if err != nil {
-		return 0, 0, fmt.Errorf("vector scan size: %w", mapErr(err))
+		return VectorSize{}, fmt.Errorf("vector scan size: %w", mapErr(err))
 	}
-	return visible, vectors, nil
+	return z, nil
 }
 
 // VectorIndex is an HNSW index of memory_vectors, its size and the rows
-// of its dimension.
+// it holds: those of its dimension, or of those the workspaces' public
+// memories (Public).
 type VectorIndex struct {
-	Name  string
-	Dim   int
-	Rows  int64
-	Bytes int64
+	Name   string
+	Dim    int
+	Public bool
+	Rows   int64
+	Bytes  int64
 }
 
-// VectorIndexes lists the HNSW indexes, one per dimension.
+// VectorIndexes lists the HNSW indexes, two per dimension.
 func (d *DB) VectorIndexes(ctx context.Context) ([]VectorIndex, error) {
 	rows, err := d.pool.Query(ctx, `SELECT c.relname::text, pg_relation_size(c.oid)
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-		WHERE i.indrelid = to_regclass('memory_vectors') AND c.relname LIKE 'memories_embedding_hnsw_%'
+		WHERE i.indrelid = to_regclass('memory_vectors')
+		  AND (c.relname LIKE 'memories_embedding_hnsw_%' OR c.relname LIKE 'memories_embedding_public_%')
 		ORDER BY 1`)
 	if err != nil {
 		return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
@@ -414,14 +540,17 @@ func (d *DB) VectorIndexes(ctx context.Context) ([]VectorIndex, error) {
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (VectorIndex, error) {
 		var i VectorIndex
 		err := r.Scan(&i.Name, &i.Bytes)
-		_, _ = fmt.Sscanf(strings.TrimPrefix(i.Name, "memories_embedding_hnsw_"), "%d", &i.Dim)
+		n, public := strings.CutPrefix(i.Name, "memories_embedding_public_")
+		i.Public = public
+		_, _ = fmt.Sscanf(strings.TrimPrefix(n, "memories_embedding_hnsw_"), "%d", &i.Dim)
 		return i, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
 	}
 	for k := range out {
-		if err := d.pool.QueryRow(ctx, "SELECT count(*) FROM memory_vectors WHERE dim = $1", out[k].Dim).Scan(&out[k].Rows); err != nil {
+		if err := d.pool.QueryRow(ctx, "SELECT count(*) FROM memory_vectors WHERE dim = $1 AND (public_team IS NOT NULL OR NOT $2)",
+			out[k].Dim, out[k].Public).Scan(&out[k].Rows); err != nil {
 			return nil, fmt.Errorf("vector indexes: %w", mapErr(err))
 		}
 	}

@@ -48,22 +48,23 @@ type Indexer struct {
 }
 
 // requeue queues, once per Indexer, every active memory with no embedding
-// of the model (after the model changed, or pgvector was installed).
-func (x *Indexer) requeue(ctx context.Context) error {
+// of the model (after the model changed, or pgvector was installed). It
+// says whether this was that once.
+func (x *Indexer) requeue(ctx context.Context) (bool, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.requeued {
-		return nil
+		return false, nil
 	}
 	n, err := x.DB.Memories().Requeue(ctx, x.Model, x.Vectors)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if n > 0 {
 		x.Logger.Info().Int64("memories", n).Str("model", x.Model).Msg("embeddings: queued the memories with no embedding of the model")
 	}
 	x.requeued = true
-	return nil
+	return true, nil
 }
 
 // Progress is how far a run is: memories embedded so far, and left.
@@ -76,8 +77,22 @@ func (x *Indexer) Run(ctx context.Context, progress func(Progress)) (int64, erro
 	if batch <= 0 {
 		batch = Batch
 	}
-	if err := x.requeue(ctx); err != nil {
+	first, err := x.requeue(ctx)
+	if err != nil {
 		return 0, err
+	}
+	if first && x.Vectors {
+		// Each indexed dimension's indexes, as this version has them
+		// (the public memories' one came later than the first).
+		dims, err := x.DB.VectorIndexDims(ctx)
+		if err != nil {
+			return 0, err
+		}
+		for _, d := range dims {
+			if err := x.DB.EnsureVectorIndex(ctx, d); err != nil {
+				return 0, err
+			}
+		}
 	}
 	// What is left is told from the queue's length at the start, less what
 	// was done: counting the queue after every batch would read it whole

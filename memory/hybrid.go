@@ -116,14 +116,37 @@ func (s *Store) nearest(ctx context.Context, q db.SearchQuery) ([]db.Near, error
 		return nil, errors.New("embedding: no vector for the query")
 	}
 	m := s.db.Memories()
-	visible, vectors, err := m.VectorScanSize(ctx, q.Team, q.Actor, q.Channel, q.SourceKey, q.Only)
+	size, err := m.VectorScanSize(ctx, q.Team, q.Actor, q.Channel, q.SourceKey, q.Only)
 	if err != nil {
 		return nil, err
 	}
 	return m.Nearest(ctx, db.VectorQuery{
 		Team: q.Team, Channel: q.Channel, SourceKey: q.SourceKey, Actor: q.Actor, PrivateViewer: q.PrivateViewer, Apply: q.Apply,
-		Only: q.Only, Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Exact: ExactScan(visible, vectors),
+		Only: q.Only, Model: s.vec.model, Vec: vecs[0], Limit: VectorK, Way: VectorWayFor(size),
 	})
+}
+
+// VectorWayFor chooses how the vector leg reads (db.VectorWay) by what
+// the asker's partitions hold: every memory exactly where ExactScan says
+// so; else the split way (a walk of the public memories' small HNSW index,
+// beside an exact scan of the rest) where that rest costs less to scan
+// than the whole index's walk for what they see; else that walk.
+//
+// By ExactScan's measure (an exact scan costs about a·V for V memories, a
+// walk about K·N/V, and ExactScanRatio is K/a), the rest R is worth
+// scanning while a·R ≤ K·N/V, that is R·V ≤ ExactScanRatio·N: about 3,000
+// for an asker who sees 21,000 of a million, where make bench-vector's
+// first rule (ExactScan of the rest alone, up to 7,900) made the split
+// way's p95 48 ms against the walk's 37.
+func VectorWayFor(s db.VectorSize) db.VectorWay {
+	rest := s.Visible - s.Public
+	switch {
+	case ExactScan(s.Visible, s.Vectors):
+		return db.VectorExact
+	case s.Public > 0 && (rest <= ExactScanMin || rest*s.Visible <= ExactScanRatio*s.Vectors):
+		return db.VectorSplit
+	}
+	return db.VectorWalk
 }
 
 // ExactScan says whether the vector leg compares every memory the asker's
@@ -134,8 +157,12 @@ func (s *Store) nearest(ctx context.Context, q db.SearchQuery) ([]db.Near, error
 // exact scan wins up to a size that grows as the square root of the
 // index: ExactScanRatio is where make bench-vector measured the two ways
 // to cross at 100,000 memories (about 2,500 visible: bench/RESULTS.md),
-// which puts it near 8,000 at a million. Past ExactScanMax the walk is
-// taken whatever the index's size; up to ExactScanMin, never.
+// which puts it near 7,900 at a million. At a million, fitting exact ≈
+// a·visible and walk ≈ c + K/visible to the two ways' times (2,000 to
+// 5,000 visible: exact 18 ms, walk 146 ms at p50; 16,000 to 30,000: exact
+// 124 to 174 ms, walk 22 to 28 ms) puts the crossing near 7,500 (docs/scale.md).
+// Past ExactScanMax the walk is taken whatever the index's size; up to
+// ExactScanMin, never.
 func ExactScan(visible, vectors int64) bool {
 	switch {
 	case visible <= ExactScanMin:

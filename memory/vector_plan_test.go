@@ -36,6 +36,21 @@ func TestExactScanBySize(t *testing.T) {
 	} {
 		require.Equal(t, c.exact, memory.ExactScan(c.visible, c.vectors), "%d visible of %d vectors", c.visible, c.vectors)
 	}
+	// Past the exact scan, the split way where the workspace's public
+	// memories are nearly all the asker sees, the walk otherwise.
+	for _, c := range []struct {
+		size db.VectorSize
+		way  db.VectorWay
+	}{
+		{db.VectorSize{Visible: 900, Public: 800, Vectors: 1 << 20}, db.VectorExact},
+		{db.VectorSize{Visible: 25_000, Public: 24_000, Vectors: 1_000_000}, db.VectorSplit},
+		{db.VectorSize{Visible: 21_000, Public: 18_500, Vectors: 1_000_000}, db.VectorSplit},
+		{db.VectorSize{Visible: 21_000, Public: 17_500, Vectors: 1_000_000}, db.VectorWalk},
+		{db.VectorSize{Visible: 25_000, Public: 10_000, Vectors: 1_000_000}, db.VectorWalk},
+		{db.VectorSize{Visible: 25_000, Public: 0, Vectors: 1_000_000}, db.VectorWalk},
+	} {
+		require.Equal(t, c.way, memory.VectorWayFor(c.size), "%+v", c.size)
+	}
 }
 
 func TestVectorLegPlans(t *testing.T) {
@@ -47,9 +62,9 @@ func TestVectorLegPlans(t *testing.T) {
 	const dim = 64
 	// Clustered vectors, as the bench makes them, written in SQL: the plan
 	// depends on counts and sizes, not on what the vectors say.
-	_, err := d.Pool.Exec(ctx, fmt.Sprintf(`INSERT INTO memory_vectors (id, model, dim, embedding)
+	_, err := d.Pool.Exec(ctx, fmt.Sprintf(`INSERT INTO memory_vectors (id, model, dim, embedding, public_team)
 		SELECT m.id, 'm', %d, ARRAY(SELECT (hashint4(g + 100 * (hashtext(m.content) %% 7)) %% 1000) / 1000.0 + random() / 10
-		                            FROM generate_series(1, %d) g)::real[]::halfvec
+		                            FROM generate_series(1, %d) g)::real[]::halfvec, memory_public_team(m)
 		FROM memories m`, dim, dim))
 	require.NoError(t, err)
 	_, err = d.Pool.Exec(ctx, "UPDATE memories SET embedding_model = 'm', embedding_dim = $1", dim)
@@ -62,15 +77,15 @@ func TestVectorLegPlans(t *testing.T) {
 	for i := range q {
 		q[i] = float32(i%7) / 7
 	}
-	plan := func(v memory.Viewer, exact bool) string {
-		s := testdb.Statement{Name: "vector", Settings: db.VectorSettings, SQL: db.VectorSQL(dim, exact),
+	plan := func(v memory.Viewer, way db.VectorWay) string {
+		s := testdb.Statement{Name: "vector", Settings: db.VectorSettings, SQL: db.VectorSQL(dim, way),
 			Args: []any{db.VectorLiteral(q), "m", v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, false, memory.VectorK, ""}}
 		return explain(t, d.Pool, s)
 	}
 	visible := func(v memory.Viewer) int64 {
-		n, _, err := d.DB.Memories().VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
+		z, err := d.DB.Memories().VectorScanSize(ctx, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, "")
 		require.NoError(t, err)
-		return n
+		return z.Visible
 	}
 	wholeReads := func(p string) []string {
 		var out []string
@@ -92,8 +107,15 @@ func TestVectorLegPlans(t *testing.T) {
 	// (Here its partitions hold few enough for ExactScan, so recall would
 	// scan them exactly; at make bench's million memories, many places
 	// hold more. The plan of the index walk is what is checked here.)
-	p := plan(big, false)
+	p := plan(big, db.VectorWalk)
 	require.Contains(t, p, db.VectorIndexName(dim), "the HNSW index is walked:\n%s", p)
+	require.Empty(t, wholeReads(p), p)
+	// Split: the public memories' own index is walked, the asker's other
+	// partitions scanned through their branches; the whole index is not.
+	p = plan(big, db.VectorSplit)
+	require.Contains(t, p, db.VectorPublicIndexName(dim), "the public memories' HNSW index is walked:\n%s", p)
+	require.NotContains(t, p, db.VectorIndexName(dim), p)
+	require.Contains(t, p, "memories_recall_place", "the channel's memories through their branch:\n%s", p)
 	require.Empty(t, wholeReads(p), p)
 
 	// A small workspace (a hundredth of the corpus): an exact scan of what
@@ -102,7 +124,7 @@ func TestVectorLegPlans(t *testing.T) {
 	small := memory.ViewerAt(provenance.Actor{Kind: provenance.KindUser, Team: corpus.OtherTeam, ID: person.ID, Name: person.Name},
 		provenance.Place{Team: corpus.OtherTeam, Channel: "C0", SourceKey: "slack:" + corpus.OtherTeam + ":C0:1", Visibility: provenance.Public})
 	require.LessOrEqual(t, visible(small), int64(memory.ExactScanMin))
-	p = plan(small, true)
+	p = plan(small, db.VectorExact)
 	require.NotContains(t, p, db.VectorIndexName(dim), "an exact scan:\n%s", p)
 	require.Empty(t, wholeReads(p), p)
 	require.True(t, strings.Contains(p, "memory_vectors_pkey"), "each visible row's vector read by key:\n%s", p)

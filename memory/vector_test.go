@@ -119,7 +119,7 @@ func ids(ms []memory.Memory) []uuid.UUID {
 // Visibility holds on the vector leg exactly as on the lexical one: over
 // a corpus with every scope, visibility and sensitivity, two teams, many
 // people and places, every memory the vector leg returns, through the
-// HNSW index or an exact scan, for Show or Apply, in public or in private,
+// HNSW index, an exact scan or the two split, for Show or Apply, in public or in private,
 // is one memory.Visible lets the asker see; and the leg does return
 // memories (so the check is not vacuous).
 func TestVectorLegNeverReturnsWhatTheAskerMayNotSee(t *testing.T) {
@@ -135,7 +135,7 @@ func TestVectorLegNeverReturnsWhatTheAskerMayNotSee(t *testing.T) {
 	returned := 0
 	for _, q := range spec.Queries(60) {
 		for _, use := range []memory.Use{memory.Show, memory.Apply} {
-			for _, exact := range []bool{false, true} {
+			for _, way := range []db.VectorWay{db.VectorWalk, db.VectorExact, db.VectorSplit} {
 				v := memory.ViewerAt(q.Actor, q.Place)
 				qv := fakellm.Embed(q.Message)
 				if r.IntN(3) == 0 {
@@ -147,7 +147,7 @@ func TestVectorLegNeverReturnsWhatTheAskerMayNotSee(t *testing.T) {
 				}
 				near, err := d.DB.Memories().Nearest(ctx, db.VectorQuery{
 					Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
-					PrivateViewer: v.Private, Apply: use == memory.Apply, Model: embedModel, Vec: qv, Limit: 40, Exact: exact,
+					PrivateViewer: v.Private, Apply: use == memory.Apply, Model: embedModel, Vec: qv, Limit: 40, Way: way,
 				})
 				require.NoError(t, err)
 				for _, n := range near {
@@ -163,7 +163,9 @@ func TestVectorLegNeverReturnsWhatTheAskerMayNotSee(t *testing.T) {
 
 // The exact scan reads the asker's candidates through memories' recall
 // indexes, one branch per partition they may see from here; those
-// branches must hold every memory memory_visible lets them see. So over
+// branches must hold every memory memory_visible lets them see, and so
+// must the split way's (those branches but the public memories', which it
+// reads through their own HNSW index). So over
 // every scope and visibility, for Show and Apply, in public and in
 // private, the exact scan finds what a brute-force scan of every vector
 // filtered by memory_visible finds, at the same distances.
@@ -186,9 +188,22 @@ func TestVectorLegExactScanIsBruteForce(t *testing.T) {
 			qv := fakellm.Embed(q.Message)
 			near, err := d.DB.Memories().Nearest(ctx, db.VectorQuery{
 				Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
-				PrivateViewer: v.Private, Apply: use == memory.Apply, Model: embedModel, Vec: qv, Limit: 40, Exact: true,
+				PrivateViewer: v.Private, Apply: use == memory.Apply, Model: embedModel, Vec: qv, Limit: 40, Way: db.VectorExact,
 			})
 			require.NoError(t, err)
+			// The split way's branches and public memories, together, are
+			// what the asker may see too: where its walk of the public
+			// memories' index (a few hundred here) misses nothing, it finds
+			// what the exact scan finds.
+			split, err := d.DB.Memories().Nearest(ctx, db.VectorQuery{
+				Team: v.Place.Team, Channel: v.Place.Channel, SourceKey: v.Place.SourceKey, Actor: v.Actor.ID,
+				PrivateViewer: v.Private, Apply: use == memory.Apply, Model: embedModel, Vec: qv, Limit: 40, Way: db.VectorSplit,
+			})
+			require.NoError(t, err)
+			require.Len(t, split, len(near), "%s in %s: the split way", v.Actor.ID, v.Place.Channel)
+			for i := range split {
+				require.InDelta(t, near[i].Distance, split[i].Distance, 1e-6, "%s in %s: the split way's rank %d", v.Actor.ID, v.Place.Channel, i)
+			}
 			rows, err := d.Pool.Query(ctx, brute, db.VectorLiteral(qv), embedModel, v.Place.Team, v.Actor.ID, v.Place.Channel, v.Place.SourceKey, v.Private, use == memory.Apply, 40)
 			require.NoError(t, err)
 			var want []float64
@@ -368,4 +383,55 @@ func TestEmbedQueueFollowsTheMemory(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 2, st.Embedded)
 	require.Zero(t, st.Queued)
+}
+
+// memory_vectors.public_team, by which the split way walks the public
+// memories' index, follows the memory: the job writes it with the vector,
+// and a memory made public, or private again, carries it to its vector, so
+// that the split way finds it (or leaves it to the asker's branches).
+func TestVectorPublicTeamFollowsTheMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	model := fakellm.New(t, nil)
+	alice := adminUser("UA")
+	place := provenance.Place{Team: alice.Team, Channel: "C1", SourceKey: "slack:" + alice.Team + ":C1:1.000001", Visibility: provenance.Public}
+	st := memory.New(d.DB, memory.Options{Logger: zerolog.Nop()})
+	out, err := st.Remember(ctx, memory.WriteRequest{Actor: alice, Place: place, Scope: memory.ScopeWorkspace, Kind: memory.KindKnowledge,
+		Content: "The quarterly planning offsite is in Porto", WrittenBy: provenance.ByExplicit})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	embedAll(t, d.DB, model.URL, true)
+
+	publicTeam := func() *string {
+		var p *string
+		require.NoError(t, d.Pool.QueryRow(ctx, "SELECT public_team FROM memory_vectors WHERE id = $1", out.Memory.ID).Scan(&p))
+		return p
+	}
+	split := func(channel string) int {
+		near, err := d.DB.Memories().Nearest(ctx, db.VectorQuery{Team: alice.Team, Channel: channel, SourceKey: "slack:" + alice.Team + ":" + channel + ":9.000001",
+			Actor: "UB", Model: embedModel, Vec: fakellm.Embed("where is the offsite"), Limit: 40, Way: db.VectorSplit})
+		require.NoError(t, err)
+		n := 0
+		for _, m := range near {
+			if m.ID == out.Memory.ID {
+				n++
+			}
+		}
+		return n
+	}
+	require.NotNil(t, publicTeam(), "the job wrote the public memory's team with its vector")
+	require.Equal(t, alice.Team, *publicTeam())
+	require.Equal(t, 1, split("C2"), "the split way finds it in another channel, by the public memories' index")
+
+	_, err = d.Pool.Exec(ctx, "UPDATE memories SET visibility = 'private' WHERE id = $1", out.Memory.ID)
+	require.NoError(t, err)
+	require.Nil(t, publicTeam(), "made private, it leaves the public memories' index")
+	require.Zero(t, split("C2"), "nor does the asker see it elsewhere")
+	require.Equal(t, 1, split("C1"), "its channel's branch still finds it there")
+
+	_, err = d.Pool.Exec(ctx, "UPDATE memories SET visibility = 'public' WHERE id = $1", out.Memory.ID)
+	require.NoError(t, err)
+	require.NotNil(t, publicTeam(), "public again, back in it")
+	require.Equal(t, 1, split("C2"))
 }
