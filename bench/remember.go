@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,8 +23,12 @@ type RememberResult struct {
 	Stored, Dup int
 	Rejected    int
 	// Unseen counts stored memories that the next search, on another
-	// connection, did not return.
-	Unseen int
+	// connection, did not return. Outranked counts those it did not return
+	// because it returned as many as it was asked for, every one of the
+	// very same text (a corpus of a million repeats its sentences, and
+	// the copies the review gave cues to score above one written without):
+	// not a miss of the index.
+	Unseen, Outranked int
 }
 
 // MeasureRemember writes n memories one at a time, each searched for at
@@ -47,8 +52,15 @@ func MeasureRemember(ctx context.Context, store, reader *memory.Store, spec corp
 				return 0, err
 			}
 			if !slices.ContainsFunc(found, func(m memory.Memory) bool { return m.ID == out.Memory.ID }) {
+				copies := len(found) == memory.MaxListLimit && !slices.ContainsFunc(found, func(m memory.Memory) bool {
+					return !strings.EqualFold(m.Content, out.Memory.Content)
+				})
 				mu.Lock()
-				res.Unseen++
+				if copies {
+					res.Outranked++
+				} else {
+					res.Unseen++
+				}
 				mu.Unlock()
 			}
 		}

@@ -284,6 +284,10 @@ func addRemember(t *Table, rows int, r RememberResult) {
 	t.Add(Row{Metric: fmt.Sprintf("write-to-visible: stored memories the next search (another connection) missed, of %d", r.Stored),
 		Target: "0", Measured: fmt.Sprint(r.Unseen), Baseline: "—", Ratio: "—", Met: met(r.Unseen == 0),
 		Why: "a memory is in every index when its transaction commits; a miss is a ranking bug"})
+	if r.Outranked > 0 {
+		t.Add(Row{Metric: fmt.Sprintf("write-to-visible: stored memories the next search returned %d others before, all of the very same text (with cues it lacks), of %d", memory.MaxListLimit, r.Stored),
+			Target: "—", Measured: fmt.Sprint(r.Outranked), Baseline: "—", Ratio: "—"})
+	}
 }
 
 func addGoBench(t *Table, g GoBench) {
