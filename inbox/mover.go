@@ -64,6 +64,14 @@ func (i *Inbox) moveArrivals(ctx context.Context) {
 		more, err := i.moveOne(mctx)
 		cancel()
 		if ctx.Err() != nil {
+			if err != nil {
+				// Stopped while a move waited on the database, perhaps
+				// for its commit's answer: whether it committed is not
+				// known here. If it did not, the arrival is still there
+				// for the next start or another replica to move; if it
+				// did, it is in River once.
+				i.log.Info().Err(err).Msg("inbox: stopped during a move; if it did not commit, the post is moved by the next start")
+			}
 			return
 		}
 		i.health.moved(err)
