@@ -265,10 +265,12 @@ func RunVector(ctx context.Context, o VectorOptions) (*VectorResult, error) {
 		}
 		res.Dims = append(res.Dims, vd)
 		if dim != o.Dims[len(o.Dims)-1] {
-			// Keep only the last dimension's index, which remember
+			// Keep only the last dimension's indexes, which remember
 			// measures beside.
-			if _, err := d.Pool.Exec(ctx, "DROP INDEX "+pgx.Identifier{db.VectorIndexName(dim)}.Sanitize()); err != nil {
-				return nil, err
+			for _, ix := range []string{db.VectorIndexName(dim), db.VectorPublicIndexName(dim)} {
+				if _, err := d.Pool.Exec(ctx, "DROP INDEX "+pgx.Identifier{ix}.Sanitize()); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
