@@ -191,13 +191,14 @@ func (s Memories) StoreEmbeddings(ctx context.Context, model string, half bool, 
 	// 55_vector_public.sql) found no vector yet. Locked, the row is read as
 	// its latest version, and a change that comes later waits for this
 	// vector and then finds it.
-	current := `SELECT u.id, u.vec, u.dim, memory_public_team(m) AS public_team
+	const rows = `
 		FROM (SELECT unnest($1::uuid[]) AS id, unnest($2::text[]) AS text, unnest($3::text[]) AS vec, unnest($4::int[]) AS dim) u
 		JOIN memories m ON m.id = u.id
 		WHERE m.archived_at IS NULL
 		  AND CASE WHEN m.cues = '' THEN m.content ELSE m.content || E'\n' || m.cues END = u.text`
+	current := `SELECT u.id, u.vec, u.dim` + rows
 	if half {
-		current += " FOR SHARE OF m"
+		current = `SELECT u.id, u.vec, u.dim, memory_public_team(m) AS public_team` + rows + ` FOR SHARE OF m`
 	}
 	const dequeue = `, d AS (DELETE FROM memory_embed_queue q USING u WHERE q.id = u.id)`
 	store := `, w AS (UPDATE memories m SET embedding = u.vec::real[], embedding_model = $5::text, embedding_dim = u.dim
