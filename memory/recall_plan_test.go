@@ -94,7 +94,7 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 
 	// MemorySearch's ranking runs inside memory_bm25, whose statements its
 	// own plan does not show: auto_explain shows each of them as it runs.
-	nested, every := 0, 0
+	nested, every, expired := 0, 0, 0
 	var rows int
 	require.NoError(t, d.Pool.QueryRow(ctx, "SELECT count(*) FROM memories").Scan(&rows))
 	for _, s := range rec.Got() {
@@ -110,8 +110,18 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 			// own index, not every match of the team's text index.
 			require.NotContains(t, plan, `"Index Name": "memories_search"`, "memory_bm25 reads every match of the text index:\n%s", plan)
 			every += strings.Count(plan, `"Index Name": "memories_search_`)
+			// The memories past their expiry are read by the asker's
+			// partitions, not every one of the team's and then filtered.
+			walk(root(t, "["+plan+"]"), func(n map[string]any) {
+				if name := fmt.Sprint(n["Index Name"]); strings.HasPrefix(name, "memories_expired") {
+					expired++
+					removed, _ := n["Rows Removed by Filter"].(float64)
+					require.Zero(t, removed, "memory_expired reads the team's expired memories through %s and filters them:\n%s", name, plan)
+				}
+			})
 		}
 	}
+	require.Positive(t, expired, "memory_expired's read was explained")
 	require.Positive(t, nested, "memory_bm25's statements were explained")
 	// The all-words pass ran (the text index read), so its plan was checked.
 	require.Positive(t, every, "memory_bm25's all-words pass was explained")

@@ -36,6 +36,18 @@ RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     END
 $$;
 
+-- The memories past their expiry that the sweep has not archived yet, by
+-- partition (memory_expired, db/definitions/40_recall_rank.sql). An index
+-- on memory_part lives beside memory_part and is built again whenever this
+-- file is applied: a changed memory_part would otherwise leave an index of
+-- its old values (PostgreSQL does not rebuild an index when a function it
+-- is built on is replaced). It holds only the memories with an expiry.
+DROP INDEX IF EXISTS memories_expired_by_part;
+CREATE INDEX memories_expired_by_part ON memories
+    (memory_part(team_id, scope, subject_type, subject_id, source_key, channel_id, visibility, sensitive), expires_at)
+    INCLUDE (id)
+    WHERE archived_at IS NULL AND expires_at IS NOT NULL;
+
 -- The partitions actor may see from one place. Each may hold memories the
 -- actor may not see here (another person's thread instruction is in its
 -- own '/u/' partition, but the asker's own DM memories are in '/p/' even

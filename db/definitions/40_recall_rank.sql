@@ -32,18 +32,22 @@ CREATE OR REPLACE FUNCTION recall_previous_share() RETURNS numeric
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 0.3 $$;
 
 -- The memories of these partitions past their expiry that the expiry
--- sweep has not archived yet (it runs every minute, so they are few, and
--- memories_expiry finds them). The index still holds them, and nobody may
--- see them: recall takes them out of the statistics, the lists it reads
--- and the typo correction's words, so that nothing invisible shapes a
--- ranking. Their partitions come from memories_expired_parts alone; only
--- those in the given partitions are read from the table.
+-- sweep has not archived yet (it runs every minute, so they are usually
+-- few, and memories_expiry finds them). The index still holds them, and
+-- nobody may see them: recall takes them out of the statistics, the lists
+-- it reads and the typo correction's words, so that nothing invisible
+-- shapes a ranking. They are read by partition (memories_expired_by_part,
+-- db/definitions/30_recall_index.sql), so a question costs the expired
+-- memories of the asker's partitions, not every one of the team's: a
+-- sweep that falls behind (a retention cut that expires a million
+-- memories at once) slows no question that none of them can answer.
+-- v_team is the asker's team, which each partition's name begins with.
 CREATE OR REPLACE FUNCTION memory_expired(parts text[], v_team text)
 RETURNS TABLE (id uuid, search tsvector) LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT m.id, m.search
     FROM (SELECT r.id FROM memories r
-          WHERE r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.team_id = v_team AND r.expires_at <= now()
-            AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+          WHERE memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+            AND r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.expires_at <= now()
           OFFSET 0) x
     CROSS JOIN LATERAL (SELECT r.id, r.search FROM memories r WHERE r.id = x.id) m
 $$;
