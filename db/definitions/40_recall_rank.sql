@@ -39,17 +39,15 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT 0.3 $$;
 -- shapes a ranking. They are read by partition (memories_expired_by_part,
 -- db/definitions/30_recall_index.sql), so a question costs the expired
 -- memories of the asker's partitions, not every one of the team's: a
--- sweep that falls behind (a retention cut that expires a million
--- memories at once) slows no question that none of them can answer.
--- v_team is the asker's team, which each partition's name begins with.
-CREATE OR REPLACE FUNCTION memory_expired(parts text[], v_team text)
+-- sweep that falls behind slows only the questions whose partitions hold
+-- what it has not archived yet. (Each partition's name begins with its
+-- team, so the team is not asked for.)
+DROP FUNCTION IF EXISTS memory_expired(text[], text);
+CREATE OR REPLACE FUNCTION memory_expired(parts text[])
 RETURNS TABLE (id uuid, search tsvector) LANGUAGE sql STABLE PARALLEL SAFE AS $$
-    SELECT m.id, m.search
-    FROM (SELECT r.id FROM memories r
-          WHERE memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
-            AND r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.expires_at <= now()
-          OFFSET 0) x
-    CROSS JOIN LATERAL (SELECT r.id, r.search FROM memories r WHERE r.id = x.id) m
+    SELECT r.id, r.search FROM memories r
+    WHERE memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+      AND r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.expires_at <= now()
 $$;
 
 DROP FUNCTION IF EXISTS memory_bm25(text[], text[], integer, integer, text, text, text, text, boolean, boolean);
@@ -79,7 +77,7 @@ BEGIN
     -- The statistics count what the asker may see in these partitions but
     -- the memories past their expiry: those are taken out here, per word.
     WITH e AS MATERIALIZED (
-        SELECT x.id, tsvector_to_array(x.search) AS lex FROM memory_expired(parts, v_team) x
+        SELECT x.id, tsvector_to_array(x.search) AS lex FROM memory_expired(parts) x
     )
     SELECT (SELECT coalesce(array_agg(e.id), '{}') FROM e),
            ARRAY(SELECT count(e.id)::float8 FROM unnest(terms) WITH ORDINALITY AS t(term, ord)

@@ -102,7 +102,7 @@ WITH parts AS (
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
     -- words are no one's to correct a typo to.
-    SELECT e.search FROM parts, memory_expired(parts.p, @team_id::text) AS e(id, search)
+    SELECT e.search FROM parts, memory_expired(parts.p) AS e(id, search)
 ), lex AS (
     SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', @words::text))) AS l
 ), fixes AS (
