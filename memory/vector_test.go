@@ -385,11 +385,12 @@ func TestEmbedQueueFollowsTheMemory(t *testing.T) {
 	require.Zero(t, st.Queued)
 }
 
-// memory_vectors.public_team, by which the split way walks the public
-// memories' index, follows the memory: the job writes it with the vector,
-// and a memory made public, or private again, carries it to its vector, so
-// that the split way finds it (or leaves it to the asker's branches).
-func TestVectorPublicTeamFollowsTheMemory(t *testing.T) {
+// memory_vectors.part, by which the exact scan reads the asker's
+// partitions' vectors, and public_team, by which the split way walks the
+// public memories' index, follow the memory: the job writes them with the
+// vector, and a memory made public, or private again, carries them to its
+// vector, so that each way finds it where the asker may see it.
+func TestVectorPartFollowsTheMemory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := testdb.New(t)
@@ -408,9 +409,15 @@ func TestVectorPublicTeamFollowsTheMemory(t *testing.T) {
 		require.NoError(t, d.Pool.QueryRow(ctx, "SELECT public_team FROM memory_vectors WHERE id = $1", out.Memory.ID).Scan(&p))
 		return p
 	}
-	split := func(channel string) int {
+	part := func() string {
+		var p *string
+		require.NoError(t, d.Pool.QueryRow(ctx, "SELECT part FROM memory_vectors WHERE id = $1", out.Memory.ID).Scan(&p))
+		require.NotNil(t, p, "every vector has its partition")
+		return *p
+	}
+	found := func(channel string, way db.VectorWay) int {
 		near, err := d.DB.Memories().Nearest(ctx, db.VectorQuery{Team: alice.Team, Channel: channel, SourceKey: "slack:" + alice.Team + ":" + channel + ":9.000001",
-			Actor: "UB", Model: embedModel, Vec: fakellm.Embed("where is the offsite"), Limit: 40, Way: db.VectorSplit})
+			Actor: "UB", Model: embedModel, Vec: fakellm.Embed("where is the offsite"), Limit: 40, Way: way})
 		require.NoError(t, err)
 		n := 0
 		for _, m := range near {
@@ -420,18 +427,27 @@ func TestVectorPublicTeamFollowsTheMemory(t *testing.T) {
 		}
 		return n
 	}
+	split := func(channel string) int { return found(channel, db.VectorSplit) }
+	exact := func(channel string) int { return found(channel, db.VectorExact) }
 	require.NotNil(t, publicTeam(), "the job wrote the public memory's team with its vector")
 	require.Equal(t, alice.Team, *publicTeam())
+	require.Equal(t, alice.Team+"/w", part())
 	require.Equal(t, 1, split("C2"), "the split way finds it in another channel, by the public memories' index")
+	require.Equal(t, 1, exact("C2"), "and the exact scan, in the workspace's partition")
 
 	_, err = d.Pool.Exec(ctx, "UPDATE memories SET visibility = 'private' WHERE id = $1", out.Memory.ID)
 	require.NoError(t, err)
 	require.Nil(t, publicTeam(), "made private, it leaves the public memories' index")
+	require.Equal(t, alice.Team+"/c/C1/w", part(), "and moves to its channel's partition")
 	require.Zero(t, split("C2"), "nor does the asker see it elsewhere")
-	require.Equal(t, 1, split("C1"), "its channel's branch still finds it there")
+	require.Zero(t, exact("C2"))
+	require.Equal(t, 1, split("C1"), "its channel's partition still finds it there")
+	require.Equal(t, 1, exact("C1"))
 
 	_, err = d.Pool.Exec(ctx, "UPDATE memories SET visibility = 'public' WHERE id = $1", out.Memory.ID)
 	require.NoError(t, err)
 	require.NotNil(t, publicTeam(), "public again, back in it")
+	require.Equal(t, alice.Team+"/w", part())
 	require.Equal(t, 1, split("C2"))
+	require.Equal(t, 1, exact("C2"))
 }
