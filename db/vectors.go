@@ -375,7 +375,7 @@ func VectorSQL(dim int, way VectorWay) string {
 		return fmt.Sprintf(`WITH near AS MATERIALIZED (
 %s
 )
-%s`, vectorNearOfParts(dim, ""), vectorRows)
+%s`, vectorNearOfParts(dim, true), vectorRows)
 	}
 	return fmt.Sprintf(`WITH near AS MATERIALIZED (
     SELECT v.id, v.embedding::halfvec(%d) <=> $1::halfvec(%d) AS dist
@@ -411,7 +411,7 @@ func vectorSplitSQL(dim int) string {
     SELECT x.id, min(x.dist) AS dist FROM (SELECT * FROM own UNION ALL SELECT * FROM public) x
     GROUP BY x.id ORDER BY dist LIMIT $9
 )
-%s`, vectorNearOfParts(dim, "array_remove(%s, $3::text || '/w')"), dim, dim, dim, dim, dim, vectorRows)
+%s`, vectorNearOfParts(dim, false), dim, dim, dim, dim, dim, vectorRows)
 }
 
 // vectorNearOfParts is the exact scan: every vector of the asker's
@@ -419,14 +419,13 @@ func vectorSplitSQL(dim int) string {
 // that memory_visible lets the asker see. A partition may hold memories
 // the asker may not see from here (their own DM memories, asked in
 // public), so visibility is decided on each in turn, nearest first, and
-// only as far as needed. parts, when not empty, is an expression of the
-// partitions (memory_parts') that %s stands for in it: the split way
-// leaves the public ones out in the index's condition, not after reading
-// them.
-func vectorNearOfParts(dim int, parts string) string {
-	all := "memory_parts($3::text, $4::text, $5::text, $6::text, $10::text)"
-	if parts != "" {
-		all = fmt.Sprintf(parts, all)
+// only as far as needed. Without public, the workspace's public
+// partition is left out (the split way walks it), in the index's
+// condition, not after reading it.
+func vectorNearOfParts(dim int, public bool) string {
+	parts := "memory_parts($3::text, $4::text, $5::text, $6::text, $10::text)"
+	if !public {
+		parts = "array_remove(" + parts + ", $3::text || '/w')"
 	}
 	return fmt.Sprintf(`    SELECT x.id, x.dist FROM (
         SELECT v.id, ((v.embedding <=> $1::halfvec(%d)) + 0)::float8 AS dist
@@ -438,7 +437,7 @@ func vectorNearOfParts(dim int, parts string) string {
     CROSS JOIN LATERAL (SELECT 1 FROM memories m WHERE m.id = x.id
         AND memory_visible(m, $3::text, $4::text, $5::text, $6::text, $7::bool, $8::bool, $10::text)) ok
     ORDER BY x.dist
-    LIMIT $9`, dim, all, dim)
+    LIMIT $9`, dim, parts, dim)
 }
 
 // vectorRows reads the nearest memories' rows, nearest first.
