@@ -60,3 +60,27 @@ func (o *OAuth) verify(r *http.Request, state string) error {
 	_, err := o.checked(r, state)
 	return err
 }
+
+// A page shows a workspace's name, which its admins choose, as text: markup
+// in it is escaped, not drawn. Its link is drawn only to an http(s) URL or
+// a path on this server, escaped for its attribute.
+func TestPageEscapesWhatItShows(t *testing.T) {
+	t.Parallel()
+	show := func(text, link string) string {
+		rec := httptest.NewRecorder()
+		page(rec, http.StatusOK, "mnemo is installed", text, link)
+		require.Equal(t, "text/html; charset=utf-8", rec.Header().Get("Content-Type"))
+		return rec.Body.String()
+	}
+	body := show(`Installed in <script>alert("x")</script> & co`, "https://slack.com/oauth/v2/authorize?client_id=1.2&state=a\"b")
+	require.Contains(t, body, `Installed in &lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; co`)
+	require.NotContains(t, body, "<script>")
+	require.Contains(t, body, `href="https://slack.com/oauth/v2/authorize?client_id=1.2&amp;state=a&#34;b"`)
+	require.Contains(t, body, ">Add to Slack</a>")
+
+	require.Contains(t, show("x", InstallPath), `href="/slack/install"`)
+	require.Contains(t, show("x", InstallPath), ">Start again</a>")
+	for _, bad := range []string{"javascript:alert(1)", "//evil.example/x", "data:text/html,x", ""} {
+		require.NotContains(t, show("x", bad), "<a ", "no link to %q", bad)
+	}
+}
