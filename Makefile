@@ -72,7 +72,7 @@ eval-embed: $(DB_DEP)
 
 ## eval-mutation: the evals must fail against per-message thread keys
 eval-mutation: $(DB_DEP)
-	./scripts/eval-mutation.sh
+	GOTAGS=$(GOTAGS) ./scripts/eval-mutation.sh
 
 ## fuzz: every fuzz target (each func Fuzz* in a _test.go), FUZZTIME each (default 30s)
 FUZZTIME ?= 30s

@@ -7,7 +7,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bin
-go build -tags mnemo_mutant_per_message_key -o bin/mnemo-mutant ./cmd/mnemo || exit 2
+# The build tags beside the mutant's are the Makefile's GOTAGS, so that it differs
+# from make build's binary only by the mutation.
+go build -tags "mnemo_mutant_per_message_key${GOTAGS:+,$GOTAGS}" -o bin/mnemo-mutant ./cmd/mnemo || exit 2
 go build -o bin/mnemo-eval ./cmd/mnemo-eval || exit 2
 ./bin/mnemo-mutant eval --mutant
 rc=$?
