@@ -47,7 +47,6 @@ var notKeyedByTeam = map[string]string{
 	"TurnSetTrace":      "by turn id, of the turn the runner opened",
 	"TurnStepRecord":    "by turn id, of the turn the runner opened",
 	"TurnStepsOfTurn":   "by turn id, from a turn found first",
-	"TurnRecallsClear":  "by turn id, of the turn the runner opened",
 	"TurnRecallRecord":  "by turn id, of the turn the runner opened",
 	"TurnRecallsOfTurn": "by turn id, from a turn found first",
 	"UsageOfTurn":       "by turn id, from a turn found first",

@@ -190,15 +190,17 @@ type Recalled struct {
 }
 
 // RecordRecall stores what a turn's recall chose, replacing what an
-// earlier attempt of the turn chose.
-func (s Usage) RecordRecall(ctx context.Context, turnID int64, rs []Recalled) error {
-	if err := s.q.TurnRecallsClear(ctx, s.e, turnID); err != nil {
-		return fmt.Errorf("record recall of turn %d: %w", turnID, mapErr(err))
+// earlier attempt of the turn chose, and the recall's step, in one round
+// trip whatever the number of memories: the turn waits for it before its
+// model request. A memory deleted since recall chose it is left out.
+func (s Usage) RecordRecall(ctx context.Context, turnID int64, rs []Recalled, st Step) error {
+	p := dbsqlc.TurnRecallRecordParams{TurnID: turnID, Kind: st.Kind, Name: st.Name, Outcome: st.Outcome, DurationMs: st.Duration.Milliseconds(), At: st.At,
+		Ranks: make([]int32, len(rs)), MemoryIds: make([]uuid.UUID, len(rs)), Scores: make([]float64, len(rs)), Legs: make([]string, len(rs))}
+	for i, r := range rs {
+		p.Ranks[i], p.MemoryIds[i], p.Scores[i], p.Legs[i] = int32(r.Rank), r.MemoryID, r.Score, r.Leg
 	}
-	for _, r := range rs {
-		if err := s.q.TurnRecallRecord(ctx, s.e, dbsqlc.TurnRecallRecordParams{TurnID: turnID, Rank: int32(r.Rank), MemoryID: r.MemoryID, Score: r.Score, Leg: r.Leg}); err != nil {
-			return fmt.Errorf("record recall of turn %d: %w", turnID, mapErr(err))
-		}
+	if err := s.q.TurnRecallRecord(ctx, s.e, p); err != nil {
+		return fmt.Errorf("record recall of turn %d: %w", turnID, mapErr(err))
 	}
 	return nil
 }

@@ -24,8 +24,10 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/slackapp"
 	"github.com/mnemo-bot/mnemo/tools"
+	"github.com/mnemo-bot/mnemo/usage"
 )
 
 // maxTripsToModel is the most database round trips a turn may make from
@@ -75,7 +77,10 @@ func TestTurnRoundTripsBeforeTheModel(t *testing.T) {
 	reg := tools.NewRegistry()
 	require.NoError(t, store.Register(reg))
 	a := agent.New(agent.Options{Model: llm.NewAnthropic("k", model.URL, "m"), Registry: reg, Recall: store, Logger: zerolog.Nop()})
-	runner := agent.NewRunner(traced, a, agent.RunnerOptions{Logger: zerolog.Nop()})
+	// The meter records each turn's recall and steps, as serve's does: a
+	// record that cost a round trip per memory recalled would count here.
+	meter := usage.NewMeter(traced, usage.Limits{}, zerolog.Nop(), nil)
+	runner := agent.NewRunner(traced, a, agent.RunnerOptions{Logger: zerolog.Nop(), Meter: meter})
 	app := slackapp.New(slackapp.Config{API: api, Socket: socketmode.New(api), DB: traced, Runner: runner, Memory: store,
 		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop()})
 	mark := river.WorkerMiddlewareFunc(func(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
@@ -114,6 +119,18 @@ func TestTurnRoundTripsBeforeTheModel(t *testing.T) {
 		}, 20*time.Second, 5*time.Millisecond, "the turn of %s finished", ts)
 		return ts, text
 	}
+	// Memories of the channel that every question matches, more than
+	// auto-recall takes, so that each turn recalls and records a full
+	// prompt's worth.
+	for i := range memory.PromptMemories + 4 {
+		_, err := d.DB.Memories().Insert(ctx, db.MemoryInsert{
+			Team: fakeslack.TeamID, Scope: "channel", SubjectType: "channel", SubjectID: "C0TRIPS", Kind: "knowledge",
+			Content: fmt.Sprintf("The answer to question number %03d is in the runbook", i+1), SourceKey: "slack:" + fakeslack.TeamID + ":C0TRIPS:1700000000.000100",
+			ChannelID: "C0TRIPS", Visibility: provenance.Public, ActorID: "U0BOB", WrittenBy: provenance.ByExplicit, ObservedAt: time.Now(),
+			IdempotencyKey: fmt.Sprint("trips-", i),
+		})
+		require.NoError(t, err)
+	}
 	// Warm up: every statement prepared on the pool's connections, the
 	// channel's type and the user known.
 	for range 3 {
@@ -136,6 +153,7 @@ func TestTurnRoundTripsBeforeTheModel(t *testing.T) {
 		require.True(t, ok, "%s: the model was asked", name)
 		t.Logf("%s: %d round trips before the model request:\n  %s", name, len(got), strings.Join(got, "\n  "))
 		require.NotEmpty(t, got, "%s: the counter sees the turn's statements", name)
+		require.Contains(t, got, "TurnRecallRecord", "%s: the turn's recall was recorded before its model request", name)
 		require.LessOrEqual(t, len(got), maxTripsToModel, "%s: round trips before the model request:\n  %s", name, strings.Join(got, "\n  "))
 	}
 	root, _ := mention("")

@@ -90,8 +90,5 @@ func Recall(ctx context.Context, ranked []Ranked, d time.Duration, outcome strin
 	for i, r := range ranked {
 		rs[i] = db.Recalled{Rank: i + 1, MemoryID: r.ID, Score: r.Score, Leg: r.Leg}
 	}
-	if err := s.store.RecordRecall(ctx, s.TurnID, rs); err != nil {
-		return err
-	}
-	return s.store.RecordStep(ctx, s.TurnID, db.Step{Kind: db.StepRecall, Name: "recall", Outcome: outcome, Duration: d, At: s.now()})
+	return s.store.RecordRecall(ctx, s.TurnID, rs, db.Step{Kind: db.StepRecall, Name: "recall", Outcome: outcome, Duration: d, At: s.now()})
 }

@@ -58,13 +58,27 @@ VALUES (@turn_id, @kind, @name, @outcome, @duration_ms, @at);
 -- name: TurnStepsOfTurn :many
 SELECT * FROM turn_steps WHERE turn_id = @turn_id ORDER BY id;
 
--- name: TurnRecallsClear :exec
-DELETE FROM turn_recalls WHERE turn_id = @turn_id;
-
 -- name: TurnRecallRecord :exec
-INSERT INTO turn_recalls (turn_id, rank, memory_id, score, leg)
-VALUES (@turn_id, @rank, @memory_id, @score, @leg)
-ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score, leg = EXCLUDED.leg;
+-- What a turn's recall chose, in place of what an earlier attempt of the
+-- turn chose (its ranks not chosen now go), and the recall's step: one
+-- statement, since the turn waits for it before its model request, and a
+-- round trip per memory recalled made a million memories cost every turn
+-- a dozen more. A memory deleted since recall chose it is left out, as
+-- deletion would take it out of the record anyway.
+WITH chosen AS (
+    SELECT r.rank, r.memory_id, r.score, r.leg
+    FROM (SELECT unnest(@ranks::int[]) AS rank, unnest(@memory_ids::uuid[]) AS memory_id,
+                 unnest(@scores::float8[]) AS score, unnest(@legs::text[]) AS leg) r
+    WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = r.memory_id)
+), gone AS (
+    DELETE FROM turn_recalls t WHERE t.turn_id = @turn_id AND t.rank NOT IN (SELECT chosen.rank FROM chosen)
+), kept AS (
+    INSERT INTO turn_recalls (turn_id, rank, memory_id, score, leg)
+    SELECT @turn_id, chosen.rank, chosen.memory_id, chosen.score, chosen.leg FROM chosen
+    ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score, leg = EXCLUDED.leg
+)
+INSERT INTO turn_steps (turn_id, kind, name, outcome, duration_ms, at)
+VALUES (@turn_id, @kind, @name, @outcome, @duration_ms, @at);
 
 -- name: TurnRecallsOfTurn :many
 SELECT * FROM turn_recalls WHERE turn_id = @turn_id ORDER BY rank;

@@ -14,36 +14,54 @@ import (
 )
 
 const turnRecallRecord = `-- name: TurnRecallRecord :exec
-INSERT INTO turn_recalls (turn_id, rank, memory_id, score, leg)
-VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score, leg = EXCLUDED.leg
+WITH chosen AS (
+    SELECT r.rank, r.memory_id, r.score, r.leg
+    FROM (SELECT unnest($7::int[]) AS rank, unnest($8::uuid[]) AS memory_id,
+                 unnest($9::float8[]) AS score, unnest($10::text[]) AS leg) r
+    WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = r.memory_id)
+), gone AS (
+    DELETE FROM turn_recalls t WHERE t.turn_id = $1 AND t.rank NOT IN (SELECT chosen.rank FROM chosen)
+), kept AS (
+    INSERT INTO turn_recalls (turn_id, rank, memory_id, score, leg)
+    SELECT $1, chosen.rank, chosen.memory_id, chosen.score, chosen.leg FROM chosen
+    ON CONFLICT (turn_id, rank) DO UPDATE SET memory_id = EXCLUDED.memory_id, score = EXCLUDED.score, leg = EXCLUDED.leg
+)
+INSERT INTO turn_steps (turn_id, kind, name, outcome, duration_ms, at)
+VALUES ($1, $2, $3, $4, $5, $6)
 `
 
 type TurnRecallRecordParams struct {
-	TurnID   int64     `json:"turnId"`
-	Rank     int32     `json:"rank"`
-	MemoryID uuid.UUID `json:"memoryId"`
-	Score    float64   `json:"score"`
-	Leg      string    `json:"leg"`
+	TurnID     int64       `json:"turnId"`
+	Kind       string      `json:"kind"`
+	Name       string      `json:"name"`
+	Outcome    string      `json:"outcome"`
+	DurationMs int64       `json:"durationMs"`
+	At         time.Time   `json:"at"`
+	Ranks      []int32     `json:"ranks"`
+	MemoryIds  []uuid.UUID `json:"memoryIds"`
+	Scores     []float64   `json:"scores"`
+	Legs       []string    `json:"legs"`
 }
 
+// What a turn's recall chose, in place of what an earlier attempt of the
+// turn chose (its ranks not chosen now go), and the recall's step: one
+// statement, since the turn waits for it before its model request, and a
+// round trip per memory recalled made a million memories cost every turn
+// a dozen more. A memory deleted since recall chose it is left out, as
+// deletion would take it out of the record anyway.
 func (q *Queries) TurnRecallRecord(ctx context.Context, db DBTX, arg TurnRecallRecordParams) error {
 	_, err := db.Exec(ctx, turnRecallRecord,
 		arg.TurnID,
-		arg.Rank,
-		arg.MemoryID,
-		arg.Score,
-		arg.Leg,
+		arg.Kind,
+		arg.Name,
+		arg.Outcome,
+		arg.DurationMs,
+		arg.At,
+		arg.Ranks,
+		arg.MemoryIds,
+		arg.Scores,
+		arg.Legs,
 	)
-	return err
-}
-
-const turnRecallsClear = `-- name: TurnRecallsClear :exec
-DELETE FROM turn_recalls WHERE turn_id = $1
-`
-
-func (q *Queries) TurnRecallsClear(ctx context.Context, db DBTX, turnID int64) error {
-	_, err := db.Exec(ctx, turnRecallsClear, turnID)
 	return err
 }
 
