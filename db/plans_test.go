@@ -135,12 +135,7 @@ func TestServePlansReadNoBigTableWhole(t *testing.T) {
 	fill(t, d.Pool)
 
 	rec := &testdb.Recorder{Prefix: ""}
-	cfg, err := pgxpool.ParseConfig(d.URL)
-	require.NoError(t, err)
-	cfg.ConnConfig.Tracer = rec
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := d.Traced(t, rec)
 	runServesQueries(t, db.New(pool), d.Pool)
 
 	// Control: the check below does see a whole-table read.

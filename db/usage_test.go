@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/db"
@@ -24,12 +23,7 @@ func TestRecordRecallIsOneRoundTripAndReplacesAnEarlierAttempt(t *testing.T) {
 	d := testdb.New(t)
 	ctx := context.Background()
 	trips := &testdb.RoundTrips{}
-	cfg, err := pgxpool.ParseConfig(d.URL)
-	require.NoError(t, err)
-	cfg.ConnConfig.Tracer = trips
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := d.Traced(t, trips)
 	usage := db.New(pool).Usage()
 
 	turn, _, err := d.DB.Turns().Open(ctx, db.TurnStart{Place: provenance.Place{Team: "T1", Channel: "C1", SourceKey: "slack:T1:C1:1800000000.000100", Visibility: provenance.Public},

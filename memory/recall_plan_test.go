@@ -36,12 +36,7 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 	require.NoError(t, corpus.Load(ctx, d.Pool, spec))
 
 	rec := &testdb.Recorder{Prefix: "Memory"}
-	cfg, err := pgxpool.ParseConfig(d.URL)
-	require.NoError(t, err)
-	cfg.ConnConfig.Tracer = rec
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := d.Traced(t, rec)
 	store := memory.New(db.New(pool), memory.Options{})
 
 	qs := spec.Queries(40)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/rs/zerolog"
@@ -52,12 +51,7 @@ func TestTurnRoundTripsBeforeTheModel(t *testing.T) {
 	defer cancel()
 	d := testdb.New(t)
 	trips := &testdb.RoundTrips{Keep: func(ctx context.Context) bool { return ctx.Value(turnJob{}) != nil }}
-	cfg, err := pgxpool.ParseConfig(d.URL)
-	require.NoError(t, err)
-	cfg.ConnConfig.Tracer = trips
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool := d.Traced(t, trips)
 	traced := db.New(pool)
 
 	var mu sync.Mutex

@@ -83,6 +83,23 @@ func New(t harness.TB) *DB {
 	return &DB{URL: dbURL, Pool: pool, DB: db.New(pool)}
 }
 
+// Traced is a pool of its own on d's database whose statements tracer
+// sees (a Recorder, RoundTrips), closed when the test ends.
+func (d *DB) Traced(t harness.TB, tracer pgx.QueryTracer) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(d.URL)
+	if err != nil {
+		t.Fatalf("testdb: traced pool: %v", err)
+	}
+	cfg.ConnConfig.Tracer = tracer
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("testdb: traced pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
 // ensureTemplate creates, once per migration set, a migrated template
 // database. An advisory lock keeps parallel test binaries from racing.
 func ensureTemplate(ctx context.Context, server string) (string, error) {
