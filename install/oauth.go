@@ -318,13 +318,14 @@ func page(w http.ResponseWriter, status int, title, text, link string) {
 }
 
 // safeLink says whether link may be drawn as a link: an absolute http(s)
-// URL or a path on this server ("/…" but not "//…", another host).
+// URL or a path on this server ("/…" but not "//…" or "/\…", which a
+// browser reads as another host).
 func safeLink(link string) bool {
 	if link == "" {
 		return false
 	}
 	if strings.HasPrefix(link, "/") {
-		return !strings.HasPrefix(link, "//")
+		return !strings.HasPrefix(link, "//") && !strings.HasPrefix(link, "/\\")
 	}
 	u, err := url.Parse(link)
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""

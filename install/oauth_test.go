@@ -80,7 +80,7 @@ func TestPageEscapesWhatItShows(t *testing.T) {
 
 	require.Contains(t, show("x", InstallPath), `href="/slack/install"`)
 	require.Contains(t, show("x", InstallPath), ">Start again</a>")
-	for _, bad := range []string{"javascript:alert(1)", "//evil.example/x", "data:text/html,x", ""} {
+	for _, bad := range []string{"javascript:alert(1)", "//evil.example/x", `/\evil.example/x`, "data:text/html,x", ""} {
 		require.NotContains(t, show("x", bad), "<a ", "no link to %q", bad)
 	}
 }
