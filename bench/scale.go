@@ -10,7 +10,7 @@ import (
 )
 
 // IndexBytes is what recall's index costs on disk beside the memories it
-// indexes: the postings and statistics that memory_index_sync keeps
+// indexes: the postings and statistics that the write triggers keep
 // (db/definitions/30_recall_index.sql), and, as the baseline, the GIN
 // index of the memories' text vectors (memories_search), over the same
 // rows.

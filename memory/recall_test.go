@@ -395,32 +395,92 @@ func TestRecallIndexEqualsARebuild(t *testing.T) {
 	_, err = b.db.Pool.Exec(ctx, "DELETE FROM memories WHERE id = $1", ms[2].ID)
 	require.NoError(t, err)
 
-	snapshot := func() map[string][]string {
-		out := map[string][]string{}
-		for table, q := range map[string]string{
-			// A partition by its name: its number may differ from a rebuild's.
-			"postings": `SELECT s.part || ' ' || p.term || ' ' || p.impact || ' ' || p.at || ' ' || p.id
-				FROM memory_postings p JOIN memory_part_stats s ON s.id = p.part ORDER BY 1`,
-			"thread postings": "SELECT thread || ' ' || term || ' ' || observed_at || ' ' || id || ' ' || impact FROM memory_postings ORDER BY 1",
-			"statistics": `SELECT s.part || ' ' || t.term || ' ' || t.df
-				FROM memory_term_stats t JOIN memory_part_stats s ON s.id = t.part ORDER BY 1`,
-			"partitions": "SELECT part || ' ' || docs FROM memory_part_stats ORDER BY 1",
-			"vocabulary": "SELECT team || ' ' || term || ' ' || parts FROM memory_vocab ORDER BY 1",
-		} {
-			rows, err := b.db.Pool.Query(ctx, q)
-			require.NoError(t, err)
-			got, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			require.NoError(t, err)
-			out[table] = got
-		}
-		return out
-	}
-	kept := snapshot()
+	kept := indexSnapshot(t, b)
 	require.NotEmpty(t, kept["thread postings"])
 	require.Contains(t, kept["vocabulary"], "T1 zeppelin 2", "two partitions hold the word: the channel's and Bob's")
 	_, err = b.db.Pool.Exec(ctx, "SELECT memory_index_rebuild()")
 	require.NoError(t, err)
-	require.Equal(t, snapshot(), kept)
+	require.Equal(t, indexSnapshot(t, b), kept)
+}
+
+// indexSnapshot is recall's index as text, table by table.
+func indexSnapshot(t *testing.T, b *testBundle) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for table, q := range map[string]string{
+		// A partition by its name: its number may differ from a rebuild's.
+		"postings": `SELECT s.part || ' ' || p.term || ' ' || p.impact || ' ' || p.at || ' ' || p.id
+			FROM memory_postings p JOIN memory_part_stats s ON s.id = p.part ORDER BY 1`,
+		"thread postings": "SELECT thread || ' ' || term || ' ' || observed_at || ' ' || id || ' ' || impact FROM memory_postings ORDER BY 1",
+		"statistics": `SELECT s.part || ' ' || t.term || ' ' || t.df
+			FROM memory_term_stats t JOIN memory_part_stats s ON s.id = t.part ORDER BY 1`,
+		"partitions": "SELECT part || ' ' || docs FROM memory_part_stats ORDER BY 1",
+		"vocabulary": "SELECT team || ' ' || term || ' ' || parts FROM memory_vocab ORDER BY 1",
+	} {
+		rows, err := b.db.Pool.Query(context.Background(), q)
+		require.NoError(t, err)
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		out[table] = got
+	}
+	return out
+}
+
+// The write triggers index a write of a few rows with the plans each
+// connection keeps, and plan a larger one afresh (more than 32 rows,
+// db/definitions/30_recall_index.sql). Both ways, on one connection, kept
+// plans first, leave the index a rebuild makes: each step runs once as
+// statements of one row and once as one statement of 40.
+func TestRecallIndexEqualsARebuildAfterSmallAndLargeWrites(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	conn, err := b.db.Pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	const rows = 40
+	insert := `INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id,
+	                                 visibility, actor_id, written_by, message_ts, observed_at, idempotency_key)
+		SELECT 'T1', 'channel', 'channel', 'C1', 'knowledge', $1 || ' zeppelin hangar ' || i || ' opens at dawn', $1 || i,
+		       'slack:T1:C1:170000000' || i % 3 || '.000100', 'C1', 'public', 'UA', 'explicit', '1700000000.000100',
+		       now() + i * interval '1 second', $1 || i
+		FROM generate_series($2::int, $3::int) i`
+	// Each step with the rows of one batch: $1 names the batch, and
+	// [$2, $3] are the rows of one statement.
+	steps := []string{
+		insert,
+		// Archived and restored: out of the index and back.
+		"UPDATE memories SET archived_at = now() WHERE normalized LIKE $1 || '%' AND substr(normalized, length($1) + 1)::int BETWEEN $2 AND $3",
+		"UPDATE memories SET archived_at = NULL WHERE normalized LIKE $1 || '%' AND substr(normalized, length($1) + 1)::int BETWEEN $2 AND $3 AND substr(normalized, length($1) + 1)::int % 4 <> 0",
+		// Nothing the index holds changes.
+		"UPDATE memories SET embedding_model = 'm' WHERE normalized LIKE $1 || '%' AND substr(normalized, length($1) + 1)::int BETWEEN $2 AND $3",
+		// Moved to another thread, with new text.
+		"UPDATE memories SET source_key = source_key || '9', content = content || ' sharp', observed_at = observed_at + interval '1 minute' WHERE normalized LIKE $1 || '%' AND substr(normalized, length($1) + 1)::int BETWEEN $2 AND $3 AND substr(normalized, length($1) + 1)::int % 2 = 0",
+		"DELETE FROM memories WHERE normalized LIKE $1 || '%' AND substr(normalized, length($1) + 1)::int BETWEEN $2 AND $3 AND substr(normalized, length($1) + 1)::int % 3 = 0",
+	}
+	for _, step := range steps {
+		for i := 1; i <= rows; i++ {
+			_, err := conn.Exec(ctx, step, "small", i, i)
+			require.NoError(t, err, step)
+		}
+		_, err := conn.Exec(ctx, step, "large", 1, rows)
+		require.NoError(t, err, step)
+	}
+	moved := 0 // restored (i % 4 <> 0), moved (even) and not deleted
+	for i := 1; i <= rows; i++ {
+		if i%4 == 2 && i%3 != 0 {
+			moved++
+		}
+	}
+	var n int
+	require.NoError(t, conn.QueryRow(ctx, "SELECT count(*) FROM memories WHERE archived_at IS NULL AND content LIKE '%sharp'").Scan(&n))
+	require.Equal(t, 2*moved, n, "both batches hold active moved memories")
+
+	kept := indexSnapshot(t, b)
+	require.Contains(t, kept["vocabulary"], "T1 sharp 1", "the moved memories' new word is indexed")
+	_, err = b.db.Pool.Exec(ctx, "SELECT memory_index_rebuild()")
+	require.NoError(t, err)
+	require.Equal(t, indexSnapshot(t, b), kept)
 }
 
 // An update that changes a memory's id (a repair by hand, a test giving
