@@ -103,7 +103,7 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 			require.Empty(t, indexReads(t, "["+plan+"]", rows/2), "memory_bm25 reads half an index:\n%s", plan)
 			// The all-words pass reads the asker's partitions, each by its
 			// own index, not every match of the team's text index.
-			require.NotContains(t, plan, `"Index Name": "memories_search"`, "memory_bm25 reads every match of the text index:\n%s", plan)
+			require.NotContains(t, plan, `"Index Name": "memories_subject_search"`, "memory_bm25 reads every match of the text index:\n%s", plan)
 			every += strings.Count(plan, `"Index Name": "memories_search_`)
 			// The memories past their expiry are read by the asker's
 			// partitions, not every one of the team's and then filtered.
@@ -126,6 +126,78 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 
 // explainNested runs s as the store ran it, with auto_explain logging the
 // plan of every statement that memory_bm25 runs inside it.
+// remember's duplicate check reads the subject's memories that hold the
+// new memory's words, not every memory of the subject: of a person who
+// has 3,000 memories, a memory none of them repeats reads a few dozen rows
+// (the newest that share a word, and their rows). Through the subject's
+// B-tree it read all 3,000 and checked each one's text.
+func TestDuplicateCheckReadsMatchesNotTheSubject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	// Alice's 3,000 memories, Bob's 3,500, and 3,000 people with 3 each.
+	_, err := d.Pool.Exec(ctx, `INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized,
+	                                                   source_key, channel_id, visibility, actor_id, written_by, message_ts, observed_at, idempotency_key)
+		SELECT 'T1', 'personal', 'user', u, 'knowledge', 'Shipped the payments release ' || i, 'shipped the payments release ' || i,
+		       'slack:T1:D' || u || ':1700000000.000100', 'D' || u, 'dm', u, 'explicit', '1700000000.000100', now() - i * interval '1 minute', u || '/' || i
+		FROM (SELECT 'UA' AS u, i FROM generate_series(1, 3000) i
+		      UNION ALL SELECT 'UB', i FROM generate_series(1, 3500) i
+		      UNION ALL SELECT 'U' || p, i FROM generate_series(1, 3000) p, generate_series(1, 3) i) x`)
+	require.NoError(t, err)
+	// The planner does not know how many Alice has (its statistics keep
+	// only Bob's count), as at a million memories, where most people are
+	// not among a column's most common values: it takes her for an
+	// average subject.
+	_, err = d.Pool.Exec(ctx, "ALTER TABLE memories ALTER COLUMN subject_id SET STATISTICS 1")
+	require.NoError(t, err)
+	_, err = d.Pool.Exec(ctx, "ANALYZE memories")
+	require.NoError(t, err)
+
+	rec := &testdb.Recorder{Prefix: "Memory"}
+	store := memory.New(db.New(d.Traced(t, rec)), memory.Options{})
+	alice := provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "UA", Name: "Alice"}
+	place := provenance.Place{Team: "T1", Channel: "DUA", SourceKey: "slack:T1:DUA:1800000000.000100", Visibility: provenance.DM}
+	check := func(content string) int {
+		before := len(rec.Got())
+		out, err := store.Remember(ctx, memory.WriteRequest{Actor: alice, Place: place, Scope: memory.ScopePersonal, Kind: memory.KindKnowledge,
+			Content: content, WrittenBy: provenance.ByExplicit})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		read, checks := 0, 0
+		for _, s := range rec.Got()[before:] {
+			if s.Name == "MemoryFindSimilar" {
+				checks++
+				read += memoriesRead(t, explain(t, d.Pool, s))
+			}
+		}
+		require.Equal(t, 2, checks, "before the transaction and under the subject's lock")
+		return read
+	}
+	// Control: the count sees a read of the subject's memories through
+	// its B-tree, each checked by its text.
+	control := explain(t, d.Pool, testdb.Statement{Name: "control", SQL: `SELECT count(*) FROM memories
+		WHERE team_id = 'T1' AND scope = 'personal' AND subject_id = 'UA' AND archived_at IS NULL AND length(content) > $1`, Args: []any{1000}})
+	require.GreaterOrEqual(t, memoriesRead(t, control), 3000)
+	require.Less(t, check("Moved to the payments team in Lisbon this spring"), 200)
+}
+
+// memoriesRead is how many rows of memories a plan read: those it
+// returned and those its filters removed.
+func memoriesRead(t *testing.T, plan string) int {
+	read := 0.0
+	walk(root(t, plan), func(n map[string]any) {
+		if n["Relation Name"] != "memories" {
+			return
+		}
+		rows, _ := n["Actual Rows"].(float64)
+		removed, _ := n["Rows Removed by Filter"].(float64)
+		rechecked, _ := n["Rows Removed by Index Recheck"].(float64)
+		loops, _ := n["Actual Loops"].(float64)
+		read += (rows + removed + rechecked) * max1(loops)
+	})
+	return int(read)
+}
+
 func explainNested(t *testing.T, url string, s testdb.Statement) []string {
 	t.Helper()
 	ctx := context.Background()

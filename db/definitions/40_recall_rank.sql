@@ -199,7 +199,7 @@ BEGIN
     -- They are read partition by partition, each kind by its own index:
     -- the asker's own and the thread's through their B-trees (few rows),
     -- the channel's and the workspace's public ones through their text
-    -- indexes. One read of the whole text index (memories_search) would
+    -- indexes. One read of the whole text index (memories_subject_search) would
     -- read every match in every team and channel to keep the few in these
     -- partitions: 18,262 rows and 47 ms at a million memories, for none.
     -- (The team is a filter, not a way in, in the text indexes' reads:

@@ -31,11 +31,16 @@ LIMIT 10;
 -- supersession. Candidates are the subject's memories with every word of
 -- the new one, and its newest memories with any of them, at most 32 of
 -- each, so similarity() is computed on a bounded set, never on every
--- memory of a large subject.
+-- memory of a large subject. Those with every word are read through the
+-- text index that holds the subject (memories_subject_search), as many as
+-- match: the team and scope are filters (|| ''), so that the planner can't
+-- read them from memories_subject instead, which checks every memory of
+-- the subject when none holds every word, as a new memory's usually are,
+-- and which it picks for any subject whose size it underestimates.
 WITH cand AS (
     SELECT DISTINCT ON (id) id, all_words FROM (
     (SELECT m.id, true AS all_words FROM memories m
-     WHERE m.team_id = @team_id AND m.scope = @scope AND m.subject_id = @subject_id AND m.archived_at IS NULL
+     WHERE m.team_id || '' = @team_id AND m.scope || '' = @scope AND m.subject_id = @subject_id AND m.archived_at IS NULL
        AND m.search @@ plainto_tsquery('english', @normalized::text)
      LIMIT 32)
     UNION ALL

@@ -326,7 +326,7 @@ const memoryFindSimilar = `-- name: MemoryFindSimilar :many
 WITH cand AS (
     SELECT DISTINCT ON (id) id, all_words FROM (
     (SELECT m.id, true AS all_words FROM memories m
-     WHERE m.team_id = $5 AND m.scope = $6 AND m.subject_id = $7 AND m.archived_at IS NULL
+     WHERE m.team_id || '' = $5 AND m.scope || '' = $6 AND m.subject_id = $7 AND m.archived_at IS NULL
        AND m.search @@ plainto_tsquery('english', $1::text)
      LIMIT 32)
     UNION ALL
@@ -369,7 +369,12 @@ type MemoryFindSimilarRow struct {
 // supersession. Candidates are the subject's memories with every word of
 // the new one, and its newest memories with any of them, at most 32 of
 // each, so similarity() is computed on a bounded set, never on every
-// memory of a large subject.
+// memory of a large subject. Those with every word are read through the
+// text index that holds the subject (memories_subject_search), as many as
+// match: the team and scope are filters (|| ”), so that the planner can't
+// read them from memories_subject instead, which checks every memory of
+// the subject when none holds every word, as a new memory's usually are,
+// and which it picks for any subject whose size it underestimates.
 func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFindSimilarParams) ([]MemoryFindSimilarRow, error) {
 	rows, err := db.Query(ctx, memoryFindSimilar,
 		arg.Normalized,
