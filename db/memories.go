@@ -111,6 +111,15 @@ type MemoryInsert struct {
 	// Embedding is the embedding of the content and cues (EmbeddingText),
 	// or nil: recall computes a missing one when it first needs it.
 	Embedding []float32
+	// Created, when set, is the memory's first event in its history
+	// ("create", by ActorID), written by the same statement.
+	Created *Creation
+}
+
+// Creation is how a memory came to be written: the path, and what was
+// changed from what was asked (redacted as every event's reason is).
+type Creation struct {
+	Path, Reason string
 }
 
 // Limits on cues: a few short phrases, so they expand the text index
@@ -156,13 +165,17 @@ func EmbeddingText(content, cues string) string {
 // Insert stores a memory, or returns ErrExists when an identical active one
 // is stored.
 func (s Memories) Insert(ctx context.Context, m MemoryInsert) (Memory, error) {
-	row, err := s.q.MemoryInsert(ctx, s.e, dbsqlc.MemoryInsertParams{
+	p := dbsqlc.MemoryInsertParams{
 		TeamID: m.Team, Scope: m.Scope, SubjectType: m.SubjectType, SubjectID: m.SubjectID,
 		Kind: m.Kind, Content: m.Content, Normalized: m.Normalized, Cues: JoinCues(m.Cues), SourceKey: m.SourceKey,
 		ChannelID: m.ChannelID, Visibility: string(m.Visibility), ActorID: m.ActorID, ActorName: m.ActorName,
 		WrittenBy: string(m.WrittenBy), MessageTs: m.MessageTS, ObservedAt: m.ObservedAt, ExpiresAt: m.ExpiresAt,
 		IdempotencyKey: m.IdempotencyKey, Sensitive: m.Sensitive, Embedding: m.Embedding,
-	})
+	}
+	if c := m.Created; c != nil {
+		p.Created, p.CreatedPath, p.CreatedReason = true, c.Path, detect.Redact(c.Reason)
+	}
+	row, err := s.q.MemoryInsert(ctx, s.e, p)
 	if err = mapErr(err); errors.Is(err, ErrNotFound) {
 		return Memory{}, ErrExists
 	}

@@ -188,8 +188,9 @@ func keyPart(body string) string {
 
 var (
 	orderBy = regexp.MustCompile(`(?is)\bORDER BY\b[^;)]*`)
-	insert  = regexp.MustCompile(`(?is)^\s*(WITH\b.*?\)\s*)?INSERT\b`)
-	where   = regexp.MustCompile(`(?is)\b(?:WHERE|ON|USING)\b(.*?)(?:\bGROUP BY\b|\bLIMIT\b|\bRETURNING\b|;|$)`)
+	// An INSERT, after its CTEs or as the first of them.
+	insert = regexp.MustCompile(`(?is)^\s*(WITH\b.*?[()]\s*)?INSERT\b`)
+	where  = regexp.MustCompile(`(?is)\b(?:WHERE|ON|USING)\b(.*?)(?:\bGROUP BY\b|\bLIMIT\b|\bRETURNING\b|;|$)`)
 )
 
 // The check itself: a statement without its team fails it, and one with
@@ -202,4 +203,6 @@ func TestTeamKeyCheckCatchesAStatementWithoutItsTeam(t *testing.T) {
 	require.True(t, keyedByTeam("DELETE FROM inbox_arrivals a WHERE a.team = $1", []string{"inbox_arrivals"}))
 	require.False(t, keyedByTeam("SELECT team_id FROM memories WHERE id = $1 ORDER BY team_id", []string{"memories"}), "selecting or ordering by the team is not keying by it")
 	require.True(t, keyedByTeam("INSERT INTO user_settings (team_id, user_id) VALUES ($1, $2)", []string{"user_settings"}))
+	require.True(t, keyedByTeam("WITH m AS (INSERT INTO memories (team_id, content) VALUES ($1, $2) RETURNING *) SELECT * FROM m", []string{"memories"}))
+	require.False(t, keyedByTeam("WITH m AS (INSERT INTO memory_events (memory_id) VALUES ($1) RETURNING *) SELECT * FROM m", []string{"memory_events"}))
 }

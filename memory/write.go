@@ -353,6 +353,7 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 // inserts the memory with its history and archives what it replaces.
 func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, error) {
 	path, ins := string(PathOf(w.req.WrittenBy)), w.insert(s.now())
+	ins.Created = &db.Creation{Path: path, Reason: w.note}
 	action, archived, reason := "supersede", "superseded", "superseded by a newer memory"
 	if p.action == ActionUpdate {
 		action, archived, reason = "update", "updated", "updated: the newer memory merges it"
@@ -381,9 +382,6 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, error) {
 			return nil
 		}
 		if err != nil {
-			return err
-		}
-		if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: row.ID, Team: row.Team, Action: "create", ActorID: w.req.Actor.ID, Path: path, Reason: w.note}); err != nil {
 			return err
 		}
 		for _, id := range p.replaces {

@@ -1,17 +1,25 @@
 -- name: MemoryInsert :one
--- Stores a memory; the triggers of migration 00008 index it in the same
--- statement, so the next search on any connection finds it.
-INSERT INTO memories (
-    team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
-    source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-    observed_at, expires_at, idempotency_key, sensitive, embedding
-) VALUES (
-    @team_id, @scope, @subject_type, @subject_id, @kind, @content, @normalized, @cues,
-    @source_key, @channel_id, @visibility, @actor_id, @actor_name, @written_by, @message_ts,
-    @observed_at, sqlc.narg(expires_at), @idempotency_key, @sensitive, sqlc.narg(embedding)::real[]
+-- Stores a memory, and with @created its history's first event ('create',
+-- by its actor), in one statement; the write triggers
+-- (db/definitions/30_recall_index.sql) index it in the same statement, so
+-- the next search on any connection finds it.
+WITH m AS (
+    INSERT INTO memories (
+        team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
+        source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
+        observed_at, expires_at, idempotency_key, sensitive, embedding
+    ) VALUES (
+        @team_id, @scope, @subject_type, @subject_id, @kind, @content, @normalized, @cues,
+        @source_key, @channel_id, @visibility, @actor_id, @actor_name, @written_by, @message_ts,
+        @observed_at, sqlc.narg(expires_at), @idempotency_key, @sensitive, sqlc.narg(embedding)::real[]
+    )
+    ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
+    RETURNING *
+), e AS (
+    INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+    SELECT m.id, m.team_id, 'create', m.actor_id, @created_path::text, @created_reason::text FROM m WHERE @created::boolean
 )
-ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
-RETURNING *;
+SELECT * FROM m;
 
 -- name: MemoryGetByID :one
 -- By id within a team: an id from another workspace finds nothing.

@@ -479,17 +479,23 @@ func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, arg MemoryGetByIDP
 }
 
 const memoryInsert = `-- name: MemoryInsert :one
-INSERT INTO memories (
-    team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
-    source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
-    observed_at, expires_at, idempotency_key, sensitive, embedding
-) VALUES (
-    $1, $2, $3, $4, $5, $6, $7, $8,
-    $9, $10, $11, $12, $13, $14, $15,
-    $16, $17, $18, $19, $20::real[]
+WITH m AS (
+    INSERT INTO memories (
+        team_id, scope, subject_type, subject_id, kind, content, normalized, cues,
+        source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts,
+        observed_at, expires_at, idempotency_key, sensitive, embedding
+    ) VALUES (
+        $1, $2, $3, $4, $5, $6, $7, $8,
+        $9, $10, $11, $12, $13, $14, $15,
+        $16, $17, $18, $19, $20::real[]
+    )
+    ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
+    RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim
+), e AS (
+    INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+    SELECT m.id, m.team_id, 'create', m.actor_id, $21::text, $22::text FROM m WHERE $23::boolean
 )
-ON CONFLICT (idempotency_key) WHERE archived_at IS NULL DO NOTHING
-RETURNING id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim
+SELECT id, team_id, scope, subject_type, subject_id, kind, content, normalized, source_key, channel_id, visibility, actor_id, actor_name, written_by, message_ts, observed_at, created_at, expires_at, archived_at, archived_reason, archived_by, superseded_by, idempotency_key, sensitive, cues, embedding, search, embedding_model, embedding_dim FROM m
 `
 
 type MemoryInsertParams struct {
@@ -513,11 +519,48 @@ type MemoryInsertParams struct {
 	IdempotencyKey string     `json:"idempotencyKey"`
 	Sensitive      string     `json:"sensitive"`
 	Embedding      []float32  `json:"embedding"`
+	CreatedPath    string     `json:"createdPath"`
+	CreatedReason  string     `json:"createdReason"`
+	Created        bool       `json:"created"`
 }
 
-// Stores a memory; the triggers of migration 00008 index it in the same
-// statement, so the next search on any connection finds it.
-func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertParams) (Memory, error) {
+type MemoryInsertRow struct {
+	ID             uuid.UUID   `json:"id"`
+	TeamID         string      `json:"teamId"`
+	Scope          string      `json:"scope"`
+	SubjectType    string      `json:"subjectType"`
+	SubjectID      string      `json:"subjectId"`
+	Kind           string      `json:"kind"`
+	Content        string      `json:"content"`
+	Normalized     string      `json:"normalized"`
+	SourceKey      string      `json:"sourceKey"`
+	ChannelID      string      `json:"channelId"`
+	Visibility     string      `json:"visibility"`
+	ActorID        string      `json:"actorId"`
+	ActorName      string      `json:"actorName"`
+	WrittenBy      string      `json:"writtenBy"`
+	MessageTs      string      `json:"messageTs"`
+	ObservedAt     time.Time   `json:"observedAt"`
+	CreatedAt      time.Time   `json:"createdAt"`
+	ExpiresAt      *time.Time  `json:"expiresAt"`
+	ArchivedAt     *time.Time  `json:"archivedAt"`
+	ArchivedReason *string     `json:"archivedReason"`
+	ArchivedBy     *string     `json:"archivedBy"`
+	SupersededBy   *uuid.UUID  `json:"supersededBy"`
+	IdempotencyKey string      `json:"idempotencyKey"`
+	Sensitive      string      `json:"sensitive"`
+	Cues           string      `json:"cues"`
+	Embedding      []float32   `json:"embedding"`
+	Search         interface{} `json:"search"`
+	EmbeddingModel *string     `json:"embeddingModel"`
+	EmbeddingDim   *int32      `json:"embeddingDim"`
+}
+
+// Stores a memory, and with @created its history's first event ('create',
+// by its actor), in one statement; the write triggers
+// (db/definitions/30_recall_index.sql) index it in the same statement, so
+// the next search on any connection finds it.
+func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertParams) (MemoryInsertRow, error) {
 	row := db.QueryRow(ctx, memoryInsert,
 		arg.TeamID,
 		arg.Scope,
@@ -539,8 +582,11 @@ func (q *Queries) MemoryInsert(ctx context.Context, db DBTX, arg MemoryInsertPar
 		arg.IdempotencyKey,
 		arg.Sensitive,
 		arg.Embedding,
+		arg.CreatedPath,
+		arg.CreatedReason,
+		arg.Created,
 	)
-	var i Memory
+	var i MemoryInsertRow
 	err := row.Scan(
 		&i.ID,
 		&i.TeamID,
