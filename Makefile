@@ -5,6 +5,9 @@ LOCAL_DB_URL := postgres://postgres@127.0.0.1:$(MNEMO_PG_PORT)/mnemo?sslmode=dis
 ifeq ($(origin DATABASE_URL),undefined)
 DATABASE_URL := $(LOCAL_DB_URL)
 DB_DEP := db
+# The benches time the local cluster in huge pages where the kernel allows
+# (scripts/db.sh hugepages; docs/scale.md, "Huge pages").
+BENCH_DB_DEP := db-hugepages
 endif
 export DATABASE_URL
 
@@ -23,7 +26,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 SQLC := $(GO) -C devtools tool sqlc -f ../sqlc.yaml
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build run chat test vet lint fuzz fuzz-smoke soak bench bench-locomo bench-serve bench-vector db db-stop generate check-generated eval eval-live eval-embed eval-mutation clean
+.PHONY: all build run chat test vet lint fuzz fuzz-smoke soak bench bench-locomo bench-serve bench-vector db db-hugepages db-stop generate check-generated eval eval-live eval-embed eval-mutation clean
 
 all: build
 
@@ -100,8 +103,9 @@ soak: $(DB_DEP) build
 
 ## bench: seed the corpora (10k and 100k memories; MILLION=1 adds a million), run the Go benchmarks and the bench
 ## command, which also drives the real `mnemo serve` against the fakes; print one table and
-## write it to bench/RESULTS.md (about ten minutes; not part of test)
-bench: $(DB_DEP) build
+## write it to bench/RESULTS.md (about ten minutes; not part of test). The benches first move the
+## local cluster into huge pages where the kernel lets them (make db-hugepages)
+bench: $(BENCH_DB_DEP) build
 	@mkdir -p bench/out
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 20m ./memory/ ./tools/ ./threads/ > bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
 	$(GO) test -run '^$$' -bench 'AckLatency|Enqueue' -benchtime 2000x -count 3 -timeout 10m ./slackapp/ ./inbox/ >> bench/out/gobench.txt || (cat bench/out/gobench.txt; exit 1)
@@ -118,7 +122,7 @@ bench-locomo: $(DB_DEP)
 ## an empty database and a corpus of SERVE_SIZE memories (default 1000000; 100000 loads in a
 ## minute); prints the rows, writes nothing
 SERVE_SIZE ?= 1000000
-bench-serve: $(DB_DEP) build
+bench-serve: $(BENCH_DB_DEP) build
 	$(GO) run ./cmd/mnemo-bench --only serve --sizes $(SERVE_SIZE) --mnemo bin/mnemo
 
 ## bench-vector: recall by meaning over VECTOR_ROWS memories (default 100000, a few minutes;
@@ -127,12 +131,17 @@ bench-serve: $(DB_DEP) build
 ## against an exact scan, hybrid auto-recall p95, remember with the embedding job on and off,
 ## the vector leg's visibility; writes its section of bench/RESULTS.md (not part of test)
 VECTOR_ROWS ?= $(if $(MILLION),1000000,100000)
-bench-vector: $(DB_DEP)
+bench-vector: $(BENCH_DB_DEP)
 	$(GO) run ./cmd/mnemo-bench --only vector --vector-rows $(VECTOR_ROWS) --out bench/RESULTS.md
 
 ## db: start the project-local PostgreSQL cluster (.data/postgres, 127.0.0.1:$MNEMO_PG_PORT, default 54329)
 db:
 	@./scripts/db.sh start
+
+## db-hugepages: restart the local cluster in 2 MB pages, reserved from the kernel where it allows
+## (root); db-stop gives them back
+db-hugepages:
+	@./scripts/db.sh hugepages
 
 db-stop:
 	@./scripts/db.sh stop

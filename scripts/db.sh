@@ -2,6 +2,11 @@
 # Starts (or stops) mnemo's project-local PostgreSQL cluster in .data/postgres
 # on 127.0.0.1:54329, with the pgvector extension (scripts/pgvector.sh).
 # Idempotent. Used by `make db`, `make run` and `make test`.
+#
+#   scripts/db.sh start|stop
+#   scripts/db.sh hugepages   (make bench) reserve 2 MB pages for the server's
+#                             shared memory where the kernel lets us, and
+#                             restart the cluster in them; stop gives them back
 set -euo pipefail
 
 cmd=${1:-start}
@@ -46,6 +51,33 @@ as_owner() {
 	fi
 }
 
+# shared_buffers as PostgreSQL's tuning guide starts it on a dedicated
+# server, a quarter of memory, here at most 4 GB: its default of 128 MB
+# holds a small part of make bench's million memories, and every page read
+# past it is a system call.
+buffers=128
+if [ -r /proc/meminfo ]; then
+	buffers=$(awk '/^MemTotal:/ { mb = int($2 / 4096); if (mb > 4096) mb = 4096; if (mb < 128) mb = 128; print mb }' /proc/meminfo)
+fi
+settings="-c synchronous_commit=off -c max_connections=300 -c shared_buffers=${buffers}MB"
+
+resolve_data() {
+	[ -L "$data" ] && data=$(readlink "$data")
+	return 0
+}
+
+running() {
+	as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1
+}
+
+# The kB of huge pages the running server's processes map (0 when it runs
+# in 4 kB pages).
+server_huge_kb() {
+	local pid
+	pid=$(head -1 "$data/postmaster.pid" 2>/dev/null) || { echo 0; return; }
+	awk '/^HugetlbPages:/ { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$pid/status" 2>/dev/null || echo 0
+}
+
 case "$cmd" in
 start)
 	mkdir -p "$root/.data"
@@ -60,26 +92,21 @@ start)
 			ln -s "$alt" "$data"
 		fi
 	fi
-	[ -L "$data" ] && data=$(readlink "$data")
+	resolve_data
 	if [ ! -f "$data/PG_VERSION" ]; then
 		as_owner "$bindir/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
 	fi
 	# pgvector, for recall by meaning: installed before the cluster starts,
 	# as the server's own packages are (a no-op once it is there).
 	"$root/scripts/pgvector.sh" ensure "$bindir"
-	if as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+	if running; then
 		exit 0
 	fi
-	# shared_buffers as PostgreSQL's tuning guide starts it on a dedicated
-	# server, a quarter of memory, here at most 4 GB: its default of 128 MB
-	# holds a small part of make bench's million memories, and every page
-	# read past it is a system call.
-	buffers=128
-	if [ -r /proc/meminfo ]; then
-		buffers=$(awk '/^MemTotal:/ { mb = int($2 / 4096); if (mb > 4096) mb = 4096; if (mb < 128) mb = 128; print mb }' /proc/meminfo)
-	fi
+	# huge_pages=try (PostgreSQL's default, said here): the server maps its
+	# shared memory in 2 MB pages when the kernel holds enough of them
+	# (scripts/db.sh hugepages), else in 4 kB pages.
 	as_owner "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-		-o "-h 127.0.0.1 -p $port -k /tmp -c synchronous_commit=off -c max_connections=300 -c shared_buffers=${buffers}MB" start >/dev/null
+		-o "-h 127.0.0.1 -p $port -k /tmp $settings -c huge_pages=try" start >/dev/null
 	for _ in $(seq 1 60); do
 		if "$bindir/pg_isready" -h 127.0.0.1 -p "$port" -q; then break; fi
 		sleep 0.5
@@ -88,13 +115,56 @@ start)
 		"$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -qc "CREATE DATABASE mnemo"
 	;;
 stop)
-	[ -L "$data" ] && data=$(readlink "$data")
+	resolve_data
 	if [ -f "$data/PG_VERSION" ]; then
 		as_owner "$bindir/pg_ctl" -D "$data" -m fast stop >/dev/null 2>&1 || true
 	fi
+	# The huge pages `hugepages` reserved go back to the kernel.
+	if [ -f "$root/.data/hugepages" ]; then
+		n=$(cat "$root/.data/hugepages")
+		cur=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((cur > n ? cur - n : 0)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+		rm -f "$root/.data/hugepages"
+	fi
+	;;
+hugepages)
+	# Every PostgreSQL process maps shared_buffers into its own page table,
+	# a page at a time, the first time it touches each page: in 4 kB pages a
+	# recall over a million memories takes thousands of page faults on each
+	# connection it runs on, which doubled its time inside serve (each turn
+	# on one of several connections) against one connection reading
+	# alone. 2 MB pages make that 512 times fewer (docs/scale.md, "Huge
+	# pages"). Reserving them is the kernel's (vm.nr_hugepages, root only):
+	# where that is refused, the cluster keeps 4 kB pages and says so.
+	"$0" start
+	resolve_data
+	if [ "$(server_huge_kb)" -gt 0 ]; then
+		echo "db: PostgreSQL already runs in huge pages"
+		exit 0
+	fi
+	if [ ! -w /proc/sys/vm/nr_hugepages ]; then
+		echo "db: can't reserve huge pages here (vm.nr_hugepages needs root); PostgreSQL keeps 4 kB pages" >&2
+		exit 0
+	fi
+	as_owner "$bindir/pg_ctl" -D "$data" -m fast stop >/dev/null
+	need=$(as_owner "$bindir/postgres" -D "$data" $settings -C shared_memory_size_in_huge_pages)
+	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	cur=$(cat /proc/sys/vm/nr_hugepages)
+	add=$((need > free ? need - free : 0))
+	if [ "$add" -gt 0 ]; then
+		echo $((cur + add)) >/proc/sys/vm/nr_hugepages || true
+		got=$(($(cat /proc/sys/vm/nr_hugepages) - cur))
+		echo $(($(cat "$root/.data/hugepages" 2>/dev/null || echo 0) + got)) >"$root/.data/hugepages"
+	fi
+	"$0" start
+	if [ "$(server_huge_kb)" -gt 0 ]; then
+		echo "db: PostgreSQL runs in huge pages: $need pages of 2 MB (scripts/db.sh stop gives back the $(cat "$root/.data/hugepages" 2>/dev/null || echo 0) reserved here)"
+	else
+		echo "db: the kernel gave too few huge pages ($(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo) free, $need needed); PostgreSQL runs in 4 kB pages" >&2
+	fi
 	;;
 *)
-	echo "usage: $0 start|stop" >&2
+	echo "usage: $0 start|stop|hugepages" >&2
 	exit 2
 	;;
 esac
