@@ -386,15 +386,41 @@ func Describe(ctx context.Context, server string) (Machine, error) {
 	if err := c.QueryRow(ctx, "SELECT version()").Scan(&m.Postgres); err != nil {
 		return m, err
 	}
-	var sb, wm, ec string
-	if err := c.QueryRow(ctx, "SELECT current_setting('shared_buffers'), current_setting('work_mem'), current_setting('effective_cache_size')").Scan(&sb, &wm, &ec); err != nil {
+	var sb, wm, ec, hp string
+	if err := c.QueryRow(ctx, "SELECT current_setting('shared_buffers'), current_setting('work_mem'), current_setting('effective_cache_size'), current_setting('huge_pages')").Scan(&sb, &wm, &ec, &hp); err != nil {
 		return m, err
 	}
-	m.Settings = fmt.Sprintf("shared_buffers %s, work_mem %s, effective_cache_size %s", sb, wm, ec)
+	m.Settings = fmt.Sprintf("shared_buffers %s, work_mem %s, effective_cache_size %s, huge_pages %s", sb, wm, ec, hp)
+	// Whether the server got them is the kernel's to say (a server on
+	// this machine holds them from its start): the figures inside serve
+	// depend on it (docs/scale.md, "Huge pages").
+	if held, total, ok := hugePagesHeld(); ok {
+		m.Settings += fmt.Sprintf("; huge pages held on this machine: %d of %d reserved", held, total)
+	}
 	if m.LoadStart, err = loadAverage(); err != nil {
 		m.LoadStart = "?"
 	}
 	return m, nil
+}
+
+// hugePagesHeld reads how many of the kernel's reserved huge pages are
+// taken (mapped or promised to a process) and how many it reserved.
+func hugePagesHeld() (held, total int, ok bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, 0, false
+	}
+	v := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, rest, found := strings.Cut(line, ":"); found && strings.HasPrefix(k, "HugePages_") {
+			var n int
+			if _, err := fmt.Sscan(rest, &n); err == nil {
+				v[k] = n
+			}
+		}
+	}
+	total, free, rsvd := v["HugePages_Total"], v["HugePages_Free"], v["HugePages_Rsvd"]
+	return total - free + rsvd, total, true
 }
 
 func loadAverage() (string, error) {
