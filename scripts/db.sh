@@ -147,7 +147,10 @@ hugepages)
 		exit 0
 	fi
 	as_owner "$bindir/pg_ctl" -D "$data" -m fast stop >/dev/null
-	need=$(as_owner "$bindir/postgres" -D "$data" $settings -C shared_memory_size_in_huge_pages)
+	# (PostgreSQL 15 says how many it needs; an older server, about the
+	# buffers and 128 MB more.)
+	need=$(as_owner "$bindir/postgres" -D "$data" $settings -C shared_memory_size_in_huge_pages 2>/dev/null) ||
+		need=$((buffers / 2 + 64))
 	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 	cur=$(cat /proc/sys/vm/nr_hugepages)
 	add=$((need > free ? need - free : 0))
