@@ -154,16 +154,19 @@ hugepages)
 	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
 	cur=$(cat /proc/sys/vm/nr_hugepages)
 	add=$((need > free ? need - free : 0))
+	got=0
 	if [ "$add" -gt 0 ]; then
-		echo $((cur + add)) >/proc/sys/vm/nr_hugepages || true
+		echo $((cur + add)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
 		got=$(($(cat /proc/sys/vm/nr_hugepages) - cur))
-		echo $(($(cat "$root/.data/hugepages" 2>/dev/null || echo 0) + got)) >"$root/.data/hugepages"
 	fi
 	"$0" start
 	if [ "$(server_huge_kb)" -gt 0 ]; then
+		if [ "$got" -gt 0 ]; then echo $(($(cat "$root/.data/hugepages" 2>/dev/null || echo 0) + got)) >"$root/.data/hugepages"; fi
 		echo "db: PostgreSQL runs in huge pages: $need pages of 2 MB (scripts/db.sh stop gives back the $(cat "$root/.data/hugepages" 2>/dev/null || echo 0) reserved here)"
 	else
-		echo "db: the kernel gave too few huge pages ($(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo) free, $need needed); PostgreSQL runs in 4 kB pages" >&2
+		# Too few to hold it all: the server took none, so none are kept.
+		if [ "$got" -gt 0 ]; then echo "$cur" >/proc/sys/vm/nr_hugepages 2>/dev/null || true; fi
+		echo "db: the kernel gave too few huge pages ($((free + got)) free, $need needed); PostgreSQL runs in 4 kB pages" >&2
 	fi
 	;;
 *)
