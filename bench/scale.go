@@ -17,7 +17,7 @@ import (
 // holds each memory's subject too).
 type IndexBytes struct {
 	Memories int64 // active memories indexed
-	// Postings is memory_postings (by partition and by thread),
+	// Postings is memory_postings,
 	// memory_term_stats, memory_part_stats and memory_vocab, indexes and
 	// TOAST included.
 	Postings int64

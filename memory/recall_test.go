@@ -321,13 +321,6 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_postings WHERE id = $1", id).Scan(&n))
 		return n
 	}
-	threadPostings := func(id uuid.UUID) int {
-		var n int
-		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memory_postings p
-			WHERE p.id = $1 AND p.thread = (SELECT memory_thread(m.team_id, m.source_key) FROM memories m WHERE m.id = $1)
-			  AND p.observed_at = (SELECT m.observed_at FROM memories m WHERE m.id = $1)`, id).Scan(&n))
-		return n
-	}
 	vocab := func(term string) int {
 		var n int
 		require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT coalesce(sum(parts), 0) FROM memory_vocab WHERE term = $1", term).Scan(&n))
@@ -336,14 +329,12 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 	m := b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, "The zeppelin hangar opens at dawn", nil, time.Hour)
 	require.Equal(t, 1, df("zeppelin"))
 	require.Positive(t, postings(m.ID))
-	require.Positive(t, threadPostings(m.ID), "the thread's postings hold it")
 	require.Equal(t, 1, vocab("zeppelin"), "the team's vocabulary has the word")
 
 	_, err := b.db.DB.Memories().Archive(ctx, m.ID, "forgotten", alice.ID, nil)
 	require.NoError(t, err)
 	require.Zero(t, df("zeppelin"), "an archived memory leaves the statistics")
 	require.Zero(t, postings(m.ID))
-	require.Zero(t, threadPostings(m.ID))
 	require.Zero(t, vocab("zeppelin"), "the word leaves the team's vocabulary")
 	var words int
 	require.NoError(t, b.db.Pool.QueryRow(ctx, "SELECT count(*) FROM memory_term_stats WHERE term = 'zeppelin'").Scan(&words))
@@ -353,20 +344,17 @@ func TestRecallIndexFollowsWritesArchivesAndDeletes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, df("zeppelin"), "a restored memory is counted again")
 	require.Equal(t, 1, vocab("zeppelin"))
-	require.Positive(t, threadPostings(m.ID))
 
 	_, err = b.db.Pool.Exec(ctx, "DELETE FROM memories WHERE id = $1", m.ID)
 	require.NoError(t, err)
 	require.Zero(t, df("zeppelin"), "a deleted memory leaves the statistics")
 	require.Zero(t, postings(m.ID))
-	require.Zero(t, threadPostings(m.ID))
 	require.Zero(t, vocab("zeppelin"))
 }
 
 // The index that the write triggers keep, memory by memory, is the one a
-// rebuild from the memories makes: postings (by partition and by thread),
-// statistics and vocabulary, after inserts, archives, restores, a move to
-// another thread and deletes.
+// rebuild from the memories makes: postings, statistics and vocabulary,
+// after inserts, archives, restores, a move to another thread and deletes.
 func TestRecallIndexEqualsARebuild(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -396,7 +384,7 @@ func TestRecallIndexEqualsARebuild(t *testing.T) {
 	require.NoError(t, err)
 
 	kept := indexSnapshot(t, b)
-	require.NotEmpty(t, kept["thread postings"])
+	require.NotEmpty(t, kept["postings"])
 	require.Contains(t, kept["vocabulary"], "T1 zeppelin 2", "two partitions hold the word: the channel's and Bob's")
 	_, err = b.db.Pool.Exec(ctx, "SELECT memory_index_rebuild()")
 	require.NoError(t, err)
@@ -411,7 +399,6 @@ func indexSnapshot(t *testing.T, b *testBundle) map[string][]string {
 		// A partition by its name: its number may differ from a rebuild's.
 		"postings": `SELECT s.part || ' ' || p.term || ' ' || p.impact || ' ' || p.at || ' ' || p.id
 			FROM memory_postings p JOIN memory_part_stats s ON s.id = p.part ORDER BY 1`,
-		"thread postings": "SELECT thread || ' ' || term || ' ' || observed_at || ' ' || id || ' ' || impact FROM memory_postings ORDER BY 1",
 		"statistics": `SELECT s.part || ' ' || t.term || ' ' || t.df
 			FROM memory_term_stats t JOIN memory_part_stats s ON s.id = t.part ORDER BY 1`,
 		"partitions": "SELECT part || ' ' || docs FROM memory_part_stats ORDER BY 1",
@@ -572,4 +559,44 @@ func TestThreadHoldsTheAnswerInABusyChannel(t *testing.T) {
 	prompt, err := b.store.ForPrompt(context.Background(), v, "Why did Melanie start running?")
 	require.NoError(t, err)
 	require.Contains(t, contents(prompt), answer.Content)
+}
+
+// Thread evidence weighs a window's matches from their text
+// (memory_term_weights), as the picks are scored, where it once read them
+// from the postings (memory_terms): the two give every word the same
+// weight, to the bit, or a thread's score would change with the path that
+// read it. Content and cues, repeated words and words in both.
+func TestTermWeightsAreThePostingsWeights(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	alice := user("UA")
+	for _, c := range []struct {
+		content string
+		cues    []string
+	}{
+		{"The zeppelin hangar opens at dawn", nil},
+		{"Deploy deploy deploy: the zeppelin cluster needs two approvals before any deploy", []string{"zeppelin deploys", "approvals"}},
+		{"Bob prefers tea", []string{"drinks", "tea", "beverage preferences for meetings and offsites"}},
+		{"A long memory about the staging database, its nightly refresh, the on-call rota for it, and who to ask when the refresh fails at night", []string{"staging"}},
+	} {
+		b.put(t, alice, publicThread, memory.ScopeChannel, memory.KindKnowledge, c.content, c.cues, time.Hour)
+	}
+	var differ, compared int
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `
+		WITH w AS (
+			SELECT m.id, t.term, t.impact AS posting, (SELECT x.impact FROM memory_term_weights(m.search, ARRAY[t.term]) x) AS weighed
+			FROM memories m CROSS JOIN LATERAL memory_terms(m.search) t
+		)
+		SELECT count(*) FILTER (WHERE posting IS DISTINCT FROM weighed), count(*) FROM w`).Scan(&differ, &compared))
+	require.Greater(t, compared, 20, "every word of every memory is compared")
+	require.Zero(t, differ, "of %d words", compared)
+
+	// And the query of those words, whatever they hold, is the words.
+	var all, anyOf bool
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `
+		SELECT array_to_tsvector(ARRAY['it''s', 'a\b', 'c:d']) @@ recall_words_query(ARRAY['it''s', 'a\b', 'c:d'], '&'),
+		       array_to_tsvector(ARRAY['x', 'a\b']) @@ recall_words_query(ARRAY['it''s', 'a\b', 'c:d'], '|')`).Scan(&all, &anyOf))
+	require.True(t, all, "every word is its own lexeme")
+	require.True(t, anyOf)
 }

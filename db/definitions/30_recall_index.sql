@@ -1,8 +1,7 @@
 -- requires: 10_recall_terms.sql
 --
--- Recall's index: every memory's words in its visibility partition and in
--- its thread (memory_postings, one row per memory and word with both
--- keys), the partitions' statistics (memory_term_stats,
+-- Recall's index: every memory's words in its visibility partition
+-- (memory_postings, one row per memory and word), the partitions' statistics (memory_term_stats,
 -- memory_part_stats), and its team's vocabulary (memory_vocab), kept
 -- in step with memories by triggers, in the writing statement's own
 -- transaction: a memory is findable by the next query on any connection,
@@ -76,21 +75,16 @@ RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     END
 $$;
 
--- A thread's key in memory_postings (memory_postings_thread): its team
--- and source key, hashed to 8 bytes to keep the postings small. Two threads that hash
--- alike would share postings; recall reads each match's row and checks
--- its thread, so a collision costs a read, never a wrong answer.
-CREATE OR REPLACE FUNCTION memory_thread(team text, source_key text)
-RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT hashtextextended(team || '/' || source_key, 0)
-$$;
+-- Thread evidence reads a thread's memories from memories itself
+-- (memories_thread_seen), not from a key of the postings.
+DROP FUNCTION IF EXISTS memory_thread(text, text);
 
 -- The write triggers keep the postings, the statistics and the vocabulary
 -- in step with memories, in the writing statement's transaction:
 -- statement-level triggers, so that a bulk write is indexed set-wise.
 -- memory_index_add indexes the rows an INSERT wrote, memory_index_remove
 -- takes out the rows a DELETE removed, and memory_index_change does both
--- for an UPDATE, but only for the rows whose partition, thread, text, order
+-- for an UPDATE, but only for the rows whose partition, text, order
 -- or activity changed: an update of anything else (an embedding, a reason)
 -- costs a comparison. Statistics change by deltas applied in sorted order,
 -- partition first, so two writers of one partition queue on its row instead
@@ -113,7 +107,7 @@ DECLARE
     index_kept_plan_rows CONSTANT integer := 32;
     part CONSTANT text := 'memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)';
     changed CONSTANT text := '(o.archived_at IS NULL) <> (n.archived_at IS NULL) OR o.search IS DISTINCT FROM n.search OR o.created_at IS DISTINCT FROM n.created_at'
-        || ' OR o.observed_at IS DISTINCT FROM n.observed_at OR o.team_id IS DISTINCT FROM n.team_id OR o.source_key IS DISTINCT FROM n.source_key OR '
+        || ' OR o.team_id IS DISTINCT FROM n.team_id OR '
         || replace(part, 'r.', 'o.') || ' <> ' || replace(part, 'r.', 'n.');
     -- The rows each trigger indexes: %1$s in the statements below.
     inserted CONSTANT text := 'SELECT n.* FROM memory_index_new n WHERE n.archived_at IS NULL';
@@ -169,13 +163,12 @@ DECLARE
             FROM (SELECT %2$s AS part, count(*) AS n FROM (%1$s) r GROUP BY 1) d ORDER BY d.part
             ON CONFLICT (part) DO UPDATE SET docs = s.docs + excluded.docs$q$,
         $q$WITH x AS (
-                SELECT r.team_id AS team, ps.id AS part, r.id, r.created_at AS at,
-                       memory_thread(r.team_id, r.source_key) AS thread, r.observed_at, t.term, t.impact
+                SELECT r.team_id AS team, ps.id AS part, r.id, r.created_at AS at, t.term, t.impact
                 FROM (%1$s) r JOIN memory_part_stats ps ON ps.part = %2$s
                 CROSS JOIN LATERAL memory_terms(r.search) t
             ), ins AS (
-                INSERT INTO memory_postings (at, observed_at, thread, id, impact, part, term)
-                SELECT at, observed_at, thread, id, impact, part, term FROM x
+                INSERT INTO memory_postings (at, id, impact, part, term)
+                SELECT at, id, impact, part, term FROM x
                 ON CONFLICT DO NOTHING
             ), st AS (
                 INSERT INTO memory_term_stats AS s (part, term, df)
@@ -250,7 +243,6 @@ CREATE OR REPLACE FUNCTION memory_index_rebuild() RETURNS void LANGUAGE plpgsql 
 BEGIN
     TRUNCATE memory_postings, memory_term_stats, memory_part_stats, memory_vocab;
     ALTER TABLE memory_postings DROP CONSTRAINT memory_postings_pkey;
-    DROP INDEX memory_postings_thread;
     -- The partitions are numbered again from 1, in their order.
     ALTER SEQUENCE memory_part_ids RESTART;
     INSERT INTO memory_part_stats (part, id, docs)
@@ -258,15 +250,14 @@ BEGIN
         SELECT memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) AS part,
                count(*) AS docs
         FROM memories r WHERE r.archived_at IS NULL GROUP BY 1 ORDER BY 1) x;
-    INSERT INTO memory_postings (at, observed_at, thread, id, impact, part, term)
-    SELECT r.created_at, r.observed_at, memory_thread(r.team_id, r.source_key), r.id, t.impact, ps.id, t.term
+    INSERT INTO memory_postings (at, id, impact, part, term)
+    SELECT r.created_at, r.id, t.impact, ps.id, t.term
     FROM memories r
     JOIN memory_part_stats ps
       ON ps.part = memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive)
     CROSS JOIN LATERAL memory_terms(r.search) t
     WHERE r.archived_at IS NULL;
     ALTER TABLE memory_postings ADD PRIMARY KEY (part, term, impact, at, id);
-    CREATE INDEX memory_postings_thread ON memory_postings (thread, term, observed_at, id) INCLUDE (impact);
     INSERT INTO memory_term_stats (part, term, df)
     SELECT part, term, count(*) FROM memory_postings GROUP BY part, term;
     INSERT INTO memory_vocab (team, term, parts)

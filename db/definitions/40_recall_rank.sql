@@ -50,6 +50,15 @@ RETURNS TABLE (id uuid, search tsvector) LANGUAGE sql STABLE PARALLEL SAFE AS $$
       AND r.archived_at IS NULL AND r.expires_at IS NOT NULL AND r.expires_at <= now()
 $$;
 
+-- The tsquery of the words joined by op ('&' or '|'), each quoted as a
+-- lexeme (quotes and backslashes doubled), so that no word is read as
+-- tsquery syntax.
+CREATE OR REPLACE FUNCTION recall_words_query(terms text[], op text)
+RETURNS tsquery LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT string_agg('''' || replace(replace(x, '\', '\\'), '''', '''''') || '''', ' ' || op || ' ')::tsquery
+    FROM unnest(terms) AS x
+$$;
+
 DROP FUNCTION IF EXISTS memory_bm25(text[], text[], integer, integer, text, text, text, text, boolean, boolean);
 CREATE OR REPLACE FUNCTION memory_bm25(parts text[], terms text[], k integer, max_depth integer,
                             v_team text, v_actor text, v_channel text, v_source_key text,
@@ -70,6 +79,7 @@ DECLARE
     gone   uuid[];
     gone_df float8[];
     allq   tsquery;
+    anyq   tsquery := recall_words_query(terms, '|');
 BEGIN
     IF coalesce(cardinality(terms), 0) = 0 THEN
         RETURN;
@@ -206,7 +216,7 @@ BEGIN
     -- planned for a tsquery it cannot see, the planner ANDed their bitmap
     -- with one of the whole team's rows.)
     IF kth < bound AND cardinality(terms) > 1 THEN
-        allq := (SELECT string_agg(quote_literal(x), ' & ')::tsquery FROM unnest(terms) AS x);
+        allq := recall_words_query(terms, '&');
         WITH every AS (
             SELECT x.id FROM (
                 -- (Matched on the B-trees' copy of the text, so that only
@@ -271,8 +281,7 @@ BEGIN
     -- busy channel, while its thread holds the others ("Melanie", "got
     -- into"). So the thread of each of the best recall_thread_matches
     -- matches is read around its best match (recall_thread_window memories
-    -- either side; its postings in that window, not its rows), and scored as a whole: per
-    -- query word, the best weight any of its matching memories gives it,
+    -- either side), and scored as a whole: per query word, the best weight any of its matching memories gives it,
     -- with the same share-of-the-query factor as a memory. Every memory
     -- of that window that matches a word joins the candidates, scored
     -- exactly, and each candidate gains recall_thread_prior of its thread's
@@ -288,58 +297,35 @@ BEGIN
         SELECT DISTINCT ON (b.team_id, b.source_key) b.team_id, b.source_key, b.observed_at, b.id
         FROM (SELECT * FROM base ORDER BY base.score DESC, base.created_at DESC, base.id LIMIT recall_thread_matches()) b
         ORDER BY b.team_id, b.source_key, b.score DESC, b.id
-    ), win AS (
-        -- Each window's bounds: the window's first memory back from the
-        -- match (or the thread's first) and its last after it (or the
-        -- thread's last), counting only the memories the asker may see, so
-        -- that another person's memories in the thread move no bound.
-        -- memories_thread_seen carries what memory_visible reads, so the
-        -- walk reads the thread's index alone.
-        SELECT th.team_id, th.source_key, memory_thread(th.team_id, th.source_key) AS thread,
-               lo.at AS lo_at, lo.id AS lo_id, hi.at AS hi_at, hi.id AS hi_id
+    ), tm AS (
+        -- Each thread's window: recall_thread_window memories either side
+        -- of its best match that the asker may see (the match among the
+        -- ones before it), walked in the thread's order from the match, so
+        -- that another person's memories in the thread neither count nor
+        -- take part. Of those, the ones that hold a query word, each with
+        -- the word's weight, read from their text as the picks are scored
+        -- (memory_term_weights: the postings' weights). memories_thread_seen
+        -- carries what memory_visible reads and the text, so the walks read
+        -- the thread's index alone; the overlap with the query's words is
+        -- checked before any word is weighed.
+        SELECT m.id, m.created_at, m.source_key, t.term, t.idf, mt.impact
         FROM th
         CROSS JOIN LATERAL (
-            SELECT x.observed_at AS at, x.id FROM (
-                SELECT r.observed_at, r.id FROM memories r
-                WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
-                  AND (r.observed_at, r.id) <= (th.observed_at, th.id)
-                  AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
-                ORDER BY r.observed_at DESC, r.id DESC LIMIT recall_thread_window() + 1) x
-            ORDER BY x.observed_at, x.id LIMIT 1) lo
-        CROSS JOIN LATERAL (
-            SELECT x.observed_at AS at, x.id FROM (
-                (SELECT r.observed_at, r.id FROM memories r
-                 WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
-                   AND (r.observed_at, r.id) > (th.observed_at, th.id)
-                   AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
-                 ORDER BY r.observed_at, r.id LIMIT recall_thread_window())
-                UNION ALL SELECT th.observed_at, th.id) x
-            ORDER BY x.observed_at DESC, x.id DESC LIMIT 1) hi
-    ), hits AS (
-        -- The window's memories that hold a query word, from the thread's
-        -- postings, with the word's weight: each word's range read by its
-        -- key, whole. Between the window's visible memories the range may
-        -- hold any number that the asker may not see, which seen drops: a
-        -- limit here would let them crowd visible ones out.
-        SELECT w.team_id, w.source_key, p.id, t.term, t.idf, p.impact
-        FROM win w
-        CROSS JOIN unnest(terms, idfs) AS t(term, idf)
-        CROSS JOIN LATERAL (
-            SELECT mp.id, mp.impact FROM memory_postings mp
-            WHERE mp.thread = w.thread AND mp.term = t.term
-              AND (mp.observed_at, mp.id) >= (w.lo_at, w.lo_id) AND (mp.observed_at, mp.id) <= (w.hi_at, w.hi_id)
-            ORDER BY mp.observed_at, mp.id
-        ) p
-    ), seen AS (
-        -- Only the matches are read from the table: those the asker may
-        -- see, and of this thread (memory_thread is a hash).
-        SELECT m.id, m.created_at, m.team_id, m.source_key
-        FROM (SELECT DISTINCT h.id FROM hits h) h
-        CROSS JOIN LATERAL (SELECT r.* FROM memories r WHERE r.id = h.id) m
-        WHERE memory_visible(m, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
-    ), tm AS (
-        SELECT s.id, s.created_at, s.source_key, h.term, h.idf, h.impact
-        FROM hits h JOIN seen s ON s.id = h.id AND s.team_id = h.team_id AND s.source_key = h.source_key
+            (SELECT r.id, r.created_at, r.source_key, r.search FROM memories r
+             WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
+               AND (r.observed_at, r.id) <= (th.observed_at, th.id)
+               AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
+             ORDER BY r.observed_at DESC, r.id DESC LIMIT recall_thread_window() + 1)
+            UNION ALL
+            (SELECT r.id, r.created_at, r.source_key, r.search FROM memories r
+             WHERE r.team_id = th.team_id AND r.source_key = th.source_key AND r.archived_at IS NULL
+               AND (r.observed_at, r.id) > (th.observed_at, th.id)
+               AND memory_visible(r, v_team, v_actor, v_channel, v_source_key, v_private, v_apply, v_only)
+             ORDER BY r.observed_at, r.id LIMIT recall_thread_window())
+        ) m
+        CROSS JOIN LATERAL memory_term_weights(m.search, terms) mt
+        JOIN unnest(terms, idfs) AS t(term, idf) ON t.term = mt.term
+        WHERE m.search @@ anyq
     ), ts AS (
         SELECT x.source_key, sum(x.idf * x.imp) * sum(x.idf) / total AS s
         FROM (SELECT tm.source_key, tm.term, max(tm.idf) AS idf, max(tm.impact) AS imp FROM tm GROUP BY 1, 2) x
