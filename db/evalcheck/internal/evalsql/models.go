@@ -125,13 +125,11 @@ type MemoryPartStat struct {
 }
 
 type MemoryPosting struct {
-	At         time.Time `json:"at"`
-	ObservedAt time.Time `json:"observedAt"`
-	Thread     int64     `json:"thread"`
-	ID         uuid.UUID `json:"id"`
-	Impact     float32   `json:"impact"`
-	Part       int32     `json:"part"`
-	Term       string    `json:"term"`
+	At     time.Time `json:"at"`
+	ID     uuid.UUID `json:"id"`
+	Impact float32   `json:"impact"`
+	Part   int32     `json:"part"`
+	Term   string    `json:"term"`
 }
 
 type MemoryRow struct {
