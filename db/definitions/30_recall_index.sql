@@ -1,11 +1,12 @@
 -- requires: 10_recall_terms.sql
 --
 -- Recall's index: every memory's words in its visibility partition
--- (memory_postings, one row per memory and word), the partitions' statistics (memory_term_stats,
--- memory_part_stats), and its team's vocabulary (memory_vocab), kept
--- in step with memories by triggers, in the writing statement's own
--- transaction: a memory is findable by the next query on any connection,
--- and one forgotten, archived or deleted leaves the statistics at once.
+-- (memory_postings, one row per memory and word), the partitions'
+-- statistics (memory_term_stats, memory_part_stats), and its team's
+-- vocabulary (memory_vocab), kept in step with memories by triggers, in
+-- the writing statement's own transaction: a memory is findable by the
+-- next query on any connection, and one forgotten, archived or deleted
+-- leaves the statistics at once.
 -- See docs/architecture.md, "How recall ranks".
 --
 -- A repeatable definition (db/migrate.go): re-applied whenever this file

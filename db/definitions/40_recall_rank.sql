@@ -281,8 +281,9 @@ BEGIN
     -- busy channel, while its thread holds the others ("Melanie", "got
     -- into"). So the thread of each of the best recall_thread_matches
     -- matches is read around its best match (recall_thread_window memories
-    -- either side), and scored as a whole: per query word, the best weight any of its matching memories gives it,
-    -- with the same share-of-the-query factor as a memory. Every memory
+    -- either side), and scored as a whole: per query word, the best
+    -- weight any of its matching memories gives it, with the same
+    -- share-of-the-query factor as a memory. Every memory
     -- of that window that matches a word joins the candidates, scored
     -- exactly, and each candidate gains recall_thread_prior of its thread's
     -- score. This is what keeps a
