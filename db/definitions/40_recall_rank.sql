@@ -240,15 +240,26 @@ BEGIN
                                            m.channel_id, m.visibility, m.sensitive FROM memories m WHERE m.id = t.id) r
                 WHERE memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
                 UNION
-                SELECT r.ctid, r.id FROM memories r
-                WHERE r.channel_id = v_channel AND v_channel <> '' AND r.scope IN ('channel', 'workspace')
-                  AND r.archived_at IS NULL AND r.search @@ allq AND r.team_id || '' = v_team
-                  AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+                -- (A text index is read by a bitmap, and so the table in
+                -- its order: each of these two stops at the pick first
+                -- matches, which are the ones the last ORDER BY keeps,
+                -- instead of reading every match from the table: 1,171
+                -- rows and 4 ms for 38 at a million, where the words are
+                -- common together. So the others' filters are applied
+                -- here too, before the LIMIT.)
+                (SELECT r.ctid, r.id FROM memories r
+                 WHERE r.channel_id = v_channel AND v_channel <> '' AND r.scope IN ('channel', 'workspace')
+                   AND r.archived_at IS NULL AND r.search @@ allq AND r.team_id || '' = v_team
+                   AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+                   AND r.id <> ALL(coalesce(ids, '{}')) AND r.id NOT IN (SELECT unnest(gone))
+                 LIMIT pick)
                 UNION
-                SELECT r.ctid, r.id FROM memories r
-                WHERE r.scope = 'workspace' AND r.visibility = 'public' AND r.sensitive = ''
-                  AND r.archived_at IS NULL AND r.search @@ allq AND r.team_id || '' = v_team
-                  AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+                (SELECT r.ctid, r.id FROM memories r
+                 WHERE r.scope = 'workspace' AND r.visibility = 'public' AND r.sensitive = ''
+                   AND r.archived_at IS NULL AND r.search @@ allq AND r.team_id || '' = v_team
+                   AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
+                   AND r.id <> ALL(coalesce(ids, '{}')) AND r.id NOT IN (SELECT unnest(gone))
+                 LIMIT pick)
             ) x
             WHERE x.id <> ALL(coalesce(ids, '{}')) AND x.id NOT IN (SELECT unnest(gone))
             ORDER BY x.tid

@@ -1022,8 +1022,11 @@ WITH parts AS (
     FROM (SELECT memory_parts($1::text, $2::text, $3::text, $4::text, $5::text) AS p) x
 ), gone AS MATERIALIZED (
     -- Memories of those partitions past their expiry, not yet swept: their
-    -- words are no one's to correct a typo to.
-    SELECT e.search FROM parts, memory_expired(parts.p) AS e(id, search)
+    -- words are no one's to correct a typo to. (Their words as arrays,
+    -- made once: the checks below read them for each word and each
+    -- candidate correction, 0.65 ms a read at a million memories when
+    -- each read made them again.)
+    SELECT tsvector_to_array(e.search) AS lex FROM parts, memory_expired(parts.p) AS e(id, search)
 ), lex AS (
     SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector('english', $6::text))) AS l
 ), fixes AS (
@@ -1036,13 +1039,13 @@ WITH parts AS (
         SELECT v.term FROM memory_vocab v
         WHERE v.team = $1::text AND (v.term || '') % w.x
           AND (SELECT coalesce(sum(s.df), 0) FROM memory_term_stats s, parts WHERE s.part = ANY(parts.ids) AND s.term = v.term)
-              > (SELECT count(*) FROM gone WHERE v.term = ANY(tsvector_to_array(gone.search)))
+              > (SELECT count(*) FROM gone WHERE v.term = ANY(gone.lex))
         ORDER BY similarity(v.term, w.x) DESC, v.term
         LIMIT 2
     ) f
     WHERE length(w.x) >= 3
       AND (SELECT coalesce(sum(k.df), 0) FROM memory_term_stats k, parts WHERE k.part = ANY(parts.ids) AND k.term = w.x)
-          <= (SELECT count(*) FROM gone WHERE w.x = ANY(tsvector_to_array(gone.search)))
+          <= (SELECT count(*) FROM gone WHERE w.x = ANY(gone.lex))
 ), terms AS (
     SELECT coalesce(array_agg(DISTINCT t.t), '{}')::text[] AS t FROM (SELECT l AS t FROM lex UNION SELECT term FROM fixes) t
 ), bm AS (
