@@ -117,6 +117,27 @@ func TestRecallPlansReadNoTableWhole(t *testing.T) {
 							"the all-words pass reads %v:\n%s", n["Index Name"], plan)
 					}
 				})
+				// Each text index's read stops at the pass's picks: the
+				// table is read under a Limit of its own, below the union of
+				// the partitions' reads, not every match of a place.
+				heaps := 0
+				walkUp(root(t, "["+plan+"]"), nil, func(n map[string]any, up []map[string]any) {
+					if n["Node Type"] != "Bitmap Heap Scan" {
+						return
+					}
+					heaps++
+					for i := len(up) - 1; i >= 0; i-- {
+						switch up[i]["Node Type"] {
+						case "Result":
+							continue
+						case "Limit":
+							return
+						}
+						break
+					}
+					require.Fail(t, "the all-words pass reads every match of a place from the table", "%s", plan)
+				})
+				require.Positive(t, heaps, "the all-words pass read a text index:\n%s", plan)
 			}
 			// The memories past their expiry are read by the asker's
 			// partitions, not every one of the team's and then filtered.
@@ -345,6 +366,18 @@ func indexReads(t *testing.T, plan string, max int) []string {
 }
 
 func max1(f float64) float64 { return math.Max(f, 1) }
+
+// walkUp calls f on every node of a plan with the nodes above it, the
+// nearest last.
+func walkUp(n map[string]any, up []map[string]any, f func(n map[string]any, up []map[string]any)) {
+	f(n, up)
+	kids, _ := n["Plans"].([]any)
+	for _, k := range kids {
+		if m, ok := k.(map[string]any); ok {
+			walkUp(m, append(up[:len(up):len(up)], n), f)
+		}
+	}
+}
 
 func walk(n map[string]any, f func(map[string]any)) {
 	f(n)
