@@ -19,10 +19,17 @@
 -- built on may have changed (PostgreSQL does not rebuild an index when
 -- its function is replaced).
 
--- A memory's words, each as "place word" (a lexeme holds no space).
+-- Words as the indexes key them: "place word" (a lexeme holds no space).
+-- The question's words are looked up the same way.
+CREATE OR REPLACE FUNCTION memory_place_terms(place text, terms text[])
+RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT ARRAY(SELECT place || ' ' || w FROM unnest(terms) AS w)
+$$;
+
+-- A memory's words, keyed by place.
 CREATE OR REPLACE FUNCTION memory_place_words(place text, search tsvector)
 RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT ARRAY(SELECT place || ' ' || w FROM unnest(tsvector_to_array(search)) AS w)
+    SELECT memory_place_terms(place, tsvector_to_array(search))
 $$;
 
 DROP INDEX IF EXISTS memories_words_place;

@@ -222,9 +222,9 @@ BEGIN
     -- team's rows, or the channel's: 35,807 rows and 12 ms.)
     IF kth < bound AND cardinality(terms) > 1 THEN
         allq := recall_words_query(terms, '&');
-        -- Every word as the two text indexes key it (memory_place_words).
-        place_words := ARRAY(SELECT v_channel || ' ' || x FROM unnest(terms) AS x);
-        team_words := ARRAY(SELECT v_team || ' ' || x FROM unnest(terms) AS x);
+        -- Every word as the two text indexes key it.
+        place_words := memory_place_terms(v_channel, terms);
+        team_words := memory_place_terms(v_team, terms);
         WITH every AS (
             SELECT x.id FROM (
                 -- (Matched on the B-trees' copy of the text, so that only
