@@ -531,3 +531,37 @@ func actions(es []memory.Event) []string {
 	}
 	return out
 }
+
+// A write reads the subject's similar memories under its lock, and only a
+// write that meets some is decided (outside the transaction) and read for
+// again: the model sees what the locked read met, and a new memory that
+// meets none costs one read.
+func TestAWriteIsDecidedOnlyWhenItMeetsSimilarMemories(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	rec := &testdb.Recorder{Prefix: "Memory"}
+	adj := &scriptedDecider{decide: func(string, []memory.Memory) memory.Decision {
+		return memory.Decision{Action: memory.ActionAdd}
+	}}
+	store := memory.New(db.New(d.Traced(t, rec)), memory.Options{Decider: adj})
+	ctx := context.Background()
+	remember := func(content string) (checks int) {
+		before := len(rec.Got())
+		out, err := store.Remember(ctx, memory.WriteRequest{Actor: user("UA"), Place: dmAlice, Kind: memory.KindPreference,
+			Content: content, WrittenBy: provenance.ByExplicit})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		for _, s := range rec.Got()[before:] {
+			if s.Name == "MemoryFindSimilar" {
+				checks++
+			}
+		}
+		return checks
+	}
+	require.Equal(t, 1, remember("Prefers terse PR summaries"), "a memory that meets none is read for once")
+	require.Empty(t, adj.calls, "nothing to decide")
+	require.Equal(t, 2, remember("Prefers terse PR summaries with links"), "decided, then read for again under the lock")
+	require.Len(t, adj.calls, 1)
+	require.Len(t, adj.calls[0], 1)
+	require.Equal(t, "Prefers terse PR summaries", adj.calls[0][0].Content, "the model is shown what the locked read met")
+}

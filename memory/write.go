@@ -26,6 +26,13 @@ import (
 //     (whose merged text goes through stage 3 again) or a supersession;
 //  5. persist: one short transaction under the subject's lock.
 //
+// Stage 5 reads the subject's similar memories under its lock in any case
+// (a duplicate may have been stored meanwhile), so a write is persisted
+// first: one that meets no similar memory it could be compared with, as
+// most don't, is new and stored at once, and one that meets some leaves
+// its transaction with them, is decided, and is persisted again. Stage 4
+// reads nothing of its own.
+//
 // Every model call runs in stages 3 and 4, before the transaction opens. A
 // review that can't complete is ErrReviewUnavailable and stores nothing.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
@@ -44,16 +51,21 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		return w.outcome(Rejected, v.reason, nil), nil
 	}
 	w.accept(v, req.ExpiresAt == nil, s.now())
-	p, err := s.decide(ctx, &w)
+	out, met, err := s.persist(ctx, w, plan{action: ActionAdd, first: true})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("remember: %w", err)
 	}
-	if p.status != "" {
-		return w.outcome(p.status, p.reason, p.existing), nil
-	}
-	out, err := s.persist(ctx, w, p)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("remember: %w", err)
+	if met != nil {
+		p, err := s.decide(ctx, &w, met)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("remember: %w", err)
+		}
+		if p.status != "" {
+			return w.outcome(p.status, p.reason, p.existing), nil
+		}
+		if out, _, err = s.persist(ctx, w, p); err != nil {
+			return Outcome{}, fmt.Errorf("remember: %w", err)
+		}
 	}
 	if out.Status == Stored {
 		s.changed(*out.Memory)
@@ -200,6 +212,9 @@ type plan struct {
 	existing *Memory
 	action   Action
 	replaces []uuid.UUID
+	// first is a persist before any decision: it stores only a write that
+	// meets no candidate to decide against.
+	first bool
 }
 
 // MaxCandidates is how many of the subject's similar memories a write is
@@ -219,15 +234,9 @@ const DuplicateSimilarity = 0.6
 // one that can't answer fails the write closed. An update's merged text is
 // reviewed as a new write is, and keeps the most private visibility and the
 // strongest sensitivity of its sources.
-func (s *Store) decide(ctx context.Context, w *write) (plan, error) {
-	found, err := s.db.Memories().FindSimilar(ctx, w.similar())
-	if err != nil {
-		return plan{}, err
-	}
-	cands := candidates(*w, found)
-	if dup := duplicateOf(cands, w.norm); dup != nil {
-		return plan{status: Duplicate, reason: "already remembered", existing: dup}, nil
-	}
+//
+// cands are the candidates persist met (no duplicate among them).
+func (s *Store) decide(ctx context.Context, w *write, cands []db.Similar) (plan, error) {
 	if s.decider == nil || len(cands) == 0 {
 		return plan{action: ActionAdd}, nil
 	}
@@ -349,9 +358,11 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 }
 
 // persist is stage 5: one short transaction that takes the subject's lock,
-// re-checks for a duplicate another writer may have stored since stage 4,
-// inserts the memory with its history and archives what it replaces.
-func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, error) {
+// checks for a duplicate (another writer may have stored one since stage
+// 4), inserts the memory with its history and archives what it replaces.
+// A first persist (p.first) that meets candidates a Decider should see
+// stores nothing and returns them (met), for stage 4.
+func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Similar, error) {
 	path, ins := string(PathOf(w.req.WrittenBy)), w.insert(s.now())
 	ins.Created = &db.Creation{Path: path, Reason: w.note}
 	action, archived, reason := "supersede", "superseded", "superseded by a newer memory"
@@ -362,7 +373,8 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, error) {
 		row  db.Memory
 		old  []db.Memory
 		dup  *Memory
-		kept bool // the same words, kept where this place may not see them
+		kept bool         // the same words, kept where this place may not see them
+		met  []db.Similar // candidates for a decision, on a first persist
 	)
 	err := s.db.InTx(ctx, func(tx *db.Tx) error {
 		mem := tx.Memories()
@@ -373,7 +385,12 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, error) {
 		if err != nil {
 			return err
 		}
-		if dup = duplicateOf(candidates(w, found), w.norm); dup != nil {
+		cands := candidates(w, found)
+		if dup = duplicateOf(cands, w.norm); dup != nil {
+			return nil
+		}
+		if p.first && s.decider != nil && len(cands) > 0 {
+			met = cands
 			return nil
 		}
 		row, err = mem.Insert(ctx, ins)
@@ -401,16 +418,18 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, error) {
 	})
 	switch {
 	case err != nil:
-		return Outcome{}, err
+		return Outcome{}, nil, err
 	case dup != nil || kept:
-		return w.outcome(Duplicate, "already remembered", dup), nil
+		return w.outcome(Duplicate, "already remembered", dup), nil, nil
+	case met != nil:
+		return Outcome{}, met, nil
 	}
 	m := fromRow(row)
 	out := w.outcome(Stored, "", &m)
 	for _, o := range old {
 		out.Superseded = append(out.Superseded, fromRow(o))
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // insert is the row w becomes.
