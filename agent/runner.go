@@ -287,21 +287,22 @@ func (r *Runner) Take(ctx context.Context, p Post, s Surface, lease db.Lease, tt
 			span.End()
 		}
 	}()
-	if p.Key.Root != p.TS {
-		// Slack is read before the batch, never inside it.
-		if err := r.readThread(ctx, p, s); err != nil {
-			r.log.Warn().Err(err).Str("source_key", p.Key.SourceKey()).Msg("thread backfill failed; continuing with what is logged")
-		}
-	}
-	// Recall needs only the post, so it runs while the post is taken up,
-	// on a connection of its own, and is joined before Take returns; it is
-	// wasted only when the thread is busy or the turn already decided.
+	// Recall needs only the post, so it runs while the thread is read from
+	// Slack and the post is taken up, on a connection of its own, and is
+	// joined before Take returns; it is wasted only when the thread is busy
+	// or the turn already decided.
 	var tk Taken
 	var wg sync.WaitGroup
 	if r.agent != nil && utf8.RuneCountInString(p.Text) <= MaxMessageChars {
 		wg.Go(func() {
 			tk.recalled = r.agent.Recall(ctx, r.invocation(p, 0), StoredText(p.Text))
 		})
+	}
+	if p.Key.Root != p.TS {
+		// Slack is read before the batch, never inside it.
+		if err := r.readThread(ctx, p, s); err != nil {
+			r.log.Warn().Err(err).Str("source_key", p.Key.SourceKey()).Msg("thread backfill failed; continuing with what is logged")
+		}
 	}
 	taken, err := r.db.Turns().Take(ctx, db.TurnTake{
 		Start: db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID},

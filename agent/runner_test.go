@@ -341,3 +341,50 @@ func TestAWaitingPostIsAnsweredLast(t *testing.T) {
 	require.Contains(t, last[len(last)-1].Text, "second question")
 	require.Equal(t, llm.RoleUser, last[len(last)-1].Role)
 }
+
+// recallSignal is a Recaller that says when a recall has started.
+type recallSignal struct {
+	once    sync.Once
+	started chan struct{}
+}
+
+func (r *recallSignal) ForPrompt(context.Context, memory.Viewer, string) ([]memory.Memory, error) {
+	r.once.Do(func() { close(r.started) })
+	return nil, nil
+}
+
+// slowThread is a Slack thread whose first read waits until a recall has
+// started, or gives up after a while, as a slow conversations.replies does.
+type slowThread struct {
+	*recordingSurface
+	recall     <-chan struct{}
+	overlapped bool
+}
+
+func (s *slowThread) Backfill(context.Context, threads.Key, threads.TS, int) ([]threads.Message, error) {
+	select {
+	case <-s.recall:
+		s.overlapped = true
+	case <-time.After(5 * time.Second):
+	}
+	return nil, nil
+}
+
+// Recall needs only the post: a reply in a thread the bot has not seen
+// yet is recalled for while the thread is read from Slack, not after.
+func TestRecallRunsWhileTheThreadIsRead(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	rec := &recallSignal{started: make(chan struct{})}
+	a := agent.New(agent.Options{Model: llm.NewAnthropic("k", fakellm.New(t, scripted.Memory()).URL, "m"), Registry: tools.NewRegistry(), Recall: rec})
+	r := agent.NewRunner(d.DB, a, agent.RunnerOptions{Logger: zerolog.Nop()})
+	s := &slowThread{recordingSurface: newSurface(), recall: rec.started}
+
+	p := post("1800000000.000100", "what did we decide about the deploy freeze?")
+	p.TS = "1800000000.000200" // a reply: the thread is read first
+	lease := db.Lease{SourceKey: p.Key.SourceKey(), PostTS: string(p.TS), JobID: 1, Holder: "test", ExpiresAt: time.Now().Add(time.Minute)}
+	tk, err := r.Take(context.Background(), p, s, lease, time.Minute)
+	require.NoError(t, err)
+	require.True(t, tk.Leased)
+	require.True(t, s.overlapped, "the recall started only after the thread was read")
+}
