@@ -33,7 +33,7 @@ import (
 // its transaction with them, is decided, and is persisted again. Stage 4
 // reads nothing of its own.
 //
-// Every model call runs in stages 3 and 4, before the transaction opens. A
+// Every model call runs in stages 3 and 4, outside any transaction. A
 // review that can't complete is ErrReviewUnavailable and stores nothing.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
 	if !req.Actor.IsHuman() {
@@ -235,11 +235,9 @@ const DuplicateSimilarity = 0.6
 // reviewed as a new write is, and keeps the most private visibility and the
 // strongest sensitivity of its sources.
 //
-// cands are the candidates persist met (no duplicate among them).
+// cands are the candidates a first persist met (at least one, no
+// duplicate among them); it returns them only when there is a Decider.
 func (s *Store) decide(ctx context.Context, w *write, cands []db.Similar) (plan, error) {
-	if s.decider == nil || len(cands) == 0 {
-		return plan{action: ActionAdd}, nil
-	}
 	ms := make([]Memory, 0, len(cands))
 	for _, c := range cands {
 		ms = append(ms, fromRow(c.Memory))
