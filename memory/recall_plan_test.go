@@ -219,6 +219,77 @@ func TestDuplicateCheckReadsMatchesNotTheSubject(t *testing.T) {
 	require.Less(t, check("Moved to the payments team in Lisbon this spring"), 200)
 }
 
+// A channel's id is not its workspace's alone: a Slack Connect channel
+// keeps one id in every organization that shares it, and each stores its
+// own memories there. Auto-recall's fill and the recall tool's listing
+// (a channel's newest memories) read the asker's team's rows of that
+// channel, not the channel's newest of every team filtered by the team:
+// here the asker's workspace holds 300 of the channel's memories, all
+// older than five other workspaces' 15,000. Both plans are generic,
+// chosen once per connection on the statistics of the moment, so each is
+// checked twice: as chosen with every index, and once the team's
+// newest-first index is gone. On the parent commit the search's plan
+// walked memories_channel backwards through the 15,000 (in LoCoMo's noisy
+// shape, five teams of 100,000 in one channel id, 57 to 76 ms a question).
+func TestChannelNewestReadsTheAskersTeamOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	now := time.Now()
+	const mine, theirs = 300, 15_000
+	require.NoError(t, corpus.LoadRows(ctx, d.Pool, mine+theirs, func(i int) corpus.Row {
+		team, actor, at := "TA", "UA", now.Add(-time.Duration(mine+theirs+1000-i)*time.Minute)
+		if i >= mine {
+			other := string(rune('B' + i%5))
+			team, actor = "T"+other, "U"+other
+		}
+		content := fmt.Sprintf("Release note %d: the payments service shipped build %d", i, i*7)
+		return corpus.Row{
+			ID: uuid.New(), Team: team, Scope: "channel", SubjectType: "channel", SubjectID: "CSHARED", Kind: "knowledge",
+			Content: content, Normalized: strings.ToLower(content),
+			SourceKey: fmt.Sprintf("slack:%s:CSHARED:17000%05d.000100", team, i/20), ChannelID: "CSHARED", Visibility: "public",
+			ActorID: actor, ActorName: actor, WrittenBy: "explicit", MessageTS: fmt.Sprintf("17000%05d.000100", i/20),
+			ObservedAt: at, CreatedAt: at, IdempotencyKey: fmt.Sprintf("k%d", i),
+		}
+	}))
+
+	rec := &testdb.Recorder{Prefix: "Memory"}
+	store := memory.New(db.New(d.Traced(t, rec)), memory.Options{})
+	asker := provenance.Actor{Kind: provenance.KindUser, Team: "TA", ID: "UA", Name: "Alice"}
+	v := memory.ViewerAt(asker, provenance.Place{Team: "TA", Channel: "CSHARED", SourceKey: "slack:TA:CSHARED:1800000000.000100", Visibility: provenance.Public})
+	got, err := store.ForPrompt(ctx, v, "what did we decide about the offsite?")
+	require.NoError(t, err)
+	require.NotEmpty(t, got, "the fill recalls the channel's newest memories")
+	listed, err := store.Search(ctx, v, "", 20, false)
+	require.NoError(t, err)
+	require.Len(t, listed, 20)
+	for _, m := range listed {
+		require.Equal(t, "TA", m.Team)
+	}
+	stmts := map[string]testdb.Statement{}
+	for _, s := range rec.Got() {
+		if s.Name == "MemorySearch" || s.Name == "MemoryRecent" {
+			stmts[s.Name] = s
+		}
+	}
+	require.Len(t, stmts, 2, "auto-recall searched and the tool listed")
+
+	// Control: a read of the channel's newest that filters by the team
+	// passes the other teams' rows, and this count sees them.
+	control := explain(t, d.Pool, testdb.Statement{Name: "control", SQL: `SELECT id FROM memories WHERE channel_id = 'CSHARED'
+		AND team_id || '' = $1 ORDER BY created_at DESC LIMIT 10`, Args: []any{"TA"}})
+	require.GreaterOrEqual(t, memoriesRead(t, control), theirs)
+
+	for name, s := range stmts {
+		require.Less(t, memoriesRead(t, explain(t, d.Pool, s)), 1000, "%s, with every index", name)
+	}
+	_, err = d.Pool.Exec(ctx, "DROP INDEX memories_newest")
+	require.NoError(t, err)
+	for name, s := range stmts {
+		require.Less(t, memoriesRead(t, explain(t, d.Pool, s)), 1000, "%s, without the team's newest-first index", name)
+	}
+}
+
 // memoriesRead is how many rows of memories a plan read: those it
 // returned and those its filters removed.
 func memoriesRead(t *testing.T, plan string) int {
