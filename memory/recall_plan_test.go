@@ -290,6 +290,74 @@ func TestChannelNewestReadsTheAskersTeamOnly(t *testing.T) {
 	}
 }
 
+// Recall's all-words pass reads a channel's memories that hold every word
+// of the question through a text index keyed by place and word; in a
+// channel that other workspaces share (Slack Connect), the place is the
+// asker's team's part of it. Here the asker's workspace holds 5 memories
+// with both of the question's words (among 400 with one), and five other
+// workspaces 15,000 in the same channel id: the index's read is the 5, not
+// the channel's 15,005 filtered by team one row at a time (the parent
+// commit's).
+func TestAllWordsPassReadsTheAskersTeamOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	now := time.Now()
+	const mine, both, theirs = 400, 5, 15_000
+	require.NoError(t, corpus.LoadRows(ctx, d.Pool, mine+both+theirs, func(i int) corpus.Row {
+		team, actor, at := "TA", "UA", now.Add(-time.Duration(mine+both+theirs+1000-i)*time.Minute)
+		var content string
+		switch {
+		case i < mine/2:
+			content = fmt.Sprintf("Kestrel %d", i)
+		case i < mine:
+			content = fmt.Sprintf("Marmalade %d", i)
+		case i < mine+both:
+			// Both words, in a long text: each weighs less here than in
+			// the short ones, so neither word's best postings reach it.
+			content = fmt.Sprintf("After the long planning review of the quarter's vendors and budgets, the kestrel team finally ordered the marmalade crates, batch %d", i)
+		default:
+			other := string(rune('B' + i%5))
+			team, actor = "T"+other, "U"+other
+			content = fmt.Sprintf("Kestrel marmalade %d", i)
+		}
+		return corpus.Row{
+			ID: uuid.New(), Team: team, Scope: "channel", SubjectType: "channel", SubjectID: "CSHARED", Kind: "knowledge",
+			Content: content, Normalized: strings.ToLower(content),
+			SourceKey: fmt.Sprintf("slack:%s:CSHARED:17000%05d.000100", team, i/20), ChannelID: "CSHARED", Visibility: "public",
+			ActorID: actor, ActorName: actor, WrittenBy: "explicit", MessageTS: fmt.Sprintf("17000%05d.000100", i/20),
+			ObservedAt: at, CreatedAt: at, IdempotencyKey: fmt.Sprintf("k%d", i),
+		}
+	}))
+
+	rec := &testdb.Recorder{Prefix: "Memory"}
+	store := memory.New(db.New(d.Traced(t, rec)), memory.Options{})
+	asker := provenance.Actor{Kind: provenance.KindUser, Team: "TA", ID: "UA", Name: "Alice"}
+	v := memory.ViewerAt(asker, provenance.Place{Team: "TA", Channel: "CSHARED", SourceKey: "slack:TA:CSHARED:1800000000.000100", Visibility: provenance.Public})
+	got, err := store.Search(ctx, v, "kestrel marmalade", 10, false)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	require.Contains(t, got[0].Content, "crates", "the all-words pass found the memories that hold both words")
+	var search *testdb.Statement
+	for _, s := range rec.Got() {
+		if s.Name == "MemorySearch" {
+			search = &s
+		}
+	}
+	require.NotNil(t, search)
+
+	read := -1.0
+	for _, plan := range explainNested(t, d.URL, *search) {
+		walk(root(t, "["+plan+"]"), func(n map[string]any) {
+			if n["Node Type"] == "Bitmap Index Scan" && n["Index Name"] == "memories_words_place" {
+				read, _ = n["Actual Rows"].(float64)
+			}
+		})
+	}
+	require.GreaterOrEqual(t, read, float64(both), "the all-words pass read the channel's text index")
+	require.Less(t, read, float64(1000), "the all-words pass reads the other teams' matches")
+}
+
 // memoriesRead is how many rows of memories a plan read: those it
 // returned and those its filters removed.
 func memoriesRead(t *testing.T, plan string) int {

@@ -4,8 +4,12 @@
 -- question.
 --
 -- Each is a GIN index of a memory's words, each word prefixed with its
--- place (the channel, or the team), so that a question reads the lists of
--- its place's words alone: one short list per word, intersected. The
+-- place (the team and the channel, or the team), so that a question reads
+-- the lists of its place's words alone: one short list per word,
+-- intersected. A channel's place holds its team: a Slack Connect channel
+-- keeps one id in every organization that shares it, each storing its own
+-- memories under it, and a list keyed by the channel alone held every
+-- team's matches, which the read then filtered out one row at a time. The
 -- indexes they replace (migration 00041) held the channel as a column of
 -- its own beside the words, and the team not at all. A question then
 -- intersected the whole channel's list with its words' lists over every
@@ -33,7 +37,7 @@ RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 DROP INDEX IF EXISTS memories_words_place;
-CREATE INDEX memories_words_place ON memories USING gin (memory_place_words(channel_id, search)) WITH (fastupdate = off)
+CREATE INDEX memories_words_place ON memories USING gin (memory_place_words(team_id || '/' || channel_id, search)) WITH (fastupdate = off)
     WHERE scope IN ('channel', 'workspace') AND archived_at IS NULL;
 
 DROP INDEX IF EXISTS memories_words_workspace;
