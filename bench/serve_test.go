@@ -94,3 +94,13 @@ BenchmarkAckLatency-2   	    2000	   1110600 ns/op	         0.410 bare-p99-ms	  
 	require.Contains(t, row.Baseline, "0.60 ms")
 	require.Contains(t, strings.Join(r.Notes, "\n"), "p99 mnemo 2.40, 3.10")
 }
+
+// The burst's row says how much of its bound the turn limit's rounds
+// take: 50 turns 16 at a time are 4 rounds of the 500 ms model, 2000 ms,
+// against a prediction of 50 ÷ 16 × 500 ms = 1562.5 ms.
+func TestBurstWhyCountsTheRounds(t *testing.T) {
+	predicted := time.Duration(float64(serveConcurrent) / float64(serveMaxTurns) * float64(serveModelDelay))
+	why := burstWhy(predicted, time.Duration(1.3*float64(predicted)))
+	require.Contains(t, why, "4 rounds of the 500 ms model, 2000 ms (1.28× predicted)")
+	require.Contains(t, why, "leaves 7.81 ms a round")
+}
