@@ -88,12 +88,22 @@ BEGIN
     END IF;
     -- The statistics count what the asker may see in these partitions but
     -- the memories past their expiry: those are taken out here, per word.
+    -- Each word is matched as a one-word text query (a binary search of the
+    -- memory's text vector), among the memories that hold any of them:
+    -- turning each expired memory's text vector into an array to look for
+    -- the words made this statement 0.40 ms on average at make bench's
+    -- million (0.64 ms at p95), against 0.31 (0.43) now.
     WITH e AS MATERIALIZED (
-        SELECT x.id, tsvector_to_array(x.search) AS lex FROM memory_expired(parts) x
+        SELECT x.id, x.search FROM memory_expired(parts) x
+    ), hit AS MATERIALIZED (
+        SELECT e.search FROM e WHERE e.search @@ anyq
     )
     SELECT (SELECT coalesce(array_agg(e.id), '{}') FROM e),
-           ARRAY(SELECT count(e.id)::float8 FROM unnest(terms) WITH ORDINALITY AS t(term, ord)
-                 LEFT JOIN e ON t.term = ANY(e.lex) GROUP BY t.ord ORDER BY t.ord)
+           ARRAY(SELECT (SELECT count(*) FROM hit WHERE hit.search @@ t.q)::float8
+                 FROM unnest(ARRAY(SELECT recall_words_query(ARRAY[w.term], '&')
+                                   FROM unnest(terms) WITH ORDINALITY AS w(term, ord) ORDER BY w.ord))
+                      WITH ORDINALITY AS t(q, ord)
+                 ORDER BY t.ord)
     INTO gone, gone_df;
     -- The partitions' numbers in the postings and statistics (a partition
     -- with no memory has no row, and nothing to read).
