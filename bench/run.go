@@ -267,7 +267,13 @@ func addRecall(t *Table, r RecallResult) {
 			target = "—"
 		}
 		if big && s.name != "memory__list" {
-			target, ok = "≤ 10 ms and ≥ 10× faster", met(ratio >= 10 && s.l.P95 <= 10*time.Millisecond)
+			// Auto-recall's is issue #32's (a turn pays it); the tool's is
+			// the earlier 10 ms.
+			limit := 10 * time.Millisecond
+			if s.name == "auto-recall (ForPrompt)" {
+				limit = 8 * time.Millisecond
+			}
+			target, ok = fmt.Sprintf("≤ %s and ≥ 10× faster", ms(limit)), met(ratio >= 10 && s.l.P95 <= limit)
 			why = "see the plans: go test ./memory -run TestRecallPlansReadNoTableWhole -v"
 		}
 		t.Add(Row{Metric: fmt.Sprintf("%s p95 @%s", s.name, size), Target: target, Measured: ms(s.l.P95),
@@ -277,8 +283,15 @@ func addRecall(t *Table, r RecallResult) {
 
 func addRemember(t *Table, rows int, r RememberResult) {
 	size := count(rows)
-	t.Add(Row{Metric: fmt.Sprintf("remember p50 / p95 @%s (no model review)", size), Target: "—",
-		Measured: ms(r.Latency.P50) + " / " + ms(r.Latency.P95), Baseline: "—", Ratio: "—"})
+	// The target is at a million memories; the smaller corpora show the
+	// cost.
+	target, ok := "— (target at 1M)", (*bool)(nil)
+	if rows >= 1_000_000 {
+		target, ok = "p50 ≤ 7 ms", met(r.Latency.P50 <= 7*time.Millisecond)
+	}
+	t.Add(Row{Metric: fmt.Sprintf("remember p50 / p95 @%s (no model review)", size), Target: target,
+		Measured: ms(r.Latency.P50) + " / " + ms(r.Latency.P95), Baseline: "—", Ratio: "—", Met: ok,
+		Why: "a remember's stages, each timed: docs/scale.md, \"Remembering at a million\""})
 	t.Add(Row{Metric: fmt.Sprintf("remember throughput @%s, %d writers", size, r.Writers), Target: "—",
 		Measured: fmt.Sprintf("%.0f /s", r.PerSecond), Baseline: "—", Ratio: "—"})
 	t.Add(Row{Metric: fmt.Sprintf("write-to-visible: stored memories the next search (another connection) missed, of %d", r.Stored),

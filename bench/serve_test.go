@@ -104,3 +104,39 @@ func TestBurstWhyCountsTheRounds(t *testing.T) {
 	require.Contains(t, why, "4 rounds of the 500 ms model, 2000 ms (1.28× predicted)")
 	require.Contains(t, why, "leaves 7.81 ms a round")
 }
+
+// The table judges issue #32's targets at a million memories: auto-recall
+// p95 ≤ 8 ms (the tool keeps its 10 ms), remember p50 ≤ 7 ms, and what a
+// million memories add to a turn ≤ 5 ms at p95; at smaller sizes the rows
+// show the cost and judge nothing.
+func TestTableJudgesTheIssuesTargetsAtAMillion(t *testing.T) {
+	row := func(tb Table, prefix string) Row {
+		for _, r := range tb.Rows {
+			if strings.HasPrefix(r.Metric, prefix) {
+				return r
+			}
+		}
+		require.Failf(t, "no row", "%q", prefix)
+		return Row{}
+	}
+	lat := func(p50, p95 time.Duration) Latency { return Latency{N: 100, P50: p50, P95: p95} }
+	for _, c := range []struct {
+		rows int
+		met  *bool
+	}{{1_000_000, met(false)}, {100_000, nil}} {
+		var tb Table
+		addRecall(&tb, RecallResult{Rows: c.rows, Auto: lat(5*time.Millisecond, 9*time.Millisecond), AutoBaseline: lat(0, 200*time.Millisecond),
+			Tool: lat(5*time.Millisecond, 9*time.Millisecond), ToolBaseline: lat(0, 200*time.Millisecond)})
+		addRemember(&tb, c.rows, RememberResult{Latency: lat(7500*time.Microsecond, 9*time.Millisecond)})
+		addServe(&tb, c.rows, ServeResult{Overhead: lat(10*time.Millisecond, 15*time.Millisecond)}, ServeResult{Overhead: lat(14*time.Millisecond, 21*time.Millisecond)})
+		size := count(c.rows)
+		require.Equal(t, c.met, row(tb, "auto-recall (ForPrompt) p95 @"+size).Met, "9 ms against 8 ms")
+		require.Equal(t, c.met, row(tb, "remember p50 / p95 @"+size).Met, "7.5 ms against 7 ms")
+		added := row(tb, "turn overhead that "+size+" memories add")
+		require.Equal(t, "6.00 ms", added.Measured)
+		require.Equal(t, c.met, added.Met, "6 ms against 5 ms")
+		if c.rows >= 1_000_000 {
+			require.Equal(t, met(true), row(tb, "recall tool (Search) p95 @"+size).Met, "9 ms against the tool's 10 ms")
+		}
+	}
+}
