@@ -235,28 +235,14 @@ func TestChannelNewestReadsTheAskersTeamOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := testdb.New(t)
-	now := time.Now()
 	const mine, theirs = 300, 15_000
-	require.NoError(t, corpus.LoadRows(ctx, d.Pool, mine+theirs, func(i int) corpus.Row {
-		team, actor, at := "TA", "UA", now.Add(-time.Duration(mine+theirs+1000-i)*time.Minute)
-		if i >= mine {
-			other := string(rune('B' + i%5))
-			team, actor = "T"+other, "U"+other
-		}
+	store, rec, v := sharedChannel(t, d, mine+theirs, func(i int) (string, string) {
 		content := fmt.Sprintf("Release note %d: the payments service shipped build %d", i, i*7)
-		return corpus.Row{
-			ID: uuid.New(), Team: team, Scope: "channel", SubjectType: "channel", SubjectID: "CSHARED", Kind: "knowledge",
-			Content: content, Normalized: strings.ToLower(content),
-			SourceKey: fmt.Sprintf("slack:%s:CSHARED:17000%05d.000100", team, i/20), ChannelID: "CSHARED", Visibility: "public",
-			ActorID: actor, ActorName: actor, WrittenBy: "explicit", MessageTS: fmt.Sprintf("17000%05d.000100", i/20),
-			ObservedAt: at, CreatedAt: at, IdempotencyKey: fmt.Sprintf("k%d", i),
+		if i >= mine {
+			return "T" + string(rune('B'+i%5)), content
 		}
-	}))
-
-	rec := &testdb.Recorder{Prefix: "Memory"}
-	store := memory.New(db.New(d.Traced(t, rec)), memory.Options{})
-	asker := provenance.Actor{Kind: provenance.KindUser, Team: "TA", ID: "UA", Name: "Alice"}
-	v := memory.ViewerAt(asker, provenance.Place{Team: "TA", Channel: "CSHARED", SourceKey: "slack:TA:CSHARED:1800000000.000100", Visibility: provenance.Public})
+		return "TA", content
+	})
 	got, err := store.ForPrompt(ctx, v, "what did we decide about the offsite?")
 	require.NoError(t, err)
 	require.NotEmpty(t, got, "the fill recalls the channel's newest memories")
@@ -302,38 +288,20 @@ func TestAllWordsPassReadsTheAskersTeamOnly(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	d := testdb.New(t)
-	now := time.Now()
 	const mine, both, theirs = 400, 5, 15_000
-	require.NoError(t, corpus.LoadRows(ctx, d.Pool, mine+both+theirs, func(i int) corpus.Row {
-		team, actor, at := "TA", "UA", now.Add(-time.Duration(mine+both+theirs+1000-i)*time.Minute)
-		var content string
+	store, rec, v := sharedChannel(t, d, mine+both+theirs, func(i int) (string, string) {
 		switch {
 		case i < mine/2:
-			content = fmt.Sprintf("Kestrel %d", i)
+			return "TA", fmt.Sprintf("Kestrel %d", i)
 		case i < mine:
-			content = fmt.Sprintf("Marmalade %d", i)
+			return "TA", fmt.Sprintf("Marmalade %d", i)
 		case i < mine+both:
 			// Both words, in a long text: each weighs less here than in
 			// the short ones, so neither word's best postings reach it.
-			content = fmt.Sprintf("After the long planning review of the quarter's vendors and budgets, the kestrel team finally ordered the marmalade crates, batch %d", i)
-		default:
-			other := string(rune('B' + i%5))
-			team, actor = "T"+other, "U"+other
-			content = fmt.Sprintf("Kestrel marmalade %d", i)
+			return "TA", fmt.Sprintf("After the long planning review of the quarter's vendors and budgets, the kestrel team finally ordered the marmalade crates, batch %d", i)
 		}
-		return corpus.Row{
-			ID: uuid.New(), Team: team, Scope: "channel", SubjectType: "channel", SubjectID: "CSHARED", Kind: "knowledge",
-			Content: content, Normalized: strings.ToLower(content),
-			SourceKey: fmt.Sprintf("slack:%s:CSHARED:17000%05d.000100", team, i/20), ChannelID: "CSHARED", Visibility: "public",
-			ActorID: actor, ActorName: actor, WrittenBy: "explicit", MessageTS: fmt.Sprintf("17000%05d.000100", i/20),
-			ObservedAt: at, CreatedAt: at, IdempotencyKey: fmt.Sprintf("k%d", i),
-		}
-	}))
-
-	rec := &testdb.Recorder{Prefix: "Memory"}
-	store := memory.New(db.New(d.Traced(t, rec)), memory.Options{})
-	asker := provenance.Actor{Kind: provenance.KindUser, Team: "TA", ID: "UA", Name: "Alice"}
-	v := memory.ViewerAt(asker, provenance.Place{Team: "TA", Channel: "CSHARED", SourceKey: "slack:TA:CSHARED:1800000000.000100", Visibility: provenance.Public})
+		return "T" + string(rune('B'+i%5)), fmt.Sprintf("Kestrel marmalade %d", i)
+	})
 	got, err := store.Search(ctx, v, "kestrel marmalade", 10, false)
 	require.NoError(t, err)
 	require.NotEmpty(t, got)
@@ -356,6 +324,30 @@ func TestAllWordsPassReadsTheAskersTeamOnly(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, read, float64(both), "the all-words pass read the channel's text index")
 	require.Less(t, read, float64(1000), "the all-words pass reads the other teams' matches")
+}
+
+// sharedChannel loads n public channel memories into one channel id,
+// CSHARED, as Slack Connect shares it: memory i is row(i)'s team's, with
+// row(i)'s text, the older the lower i. It returns a store that records
+// its statements, and a viewer in team TA's part of the channel.
+func sharedChannel(t *testing.T, d *testdb.DB, n int, row func(i int) (team, content string)) (*memory.Store, *testdb.Recorder, memory.Viewer) {
+	t.Helper()
+	now := time.Now()
+	require.NoError(t, corpus.LoadRows(context.Background(), d.Pool, n, func(i int) corpus.Row {
+		team, content := row(i)
+		actor, at := "U"+team[1:], now.Add(-time.Duration(n+1000-i)*time.Minute)
+		return corpus.Row{
+			ID: uuid.New(), Team: team, Scope: "channel", SubjectType: "channel", SubjectID: "CSHARED", Kind: "knowledge",
+			Content: content, Normalized: strings.ToLower(content),
+			SourceKey: fmt.Sprintf("slack:%s:CSHARED:17000%05d.000100", team, i/20), ChannelID: "CSHARED", Visibility: "public",
+			ActorID: actor, ActorName: actor, WrittenBy: "explicit", MessageTS: fmt.Sprintf("17000%05d.000100", i/20),
+			ObservedAt: at, CreatedAt: at, IdempotencyKey: fmt.Sprintf("k%d", i),
+		}
+	}))
+	rec := &testdb.Recorder{Prefix: "Memory"}
+	store := memory.New(db.New(d.Traced(t, rec)), memory.Options{})
+	asker := provenance.Actor{Kind: provenance.KindUser, Team: "TA", ID: "UA", Name: "Alice"}
+	return store, rec, memory.ViewerAt(asker, provenance.Place{Team: "TA", Channel: "CSHARED", SourceKey: "slack:TA:CSHARED:1800000000.000100", Visibility: provenance.Public})
 }
 
 // memoriesRead is how many rows of memories a plan read: those it
