@@ -30,6 +30,12 @@ RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT ARRAY(SELECT place || ' ' || w FROM unnest(terms) AS w)
 $$;
 
+-- A channel's place: its team's part of it.
+CREATE OR REPLACE FUNCTION memory_channel_place(team text, channel text)
+RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT team || '/' || channel
+$$;
+
 -- A memory's words, keyed by place.
 CREATE OR REPLACE FUNCTION memory_place_words(place text, search tsvector)
 RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -37,7 +43,7 @@ RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
 $$;
 
 DROP INDEX IF EXISTS memories_words_place;
-CREATE INDEX memories_words_place ON memories USING gin (memory_place_words(team_id || '/' || channel_id, search)) WITH (fastupdate = off)
+CREATE INDEX memories_words_place ON memories USING gin (memory_place_words(memory_channel_place(team_id, channel_id), search)) WITH (fastupdate = off)
     WHERE scope IN ('channel', 'workspace') AND archived_at IS NULL;
 
 DROP INDEX IF EXISTS memories_words_workspace;

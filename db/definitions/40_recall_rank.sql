@@ -233,7 +233,7 @@ BEGIN
     IF kth < bound AND cardinality(terms) > 1 THEN
         allq := recall_words_query(terms, '&');
         -- Every word as the two text indexes key it.
-        place_words := memory_place_terms(v_team || '/' || v_channel, terms);
+        place_words := memory_place_terms(memory_channel_place(v_team, v_channel), terms);
         team_words := memory_place_terms(v_team, terms);
         WITH every AS (
             SELECT x.id FROM (
@@ -267,7 +267,7 @@ BEGIN
                 -- here too, before the LIMIT.)
                 (SELECT r.ctid, r.id FROM memories r
                  WHERE r.channel_id || '' = v_channel AND v_channel <> '' AND r.scope IN ('channel', 'workspace')
-                   AND r.archived_at IS NULL AND memory_place_words(r.team_id || '/' || r.channel_id, r.search) @> place_words
+                   AND r.archived_at IS NULL AND memory_place_words(memory_channel_place(r.team_id, r.channel_id), r.search) @> place_words
                    AND r.team_id || '' = v_team
                    AND memory_part(r.team_id, r.scope, r.subject_type, r.subject_id, r.source_key, r.channel_id, r.visibility, r.sensitive) = ANY(parts)
                    AND r.id <> ALL(coalesce(ids, '{}')) AND r.id NOT IN (SELECT unnest(gone))
