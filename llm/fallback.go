@@ -46,10 +46,12 @@ func (o *OpenAI) structuredMode() structuredMode {
 }
 
 // completeStructured sends req in the cached mode, or finds the mode: a
-// mode the server refuses (HTTP 400 or 422) or ignores (an answer that is
-// not JSON, or no call of the forced tool) moves to the next. Whether the
-// JSON matches the schema is CompleteJSON's to check, not a reason to
-// change modes.
+// mode the server refuses (HTTP 400 or 422) or ignores (a finished answer
+// that is not JSON, or no call of the forced tool) moves to the next. An
+// answer cut off by the output token limit, or empty (a refusal), says
+// nothing about the mode and is returned as it is. Only a mode that gave
+// JSON is kept. Whether the JSON matches the schema is CompleteJSON's to
+// check, not a reason to change modes.
 func (o *OpenAI) completeStructured(ctx context.Context, req Request) (*Response, error) {
 	start := o.structuredMode()
 	var lastErr error
@@ -66,11 +68,18 @@ func (o *OpenAI) completeStructured(ctx context.Context, req Request) (*Response
 			return nil, err
 		}
 		answer, ok := structuredAnswer(resp, req.Schema.Name, mode)
-		if !ok && mode < modePlain {
+		if !ok && mode < modePlain && !unfinished(resp) {
 			o.cfg.logger.Debug().Str("model", o.model).Str("mode", mode.String()).Msg("structured output mode ignored; trying the next")
 			continue
 		}
 		resp.Text, resp.ToolCalls = answer, nil
+		if !ok {
+			// Not JSON, and no sign of which mode the server takes: the
+			// answer is CompleteJSON's to refuse, and the mode stays as it
+			// was, so that one bad answer does not turn the schema off for
+			// every later call.
+			return resp, nil
+		}
 		if prev, ok := structuredModes.Load(o.modeKey()); !ok || prev.(structuredMode) != mode {
 			structuredModes.Store(o.modeKey(), mode)
 			o.cfg.logger.Info().Str("model", o.model).Str("mode", mode.String()).Msg("structured output mode chosen")
@@ -81,6 +90,13 @@ func (o *OpenAI) completeStructured(ctx context.Context, req Request) (*Response
 		return nil, lastErr
 	}
 	return nil, fmt.Errorf("openai: no structured output mode answered")
+}
+
+// unfinished reports an answer that ended before the model finished it
+// (the output token limit, which a reasoning model can spend before it
+// writes a word) or that has nothing in it: a mode's answer to judge it by.
+func unfinished(resp *Response) bool {
+	return resp.StopReason == "length" || (strings.TrimSpace(resp.Text) == "" && len(resp.ToolCalls) == 0)
 }
 
 // structuredAnswer is the JSON text of resp in mode, and whether the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -186,15 +187,9 @@ func TestStructuredOutputFallsBackToWhatTheServerTakes(t *testing.T) {
 				require.NoError(t, llm.CompleteJSON(context.Background(), m, verdictRequest(), &v))
 				require.Equal(t, verdict{Store: true, Reason: "a durable preference"}, v)
 			}
-			var got []string
-			for _, r := range srv.Requests() {
-				switch {
-				case r.ResponseFormat != nil:
-					got = append(got, r.ResponseFormat.Type)
-				case r.ForcedTool() == "verdict":
-					got = append(got, "tool")
-				default:
-					got = append(got, "plain")
+			got := requestModes(srv.Requests())
+			for i, r := range srv.Requests() {
+				if got[i] == "plain" {
 					require.Contains(t, r.System, "must match this JSON Schema", "the prompt names the schema")
 				}
 			}
@@ -203,4 +198,63 @@ func TestStructuredOutputFallsBackToWhatTheServerTakes(t *testing.T) {
 			require.Contains(t, logs.String(), `"mode":"`+c.chosen+`"`)
 		})
 	}
+}
+
+// An answer that is not JSON because the model ran out of output tokens,
+// or one that never is whatever the mode, is an invalid answer: it does
+// not move the model to a mode without the schema for every later call.
+func TestAnInvalidAnswerDoesNotTurnTheSchemaOff(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		bad   fakellm.Reply
+		modes []string // the first call's requests
+	}{
+		// Cut off: the same mode is asked again, and nothing else.
+		{"cut off", fakellm.Reply{JSON: `{"store":tr`, CutOff: true}, []string{"json_schema", "json_schema"}},
+		// Prose in every mode, plain included: each attempt tries them all.
+		{"prose", fakellm.Reply{Text: "It should be stored."},
+			[]string{"json_schema", "json_object", "tool", "plain", "json_schema", "json_object", "tool", "plain"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var fixed atomic.Bool
+			srv := fakellm.New(t, func(int, *fakellm.Request) fakellm.Reply {
+				if fixed.Load() {
+					return fakellm.Reply{JSON: `{"store":true,"reason":"a durable preference"}`}
+				}
+				return c.bad
+			})
+			var logs bytes.Buffer
+			m := llm.NewOpenAI("", srv.URL+"/v1", "cut-model-"+c.name, llm.WithLogger(zerolog.New(&logs)))
+			var v verdict
+			require.ErrorIs(t, llm.CompleteJSON(context.Background(), m, verdictRequest(), &v), llm.ErrInvalidAnswer)
+			require.Equal(t, c.modes, requestModes(srv.Requests()))
+
+			fixed.Store(true)
+			require.NoError(t, llm.CompleteJSON(context.Background(), m, verdictRequest(), &v))
+			require.Equal(t, verdict{Store: true, Reason: "a durable preference"}, v)
+			got := requestModes(srv.Requests())
+			require.Equal(t, "json_schema", got[len(got)-1], "the next call still carries the schema")
+			require.Equal(t, len(c.modes)+1, len(got))
+			require.NotContains(t, logs.String(), `"mode":"plain"`)
+		})
+	}
+}
+
+// requestModes is each request's way of asking for JSON: its
+// response_format type, "tool" or "plain".
+func requestModes(reqs []*fakellm.Request) []string {
+	var got []string
+	for _, r := range reqs {
+		switch {
+		case r.ResponseFormat != nil:
+			got = append(got, r.ResponseFormat.Type)
+		case r.ForcedTool() == "verdict":
+			got = append(got, "tool")
+		default:
+			got = append(got, "plain")
+		}
+	}
+	return got
 }

@@ -80,6 +80,9 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	content, stop := anthropicContent(n, req, reply)
+	if reply.CutOff {
+		stop = "max_tokens"
+	}
 	in, out := usage(req, reply)
 	if req.Stream {
 		anthropicStream(w, body.Model, content, stop, in, out, reply)

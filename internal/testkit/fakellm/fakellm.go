@@ -91,6 +91,10 @@ type Reply struct {
 	// deltas (text or tool input); ErrorAfter sends an error event instead.
 	CutAfter   int
 	ErrorAfter int
+	// CutOff ends the answer as a model that ran out of output tokens:
+	// finish_reason "length" on OpenAI, stop_reason "max_tokens" on
+	// Anthropic.
+	CutOff bool
 
 	// InputTokens and OutputTokens are the usage reported; when zero they are
 	// counted as words of the request and of the answer.

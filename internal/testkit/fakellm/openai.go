@@ -121,6 +121,9 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request) {
 	if len(calls) > 0 {
 		finish = "tool_calls"
 	}
+	if reply.CutOff {
+		finish = "length"
+	}
 	in, out := usage(req, reply)
 	if req.Stream {
 		openaiStream(w, body.Model, text, calls, finish, body.StreamOptions.IncludeUsage, in, out, reply)
