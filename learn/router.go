@@ -1,8 +1,10 @@
 package learn
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-bot/mnemo/memory"
@@ -54,7 +56,8 @@ type Decision struct {
 //     is an instruction by X and X is the turn's only instruction actor.
 //     Otherwise it is dropped, never re-attributed.
 //   - A procedure or knowledge becomes a channel memory (personal in a DM)
-//     when every cited line was written by a person in the thread.
+//     when every cited line was written by one person in the thread.
+//   - Evidence from several people is dropped: a memory has one author.
 //   - Questions, task requests and point-in-time figures are never evidence.
 func Route(p Proposal, lines []Line, instructionActors []string, place provenance.Place) Decision {
 	d := Decision{Proposal: p}
@@ -89,21 +92,30 @@ func Route(p Proposal, lines []Line, instructionActors []string, place provenanc
 			return drop("evidence %d is a question, a request or a point-in-time figure", i)
 		}
 		cited = append(cited, l)
-		d.Evidence = append(d.Evidence, l.Text)
 	}
 	if memory.IsVolatile(p.Content) {
 		return drop("point-in-time data")
 	}
+	// A memory has one author: the one its provenance names and whose
+	// erasure deletes it. Evidence from several people has none that the
+	// lines themselves choose (the model's order of them would), so it is
+	// dropped whatever its kind.
+	slices.SortFunc(cited, func(a, b Line) int { return cmp.Compare(a.Index, b.Index) })
+	for _, l := range cited {
+		d.Evidence = append(d.Evidence, l.Text)
+	}
 	speaker := cited[0].Actor
+	for _, l := range cited {
+		if l.Actor.Team != speaker.Team || l.Actor.ID != speaker.ID {
+			return drop("%s cites several people", p.Kind)
+		}
+	}
 	d.MessageTS = cited[len(cited)-1].TS
 	switch p.Kind {
 	case memory.KindPreference:
 		for _, l := range cited {
 			if l.Authority != provenance.Instruction {
 				return drop("preference cites line %d, which is context, not an instruction", l.Index)
-			}
-			if l.Actor.ID != speaker.ID {
-				return drop("preference cites several people")
 			}
 		}
 		if len(instructionActors) != 1 {

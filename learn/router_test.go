@@ -21,6 +21,8 @@ func TestRoute(t *testing.T) {
 		{Index: 3, Actor: bot, FromBot: true, Authority: provenance.Context, Text: "Deploys go out on Tuesdays", TS: "1800000003.000100"},
 		{Index: 4, Actor: bob, Authority: provenance.Context, Text: "Deploys go out on Tuesdays after QA sign-off.", TS: "1800000004.000100"},
 		{Index: 5, Actor: bob, Authority: provenance.Context, Text: "Signups are at 1200 this week", TS: "1800000005.000100"},
+		{Index: 6, Actor: alice, Authority: provenance.Context, Text: "QA sign-off happens on Mondays.", TS: "1800000006.000100"},
+		{Index: 7, Actor: bob, Authority: provenance.Context, Text: "Staging deploys need a second reviewer.", TS: "1800000007.000100"},
 	}
 	public := provenance.Place{Team: "T1", Channel: "C1", Visibility: provenance.Public}
 	dm := provenance.Place{Team: "T1", Channel: "D1", Visibility: provenance.DM}
@@ -41,6 +43,10 @@ func TestRoute(t *testing.T) {
 		{"bot's words as evidence", Proposal{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays", Evidence: []int{3}}, []string{"UA"}, public, false, "", ""},
 		{"shared procedure by another person", Proposal{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UA"}, public, true, memory.ScopeChannel, "UB"},
 		{"procedure in a DM is personal", Proposal{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{4}}, []string{"UB"}, dm, true, memory.ScopePersonal, "UB"},
+		// Who a memory is attributed to, and so whose erasure deletes it,
+		// is not the model's to choose by the order it cites lines in.
+		{"knowledge citing two people", Proposal{Kind: memory.KindKnowledge, Content: "QA signs off on Mondays and deploys go out on Tuesdays", Evidence: []int{4, 6}}, []string{"UA"}, public, false, "", ""},
+		{"knowledge citing two people, the other order", Proposal{Kind: memory.KindKnowledge, Content: "QA signs off on Mondays and deploys go out on Tuesdays", Evidence: []int{6, 4}}, []string{"UA"}, public, false, "", ""},
 		{"point-in-time figure", Proposal{Kind: memory.KindKnowledge, Content: "Signups are at 1200 this week", Evidence: []int{5}}, []string{"UA"}, public, false, "", ""},
 		{"no evidence", Proposal{Kind: memory.KindKnowledge, Content: "Something", Evidence: nil}, []string{"UA"}, public, false, "", ""},
 		{"evidence out of range", Proposal{Kind: memory.KindKnowledge, Content: "Something", Evidence: []int{42}}, []string{"UA"}, public, false, "", ""},
@@ -70,5 +76,24 @@ func TestIsEvidence(t *testing.T) {
 		"<@U0MNEMO> please review this":                        false,
 	} {
 		require.Equal(t, want, IsEvidence(text), text)
+	}
+}
+
+// A memory's message is its evidence's latest line, whatever order the
+// model cited the lines in.
+func TestRouteTakesTheLatestCitedLine(t *testing.T) {
+	t.Parallel()
+	bob := provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "UB"}
+	lines := []Line{
+		{Index: 0, Actor: bob, Authority: provenance.Context, Text: "Deploys go out on Tuesdays.", TS: "1800000000.000100"},
+		{Index: 1, Actor: bob, Authority: provenance.Context, Text: "They wait for QA sign-off.", TS: "1800000001.000100"},
+	}
+	public := provenance.Place{Team: "T1", Channel: "C1", Visibility: provenance.Public}
+	for _, ev := range [][]int{{0, 1}, {1, 0}} {
+		d := Route(Proposal{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: ev}, lines, []string{"UB"}, public)
+		require.True(t, d.Store, d.Reason)
+		require.Equal(t, "UB", d.Speaker.ID)
+		require.Equal(t, "1800000001.000100", d.MessageTS, "evidence %v", ev)
+		require.Equal(t, []string{"Deploys go out on Tuesdays.", "They wait for QA sign-off."}, d.Evidence, "evidence %v", ev)
 	}
 }
