@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -50,7 +51,7 @@ var ReviewSchema = &llm.Schema{Name: "memory_review", Description: "The verdict 
     "sensitive": {"type": "string", "enum": ["none", "health", "finances", "legal", "sexuality", "religion", "politics", "union", "third_party"], "description": "The sensitive category of what the memory means, whoever it is about and however it is worded; none when it is in no category."},
     "restated": {"type": "string", "description": "When the memory is sensitive only because of one part, such as the reason for a preference, the memory restated without that part; else empty."},
     "cues": {"type": "array", "items": {"type": "string", "maxLength": 60}, "maxItems": 8, "description": "Words and short questions a person would use when this memory is relevant."},
-    "expires": {"type": "string", "description": "ISO 8601 date when the memory states its own end, else empty."}
+    "expires": {"type": "string", "pattern": "^$|^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?)?$", "description": "ISO 8601 date (2026-05-01) or date-time when the memory states its own end, else empty."}
   },
   "required": ["store", "reason", "canonical", "sensitive", "restated", "cues", "expires"],
   "additionalProperties": false
@@ -77,6 +78,17 @@ When storing, give the memory as one canonical, self-contained sentence without 
 	}, &v)
 	if err != nil {
 		return ReviewVerdict{}, fmt.Errorf("memory review: %w", err)
+	}
+	// What the schema can't say: a memory to store has its sentence, and
+	// its end is a date. Either missing is an invalid answer, never the
+	// memory's own text or no end instead.
+	if v.Store && strings.TrimSpace(v.Canonical) == "" {
+		return ReviewVerdict{}, fmt.Errorf("memory review: %w: store without the canonical sentence", llm.ErrInvalidAnswer)
+	}
+	if v.Expires != "" {
+		if _, err := ParseExpiry(v.Expires, time.Time{}); err != nil {
+			return ReviewVerdict{}, fmt.Errorf("memory review: %w: %w", llm.ErrInvalidAnswer, err)
+		}
 	}
 	sensitive := v.Sensitive
 	if sensitive == NotSensitive {

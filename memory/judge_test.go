@@ -37,7 +37,7 @@ func TestModelReview(t *testing.T) {
 				case strings.Contains(text, "standup"):
 					return verdict(true, "durable", "Prefers async standups")
 				}
-				return verdict(true, "durable", "")
+				return verdict(true, "durable", "Prefers the stated option")
 			})
 			model := llm.Model(llm.NewAnthropic("k", srv.URL, "m"))
 			if provider == "openai" {
@@ -93,7 +93,7 @@ func TestReviewFailsClosed(t *testing.T) {
 			var healthy atomic.Bool
 			srv := fakellm.New(t, func(_ int, req *fakellm.Request) fakellm.Reply {
 				if healthy.Load() {
-					return verdict(true, "durable", "")
+					return verdict(true, "durable", "Prefers green tea in the afternoon")
 				}
 				return bad
 			})
@@ -186,6 +186,55 @@ func TestTimeBoundKnowledgeExpires(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, memory.Rejected, out.Status)
 	require.Len(t, srv.Requests(), 1, "the figure never reached the model")
+}
+
+// The review's end must be a date, and a memory it stores must have its
+// sentence: "Friday" for an end, or a store without the sentence, is an
+// invalid answer that fails the write closed, not a memory kept for ever
+// or in words the review never gave. An end the review dates in the past
+// is said as the reason nothing is stored.
+func TestReviewAnswersItCannotKeepFailTheWrite(t *testing.T) {
+	t.Parallel()
+	lastWeek := time.Now().AddDate(0, 0, -7).Format(time.DateOnly)
+	answer := func(store bool, canonical, expires string) fakellm.Reply {
+		b, _ := json.Marshal(map[string]any{"store": store, "reason": "holds until it ends", "canonical": canonical, "sensitive": "none", "restated": "", "cues": []string{}, "expires": expires})
+		return fakellm.Reply{JSON: string(b)}
+	}
+	for name, c := range map[string]struct {
+		reply  fakellm.Reply
+		status memory.Status // "" when the write fails closed
+	}{
+		"an end that is no date": {answer(true, "The deploy freeze lasts until Friday", "Friday"), ""},
+		"an impossible date":     {answer(true, "The deploy freeze lasts until Friday", "2031-02-30"), ""},
+		"store without sentence": {answer(true, "", ""), ""},
+		"an end already past":    {answer(true, "The deploy freeze lasts until Friday", lastWeek), memory.Rejected},
+		"a date that holds":      {answer(true, "The deploy freeze lasts until Friday", time.Now().AddDate(0, 0, 4).Format(time.DateOnly)), memory.Stored},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakellm.New(t, func(int, *fakellm.Request) fakellm.Reply { return c.reply })
+			d := testdb.New(t).DB
+			store := memory.New(d, memory.Options{Reviewer: memory.ModelJudge{Model: llm.NewAnthropic("k", srv.URL, "m")}})
+			out, err := store.Remember(context.Background(), memory.WriteRequest{Actor: user("UA"), Place: publicThread, Scope: memory.ScopeChannel, Content: "the deploy freeze lasts until Friday", WrittenBy: provenance.ByExplicit})
+			var n int
+			require.NoError(t, d.Pool().QueryRow(context.Background(), "SELECT count(*) FROM memories").Scan(&n))
+			if c.status == "" {
+				require.ErrorIs(t, err, memory.ErrReviewUnavailable)
+				require.ErrorIs(t, err, llm.ErrInvalidAnswer)
+				require.Zero(t, n, "nothing stored")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, c.status, out.Status, out.Reason)
+			if c.status == memory.Rejected {
+				require.Contains(t, out.Reason, lastWeek)
+				require.Zero(t, n, "nothing stored")
+				return
+			}
+			require.Equal(t, 1, n, "the count finds a stored memory")
+			require.NotNil(t, out.Memory.ExpiresAt)
+		})
+	}
 }
 
 // reviewAnswer is a review answer with sensitive as given ("-" leaves the

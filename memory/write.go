@@ -50,7 +50,9 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 	if v.reason != "" {
 		return w.outcome(Rejected, v.reason, nil), nil
 	}
-	w.accept(v, req.ExpiresAt == nil, s.now())
+	if reason := w.accept(v, req.ExpiresAt == nil, s.now()); reason != "" {
+		return w.outcome(Rejected, reason, nil), nil
+	}
 	out, met, err := s.persist(ctx, w, plan{action: ActionAdd, first: true})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("remember: %w", err)
@@ -184,8 +186,9 @@ func subjectID(scope Scope, actor provenance.Actor, place provenance.Place) stri
 }
 
 // accept makes what the review found of the memory's text what is stored.
-// withExpiry takes the end the review found in the memory itself.
-func (w *write) accept(v verdict, withExpiry bool, now time.Time) {
+// withExpiry takes the end the review found in the memory itself; an end
+// already past is the reason the memory is not stored.
+func (w *write) accept(v verdict, withExpiry bool, now time.Time) (reject string) {
 	w.canonical, w.norm, w.sensitive = v.canonical, Normalize(v.canonical), v.sensitive
 	if len(v.cues) > 0 {
 		w.cues = v.cues
@@ -196,10 +199,15 @@ func (w *write) accept(v verdict, withExpiry bool, now time.Time) {
 		w.note = v.note
 	}
 	if withExpiry && v.expires != "" {
-		if exp, err := ParseExpiry(v.expires, now); err == nil {
-			w.expires = exp
+		exp, err := ParseExpiry(v.expires, now)
+		if err != nil {
+			// The review's answer is a well-formed date (ModelJudge checks
+			// it): one in the past is a memory whose end has come.
+			return fmt.Sprintf("it says it ends %s, which has passed; give an expiry to keep it", v.expires)
 		}
+		w.expires = exp
 	}
+	return ""
 }
 
 // plan is what stage 4 decided. A status means nothing is persisted: the
@@ -276,7 +284,7 @@ func (s *Store) decide(ctx context.Context, w *write, cands []db.Similar) (plan,
 		if v.reason != "" {
 			return plan{status: Rejected, reason: "merged with what is already remembered, it would not be stored: " + v.reason}, nil
 		}
-		w.accept(v, false, s.now())
+		w.accept(v, false, s.now()) // no expiry: nothing to reject
 		w.visibility = mostPrivate(w.req.Place.Visibility, target.Visibility)
 		return plan{action: ActionUpdate, replaces: []uuid.UUID{target.ID}}, nil
 	case ActionSupersede:
