@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -287,7 +288,8 @@ func compactStep(c llm.ToolCall, ran, result string) string {
 	if ran != "" && ran != c.Name {
 		name = c.Name + "→" + ran
 	}
-	s := name + " " + string(c.Input) + " = " + result
+	// Redacted before the cut, like a message (StoredText).
+	s := detect.Redact(name + " " + string(c.Input) + " = " + result)
 	if r := []rune(s); len(r) > TraceChars {
 		s = string(r[:TraceChars-1]) + "…"
 	}

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
@@ -649,10 +650,12 @@ func Sanitize(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, ""), "\x00", "")
 }
 
-// StoredText is a post's text as the thread's log keeps it: sanitised, and,
+// StoredText is a post's text as the thread's log keeps it: sanitised and redacted, and,
 // past MaxMessageChars, cut there with a marker that says how long it was.
 func StoredText(s string) string {
-	s = Sanitize(s)
+	// Redacted before the cut: a secret the cut ran through would no
+	// longer look like one.
+	s = detect.Redact(Sanitize(s))
 	n := utf8.RuneCountInString(s)
 	if n <= MaxMessageChars {
 		return s

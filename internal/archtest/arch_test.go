@@ -32,7 +32,7 @@ var layers = map[string][]string{
 	"tools/mcp":                     {"tools"},
 	"memory":                        {"db", "detect", "llm", "provenance", "threads", "tools"},
 	"learn":                         {"db", "llm", "memory", "provenance", "threads"},
-	"agent":                         {"db", "llm", "memory", "provenance", "threads", "tools", "usage"},
+	"agent":                         {"db", "detect", "llm", "memory", "provenance", "threads", "tools", "usage"},
 	"usage":                         {"db", "llm"},
 	"terminal":                      {"agent", "provenance", "threads"},
 	"inbox":                         {"db", "internal/periodic", "threads"},
