@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,7 @@ type found struct {
 func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, limit int, requireMatch bool, reserve int) ([]found, error) {
 	q := db.SearchQuery{
 		Query: strings.TrimSpace(query), SourceKey: v.Place.SourceKey, Channel: v.Place.Channel,
-		Team: viewerTeam(v), Actor: v.Actor.ID, PrivateViewer: v.Private, Apply: use == Apply,
+		Team: viewerTeam(v), Actor: v.Actor.ID, PrivateViewer: v.Private, Apply: use == Apply, Only: v.only(),
 		RequireMatch: requireMatch, Reserve: reserve, Limit: min(max(limit, 1), MaxListLimit),
 	}
 	q.Fuzzy = len(strings.Fields(q.Query)) <= FuzzyQueryWords
@@ -73,7 +74,9 @@ func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, lim
 		// The organisation's workspace memories (org-scope memories, opted
 		// into), ranked with the workspace's own.
 		o := q
-		o.Team, o.Only, o.Reserve, o.AboutActor = v.Place.Org, string(ScopeWorkspace), 0, false
+		// (The organisation holds workspace memories only: with a shared
+		// audience, its Only keeps those said here.)
+		o.Team, o.Only, o.Reserve, o.AboutActor = v.Place.Org, cmp.Or(v.only(), string(ScopeWorkspace)), 0, false
 		more, err := s.searchLeg(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("memory search: the organisation's: %w", err)

@@ -85,20 +85,30 @@ const (
 //     memories (Place.Org), its workspace memories, keyed by its enterprise
 //     id, are read so from every workspace of it, by its own members (Org);
 //   - an admin's oversight shows other people's memories, but not sensitive
-//     ones said elsewhere.
+//     ones said elsewhere;
+//   - in a Slack Connect channel (Place.Shared), unless only the actor sees
+//     the answer, "said in public" is said to one organisation, and the
+//     channel is read by another: a memory said elsewhere is treated as
+//     said in private. Workspace memories said elsewhere stay out, and the
+//     actor's own said elsewhere are only applied, when preferences, and
+//     never quoted (PrivateElsewhere); for both its host's members and
+//     its external members.
 func Visible(v Viewer, m Memory, use Use) bool {
 	here := v.Place.Channel != "" && m.ChannelID == v.Place.Channel
+	// Said in public, and so visible elsewhere, to the people who read
+	// where v is.
+	public := m.Visibility == provenance.Public && !v.sharedAudience()
 	if v.Guest(m.Team) {
 		return m.Scope == ScopeChannel && here
 	}
 	if v.Org(m.Team) {
-		return m.Scope == ScopeWorkspace && (here || (m.Sensitive == "" && m.Visibility == provenance.Public))
+		return m.Scope == ScopeWorkspace && (here || (m.Sensitive == "" && public))
 	}
 	if m.Team != viewerTeam(v) {
 		return false
 	}
 	if v.Oversight && v.Actor.IsAdmin && use == Show {
-		return m.Sensitive == "" || here
+		return (m.Sensitive == "" && !v.sharedAudience()) || here
 	}
 	switch m.Scope {
 	case ScopePersonal:
@@ -109,7 +119,7 @@ func Visible(v Viewer, m Memory, use Use) bool {
 			return true
 		case m.Sensitive != "":
 			return v.Private && !v.Model && use == Show
-		case m.Visibility == provenance.Public || v.Private:
+		case public || v.Private:
 			return true
 		}
 		return use == Apply && m.Kind == KindPreference
@@ -119,9 +129,29 @@ func Visible(v Viewer, m Memory, use Use) bool {
 	case ScopeChannel:
 		return here
 	case ScopeWorkspace:
-		return here || (m.Sensitive == "" && m.Visibility == provenance.Public)
+		return here || (m.Sensitive == "" && public)
 	}
 	return false
+}
+
+// sharedAudience reports that people of another organisation read what v
+// is shown: a turn's answer in a Slack Connect channel.
+func (v Viewer) sharedAudience() bool {
+	return v.Place.Shared && !v.Private
+}
+
+// OnlyShared is the v_only of memory_visible (and the search's Only) for a
+// viewer with a shared audience (Place.Shared): of its team's memories,
+// what Visible keeps there.
+const OnlyShared = "shared"
+
+// only is the search's Only for reading v's own team: "" but with a
+// shared audience.
+func (v Viewer) only() string {
+	if v.sharedAudience() {
+		return OnlyShared
+	}
+	return ""
 }
 
 // Guest reports whether v reads team's memories as a guest: an external
@@ -144,7 +174,7 @@ func (v Viewer) Org(team string) bool {
 // than the viewer's: applied in a prompt, it must never be quoted, listed
 // or mentioned there.
 func (v Viewer) PrivateElsewhere(m Memory) bool {
-	return m.Visibility != provenance.Public && m.ChannelID != v.Place.Channel && !v.Private
+	return (m.Visibility != provenance.Public || v.sharedAudience()) && m.ChannelID != v.Place.Channel && !v.Private
 }
 
 // visibleOnly keeps the memories v may see for use.

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -42,6 +43,9 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 			for _, u := range users {
 				for _, sensitive := range []string{"", "health"} {
 					for _, kind := range []Kind{KindPreference, KindKnowledge} {
+						if p.Team == "E1" && scope != ScopeWorkspace {
+							continue // an organisation holds workspace memories only (memory.Store's scope)
+						}
 						n++
 						subject := subjectID(scope, provenance.Actor{ID: u}, p)
 						subjectType := scope.DefaultSubject()
@@ -65,64 +69,77 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, n)
 
-	checked, seen := 0, 0
+	// Each place also as a Slack Connect channel (Place.Shared), where what
+	// was said elsewhere stays out unless only the actor sees the answer.
+	checked, seen, sharedOut := 0, 0, 0
 	for _, p := range places {
-		for _, u := range users {
-			for _, private := range []bool{false, true} {
-				for _, use := range []Use{Show, Apply} {
-					v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: p.Team, ID: u}, Place: p, Private: private}
-					rows, err := d.DB.Memories().Search(ctx, db.SearchQuery{
-						Team: p.Team, Channel: p.Channel, SourceKey: p.SourceKey, Actor: u,
-						PrivateViewer: private, Apply: use == Apply, Limit: 10000,
-					})
-					require.NoError(t, err)
-					var got, want []string
-					for _, r := range rows {
-						got = append(got, r.Content)
-					}
-					for _, r := range all {
-						if Visible(v, fromRow(r), use) {
-							want = append(want, r.Content)
+		for _, shared := range []bool{false, true} {
+			p.Shared = shared
+			for _, u := range users {
+				for _, private := range []bool{false, true} {
+					for _, use := range []Use{Show, Apply} {
+						v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: p.Team, ID: u}, Place: p, Private: private}
+						rows, err := d.DB.Memories().Search(ctx, db.SearchQuery{
+							Team: p.Team, Channel: p.Channel, SourceKey: p.SourceKey, Actor: u, Only: v.only(),
+							PrivateViewer: private, Apply: use == Apply, Limit: 10000,
+						})
+						require.NoError(t, err)
+						var got, want []string
+						for _, r := range rows {
+							got = append(got, r.Content)
 						}
-					}
-					sort.Strings(got)
-					sort.Strings(want)
-					require.Equal(t, want, got, "viewer %s in %s (private %v, use %v)", u, p.SourceKey, private, use)
+						for _, r := range all {
+							if Visible(v, fromRow(r), use) {
+								want = append(want, r.Content)
+							} else if shared && !private {
+								unshared := v
+								unshared.Place.Shared = false
+								if Visible(unshared, fromRow(r), use) {
+									sharedOut++
+								}
+							}
+						}
+						sort.Strings(got)
+						sort.Strings(want)
+						require.Equal(t, want, got, "viewer %s in %s (shared %v, private %v, use %v)", u, p.SourceKey, shared, private, use)
 
-					// The text search's branches mirror the rule too: every
-					// memory matches the query, so it returns the same set.
-					rows, err = d.DB.Memories().Search(ctx, db.SearchQuery{
-						Team: p.Team, Channel: p.Channel, SourceKey: p.SourceKey, Actor: u,
-						PrivateViewer: private, Apply: use == Apply, Query: "release train", RequireMatch: true,
-						Limit: 10000,
-					})
-					require.NoError(t, err)
-					got = got[:0]
-					for _, r := range rows {
-						got = append(got, r.Content)
+						// The text search's branches mirror the rule too: every
+						// memory matches the query, so it returns the same set.
+						rows, err = d.DB.Memories().Search(ctx, db.SearchQuery{
+							Team: p.Team, Channel: p.Channel, SourceKey: p.SourceKey, Actor: u, Only: v.only(),
+							PrivateViewer: private, Apply: use == Apply, Query: "release train", RequireMatch: true,
+							Limit: 10000,
+						})
+						require.NoError(t, err)
+						got = got[:0]
+						for _, r := range rows {
+							got = append(got, r.Content)
+						}
+						sort.Strings(got)
+						require.Equal(t, want, got, "text search: viewer %s in %s (shared %v, private %v, use %v)", u, p.SourceKey, shared, private, use)
+						checked++
+						seen += len(want)
 					}
-					sort.Strings(got)
-					require.Equal(t, want, got, "text search: viewer %s in %s (private %v, use %v)", u, p.SourceKey, private, use)
-					checked++
-					seen += len(want)
 				}
 			}
 		}
 	}
-	require.Equal(t, len(places)*len(users)*4, checked)
+	require.Equal(t, len(places)*2*len(users)*4, checked)
 	require.Greater(t, seen, checked, "the viewers see memories: the comparison is not of empty sets")
+	require.Positive(t, sharedOut, "a shared channel keeps out memories its place would see unshared")
 
 	// An external member of a Slack Connect channel: UA of T2 in T1's
 	// places. The query reads their own team, then the host's as a guest;
 	// together the two agree with Visible.
 	guests := 0
 	for _, p := range places[:len(places)-3] {
+		p.Shared = true // an external member is in a Slack Connect channel
 		for _, private := range []bool{false, true} {
 			for _, use := range []Use{Show, Apply} {
 				v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T2", ID: "UA"}, Place: p, Private: private}
 				var got, text, want []string
 				for _, q := range []db.SearchQuery{
-					{Team: "T2", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
+					{Team: "T2", Only: v.only(), Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
 					{Team: "T1", Only: "channel", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
 				} {
 					for _, words := range []string{"", "release train"} {
@@ -163,32 +180,35 @@ func TestSearchAgreesWithVisible(t *testing.T) {
 	orgs := 0
 	for _, p := range places[:len(places)-3] {
 		p.Org = "E1"
-		for _, private := range []bool{false, true} {
-			for _, use := range []Use{Show, Apply} {
-				v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "UA"}, Place: p, Private: private}
-				var got, want []string
-				for _, q := range []db.SearchQuery{
-					{Team: "T1", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
-					{Team: "E1", Only: "workspace", Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
-				} {
-					rows, err := d.DB.Memories().Search(ctx, q)
-					require.NoError(t, err)
-					for _, r := range rows {
-						got = append(got, r.Content)
-					}
-				}
-				for _, r := range all {
-					if Visible(v, fromRow(r), use) {
-						want = append(want, r.Content)
-						if r.Team == "E1" {
-							orgs++
-							require.Equal(t, string(ScopeWorkspace), r.Scope)
+		for _, shared := range []bool{false, true} {
+			p.Shared = shared
+			for _, private := range []bool{false, true} {
+				for _, use := range []Use{Show, Apply} {
+					v := Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "UA"}, Place: p, Private: private}
+					var got, want []string
+					for _, q := range []db.SearchQuery{
+						{Team: "T1", Only: v.only(), Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
+						{Team: "E1", Only: cmp.Or(v.only(), "workspace"), Channel: p.Channel, SourceKey: p.SourceKey, Actor: "UA", PrivateViewer: private, Apply: use == Apply, Limit: 10000},
+					} {
+						rows, err := d.DB.Memories().Search(ctx, q)
+						require.NoError(t, err)
+						for _, r := range rows {
+							got = append(got, r.Content)
 						}
 					}
+					for _, r := range all {
+						if Visible(v, fromRow(r), use) {
+							want = append(want, r.Content)
+							if r.Team == "E1" {
+								orgs++
+								require.Equal(t, string(ScopeWorkspace), r.Scope)
+							}
+						}
+					}
+					sort.Strings(got)
+					sort.Strings(want)
+					require.Equal(t, want, got, "org member in %s (shared %v, private %v, use %v)", p.SourceKey, shared, private, use)
 				}
-				sort.Strings(got)
-				sort.Strings(want)
-				require.Equal(t, want, got, "org member in %s (private %v, use %v)", p.SourceKey, private, use)
 			}
 		}
 	}

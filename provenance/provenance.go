@@ -84,6 +84,10 @@ type Place struct {
 	SourceKey  string
 	ThreadTS   string // the thread's root ts
 	Visibility Visibility
+	// Shared is a Slack Connect channel: people of another organisation
+	// read what is posted there, so what was said elsewhere in this one
+	// stays out of it (memory.Visible).
+	Shared bool
 }
 
 // WrittenBy says how a memory came to be written.

@@ -188,7 +188,7 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 	} else if err != nil {
 		a.log.Warn().Err(err).Str("ts", ip.TS).Msg("actor not enriched")
 	}
-	place := provenance.Place{Team: ip.Team, Org: a.orgOf(b), Channel: ip.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis}
+	place := provenance.Place{Team: ip.Team, Org: a.orgOf(b), Channel: ip.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis, Shared: info.shared}
 	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: CleanText(ip.Text, b.UserID)}, visibility: vis, host: info.host}, nil
 }
 

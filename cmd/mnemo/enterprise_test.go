@@ -572,3 +572,57 @@ func TestOrgScopeMemoriesAreSharedAcrossTheOrganisationOnlyWhenOptedInto(t *test
 		})
 	}
 }
+
+// In a Slack Connect channel the host's own member asks, and the answer is
+// read by another organisation: what the host said in public elsewhere is
+// said to one organisation, not to that one. The host's workspace memory
+// said in #general stays out of the turn there (it is in the control's,
+// in #general); one said in the shared channel itself is in; the asker's
+// own preference said in #general is applied, marked never to be quoted.
+func TestAHostMembersTurnInASlackConnectChannelKeepsWhatWasSaidElsewhereOut(t *testing.T) {
+	t.Parallel()
+	const (
+		general, shared = "C0GENERAL", "C0SHARED"
+		codename        = "zqxfalcon"
+		standup         = "zqxstandup"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host"})
+	A := in{b, teamA}
+	ctx := context.Background()
+	remember := func(actor provenance.Actor, channel string, scope memory.Scope, content string) {
+		t.Helper()
+		out, err := b.store().Remember(ctx, memory.WriteRequest{
+			Actor: actor, Scope: scope, Content: content, WrittenBy: provenance.ByExplicit,
+			Place: provenance.Place{Team: teamA, Channel: channel, SourceKey: "slack:" + teamA + ":" + channel + ":1800000000.000100", Visibility: provenance.Public},
+		})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+	}
+	adm := provenance.Actor{Kind: provenance.KindUser, Team: teamA, ID: admin, IsAdmin: true}
+	remember(adm, general, memory.ScopeWorkspace, "The launch codename is "+codename)
+	remember(adm, shared, memory.ScopeWorkspace, "The partner standup is at 10am, "+standup)
+	remember(provenance.Actor{Kind: provenance.KindUser, Team: teamA, ID: alice}, general, memory.ScopePersonal, "Prefers launch answers as bullet lists")
+
+	// The control: in #general, the workspace memory is in the turn.
+	A.ask(alice, general, "what is the launch codename and the partner standup, zqxingeneral?")
+	reqs := strings.Join(turnRequests(b, "zqxingeneral"), "\n")
+	require.Contains(t, reqs, codename, "the control: a host member's turn in #general recalls it")
+
+	b.slack.ShareChannel(shared, teamA)
+	A.ask(alice, shared, "what is the launch codename and the partner standup, zqxinshared?")
+	all := turnRequests(b, "zqxinshared")
+	require.NotEmpty(t, all)
+	reqs = strings.Join(all, "\n")
+	require.NotContains(t, reqs, codename, "the host's workspace memory said in #general, in a turn another organisation reads")
+	require.Contains(t, reqs, standup, "what was said in the shared channel is its own")
+	require.Contains(t, reqs, "private: apply it; never quote, list or mention it here] Prefers launch answers as bullet lists",
+		"the asker's preference said elsewhere is applied, never quoted")
+
+	// Their list there goes through the model too: the tool's result keeps
+	// it out the same way.
+	A.ask(alice, shared, `call memory__recall {"query":"launch codename"} zqxtool`)
+	for _, r := range turnRequests(b, "zqxtool") {
+		require.NotContains(t, r, codename, "the recall tool's result in the shared channel")
+	}
+}

@@ -12,6 +12,11 @@
 -- another organisation in a Slack Connect channel) reading the host's
 -- memories of the channel, 'workspace' for a member of an Enterprise Grid
 -- organisation reading its org-scope memories (MNEMO_ORG_MEMORIES).
+-- 'shared' is a viewer whose answer is read in a Slack Connect channel
+-- (provenance.Place.Shared, memory.OnlyShared): of v_team's memories,
+-- what was said elsewhere is treated as said in private (another
+-- organisation reads the channel), so public workspace memories said
+-- elsewhere stay out, and the viewer's own only apply when preferences.
 -- Callers that leave it out read as the viewer's own workspace.
 DROP FUNCTION IF EXISTS memory_visible(memories, text, text, text, text, boolean, boolean);
 DROP FUNCTION IF EXISTS memory_visible(memories, text, text, text, text, boolean, boolean, boolean);
@@ -20,18 +25,18 @@ CREATE OR REPLACE FUNCTION memory_visible(m memories, v_team text, v_actor text,
 RETURNS boolean LANGUAGE sql STABLE PARALLEL SAFE AS $$
     SELECT m.team_id = v_team AND m.archived_at IS NULL
        AND (m.expires_at IS NULL OR m.expires_at > now())
-       AND (v_only = '' OR m.scope = v_only)
+       AND (v_only IN ('', 'shared') OR m.scope = v_only)
        AND CASE m.scope
            WHEN 'personal' THEN m.subject_id = v_actor
                AND ((v_channel <> '' AND m.channel_id = v_channel)
                     OR (m.sensitive <> '' AND v_private AND NOT v_apply)
-                    OR (m.sensitive = '' AND (m.visibility = 'public' OR v_private
+                    OR (m.sensitive = '' AND ((m.visibility = 'public' AND v_only <> 'shared') OR v_private
                                               OR (v_apply AND m.kind = 'preference'))))
            WHEN 'conversation' THEN m.source_key = v_source_key
                AND (m.subject_type <> 'user' OR m.subject_id = v_actor)
            WHEN 'channel' THEN v_channel <> '' AND m.channel_id = v_channel
            WHEN 'workspace' THEN (v_channel <> '' AND m.channel_id = v_channel)
-               OR (m.sensitive = '' AND m.visibility = 'public')
+               OR (m.sensitive = '' AND m.visibility = 'public' AND v_only <> 'shared')
            ELSE false
        END
 $$;
