@@ -254,6 +254,9 @@ func AddConfig(reg *tools.Registry, cfg Config, log zerolog.Logger) (func(), err
 // (within ConnectTimeout), tries again after a failed connection no sooner
 // than RetryAfter, drops a connection whose call fails so the next use
 // reconnects, and bounds each call with CallTimeout.
+//
+// No network call runs under mu: one connection attempt at a time runs on
+// its own (see attempt), and a dropped client is closed after mu is let go.
 type Source struct {
 	name string
 	cfg  ServerConfig
@@ -263,12 +266,26 @@ type Source struct {
 	ConnectTimeout time.Duration
 	RetryAfter     time.Duration
 
-	mu       sync.Mutex
-	client   *client.Client
-	stop     context.CancelFunc // ends an SSE stream with its client
-	tools    []tools.Tool
-	lastErr  error
-	failedAt time.Time
+	mu         sync.Mutex
+	client     *client.Client
+	stop       context.CancelFunc // ends an SSE stream with its client
+	tools      []tools.Tool
+	lastErr    error
+	failedAt   time.Time
+	connecting *attempt // the connection being made, if any
+}
+
+// attempt is one connection being made. Its goroutine belongs to the
+// Source: it ends within ConnectTimeout, or sooner when Close cancels it
+// (and waits for it). Callers wait for done, or give up on their own
+// context without ending the attempt for the others.
+type attempt struct {
+	done   chan struct{}      // closed once the result below is set
+	cancel context.CancelFunc // ends the attempt
+	stop   context.CancelFunc // ends the SSE stream it starts
+	client *client.Client
+	tools  []tools.Tool
+	err    error
 }
 
 // NewSource returns a lazily connected source for one server.
@@ -283,40 +300,94 @@ func (s *Source) SourceName() string { return "mcp:" + s.name }
 func (s *Source) Summary() string { return "tools of the MCP server " + s.name }
 
 // Tools connects if needed and returns the tools the server listed when it
-// connected: the same slice until it reconnects.
+// connected: the same slice until it reconnects. A caller whose ctx ends
+// while the server is connecting gets ctx's error; the connection goes on
+// for the others.
 func (s *Source) Tools(ctx context.Context) ([]tools.Tool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.client != nil {
-		return s.tools, nil
-	}
-	if s.lastErr != nil && time.Since(s.failedAt) < s.RetryAfter {
-		return nil, s.lastErr
-	}
-	if err := s.connect(ctx); err != nil {
-		s.lastErr, s.failedAt = fmt.Errorf("unavailable: %w", err), time.Now()
-		s.log.Warn().Err(err).Str("source", s.SourceName()).Msg("mcp server unavailable")
-		return nil, s.lastErr
-	}
-	s.lastErr = nil
-	return s.tools, nil
+	_, list, err := s.connected(ctx)
+	return list, err
 }
 
-func (s *Source) connect(ctx context.Context) error {
+// connected returns the client and its tools, connecting if needed.
+func (s *Source) connected(ctx context.Context) (*client.Client, []tools.Tool, error) {
+	s.mu.Lock()
+	if s.client != nil {
+		c, list := s.client, s.tools
+		s.mu.Unlock()
+		return c, list, nil
+	}
+	if s.lastErr != nil && time.Since(s.failedAt) < s.RetryAfter {
+		err := s.lastErr
+		s.mu.Unlock()
+		return nil, nil, err
+	}
+	a := s.connecting
+	if a == nil {
+		a = s.startConnect(ctx)
+	}
+	s.mu.Unlock()
+	select {
+	case <-a.done:
+		return a.client, a.tools, a.err
+	case <-ctx.Done():
+		return nil, nil, fmt.Errorf("%s: waiting for the connection: %w", s.SourceName(), ctx.Err())
+	}
+}
+
+// startConnect starts an attempt; the caller holds s.mu. The attempt keeps
+// ctx's values but not its cancellation, which is one caller's: it ends
+// after ConnectTimeout, or when Close cancels it.
+func (s *Source) startConnect(ctx context.Context) *attempt {
+	base := context.WithoutCancel(ctx)
+	actx, cancel := context.WithTimeout(base, s.ConnectTimeout)
 	// An SSE stream lives as long as its client, not as long as the
-	// request that connected it.
-	stream, stop := context.WithCancel(context.WithoutCancel(ctx))
-	ctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout)
-	defer cancel()
+	// attempt that connected it.
+	stream, stop := context.WithCancel(base)
+	a := &attempt{done: make(chan struct{}), cancel: cancel, stop: stop}
+	s.connecting = a
+	go s.runAttempt(actx, stream, a)
+	return a
+}
+
+// runAttempt connects and publishes the result under s.mu.
+func (s *Source) runAttempt(ctx, stream context.Context, a *attempt) {
+	defer close(a.done)
+	defer a.cancel()
+	c, list, err := s.connect(ctx, stream)
+	s.mu.Lock()
+	current := s.connecting == a
+	if current {
+		s.connecting = nil
+		if err == nil {
+			s.client, s.stop, s.tools, s.lastErr = c, a.stop, list, nil
+			a.client, a.tools = c, list
+			s.mu.Unlock()
+			return
+		}
+		s.lastErr, s.failedAt = fmt.Errorf("unavailable: %w", err), time.Now()
+		a.err = s.lastErr
+	}
+	s.mu.Unlock()
+	// Failed (connect closed its client), or closed while connecting:
+	// nothing was published.
+	closeClient(c, a.stop)
+	if !current {
+		a.err = fmt.Errorf("%s: closed while connecting", s.SourceName())
+		return
+	}
+	s.log.Warn().Err(err).Str("source", s.SourceName()).Msg("mcp server unavailable")
+}
+
+// connect dials the server, initializes and lists its tools, within ctx.
+// It closes the client it made when it fails.
+func (s *Source) connect(ctx, stream context.Context) (*client.Client, []tools.Tool, error) {
 	c, err := s.dial(ctx, stream)
 	if err != nil {
-		stop()
-		return err
+		return nil, nil, err
 	}
-	fail := func(err error) error {
+	fail := func(err error) (*client.Client, []tools.Tool, error) {
 		_ = c.Close()
-		stop()
-		return err
+		return nil, nil, err
 	}
 	init := mcpgo.InitializeRequest{}
 	init.Params.ClientInfo = mcpgo.Implementation{Name: "mnemo", Version: "1"}
@@ -342,8 +413,7 @@ func (s *Source) connect(ctx context.Context) error {
 			},
 		})
 	}
-	s.client, s.stop, s.tools = c, stop, out
-	return nil
+	return c, out, nil
 }
 
 // dial starts a client on the server's transport. A config built by hand
@@ -384,16 +454,9 @@ func (s *Source) dial(ctx, stream context.Context) (*client.Client, error) {
 }
 
 func (s *Source) call(ctx context.Context, tool string, args json.RawMessage) (any, error) {
-	s.mu.Lock()
-	c := s.client
-	s.mu.Unlock()
-	if c == nil {
-		if _, err := s.Tools(ctx); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		c = s.client
-		s.mu.Unlock()
+	c, _, err := s.connected(ctx)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.CallTimeout)
 	defer cancel()
@@ -406,10 +469,14 @@ func (s *Source) call(ctx context.Context, tool string, args json.RawMessage) (a
 	if err != nil {
 		// The connection may be gone: drop it so the next use reconnects.
 		s.mu.Lock()
+		var stop context.CancelFunc
 		if s.client == c {
-			s.disconnect()
+			stop = s.detach()
+		} else {
+			c = nil
 		}
 		s.mu.Unlock()
+		closeClient(c, stop)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: %s timed out after %s", s.SourceName(), tool, s.CallTimeout)
 		}
@@ -430,20 +497,42 @@ func (s *Source) call(ctx context.Context, tool string, args json.RawMessage) (a
 	return strings.Join(texts, "\n"), nil
 }
 
-// Close disconnects; the next use connects again.
+// Close disconnects, and ends a connection being made and waits for it;
+// the next use connects again.
 func (s *Source) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.disconnect()
+	a := s.connecting
+	s.connecting = nil
+	c := s.client
+	stop := s.detach()
+	s.mu.Unlock()
+	if a != nil {
+		a.cancel()
+		a.stop()
+		<-a.done
+	}
+	closeClient(c, stop)
 }
 
-// disconnect drops the connection; the caller holds s.mu.
-func (s *Source) disconnect() {
-	if s.client != nil {
-		_ = s.client.Close()
-		s.stop()
-	}
+// detach drops the connection and returns its stream's stop, for
+// closeClient once s.mu is let go; the caller holds s.mu.
+func (s *Source) detach() context.CancelFunc {
+	stop := s.stop
 	s.client, s.stop, s.tools = nil, nil, nil
+	return stop
+}
+
+// closeClient closes a dropped client; never under s.mu. mcp-go bounds
+// each close: a streamable HTTP session's DELETE by 5 s (and the HTTP
+// client's timeout, CallTimeout), a stdio server's exit by its graceful and
+// kill timeouts; SSE closes at once.
+func closeClient(c *client.Client, stop context.CancelFunc) {
+	if c != nil {
+		_ = c.Close()
+	}
+	if stop != nil {
+		stop()
+	}
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
