@@ -199,6 +199,18 @@ const (
 	// healthMods come between a verb and a condition: "has type 2
 	// diabetes", "suffers from severe chronic back pain".
 	healthMods = `(?:a|an|some|mild|moderate|severe|chronic|clinical|major|acute|early|late|stage\s+[0-4iv]+|type\s+[12]|type\s+(?:one|two)|generali[sz]ed|social|seasonal|post-?natal|post-?partum|bad|serious|long-?term|lifelong|diagnosed|undiagnosed|high-?functioning|recurring|frequent|occasional|breast|lung|skin|prostate|bowel|colon|brain|ovarian|testicular|pancreatic|blood|bone|childhood|adult|borderline|gestational|terminal|advanced|metastatic|knee|hip|back|heart|eye|shoulder|spinal|spine|foot|ankle|wrist|neck|dental|gastric|bypass|kidney|liver|minor|emergency|weekly|daily|regular|ongoing|hormone|recent|difficult|complicated|high-risk|rough|hard|really|very|quite|pretty|terrible|awful|horrible|constant|persistent|painful|crippling|debilitating|cluster|vestibular|tension|repeated|recurrent|two|three|four|several|multiple|many|\d+|his|her|their|my)`
+	// healthStateMods come between a verb and a health state: "is
+	// severely dyslexic", "is type 1 diabetic".
+	healthStateMods = `a|an|now|also|still|recently|newly|currently|mildly|severely|clinically|profoundly|partially|legally|totally|very|quite|approved|paid|unpaid|extended|long-?term|temporarily|type\s+(?:[12]|one|two|i{1,2})`
+	religionMods    = `a|an|devout|devoutly|practi[cs]ing|observant|orthodox|strict|strictly|lapsed|non-practi[cs]ing|born-again|very|deeply|quite|also|proud|proudly|committed|reform|conservative|roman|shia|sunni`
+	politicsMods    = `a|an|registered|lifelong|life-long|card-carrying|committed|staunch|proud|paid-up|active|longtime|long-time|die-hard|diehard|self-described|hardcore|devoted|strongly|firmly|very|quite|politically`
+	// clauseStart opens a sentence or a clause that has no verb before a
+	// state or an identity: the start of the text, a sentence's or a
+	// clause's punctuation, an appositive's comma or dash ("Alice,
+	// pregnant with twins, is out", "Practising Muslim since 2010"). It is
+	// the only capturing group of a rule that holds it, which headTerm
+	// reads.
+	clauseStart = `(^|[,.;:!?(\n]|\s[-–—])\s*`
 	// possessive is "my", "his", "her", "their", or a name's "'s".
 	possessive = `(?:\b(?:my|his|her|their)|['’]s)`
 )
@@ -300,9 +312,10 @@ var personalDetectors = []detector{
 		gate: gate{terms: terms(nil, conditions)},
 		re: regexp.MustCompile(`(?i)\b(?:has|have|had|having|got|gets|suffers?\s+from|suffered\s+from|suffering\s+from|lives?\s+with|living\s+with|struggles?\s+with|struggling\s+with|deals?\s+with|dealing\s+with|copes?\s+with|coping\s+with|battles?|battling|fighting|recovering\s+from|recovered\s+from|recovery\s+from|treated\s+for|treatment\s+for|diagnosed\s+with|diagnosis\s+of|history\s+of|manag(?:es|ed|ing)|in\s+remission\s+from|survivor\s+of|survived|disclosed|reported|shared|revealed)\s+` +
 			`(?:(?:been\s+)?(?:diagnosed\s+with\s+)?)?(?:` + healthMods + `\s+){0,3}` + phrases(conditions) + `\b`)},
-	{name: "health state", category: CategoryHealth, reason: healthReason, valid: plainTerm,
+	{name: "health state", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, headTerm(healthStates)),
 		gate: gate{terms: terms(nil, healthStates, allergens)},
-		re:   regexp.MustCompile(`(?i)(?:\b` + be + `|\bbecame|\bbecomes?|\bdiagnosed\s+as|\bstill|\bnow)\s+(?:(?:a|an|now|also|still|recently|newly|currently|mildly|severely|clinically|profoundly|partially|legally|totally|very|quite|approved|paid|unpaid|extended|long-?term|temporarily)\s+){0,3}(?:` + phrases(healthStates) + `|allergic\s+to\s+` + phrases(allergens) + `)\b`)},
+		re: clauseRule(`(?i)(?:\b` + be + `|\bbecame|\bbecomes?|\bdiagnosed\s+as|\bstill|\bnow)\s+(?:(?:` + healthStateMods + `)\s+){0,3}(?:` + phrases(healthStates) + `|allergic\s+to\s+` + phrases(allergens) + `)\b` +
+			`|` + clauseStart + `(?:(?:` + healthStateMods + `|recovering|former|heavily|insulin-?dependent)\s+){0,3}(?:` + phrases(healthStates) + `|allergic\s+to\s+` + phrases(allergens) + `)\b`)},
 	{name: "medication", category: CategoryHealth, reason: healthReason, valid: plainTerm,
 		gate: gate{terms: terms(nil, medications)},
 		re:   regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|needing|injects?|injecting|uses?|using|prescribed|switched\s+to|came\s+off|coming\s+off|off)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly)\s+){0,2}` + phrases(medications) + `\b`)},
@@ -346,17 +359,19 @@ var personalDetectors = []detector{
 		re:   regexp.MustCompile(`(?i)\b(?:(?:was|were|been|got|gets|is\s+being|are\s+being|['’]s\s+been|being)\s+(?:arrested|convicted(?:\s+of)?|indicted|deported|detained|jailed|imprisoned|incarcerated|sentenced|prosecuted|charged\s+with)|convicted\s+of|pleaded\s+guilty|served\s+time|(?:in|out\s+of|from)\s+(?:the\s+)?(?:jail|prison)|(?:has|have|had|with)\s+an?\s+(?:criminal\s+record|conviction|record\s+for|dui|dwi|felony|(?:felony|misdemeanou?r|drug|criminal)\s+(?:conviction|charge|record))|(?:on|violated|violating)\s+(?:probation|parole)|(?:has|have|had|with|my|his|her|their|['’]s)\s+(?:an?\s+|the\s+)?(?:(?:pending|upcoming|ongoing|next)\s+)?(?:criminal\s+record|conviction|dui|dwi|probation\s+officer|parole\s+officer|lawsuit|divorce|custody\s+(?:case|hearing|battle|dispute|fight)|court\s+(?:case|date|hearing|appearance)|immigration\s+(?:case|hearing|status|lawyer)|asylum\s+(?:case|claim|hearing|application)|restraining\s+order|visa\s+status)|` + be + `\s+(?:suing|getting\s+divorced|going\s+through\s+a\s+divorce|undocumented|an?\s+asylum\s+seeker)|(?:suing|sued)\s+(?:his|her|their|my)\s+(?:former\s+|old\s+|previous\s+|last\s+|ex-?)?(?:employer|landlord|ex|partner|husband|wife|company|boss)|(?:hearing|trial)\s+in\s+(?:the|his|her|their|my)\s+(?:custody|divorce|criminal|immigration)\s+case)\b`)},
 
 	// Sexual orientation and gender identity.
-	{name: "sexual orientation", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, notBI),
+	{name: "sexual orientation", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, notBI, headTerm(sexualIdentities)),
 		gate: gate{terms: terms(nil, sexualIdentities)},
-		re:   regexp.MustCompile(`(?i)\b(?:` + be + `|came\s+out\s+as|comes\s+out\s+as|coming\s+out\s+as|out\s+as|identif(?:y|ies|ied|ying)\s+as|lives?\s+as|living\s+as|transitioned\s+to\s+being)\s+(?:(?:a|an|openly|proudly|also|now|out|closeted|happily|married|and|not)\s+){0,2}` + phrases(sexualIdentities) + `\b`)},
+		re: clauseRule(`(?i)\b(?:` + be + `|came\s+out\s+as|comes\s+out\s+as|coming\s+out\s+as|out\s+as|identif(?:y|ies|ied|ying)\s+as|lives?\s+as|living\s+as|transitioned\s+to\s+being)\s+(?:(?:a|an|openly|proudly|also|now|out|closeted|happily|married|and|not)\s+){0,2}` + phrases(sexualIdentities) + `\b` +
+			`|` + clauseStart + `(?:(?:a|an|openly|proudly|out|closeted|happily|married)\s+){0,2}` + phrases(sexualIdentities) + `\b`)},
 	{name: "coming out", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, notTransitioningTo),
 		gate: gate{terms: terms([]string{"came", "come", "comes", "coming", "sex", "closeted", "closet", "out", "transitioning", "affirming", "sexual", "sexuality", "orientation", "gender", "identity", "samesex"})},
 		re:   regexp.MustCompile(`(?i)\b(?:c(?:ame|omes?|oming)\s+out\s+(?:to|at)\s+(?:(?:his|her|their|my|the|close|some|a|few|only)\s+){0,2}(?:family|parents|friends|team|colleagues|coworkers|co-workers|manager|boss|work|mum|mom|dad|everyone)|same[-\s]?sex\s+(?:marriage|partner|relationship|couple|spouse|wife|husband|partnership)|(?:i|he|she|they)(?:\s+is|\s+are|\s+am|['’]s|['’]re|['’]m)\s+not\s+(?:yet\s+)?out\b|not\s+out\s+(?:at\s+work|to\s+(?:his|her|their|my|the)\s+\w+)|(?:is|am|are|['’]s|['’]re|['’]m|was)\s+(?:still\s+)?(?:closeted|in\s+the\s+closet)|(?:is|am|are|['’]s|['’]re|['’]m|started|began|begun)\s+transitioning|gender[-\s]affirming\s+(?:care|surgery|treatment)|` + possessive + `\s+(?:sexual\s+orientation|sexuality|gender\s+identity|coming\s+out))\b`)},
 
 	// Religion.
-	{name: "religion", category: CategoryReligion, reason: "religious belief", valid: plainTerm,
+	{name: "religion", category: CategoryReligion, reason: "religious belief", valid: all(plainTerm, headTerm(religiousIdentities)),
 		gate: gate{terms: terms(nil, religiousIdentities)},
-		re:   regexp.MustCompile(`(?i)\b(?:` + be + `|raised|born|grew\s+up|identif(?:y|ies|ied)\s+as)\s+(?:(?:a|an|devout|devoutly|practi[cs]ing|observant|orthodox|strict|strictly|lapsed|non-practi[cs]ing|born-again|very|deeply|quite|also|proud|proudly|committed|reform|conservative|roman|shia|sunni)\s+){0,3}` + phrases(religiousIdentities) + `\b`)},
+		re: clauseRule(`(?i)\b(?:` + be + `|raised|born|grew\s+up|identif(?:y|ies|ied)\s+as)\s+(?:(?:` + religionMods + `)\s+){0,3}` + phrases(religiousIdentities) + `\b` +
+			`|` + clauseStart + `(?:(?:` + religionMods + `|former|converted)\s+){0,3}` + phrases(religiousIdentities) + `\b`)},
 	{name: "religious practice", category: CategoryReligion, reason: "religious belief", valid: plainTerm,
 		gate: gate{terms: terms([]string{"pray", "prays", "prayed", "praying", "convert", "converts", "converted", "converting", "islam", "christianity", "judaism", "catholicism", "hinduism", "buddhism", "sikhism", "hijab", "turban", "kippah", "kippa", "yarmulke", "niqab", "burqa", "headscarf", "dastar", "prayer", "religion", "religious", "faith"}, worship, observances)},
 		re: regexp.MustCompile(`(?i)\b(?:(?:attends?|attended|attending|goes\s+to|go\s+to|going\s+to|went\s+to|visits?|visiting)\s+(?:(?:the|a|his|her|their|my|local|weekly|daily|sunday|friday|saturday|evening|morning|midnight|regular|every)\s+){0,2}` + phrases(worship) +
@@ -374,15 +389,17 @@ var personalDetectors = []detector{
 	// Politics. Where alternatives share a start, the longer comes first:
 	// FindAll keeps the first that matches, and a validator that drops it
 	// ("Republican" before "campaign", a domain noun) loses the longer one.
-	{name: "political affiliation", category: CategoryPolitics, reason: "political opinion or affiliation", valid: plainTerm,
+	{name: "political affiliation", category: CategoryPolitics, reason: "political opinion or affiliation", valid: all(plainTerm, headTerm(politicalIdentities)),
 		gate: gate{terms: terms([]string{"vote", "votes", "voted", "voting", "party", "politically", "politics", "political"}, politicalIdentities, parties, partyAdjectives, politicians)},
-		re: regexp.MustCompile(`(?i)\b(?:` +
-			`(?:` + be + `|standing\s+as|stands\s+as|ran\s+as|running\s+as|identif(?:y|ies)\s+as)\s+(?:(?:a|an|registered|lifelong|life-long|card-carrying|committed|staunch|proud|paid-up|active|longtime|long-time|die-hard|diehard|self-described|hardcore|devoted|strongly|firmly|very|quite|politically)\s+){0,2}` + phrases(politicalIdentities) +
+		re: clauseRule(`(?i)\b(?:` +
+			`(?:` + be + `|standing\s+as|stands\s+as|ran\s+as|running\s+as|identif(?:y|ies)\s+as)\s+(?:(?:` + politicsMods + `)\s+){0,2}` + phrases(politicalIdentities) +
 			`|(?:vot(?:e|es|ed|ing)\s+(?:for\s+)?(?:the\s+)?|supports?\s+|supported\s+)` + phrases(parties, leaders) +
 			`|(?:member\s+of|joined|supports?|supported|supporting|donates?\s+(?:\w+\s+)?to|donated\s+(?:\w+\s+)?to|donating\s+to|campaigns?\s+for|campaigned\s+for|campaigning\s+for|canvass(?:es|ed|ing)?\s+for|volunteers?\s+for|volunteered\s+for|volunteering\s+for|works?\s+for|worked\s+for|stands?\s+for|standing\s+for|ran\s+for|running\s+for|belongs?\s+to)\s+(?:(?:the|a|an|local|his|her|their|my)\s+){0,2}(?:` + phrases(partyAdjectives, politicians) + `\s+` + phrases(politicalRoles) + `|` + phrases(parties) + `|(?-i:[A-Z][\w'’]*\s+){1,2}(?:party|Party))` +
 			`|(?:\b(?:as|a|an)|lifelong|life-long|registered|longtime|long-time|committed|staunch|card-carrying|die-hard|diehard)\s+(?:(?:a|an|lifelong|registered)\s+)?` + phrases(partyAdjectives, parties, politicians) + `\s+(?:party\s+)?` + phrases(politicalRoles) +
 			`|(?:active|involved|activist)\s+in\s+(?:local\s+|national\s+|party\s+|student\s+)?politics|politically\s+active` +
-			`|` + possessive + `\s+` + phrases(politicalNouns) + `)\b`)},
+			`|` + possessive + `\s+` + phrases(politicalNouns) + `)\b` +
+			// Last, so that a longer alternative at the same start wins.
+			`|` + clauseStart + `(?:(?:` + politicsMods + `|former)\s+|ex-){0,2}` + phrases(politicalIdentities) + `\b`)},
 
 	// Trade unions.
 	{name: "union membership", category: CategoryUnion, reason: "trade union membership", valid: all(plainTerm, notOtherUnion),
@@ -601,6 +618,89 @@ func notContraction(text string, loc []int) bool {
 		return false
 	}
 	return true
+}
+
+// clauseRule compiles a rule whose verbless alternative opens with
+// clauseStart, which must be its only capturing group.
+func clauseRule(expr string) *regexp.Regexp {
+	re := regexp.MustCompile(expr)
+	if re.NumSubexp() != 1 {
+		panic("detect: a clause rule's only group is clauseStart: " + expr)
+	}
+	return re
+}
+
+// headFollowers are the words after a state or an identity that opens a
+// clause with no verb and is said of a person: a reason or a time
+// ("Pregnant with twins", "Registered Republican since 2016"), or the
+// person it heads ("Gay man living in Berlin", "Republican voter in
+// Ohio"). Any other word is a thing the term modifies: "Republican Party
+// press release", "Muslim holidays calendar", "Deaf user support".
+var headFollowers = wordSet(`since with for from in at after until till during who living working based now again
+	too also still today tomorrow so because but herself himself themselves myself man woman guy girl boy lady
+	gentleman person mum mom mother dad father parent wife husband voter supporter donor activist`)
+
+// nameLike are terms that are also first names ("Christian, the new PM,
+// starts Monday"): alone and capitalised at the head of a verbless
+// clause, before punctuation or "and", they are read as a name.
+var nameLike = wordSet(`christian jain pan bi tory parsi shia amish trans lds`)
+
+// headTerm checks a match of a rule's verbless alternative (its group 1,
+// clauseStart): a state or an identity that opens a clause is said of a
+// person when it ends the clause ("Dan, a practising Muslim, is off"), or
+// one of headFollowers or "and" follows it; not when it is a list of such
+// terms ("Options: Christian, Muslim, Jewish", "gay and lesbian staff
+// network") or a name. A match by a verb passes.
+func headTerm(lists ...[]string) func(string, []int) bool {
+	words := map[string]bool{}
+	for _, l := range lists {
+		for _, p := range l {
+			for _, w := range strings.FieldsFunc(p, func(r rune) bool { return r == ' ' || r == '-' }) {
+				if !stopWords[w] {
+					words[w] = true
+				}
+			}
+		}
+	}
+	return func(text string, loc []int) bool {
+		if len(loc) < 4 || loc[2] < 0 {
+			return true
+		}
+		body := strings.Fields(text[loc[3]:loc[1]])
+		name := len(body) == 1 && nameLike[strings.ToLower(body[0])] && body[0][0] >= 'A' && body[0][0] <= 'Z'
+		rest := text[loc[1]:]
+		w, next, ok := nextWord(rest)
+		switch w = strings.ToLower(w); {
+		case ok && (w == "and" || w == "or"):
+			w2, _, ok2 := nextWord(next)
+			return !name && !(ok2 && words[strings.ToLower(w2)])
+		case ok:
+			return headFollowers[w]
+		case name:
+			return false
+		}
+		// The clause ends here: it is a list when a term is next to it.
+		if words[strings.ToLower(lastWord(text[:loc[2]]))] {
+			return false
+		}
+		rest = strings.TrimLeft(rest, " ")
+		if rest != "" && strings.IndexByte(",/;|&", rest[0]) >= 0 {
+			if w, _, ok := nextWord(rest[1:]); ok && words[strings.ToLower(w)] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// lastWord is the word that ends text, before any spaces.
+func lastWord(text string) string {
+	text = strings.TrimRight(text, " ")
+	i := len(text)
+	for i > 0 && (isAlnum(text[i-1]) || text[i-1] == '\'' || text[i-1] == '-') {
+		i--
+	}
+	return text[i:]
 }
 
 // notBI drops "BI", business intelligence, written in capitals.
