@@ -59,8 +59,15 @@ func cmdTurns(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: t.Place.Team, ID: *as, IsAdmin: true}
-	// What an admin may see in the turn's place, shown to them alone.
-	v := memory.Viewer{Actor: actor, Place: t.Place, Private: true, Oversight: bool(cfg.AdminOversight)}
+	// What an admin may see in the turn's place, shown to them alone. They
+	// are in no one else's DM with the bot: of a turn there, they see what
+	// they would from nowhere in the workspace, and the rest only by
+	// oversight, audited.
+	place := t.Place
+	if place.Visibility == provenance.DM && t.ActorID != *as {
+		place = provenance.Place{Team: t.Place.Team, Org: t.Place.Org}
+	}
+	v := memory.Viewer{Actor: actor, Place: place, Private: true, Oversight: bool(cfg.AdminOversight)}
 	in, err := agent.Inspect(ctx, d, memory.New(d, memory.Options{}), agent.InspectRequest{TurnID: t.ID, Viewer: v, Prices: cfg.Prices.Prices})
 	if err != nil {
 		return err

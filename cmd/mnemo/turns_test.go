@@ -13,6 +13,8 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/provenance"
 )
 
 // turnsShow runs `mnemo turns show` against the bot's database.
@@ -107,4 +109,41 @@ func TestTurnsShowATurnWithRecallAndTools(t *testing.T) {
 	_, stderr, code = b.turnsShow(t, nil, "--as", alice, "1")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "an admin listed in MNEMO_ADMINS")
+}
+
+// An admin is not in another person's DM with the bot: `mnemo turns show`
+// of a turn there shows none of its memories but through oversight, which
+// is audited, not even a memory of the DM's own thread.
+func TestTurnsShowOfAnotherPersonsDMNeedsOversight(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", carol)
+	const dm = "D0ALICE"
+	root, _ := b.dm(alice, dm, "hello there", "")
+	b.waitDone(dm, root)
+	out, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice}, Scope: memory.ScopeConversation,
+		Place:   provenance.Place{Team: fakeslack.TeamID, Channel: dm, SourceKey: "slack:" + fakeslack.TeamID + ":" + dm + ":" + root, ThreadTS: root, Visibility: provenance.DM},
+		Content: "The offer letter to Globex is drafted in this thread", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	ask, _ := b.dm(alice, dm, "what about the offer letter to Globex?", root)
+	b.waitDone(dm, ask)
+	id := strconv.FormatInt(b.turnID(t, dm, ask), 10)
+
+	// The asker's own view is the control: the turn recalled it.
+	shown, stderr, code := b.turnsShow(t, map[string]string{"MNEMO_ADMINS": carol + "," + alice}, "--as", alice, id)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, shown, "offer letter to Globex", "the control: the turn recalled it, and its asker sees it")
+
+	shown, stderr, code = b.turnsShow(t, nil, "--as", carol, id)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, shown, "offer letter to Globex", "another person's DM, without oversight")
+	require.Contains(t, shown, "not visible here")
+	require.Empty(t, b.auditActions(), "nothing overseen, nothing audited")
+
+	shown, stderr, code = b.turnsShow(t, map[string]string{"MNEMO_ADMIN_OVERSIGHT": "true"}, "--as", carol, id)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, shown, "offer letter to Globex")
+	require.Equal(t, []string{carol + " inspect"}, b.auditActions(), "the oversight is audited")
 }
