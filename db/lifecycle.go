@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,7 +139,11 @@ func (r Receipt) Total() int64 {
 //     installation name them nowhere;
 //   - an external member's (e.Home): the memories the team's conversations
 //     stored under their own team, about them or by them, are deleted
-//     with their history.
+//     with their history;
+//   - their organisation's memories (org-scope ones, stored under the
+//     enterprise id of the organisation whose installation served the
+//     team) go as the team's do: those about them and those they wrote
+//     are deleted, and what they did to the others is nobody's.
 //
 // Erasing someone with nothing left is a receipt of zeros.
 func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
@@ -171,44 +176,62 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		if err != nil {
 			return fmt.Errorf("erase memories: %w", mapErr(err))
 		}
-		ids := make([]uuid.UUID, len(doomed))
-		for i, m := range doomed {
-			ids[i] = m.ID
+		// The organisation's memories are the team's too (every workspace
+		// it serves reads them), keyed by its enterprise id: the person's
+		// are found there by the same rules. A DM's memory is never the
+		// organisation's, so no DM is looked for.
+		org, err := q.EraseOrganisationOf(ctx, x, team)
+		if err != nil {
+			return fmt.Errorf("erase: their organisation: %w", mapErr(err))
 		}
+		hasOrg := org != "" && org != team
+		var orgDoomed []dbsqlc.EraseDoomedMemoriesRow
+		if hasOrg {
+			orgDoomed, err = q.EraseDoomedMemories(ctx, x, dbsqlc.EraseDoomedMemoriesParams{TeamID: org, UserID: user, DmChannels: []string{}, KeepShared: e.KeepShared})
+			if err != nil {
+				return fmt.Errorf("erase memories in %s: %w", org, mapErr(err))
+			}
+		}
+		ids, orgIDs := doomedIDs(doomed), doomedIDs(orgDoomed)
 
 		// Other people's traces, while the recall records and the log still
-		// say what they used.
-		if err := scrubTraces(ctx, q, x, team, user, dms, doomed, add); err != nil {
+		// say what they used: the team's turns recall its organisation's
+		// memories as they do its own.
+		if err := scrubTraces(ctx, q, x, team, user, dms, append(slices.Clip(doomed), orgDoomed...), add); err != nil {
 			return err
 		}
 
-		n, err := q.EraseRecordErased(ctx, x, dbsqlc.EraseRecordErasedParams{TeamID: team, MemoryIds: ids})
-		if err := add("erased_memories", "recorded", n, err); err != nil {
+		if err := deleteMemories(ctx, q, x, team, ids, "", add); err != nil {
 			return err
 		}
-		events, err := q.EraseCountEvents(ctx, x, dbsqlc.EraseCountEventsParams{TeamID: team, MemoryIds: ids})
-		if err != nil {
-			return fmt.Errorf("erase memory events: %w", mapErr(err))
-		}
-		n, err = q.EraseMemories(ctx, x, dbsqlc.EraseMemoriesParams{TeamID: team, MemoryIds: ids})
-		if err := add("memories", "deleted", n, err); err != nil {
-			return err
-		}
-		if err := add("memory_events", "deleted", events, nil); err != nil {
-			return err
+		inOrg := " in their organisation " + org
+		if hasOrg {
+			if err := deleteMemories(ctx, q, x, org, orgIDs, inOrg, add); err != nil {
+				return err
+			}
 		}
 		if e.Home != "" && e.Home != team {
 			if err := eraseGuest(ctx, q, x, e.Home, team, user, add); err != nil {
 				return err
 			}
 		}
-		n, err = q.EraseAttributeAuthored(ctx, x, dbsqlc.EraseAttributeAuthoredParams{TeamID: team, UserID: user})
+		n, err := q.EraseAttributeAuthored(ctx, x, dbsqlc.EraseAttributeAuthoredParams{TeamID: team, UserID: user})
 		if err := add("memories", "unattributed", n, err); err != nil {
 			return err
 		}
 		n, err = q.EraseMemoryEventsBy(ctx, x, dbsqlc.EraseMemoryEventsByParams{TeamID: team, UserID: user})
 		if err := add("memory_events", "unattributed", n, err); err != nil {
 			return err
+		}
+		if hasOrg {
+			n, err = q.EraseAttributeAuthored(ctx, x, dbsqlc.EraseAttributeAuthoredParams{TeamID: org, UserID: user})
+			if err := add("memories", "unattributed"+inOrg, n, err); err != nil {
+				return err
+			}
+			n, err = q.EraseMemoryEventsBy(ctx, x, dbsqlc.EraseMemoryEventsByParams{TeamID: org, UserID: user})
+			if err := add("memory_events", "unattributed"+inOrg, n, err); err != nil {
+				return err
+			}
 		}
 
 		// The log before the turns: its answers are found by their turn's asker.
@@ -277,9 +300,11 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		if err := add("installations", "unattributed", n, err); err != nil {
 			return err
 		}
-		memoryIDs := make([]string, len(ids))
-		for i, id := range ids {
-			memoryIDs[i] = id.String()
+		// The team's admin record may name a memory of its organisation's
+		// (an admin of the team forgot or restored it).
+		memoryIDs := make([]string, 0, len(ids)+len(orgIDs))
+		for _, id := range append(slices.Clip(ids), orgIDs...) {
+			memoryIDs = append(memoryIDs, id.String())
 		}
 		n, err = q.EraseAudit(ctx, x, dbsqlc.EraseAuditParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: memoryIDs, Tombstone: Tombstone})
 		return add("admin_audit", "unattributed", n, err)
@@ -338,8 +363,35 @@ func scrubTraces(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team, us
 	return add("turns", "scrubbed", n, err)
 }
 
-// nonNil is s, or an empty slice for nil: a nil slice is NULL to
-// PostgreSQL, and x = ANY(NULL) is never true but never false either.
+// doomedIDs are the ids of the memories erasure deletes, never nil.
+func doomedIDs(doomed []dbsqlc.EraseDoomedMemoriesRow) []uuid.UUID {
+	ids := make([]uuid.UUID, len(doomed))
+	for i, m := range doomed {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// deleteMemories deletes team's memories ids with their history, and
+// records their ids, so that restore can say why one is gone. in, when
+// team is not the erasure's, says where on the receipt's lines.
+func deleteMemories(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team string, ids []uuid.UUID, in string,
+	add func(table, action string, n int64, err error) error) error {
+	n, err := q.EraseRecordErased(ctx, x, dbsqlc.EraseRecordErasedParams{TeamID: team, MemoryIds: ids})
+	if err := add("erased_memories", "recorded"+in, n, err); err != nil {
+		return err
+	}
+	events, err := q.EraseCountEvents(ctx, x, dbsqlc.EraseCountEventsParams{TeamID: team, MemoryIds: ids})
+	if err != nil {
+		return fmt.Errorf("erase memory events%s: %w", in, mapErr(err))
+	}
+	n, err = q.EraseMemories(ctx, x, dbsqlc.EraseMemoriesParams{TeamID: team, MemoryIds: ids})
+	if err := add("memories", "deleted"+in, n, err); err != nil {
+		return err
+	}
+	return add("memory_events", "deleted"+in, events, nil)
+}
+
 // eraseGuest deletes what host's conversations stored of an external
 // member under their own team, home: the memories about them or by them
 // whose source key is host's, with their history, recording their ids.
@@ -350,23 +402,11 @@ func eraseGuest(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, home, hos
 	if err != nil {
 		return fmt.Errorf("erase their memories in %s: %w", home, mapErr(err))
 	}
-	ids = nonNil(ids)
-	in := " in their own workspace " + home
-	n, err := q.EraseRecordErased(ctx, x, dbsqlc.EraseRecordErasedParams{TeamID: home, MemoryIds: ids})
-	if err := add("erased_memories", "recorded"+in, n, err); err != nil {
-		return err
-	}
-	events, err := q.EraseCountEvents(ctx, x, dbsqlc.EraseCountEventsParams{TeamID: home, MemoryIds: ids})
-	if err != nil {
-		return fmt.Errorf("erase memory events in %s: %w", home, mapErr(err))
-	}
-	n, err = q.EraseMemories(ctx, x, dbsqlc.EraseMemoriesParams{TeamID: home, MemoryIds: ids})
-	if err := add("memories", "deleted"+in, n, err); err != nil {
-		return err
-	}
-	return add("memory_events", "deleted"+in, events, nil)
+	return deleteMemories(ctx, q, x, home, nonNil(ids), " in their own workspace "+home, add)
 }
 
+// nonNil is s, or an empty slice for nil: a nil slice is NULL to
+// PostgreSQL, and x = ANY(NULL) is never true but never false either.
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -378,7 +418,11 @@ func nonNil[T any](s []T) []T {
 // its memories with their history and index, the session log, turns with
 // their learning records and feedback, settings, the inbox, jobs, thread
 // leases and backfills, the ids of memories its erasures deleted, the
-// admin record and the installation with its token.
+// admin record and the installation with its token. What was said in its
+// conversations but stored under another team goes too: its Slack Connect
+// external members' memories, kept under their own team (memory.HomeOf),
+// whose organisation may never install mnemo to erase them, and its
+// organisation's memories said there.
 // Erasing a team with nothing left is a receipt of zeros.
 func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 	if team == "" {
@@ -389,31 +433,32 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 		r = nil // a deadlocked attempt's lines are not the receipt
 		q, x := tx.q, tx.tx
 		steps := []struct {
-			table string
-			run   func() (int64, error)
+			table, action string
+			run           func() (int64, error)
 		}{
-			{"memories", func() (int64, error) { return q.EraseTeamMemories(ctx, x, team) }},
-			{"memory_events", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, team) }},
-			{"session_messages", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
-			{"model_usage", func() (int64, error) { return q.EraseTeamUsage(ctx, x, team) }},
-			{"turns", func() (int64, error) { return q.EraseTeamTurns(ctx, x, team) }},
-			{"channel_settings", func() (int64, error) { return q.EraseTeamChannelSettings(ctx, x, team) }},
-			{"user_settings", func() (int64, error) { return q.EraseTeamUserSettings(ctx, x, team) }},
-			{"inbox_arrivals", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
-			{"river_job", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
-			{"thread_leases", func() (int64, error) { return q.EraseTeamLeases(ctx, x, team) }},
-			{"thread_backfills", func() (int64, error) { return q.EraseTeamBackfills(ctx, x, team) }},
-			{"erased_memories", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, team) }},
-			{"admin_audit", func() (int64, error) { return q.EraseTeamAudit(ctx, x, team) }},
-			{"installations", func() (int64, error) { return q.EraseTeamInstallations(ctx, x, team) }},
-			{"installation_teams", func() (int64, error) { return q.EraseTeamInstallationTeams(ctx, x, team) }},
+			{"memories", "", func() (int64, error) { return q.EraseTeamMemories(ctx, x, team) }},
+			{"memories", " under other teams, said in its conversations", func() (int64, error) { return q.EraseTeamSaidMemories(ctx, x, team) }},
+			{"memory_events", "", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, team) }},
+			{"session_messages", "", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
+			{"model_usage", "", func() (int64, error) { return q.EraseTeamUsage(ctx, x, team) }},
+			{"turns", "", func() (int64, error) { return q.EraseTeamTurns(ctx, x, team) }},
+			{"channel_settings", "", func() (int64, error) { return q.EraseTeamChannelSettings(ctx, x, team) }},
+			{"user_settings", "", func() (int64, error) { return q.EraseTeamUserSettings(ctx, x, team) }},
+			{"inbox_arrivals", "", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
+			{"river_job", "", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
+			{"thread_leases", "", func() (int64, error) { return q.EraseTeamLeases(ctx, x, team) }},
+			{"thread_backfills", "", func() (int64, error) { return q.EraseTeamBackfills(ctx, x, team) }},
+			{"erased_memories", "", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, team) }},
+			{"admin_audit", "", func() (int64, error) { return q.EraseTeamAudit(ctx, x, team) }},
+			{"installations", "", func() (int64, error) { return q.EraseTeamInstallations(ctx, x, team) }},
+			{"installation_teams", "", func() (int64, error) { return q.EraseTeamInstallationTeams(ctx, x, team) }},
 		}
 		for _, s := range steps {
 			n, err := s.run()
 			if err != nil {
 				return fmt.Errorf("erase team %s: %w", s.table, mapErr(err))
 			}
-			r = append(r, ReceiptLine{Table: s.table, Action: "deleted", Rows: n})
+			r = append(r, ReceiptLine{Table: s.table, Action: "deleted" + s.action, Rows: n})
 		}
 		return nil
 	})
@@ -426,9 +471,13 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 // EraseOrganisation erases an organisation's org-wide installation: every
 // workspace it served that has no active installation of its own is erased
 // (EraseTeam, a transaction each, listed in teams), then, in one
-// transaction, the organisation's record of the workspaces it served and
-// its installation with the sealed token (the receipt). A workspace with
-// an installation of its own keeps its data and is served by it alone.
+// transaction, the organisation's own data (the receipt): its memories
+// (org-scope ones, stored under the enterprise id) with their history and
+// index, the ids of those its members' erasures deleted, its record of the
+// workspaces it served and its installation with the sealed token. A
+// workspace with an installation of its own keeps its data and is served
+// by it alone; the organisation's memories said there are the
+// organisation's, and go.
 func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []string, r Receipt, err error) {
 	if enterprise == "" {
 		return nil, nil, fmt.Errorf("erase organisation: an enterprise id is needed")
@@ -443,17 +492,28 @@ func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []
 		}
 		teams = append(teams, team)
 	}
-	err = d.InTx(ctx, func(tx *Tx) error {
-		n, err := tx.q.InstallationForgetOrgTeams(ctx, tx.tx, enterprise)
-		if err != nil {
-			return fmt.Errorf("erase organisation installation_teams: %w", mapErr(err))
+	err = d.InTxRetrying(ctx, func(tx *Tx) error {
+		r = nil // a deadlocked attempt's lines are not the receipt
+		q, x := tx.q, tx.tx
+		// Its memories, their history and erased ids are keyed by its
+		// enterprise id as a workspace's are by its team id.
+		steps := []struct {
+			table string
+			run   func() (int64, error)
+		}{
+			{"memories", func() (int64, error) { return q.EraseTeamMemories(ctx, x, enterprise) }},
+			{"memory_events", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, enterprise) }},
+			{"erased_memories", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, enterprise) }},
+			{"installation_teams", func() (int64, error) { return q.InstallationForgetOrgTeams(ctx, x, enterprise) }},
+			{"installations", func() (int64, error) { return q.InstallationForgetOrg(ctx, x, enterprise) }},
 		}
-		r = append(r, ReceiptLine{Table: "installation_teams", Action: "deleted", Rows: n})
-		n, err = tx.q.InstallationForgetOrg(ctx, tx.tx, enterprise)
-		if err != nil {
-			return fmt.Errorf("erase organisation installations: %w", mapErr(err))
+		for _, s := range steps {
+			n, err := s.run()
+			if err != nil {
+				return fmt.Errorf("erase organisation %s: %w", s.table, mapErr(err))
+			}
+			r = append(r, ReceiptLine{Table: s.table, Action: "deleted", Rows: n})
 		}
-		r = append(r, ReceiptLine{Table: "installations", Action: "deleted", Rows: n})
 		return nil
 	})
 	if err != nil {

@@ -162,3 +162,188 @@ func TestErasedAtFindsAnErasedMemoryByItsIDOrPrefix(t *testing.T) {
 		require.ErrorIs(t, err, db.ErrNotFound, "%s %q", c.team, c.ref)
 	}
 }
+
+// memoryRow is a memory inserted as the store would write it, for the
+// erasure tests: its recall index rows are written by trigger.
+type memoryRow struct {
+	team, scope, subjectType, subject, content, sourceKey, channel, visibility, actor string
+	// archivedBy, when set, archived the memory with reason.
+	archivedBy, reason string
+}
+
+func insertMemory(t *testing.T, d *testdb.DB, m memoryRow) uuid.UUID {
+	t.Helper()
+	var id uuid.UUID
+	require.NoError(t, d.Pool.QueryRow(context.Background(), `INSERT INTO memories (team_id, scope, subject_type, subject_id, kind, content, normalized,
+			source_key, channel_id, visibility, actor_id, written_by, message_ts, observed_at, idempotency_key,
+			archived_at, archived_by, archived_reason)
+		VALUES ($1, $2, $3, $4, 'knowledge', $5, lower($5), $6, $7, $8, $9, 'explicit', '1800000000.000100', now(), gen_random_uuid()::text,
+			CASE WHEN $10 = '' THEN NULL ELSE now() END, NULLIF($10, ''), NULLIF($11, ''))
+		RETURNING id`,
+		m.team, m.scope, m.subjectType, m.subject, m.content, m.sourceKey, m.channel, m.visibility, m.actor, m.archivedBy, m.reason).Scan(&id))
+	return id
+}
+
+// An organisation's memories (org-scope, MNEMO_ORG_MEMORIES) are
+// stored under its enterprise id, not the workspace's. A person's erasure
+// in a workspace the organisation's installation served reaches them as
+// it does the workspace's: the memory they wrote is deleted, with its
+// recall index words and history, its id recorded under the organisation;
+// what they did to another member's memory (forgot it, with a reason) is
+// nobody's. Another organisation's memory of theirs is not reached.
+func TestEraseReachesTheirOrganisationsMemories(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	_, err := d.Pool.Exec(ctx, `INSERT INTO installation_teams (team_id, enterprise_id) VALUES ('T1', 'E1')`)
+	require.NoError(t, err)
+	theirs := insertMemory(t, d, memoryRow{team: "E1", scope: "workspace", subjectType: "team", subject: "T1",
+		content: "Deploys go through the zqxalpha gate", sourceKey: "slack:T1:C1:1800000000.000100", channel: "C1", visibility: "public", actor: "U0ALICE"})
+	bobs := insertMemory(t, d, memoryRow{team: "E1", scope: "workspace", subjectType: "team", subject: "T1",
+		content: "Releases are cut on zqxbobword Mondays", sourceKey: "slack:T1:C1:1800000000.000200", channel: "C1", visibility: "public", actor: "U0BOB",
+		archivedBy: "U0ALICE", reason: "zqxgamma it is wrong"})
+	_, err = d.Pool.Exec(ctx, `INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+		VALUES ($1, 'E1', 'create', 'U0ALICE', 'explicit', ''), ($2, 'E1', 'archive', 'U0ALICE', 'tool', 'zqxgamma it is wrong')`, theirs, bobs)
+	require.NoError(t, err)
+	// The control: their memory in another organisation.
+	insertMemory(t, d, memoryRow{team: "E2", scope: "workspace", subjectType: "team", subject: "T2",
+		content: "Lunch is at zqxkept noon", sourceKey: "slack:T2:C2:1800000000.000100", channel: "C2", visibility: "public", actor: "U0ALICE"})
+
+	before := d.FindAll(t, "zqxalpha", "zqxgamma", "U0ALICE")
+	require.Subset(t, testdb.Columns(before["zqxalpha"]), []string{"memories.content", "memory_postings.term", "memory_vocab.term"}, "the walk sees their words in the index before")
+	require.Subset(t, testdb.Columns(before["zqxgamma"]), []string{"memories.archived_reason", "memory_events.reason"})
+	require.Equal(t, map[string]int64{"memories.actor_id": 2, "memories.archived_by": 1, "memory_events.actor_id": 2}, before["U0ALICE"])
+
+	r, err := d.DB.Erase(ctx, db.Erasure{Team: "T1", User: "U0ALICE", By: "U9"})
+	require.NoError(t, err)
+	require.Empty(t, d.FindAll(t, "zqxalpha", "zqxgamma"), "nothing of their memory or their reason is left, in the index neither")
+	require.Equal(t, map[string]int64{"memories.actor_id": 1}, d.Find(t, "U0ALICE"), "only the other organisation's memory names them")
+	require.Contains(t, d.Find(t, "zqxkept"), "memory_postings.term", "the other organisation's memory is still recalled")
+	require.Contains(t, d.Find(t, "zqxbobword"), "memories.content", "the member's memory they forgot stays")
+	for _, l := range []db.ReceiptLine{
+		{Table: "erased_memories", Action: "recorded in their organisation E1", Rows: 1},
+		{Table: "memories", Action: "deleted in their organisation E1", Rows: 1},
+		{Table: "memory_events", Action: "deleted in their organisation E1", Rows: 1},
+		{Table: "memories", Action: "unattributed in their organisation E1", Rows: 1},
+		{Table: "memory_events", Action: "unattributed in their organisation E1", Rows: 1},
+	} {
+		require.Contains(t, r, l)
+	}
+	var erased int
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM erased_memories WHERE team_id = 'E1' AND id = $1`, theirs).Scan(&erased))
+	require.Equal(t, 1, erased, "restore can say why it is gone")
+}
+
+// An organisation's erasure deletes its own memories, kept under
+// its enterprise id, with their history and index words, and the ids of
+// those its members' erasures deleted, even one said in a workspace with
+// an installation of its own (which keeps its own data). Another
+// organisation's memories are kept.
+func TestEraseOrganisationDeletesItsMemories(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	for _, sql := range []string{
+		`INSERT INTO installations (team_id, enterprise_id, token_ciphertext, token_nonce, token_key_id, bot_user_id, installer_id, disabled_at, disabled_why)
+		 VALUES ('', 'E1', '\x01', '\x02', 'k1', 'UB', 'U1', now(), 'app_uninstalled'), ('T0OWN', '', '\x01', '\x02', 'k1', 'UB', 'U1', NULL, '')`,
+		`INSERT INTO installation_teams (team_id, enterprise_id) VALUES ('T0GONE', 'E1'), ('T0OWN', 'E1')`,
+		`INSERT INTO erased_memories (team_id, id) VALUES ('E1', gen_random_uuid()), ('E2', gen_random_uuid())`,
+	} {
+		_, err := d.Pool.Exec(ctx, sql)
+		require.NoError(t, err, sql)
+	}
+	org := insertMemory(t, d, memoryRow{team: "E1", scope: "workspace", subjectType: "team", subject: "T0OWN",
+		content: "The zqxorgword budget is approved", sourceKey: "slack:T0OWN:C1:1800000000.000100", channel: "C1", visibility: "public", actor: "U1"})
+	_, err := d.Pool.Exec(ctx, `INSERT INTO memory_events (memory_id, team_id, action, actor_id, path) VALUES ($1, 'E1', 'create', 'U1', 'explicit')`, org)
+	require.NoError(t, err)
+	insertMemory(t, d, memoryRow{team: "E2", scope: "workspace", subjectType: "team", subject: "T2",
+		content: "The zqxotherorg budget", sourceKey: "slack:T2:C1:1800000000.000100", channel: "C1", visibility: "public", actor: "U1"})
+	insertMemory(t, d, memoryRow{team: "T0OWN", scope: "channel", subjectType: "channel", subject: "C1",
+		content: "The zqxownword budget", sourceKey: "slack:T0OWN:C1:1800000000.000200", channel: "C1", visibility: "public", actor: "U1"})
+	count := func(team string) string {
+		var s string
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories WHERE team_id = $1) || ' ' ||
+			(SELECT count(*) FROM memory_events WHERE team_id = $1) || ' ' || (SELECT count(*) FROM erased_memories WHERE team_id = $1)`, team).Scan(&s))
+		return s
+	}
+	require.Equal(t, "1 1 1", count("E1"), "memories, their history and erased ids of the organisation, before")
+	require.Subset(t, testdb.Columns(d.Find(t, "zqxorgword")), []string{"memories.content", "memory_postings.term", "memory_vocab.term"})
+
+	teams, r, err := d.DB.EraseOrganisation(ctx, "E1")
+	require.NoError(t, err)
+	require.Equal(t, []string{"T0GONE"}, teams)
+	require.Equal(t, "0 0 0", count("E1"))
+	require.Empty(t, d.Find(t, "zqxorgword"), "nothing of its memory is left, in the index neither")
+	require.Contains(t, r, db.ReceiptLine{Table: "memories", Action: "deleted", Rows: 1})
+	require.Contains(t, r, db.ReceiptLine{Table: "erased_memories", Action: "deleted", Rows: 1})
+	require.Equal(t, "1 0 1", count("E2"), "the other organisation keeps its own")
+	require.Contains(t, d.Find(t, "zqxotherorg"), "memory_postings.term")
+	require.Contains(t, d.Find(t, "zqxownword"), "memory_postings.term", "the workspace with its own installation keeps its data")
+}
+
+// A workspace's erasure deletes what was said in its
+// conversations and stored under another team: an external member's
+// memories of its Slack Connect channels, kept under their own team
+// (memory.HomeOf), with their history and index words, whose organisation
+// may never install mnemo to erase them. What the guest said in their own
+// workspace, or in a workspace whose id starts with the host's, stays.
+func TestEraseTeamReachesWhatWasSaidInItsChannels(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	guest := memoryRow{team: "T0GUEST", scope: "personal", subjectType: "user", subject: "U0GUEST", visibility: "public", actor: "U0GUEST", channel: "C0SHARED"}
+	said := guest
+	said.content, said.sourceKey = "Prefers zqxguestword summaries", "slack:T0HOST:C0SHARED:1800000000.000100"
+	id := insertMemory(t, d, said)
+	_, err := d.Pool.Exec(ctx, `INSERT INTO memory_events (memory_id, team_id, action, actor_id, path) VALUES ($1, 'T0GUEST', 'create', 'U0GUEST', 'explicit')`, id)
+	require.NoError(t, err)
+	home := guest
+	home.content, home.sourceKey = "Prefers zqxhomeword summaries", "slack:T0GUEST:C9:1800000000.000100"
+	insertMemory(t, d, home)
+	longer := guest
+	longer.content, longer.sourceKey = "Prefers zqxprefix summaries", "slack:T0HOSTX:C0SHARED:1800000000.000100"
+	insertMemory(t, d, longer)
+
+	require.Subset(t, testdb.Columns(d.Find(t, "zqxguestword")), []string{"memories.content", "memory_postings.term", "memory_vocab.term"}, "the walk sees it before")
+	var events int
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM memory_events WHERE memory_id = $1`, id).Scan(&events))
+	require.Equal(t, 1, events)
+
+	r, err := d.DB.EraseTeam(ctx, "T0HOST")
+	require.NoError(t, err)
+	require.Empty(t, d.Find(t, "zqxguestword"), "nothing of it is left, in the index neither")
+	require.Contains(t, r, db.ReceiptLine{Table: "memories", Action: "deleted under other teams, said in its conversations", Rows: 1})
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM memory_events WHERE memory_id = $1`, id).Scan(&events))
+	require.Zero(t, events, "its history went with it")
+	require.Contains(t, d.Find(t, "zqxhomeword"), "memory_postings.term", "what they said at home stays")
+	require.Contains(t, d.Find(t, "zqxprefix"), "memory_postings.term", "what they said in T0HOSTX stays")
+}
+
+// A forget reason is the words of whoever forgot: erasing them
+// blanks it on the memory (archived_reason) as on its history
+// (memory_events.reason); the memory, another member's, stays forgotten,
+// and another member's reason stays.
+func TestEraseBlanksTheReasonTheyGaveToForget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	bobs := memoryRow{team: "T1", scope: "channel", subjectType: "channel", subject: "C1", sourceKey: "slack:T1:C1:1800000000.000100",
+		channel: "C1", visibility: "public", actor: "U0BOB"}
+	forgot := bobs
+	forgot.content, forgot.archivedBy, forgot.reason = "The office opens at eight", "U0ALICE", "zqxreason my manager said so"
+	id := insertMemory(t, d, forgot)
+	_, err := d.Pool.Exec(ctx, `INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason) VALUES ($1, 'T1', 'archive', 'U0ALICE', 'tool', 'zqxreason my manager said so')`, id)
+	require.NoError(t, err)
+	control := bobs
+	control.content, control.archivedBy, control.reason = "The office closes at six", "U0BOB", "zqxbobreason moved"
+	insertMemory(t, d, control)
+	require.Equal(t, []string{"memories.archived_reason", "memory_events.reason"}, testdb.Columns(d.Find(t, "zqxreason my manager")), "the walk sees both copies before")
+
+	_, err = d.DB.Erase(ctx, db.Erasure{Team: "T1", User: "U0ALICE", By: "U9"})
+	require.NoError(t, err)
+	require.Empty(t, d.FindAll(t, "zqxreason my manager", "U0ALICE"), "neither their reason nor their id is left")
+	var by, reason string
+	require.NoError(t, d.Pool.QueryRow(ctx, `SELECT archived_by, archived_reason FROM memories WHERE id = $1 AND archived_at IS NOT NULL`, id).Scan(&by, &reason))
+	require.Equal(t, [2]string{"", ""}, [2]string{by, reason}, "Bob's memory stays forgotten, by nobody, for no reason")
+	require.Equal(t, []string{"memories.archived_reason"}, testdb.Columns(d.Find(t, "zqxbobreason")), "Bob's own reason stays")
+}

@@ -99,6 +99,14 @@ WHERE m.team_id = @team_id
   AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR m.actor_id = @user_id::text)
   AND starts_with(m.source_key, @source_prefix::text);
 
+-- name: EraseOrganisationOf :one
+-- The organisation whose org-wide installation served the team, the last
+-- it was served by (installation_teams), or '': its org-scope memories
+-- (MNEMO_ORG_MEMORIES) are stored under the enterprise id, not the team's.
+-- A workspace served by an installation of its own writes none, but may
+-- have written some before it had one, so the record is what says.
+SELECT COALESCE((SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = @team_id), '')::text;
+
 -- name: EraseRecordErased :execrows
 -- The ids of the memories erasure deletes, so that restore can say why
 -- one is gone. Nothing else of them is kept.
@@ -159,11 +167,14 @@ WHERE t.team_id = @team_id AND t.id = u.id AND t.pending_text IS DISTINCT FROM u
 -- name: EraseAttributeAuthored :execrows
 -- What the person wrote and did to the memories that stay (shared ones
 -- kept, personal ones about others) is attributed to nobody: the memory
--- reads "a former member" as its author.
+-- reads "a former member" as its author. A memory they forgot loses the
+-- reason they gave too (forget's free text is their words, as in its
+-- history's copy, EraseMemoryEventsBy).
 UPDATE memories m
 SET actor_id = CASE WHEN m.actor_id = @user_id::text THEN '' ELSE m.actor_id END,
     actor_name = CASE WHEN m.actor_id = @user_id::text THEN 'a former member' ELSE m.actor_name END,
-    archived_by = CASE WHEN m.archived_by = @user_id::text THEN '' ELSE m.archived_by END
+    archived_by = CASE WHEN m.archived_by = @user_id::text THEN '' ELSE m.archived_by END,
+    archived_reason = CASE WHEN m.archived_by = @user_id::text THEN '' ELSE m.archived_reason END
 WHERE m.team_id = @team_id AND (m.actor_id = @user_id::text OR m.archived_by = @user_id::text);
 
 -- name: EraseMemoryEventsBy :execrows
@@ -298,6 +309,20 @@ LIMIT 1;
 -- Their history goes with them (ON DELETE CASCADE), and the recall index's
 -- triggers take their words out.
 DELETE FROM memories m WHERE m.team_id = @team_id;
+
+-- name: EraseTeamSaidMemories :execrows
+-- What was said in the team's conversations but stored under another
+-- team: an external member's memories of its Slack Connect channels, kept
+-- under their own team (memory.HomeOf), and its organisation's
+-- (org-scope memories) said there. They are the team's data, and no other
+-- erasure may ever reach them (the guest's organisation may never install
+-- mnemo). Found by source key, slack:<team>:…: starts_with is right in
+-- every collation, and reads memories_source_key where the database's is
+-- "C"; in any other (C.UTF-8 included) it reads every team's memories,
+-- once per workspace erasure. A range on the index would miss keys where
+-- the collation does not sort by code point.
+DELETE FROM memories m
+WHERE starts_with(m.source_key, 'slack:' || @team_id::text || ':') AND m.team_id <> @team_id;
 
 -- name: EraseTeamMemoryEvents :execrows
 -- History rows left by memories of the team that are gone already.

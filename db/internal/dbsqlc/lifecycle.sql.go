@@ -16,7 +16,8 @@ const eraseAttributeAuthored = `-- name: EraseAttributeAuthored :execrows
 UPDATE memories m
 SET actor_id = CASE WHEN m.actor_id = $1::text THEN '' ELSE m.actor_id END,
     actor_name = CASE WHEN m.actor_id = $1::text THEN 'a former member' ELSE m.actor_name END,
-    archived_by = CASE WHEN m.archived_by = $1::text THEN '' ELSE m.archived_by END
+    archived_by = CASE WHEN m.archived_by = $1::text THEN '' ELSE m.archived_by END,
+    archived_reason = CASE WHEN m.archived_by = $1::text THEN '' ELSE m.archived_reason END
 WHERE m.team_id = $2 AND (m.actor_id = $1::text OR m.archived_by = $1::text)
 `
 
@@ -27,7 +28,9 @@ type EraseAttributeAuthoredParams struct {
 
 // What the person wrote and did to the memories that stay (shared ones
 // kept, personal ones about others) is attributed to nobody: the memory
-// reads "a former member" as its author.
+// reads "a former member" as its author. A memory they forgot loses the
+// reason they gave too (forget's free text is their words, as in its
+// history's copy, EraseMemoryEventsBy).
 func (q *Queries) EraseAttributeAuthored(ctx context.Context, db DBTX, arg EraseAttributeAuthoredParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseAttributeAuthored, arg.UserID, arg.TeamID)
 	if err != nil {
@@ -473,6 +476,22 @@ func (q *Queries) EraseMemoryEventsBy(ctx context.Context, db DBTX, arg EraseMem
 	return result.RowsAffected(), nil
 }
 
+const eraseOrganisationOf = `-- name: EraseOrganisationOf :one
+SELECT COALESCE((SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = $1), '')::text
+`
+
+// The organisation whose org-wide installation served the team, the last
+// it was served by (installation_teams), or ”: its org-scope memories
+// (MNEMO_ORG_MEMORIES) are stored under the enterprise id, not the team's.
+// A workspace served by an installation of its own writes none, but may
+// have written some before it had one, so the record is what says.
+func (q *Queries) EraseOrganisationOf(ctx context.Context, db DBTX, teamID string) (string, error) {
+	row := db.QueryRow(ctx, eraseOrganisationOf, teamID)
+	var column_1 string
+	err := row.Scan(&column_1)
+	return column_1, err
+}
+
 const eraseRecordErased = `-- name: EraseRecordErased :execrows
 INSERT INTO erased_memories (team_id, id)
 SELECT $1::text, i FROM unnest($2::uuid[]) AS i
@@ -745,6 +764,29 @@ DELETE FROM memory_events e WHERE e.team_id = $1
 // History rows left by memories of the team that are gone already.
 func (q *Queries) EraseTeamMemoryEvents(ctx context.Context, db DBTX, teamID string) (int64, error) {
 	result, err := db.Exec(ctx, eraseTeamMemoryEvents, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamSaidMemories = `-- name: EraseTeamSaidMemories :execrows
+DELETE FROM memories m
+WHERE starts_with(m.source_key, 'slack:' || $1::text || ':') AND m.team_id <> $1
+`
+
+// What was said in the team's conversations but stored under another
+// team: an external member's memories of its Slack Connect channels, kept
+// under their own team (memory.HomeOf), and its organisation's
+// (org-scope memories) said there. They are the team's data, and no other
+// erasure may ever reach them (the guest's organisation may never install
+// mnemo). Found by source key, slack:<team>:…: starts_with is right in
+// every collation, and reads memories_source_key where the database's is
+// "C"; in any other (C.UTF-8 included) it reads every team's memories,
+// once per workspace erasure. A range on the index would miss keys where
+// the collation does not sort by code point.
+func (q *Queries) EraseTeamSaidMemories(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamSaidMemories, teamID)
 	if err != nil {
 		return 0, err
 	}
