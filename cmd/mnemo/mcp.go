@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -119,14 +120,21 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	hs := &http.Server{Handler: mcp.BearerHandler(srv, tokens, log), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// The shutdown waits for ctx's end, or for Serve's, which ends it too:
+	// it is joined before this returns.
+	serving, stop := context.WithCancel(ctx)
+	var shut sync.WaitGroup
+	shut.Go(func() {
+		<-serving.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = hs.Shutdown(shut)
-	}()
+		_ = hs.Shutdown(sctx)
+	})
 	log.Info().Str("addr", ln.Addr().String()).Int("identities", len(tokens)).Msg("mcp serving on HTTP")
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err = hs.Serve(ln)
+	stop()
+	shut.Wait()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
