@@ -38,7 +38,7 @@ const helpText = `*mnemo* remembers what you ask it to and what it learns in con
 • ` + "`%[1]s export @user`" + ` send that person's memories to your DM as JSON (admin)
 • ` + "`%[1]s purge @user`" + ` erase that person from mnemo, with a receipt, after a confirmation (admin)
 • ` + "`%[1]s learning on|off`" + ` passive learning in this channel (admin)
-• ` + "`%[1]s stats`" + ` counts of memories, writes and turns, and how long data is kept (admin)`
+• ` + "`%[1]s stats`" + ` your model usage; an admin also sees the workspace's counts of memories, writes and turns, and how long data is kept`
 
 var (
 	userRef    = regexp.MustCompile(`^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$`)

@@ -11,7 +11,7 @@ import (
 const usage = `usage: mnemo <command> [flags]
 
 commands:
-  serve           run the Slack bot (Socket Mode); migrates first
+  serve           run the Slack bot (Socket Mode or HTTP); migrates first
   migrate         apply database migrations; migrate status, migrate down-to N
   chat            chat with mnemo in the terminal, no Slack needed
   mcp             serve mnemo's memory tools over MCP (stdio, or HTTP with --http)
@@ -140,7 +140,7 @@ func writeEnvHelp(w io.Writer) {
 
 const serveUsage = `usage: mnemo serve
 
-Runs the Slack bot over Socket Mode: it applies pending migrations, then
+Runs the Slack bot over Socket Mode or HTTP (MNEMO_SLACK_MODE): it applies pending migrations, then
 answers mentions and DMs until SIGTERM or Ctrl-C. It reads its settings from
 the environment, checked all at once before it starts:
 
