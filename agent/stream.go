@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mnemo-bot/mnemo/llm"
@@ -116,12 +115,14 @@ func StatusFor(name string, input json.RawMessage) string {
 // Throttle passes an answer's text to a TextStream at a bounded rate: it
 // appends when StreamInterval has passed since the step's first text or
 // since the last append, or when StreamChars characters are waiting. Build it with
-// NewThrottle; it is safe for one writer at a time and Flush from another.
+// NewThrottle. It belongs to the turn's goroutine, which writes to it (the
+// model's stream calls back on the goroutine that asked) and flushes it:
+// it has no lock, so that none is held across its TextStream's calls to
+// Slack.
 type Throttle struct {
 	out TextStream
 	now func() time.Time
 
-	mu      sync.Mutex
 	pending strings.Builder
 	last    time.Time
 	fresh   bool // no text yet in this step
@@ -143,15 +144,11 @@ func NewThrottle(out TextStream, now func() time.Time) *Throttle {
 // Discard before it is shown, unless the model wrote it for longer than the
 // interval.
 func (t *Throttle) Begin() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.fresh = true
 }
 
 // Write takes the next delta and appends what is waiting when it is time.
 func (t *Throttle) Write(ctx context.Context, delta string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.err != nil {
 		return
 	}
@@ -166,8 +163,6 @@ func (t *Throttle) Write(ctx context.Context, delta string) {
 
 // Flush appends what is waiting, at the end of the answer.
 func (t *Throttle) Flush(ctx context.Context) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.flushLocked(ctx)
 	return t.err
 }
@@ -175,15 +170,11 @@ func (t *Throttle) Flush(ctx context.Context) error {
 // Discard drops what is waiting: the step ended in tool calls, so its text
 // is not the answer.
 func (t *Throttle) Discard() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.pending.Reset()
 }
 
 // Shown is how many characters were appended.
 func (t *Throttle) Shown() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	return t.shown
 }
 

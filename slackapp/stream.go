@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -26,14 +25,16 @@ func (s *surface) Stream(_ context.Context, p agent.Post) agent.TextStream {
 	return s.live
 }
 
-// liveReply is one answer's message while it streams.
+// liveReply is one answer's message while it streams. It belongs to the
+// turn's goroutine, which streams the answer and then finishes or fails
+// it, one call after another: it has no lock, so that none is held across
+// its calls to Slack.
 type liveReply struct {
 	a         *App
 	bot       install.Bot
 	p         agent.Post
 	streaming bool // Slack's stream methods, else post and chat.update
 
-	mu      sync.Mutex
 	ts      string          // the message, once the first text is shown
 	shown   strings.Builder // the model's text shown so far
 	stopped bool
@@ -41,8 +42,6 @@ type liveReply struct {
 
 // Append shows more of the answer.
 func (l *liveReply) Append(ctx context.Context, text string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.shown.WriteString(text)
 	key := l.p.Key
 	var err error
@@ -88,8 +87,6 @@ func (l *liveReply) started() bool {
 	if l == nil {
 		return false
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	return l.ts != ""
 }
 
@@ -99,8 +96,6 @@ func (l *liveReply) started() bool {
 // needs more than one message, whose further parts are posted after it.
 // The last part carries the feedback buttons.
 func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	key := l.p.Key
 	parts := SplitMessage(ToMrkdwn(text), MaxPostChars)
 	// The answer is trimmed and the stream is not: whitespace around it
@@ -147,8 +142,6 @@ func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 	if !l.started() {
 		return false
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	key := l.p.Key
 	var err error
 	if l.streaming && !l.stopped {
