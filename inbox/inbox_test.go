@@ -44,6 +44,9 @@ func (h *handler) Accept(ctx context.Context, p inbox.Post, c inbox.Claim) (inbo
 	h.accepted[p.TS]++
 	ignore := h.ignore[p.TS]
 	h.mu.Unlock()
+	// A test may be waiting for this acceptance: wake it, rather than
+	// leave it to waitFor's fallback timer.
+	h.cond.Broadcast()
 	if ignore {
 		return inbox.Accepted{}, nil
 	}
@@ -284,6 +287,16 @@ func TestPostNeedingNoTurnEnds(t *testing.T) {
 	require.NoError(t, err)
 	b.h.waitFor(t, "the control's turn", func() bool { return len(b.h.finished) == 1 })
 	b.h.waitFor(t, "the chatter to be accepted", func() bool { return b.h.accepted[chatter.TS] == 1 })
+	// Accept returning is not the job's end: a Turn could still follow it.
+	// River marks the job completed only after its work returned, so once
+	// it is, any turn of the chatter's would already be in started.
+	require.Eventually(t, func() bool {
+		var state string
+		err := b.db.Pool.QueryRow(context.Background(), "SELECT state FROM river_job WHERE kind = 'mnemo_turn' AND args->>'ts' = $1", chatter.TS).Scan(&state)
+		return err == nil && state == "completed"
+	}, 30*time.Second, 20*time.Millisecond, "the chatter's job to complete")
+	b.h.mu.Lock()
+	defer b.h.mu.Unlock()
 	require.Equal(t, []string{control.TS}, b.h.started)
 }
 

@@ -347,6 +347,8 @@ func TestLearningMeOffIsHonouredBeforeExtraction(t *testing.T) {
 		// The first turn never reaches the model; the second cites Alice's withheld line.
 		[]learn.Proposal{{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{2}}},
 		[]learn.Proposal{{Kind: memory.KindPreference, Content: "Prefers bullet points", Evidence: []int{5}}},
+		// The channel control: the mixed turn again, her line now allowed.
+		[]learn.Proposal{{Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", Evidence: []int{7}}},
 	)
 	settings := b.db.DB.Settings()
 	require.NoError(t, settings.SetUserLearning(ctx, team, "UA", false))
@@ -373,4 +375,15 @@ func TestLearningMeOffIsHonouredBeforeExtraction(t *testing.T) {
 	res, err = b.learner.Learn(ctx, on)
 	require.NoError(t, err)
 	require.Len(t, b.personal(t, "UA"), 1, "%+v", res)
+
+	// Control for the channel: the same mixed turn, with her learning on,
+	// stores the procedure her line states, and inChannel finds it; so the
+	// empty channel above was her setting's doing.
+	again := b.turn(t, "UB", msg{"UA", false, "Deploys go out on Tuesdays after QA sign-off"}, msg{"UB", true, "@mnemo draft the release note"})
+	res, err = b.learner.Learn(ctx, again)
+	require.NoError(t, err)
+	got := b.inChannel(t)
+	require.Len(t, got, 1, "%+v", res)
+	require.Equal(t, "Deploys go out on Tuesdays after QA sign-off", got[0].Content)
+	require.Equal(t, "UA", got[0].ActorID, "learned from her line, the one withheld before")
 }

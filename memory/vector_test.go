@@ -300,6 +300,9 @@ func TestEmbeddingJobEmbedsInTheBackground(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, st.Active)
 	require.EqualValues(t, 0, st.Embedded)
+	// The control for embedAll's "nothing left in the queue": before the
+	// job runs, the status counts the new memory as queued.
+	require.EqualValues(t, 1, st.Queued, "the new memory waits in the queue")
 
 	// The memory's row version before the job: the job writes the vector
 	// alone, not a new version of the memory (in every one of memories'

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,8 +22,9 @@ import (
 )
 
 // httpApp is the app over HTTP, on its own server, with posts going to in;
-// fs delivers to it.
-func httpApp(t *testing.T, d *testdb.DB, in slackapp.Inbox) *fakeslack.Server {
+// fs delivers to it. The app is returned too, for a test that joins its
+// background work.
+func httpApp(t *testing.T, d *testdb.DB, in slackapp.Inbox) (*fakeslack.Server, *slackapp.App) {
 	t.Helper()
 	fs := fakeslack.New(t)
 	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL))
@@ -41,7 +43,7 @@ func httpApp(t *testing.T, d *testdb.DB, in slackapp.Inbox) *fakeslack.Server {
 		_ = app.Close(ctx) // the answers sent after the acks
 	})
 	fs.DeliverHTTP(srv.URL, "s3cret")
-	return fs
+	return fs, app
 }
 
 func mention(ts string) map[string]any {
@@ -69,7 +71,7 @@ func TestHTTPAnswersAnErrorWhenTheInboxWriteFails(t *testing.T) {
 	require.NoError(t, err)
 	gone.Close()
 
-	fs := httpApp(t, d, broken)
+	fs, _ := httpApp(t, d, broken)
 	fs.Redeliver(10 * time.Millisecond)
 	const ts = "1800000001.000100"
 	env := fs.SendEvent(mention(ts), fakeslack.EventOptions{EventID: "Ev0DOWN"})
@@ -84,7 +86,7 @@ func TestHTTPAnswersAnErrorWhenTheInboxWriteFails(t *testing.T) {
 	// Control: the same post, with an inbox on a live database.
 	working, err := inbox.New(d.DB, inbox.Options{Logger: zerolog.Nop()})
 	require.NoError(t, err)
-	fs = httpApp(t, d, working)
+	fs, _ = httpApp(t, d, working)
 	env = fs.SendEvent(mention(ts), fakeslack.EventOptions{EventID: "Ev0UP"})
 	require.Equal(t, http.StatusOK, fs.WaitHTTPAnswer(env, 10*time.Second).Status)
 	require.True(t, fs.Acked(env))
@@ -92,13 +94,13 @@ func TestHTTPAnswersAnErrorWhenTheInboxWriteFails(t *testing.T) {
 }
 
 // A slash command and a button press over HTTP are acked with an empty 200;
-// a command for another app's slash command too, and nothing is run.
+// a press of a button the app does not know is acked too, and runs nothing.
 func TestHTTPCommandAndInteractionAreAcked(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
 	in, err := inbox.New(d.DB, inbox.Options{Logger: zerolog.Nop()})
 	require.NoError(t, err)
-	fs := httpApp(t, d, in)
+	fs, app := httpApp(t, d, in)
 	env := fs.SendSlashCommand("/mnemo", "help", "U0ALICE", "C0HTTP")
 	a := fs.WaitHTTPAnswer(env, 10*time.Second)
 	require.Equal(t, http.StatusOK, a.Status)
@@ -106,9 +108,41 @@ func TestHTTPCommandAndInteractionAreAcked(t *testing.T) {
 	help := fs.WaitPosted(1, 10*time.Second, func(m fakeslack.Message) bool { return m.Response && m.Envelope == env })
 	require.Contains(t, help[0].Text, "forget")
 
-	env = fs.SendInteractive(map[string]any{"type": "block_actions", "team": map[string]any{"id": fakeslack.TeamID}, "user": map[string]any{"id": "U0ALICE"},
-		"actions": []any{map[string]any{"type": "button", "action_id": "unknown_action", "value": "x"}}})
+	// Each press names its own response_url, so an answer says which
+	// press it is for. The block_id makes it a block action, as Slack sends
+	// it: without one slack-go reads an attachment action, which the app
+	// drops before it looks at the action id at all.
+	press := func(actionID, envelope string) string {
+		return fs.SendInteractive(map[string]any{"type": "block_actions", "team": map[string]any{"id": fakeslack.TeamID}, "user": map[string]any{"id": "U0ALICE"},
+			"response_url": strings.TrimSuffix(fs.URL, "/api/") + "/response?envelope=" + envelope,
+			"actions":      []any{map[string]any{"type": "button", "block_id": "b1", "action_id": actionID, "value": "x"}}})
+	}
+	answered := func(envelope string) bool {
+		for _, m := range fs.Posted() {
+			if m.Response && m.Envelope == envelope {
+				return true
+			}
+		}
+		return false
+	}
+	env = press("unknown_action", "press-unknown")
 	require.Equal(t, http.StatusOK, fs.WaitHTTPAnswer(env, 10*time.Second).Status)
+	// The control: a button it knows, pressed the same way, is answered
+	// through its response_url, where the unknown one's answer would be.
+	cancel := press(slackapp.ActionPurgeCancel, "press-cancel")
+	require.Equal(t, http.StatusOK, fs.WaitHTTPAnswer(cancel, 10*time.Second).Status)
+	got := fs.WaitPosted(1, 10*time.Second, func(m fakeslack.Message) bool { return m.Response && m.Envelope == "press-cancel" })
+	require.Contains(t, got[0].Text, "Erasure cancelled")
+	// Close joins the app's background work, the unknown press's included:
+	// after it, no answer can still be on its way.
+	ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	require.NoError(t, app.Close(ctx))
+	require.False(t, answered("press-unknown"), "the unknown button press ran nothing")
+	require.True(t, answered("press-cancel"), "while the same check finds the known one's answer")
+	for _, c := range fs.Calls("") {
+		require.NotContains(t, []string{"chat.postEphemeral", "chat.postMessage"}, c.Method, "nothing was posted for it either")
+	}
 
 	// Malformed but signed: a 400, not a crash.
 	bad := fs.PostToApp("/slack/interactivity", "application/x-www-form-urlencoded", []byte("payload=%7Bnot-json"), fakeslack.PostOptions{})

@@ -122,6 +122,10 @@ func TestSearchTools(t *testing.T) {
 	t.Run("query within a source filters to it", func(t *testing.T) {
 		out := b.call(t, SearchToolsName, `{"query":"create","source":"memory"}`)
 		require.NotContains(t, toolNames(out), "tickets__create")
+		// The control: the same query without the source finds it, so its
+		// absence above is the source's filter, not a query that misses.
+		out = b.call(t, SearchToolsName, `{"query":"create"}`)
+		require.Contains(t, toolNames(out), "tickets__create")
 	})
 	t.Run("empty query without source is a bounded sample", func(t *testing.T) {
 		out := b.call(t, SearchToolsName, `{}`)

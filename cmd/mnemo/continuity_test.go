@@ -30,7 +30,11 @@ func TestDMTopLevelMessageContinuesTheConversation(t *testing.T) {
 	inThread, _ := b.dm(alice, dm, "make it shorter please", first)
 	b.replies(dm, first, 2)
 	b.waitDone(dm, inThread)
-	require.NotContains(t, lastTurnTranscript(t, b, "make it shorter please"), "yes please do")
+	shorter := lastTurnTranscript(t, b, "make it shorter please")
+	require.NotContains(t, shorter, "yes please do")
+	// The control: the thread's turn does carry history, its own root, so
+	// the top-level post is missing because it is another conversation.
+	require.Contains(t, shorter, "draft the release announcement", "the thread's root")
 
 	// Channels: a new top-level mention does not see the previous thread.
 	c1, _ := b.mention(alice, ch, "what is the deploy day for the payments team?", "")
@@ -40,6 +44,12 @@ func TestDMTopLevelMessageContinuesTheConversation(t *testing.T) {
 	b.replies(ch, c2, 1)
 	b.waitDone(ch, c2)
 	require.NotContains(t, lastTurnTranscript(t, b, "and for search?"), "payments team")
+	// The control: a reply inside c1's thread does see "payments team", so
+	// c2 lacks it because it is another thread.
+	inC1, _ := b.mention(alice, ch, "and on bank holidays?", c1)
+	b.replies(ch, c1, 2)
+	b.waitDone(ch, inC1)
+	require.Contains(t, lastTurnTranscript(t, b, "and on bank holidays?"), "payments team", "the thread's own history")
 }
 
 func lastTurnTranscript(t *testing.T, b *bot, marker string) string {

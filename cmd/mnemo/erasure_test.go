@@ -163,6 +163,9 @@ func TestRestoreRefusesAMemoryOfAnErasedPerson(t *testing.T) {
 	for _, m := range []memory.Memory{hers, bobs} {
 		require.Contains(t, b.command(admin, ch, "forget "+m.ShortID()).Text, "Forgotten")
 	}
+	// Forgotten, her memory is still there to restore: the walk finds it
+	// before the purge, so its absence after is the purge's doing.
+	require.NotEmpty(t, b.db.Find(t, "zqxhotel"), "before the purge, the walk finds her forgotten memory")
 	n := len(b.responses())
 	b.click(admin, ch, "mnemo_purge_confirm", alice)
 	require.Contains(t, b.nextResponse(n).Text, "Erased")
@@ -194,6 +197,10 @@ func TestPurgeCanKeepSharedMemoriesAsAFormerMembers(t *testing.T) {
 	b.click(bob, "C0TEAM", "mnemo_purge_keep_shared", alice)
 	require.Contains(t, b.nextResponse(n).Text, "Only an admin")
 	require.False(t, b.archived(mine.ShortID()))
+	// Before the purge the walk finds her id and her archived memory's
+	// words, so finding neither after is the purge's doing.
+	require.NotEmpty(t, b.db.Find(t, "alice"), "before the purge, the walk finds her id")
+	require.NotEmpty(t, b.db.Find(t, "zqxindia"), "and her archived memory")
 
 	n = len(b.responses())
 	b.click(admin, "C0TEAM", "mnemo_purge_keep_shared", alice)
@@ -225,6 +232,7 @@ func TestDeletedAccountIsErasedWhenEnabled(t *testing.T) {
 	ts, _ := on.mention(alice, "C0TEAM", "remember that I prefer zqxdelta answers", "")
 	on.waitDone("C0TEAM", ts)
 	require.NotEmpty(t, on.db.Find(t, "alice"))
+	require.NotEmpty(t, on.db.Find(t, "zqxdelta"), "before the deletion, the walk finds her words")
 	// A profile change that is not a deletion erases nothing.
 	on.slack.WaitAck(on.slack.SendEvent(map[string]any{"type": "user_change", "user": map[string]any{"id": alice, "team_id": fakeslack.TeamID, "deleted": false}, "event_ts": "1800000000.000100"}), 5*time.Second)
 	on.slack.WaitAck(on.slack.SendEvent(deleted), 5*time.Second)

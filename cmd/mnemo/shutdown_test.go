@@ -43,9 +43,13 @@ func TestFaultHungSlackSIGTERMExitsWithinShutdownTimeout(t *testing.T) {
 
 	code, took := a.term(time.Minute)
 	require.Equal(t, 0, code, a.logs.String())
-	// The process's own start-up of the runtime and exit add little; a
-	// second covers a loaded machine.
-	require.Less(t, took, timeout+time.Second, "exited %s after SIGTERM", took)
+	// The deadline was what ended it: the turn stuck on Slack was
+	// cancelled, and the background reaction too. The bound only tells a
+	// hang apart from the deadline; how close to it a loaded machine
+	// exits is no test's business.
+	require.Contains(t, a.logs.String(), "turns still running at the shutdown deadline")
+	require.Contains(t, a.logs.String(), "background Slack calls cancelled at the shutdown deadline")
+	require.Less(t, took, 15*time.Second, "exited %s after SIGTERM, with a %s shutdown timeout; before, it waited for ever", took, timeout)
 }
 
 // The same in process, where the goroutines can be counted: serve returns
@@ -103,5 +107,9 @@ func TestServeWithHungSlackReturnsInTimeAndLeavesNoGoroutine(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatalf("serve did not return a minute after its context ended:\n%s", logs.String())
 	}
-	require.Less(t, time.Since(start), timeout+time.Second)
+	// As above: the deadline ended it, and the bound tells a hang apart.
+	took := time.Since(start)
+	require.Contains(t, logs.String(), "turns still running at the shutdown deadline")
+	require.Contains(t, logs.String(), "background Slack calls cancelled at the shutdown deadline")
+	require.Less(t, took, 15*time.Second, "returned %s after its context ended, with a %s shutdown timeout", took, timeout)
 }

@@ -55,6 +55,11 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 	b := startBot(t, scripted.Memory())
 	const ch = "C0BADTS"
 
+	// What each rejected event asks: a memory specific enough to be stored,
+	// as the control at the end shows, so that none in the listing means
+	// the events were rejected, not that the memory was refused.
+	const rememberTabs = "remember that I prefer tabs for indentation"
+
 	// Positive control: a valid post in the same channel is stored and answered.
 	good, _ := b.mention(alice, ch, "hello", "")
 	b.replies(ch, good, 1)
@@ -68,7 +73,7 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 		{b.nextTS(), "17000000.memory-explicit"}, // rejected: label-suffixed thread_ts
 		{b.nextTS(), "1700000000.1"},
 	} {
-		ev := map[string]any{"type": "app_mention", "user": alice, "text": "<@" + fakeslack.BotUserID + "> remember that I prefer tabs", "ts": bad.ts, "channel": ch}
+		ev := map[string]any{"type": "app_mention", "user": alice, "text": "<@" + fakeslack.BotUserID + "> " + rememberTabs, "ts": bad.ts, "channel": ch}
 		if bad.threadTS != "" {
 			ev["thread_ts"] = bad.threadTS
 		}
@@ -88,6 +93,12 @@ func TestBadTimestampIsRejectedAndNothingStored(t *testing.T) {
 	}
 	require.Empty(t, b.memories("--all"), "no memory from rejected events")
 	require.Equal(t, 1, b.postedIn(ch), "only the control post was answered")
+
+	// The control for the listing: the rejected events' text, in a valid
+	// post, does store a memory, and the same listing finds it.
+	ok, _ := b.mention(alice, ch, rememberTabs, "")
+	b.waitDone(ch, ok)
+	require.NotEmpty(t, b.memories("--all"), "control: the listing finds the memory a valid post stores")
 }
 
 func logLine(logs, needle string) string {

@@ -35,12 +35,13 @@ func recordSpans() *tracetest.SpanRecorder {
 }
 
 // traceOf returns the ended spans of the trace whose root event carried
-// the post at ts.
-func traceOf(rec *tracetest.SpanRecorder, ts string) []sdktrace.ReadOnlySpan {
+// the post at ts in channel. The channel matters: every bot's fake Slack
+// hands out the same timestamps, and all bots share the recorder.
+func traceOf(rec *tracetest.SpanRecorder, channel, ts string) []sdktrace.ReadOnlySpan {
 	var id trace.TraceID
 	all := rec.Ended()
 	for _, s := range all {
-		if strings.HasPrefix(s.Name(), "slack.event") && attr(s, "slack.ts") == ts {
+		if strings.HasPrefix(s.Name(), "slack.event") && attr(s, "slack.channel") == channel && attr(s, "slack.ts") == ts {
 			id = s.SpanContext().TraceID()
 		}
 	}
@@ -120,18 +121,7 @@ func TestTurnIsOneTraceWithGenAIAttributes(t *testing.T) {
 		return r
 	})
 	const ch = "C0TRACE"
-	ts, _ := b.mention(alice, ch, "remember that the staging database is called kestrel", "")
-	b.waitDone(ch, ts)
-	var ss []sdktrace.ReadOnlySpan
-	require.Eventually(t, func() bool {
-		ss = traceOf(rec, ts)
-		for _, s := range ss {
-			if s.Name() == "inbox.job" {
-				return true
-			}
-		}
-		return false
-	}, 10*time.Second, 10*time.Millisecond, "the job's span ends")
+	ts, ss := turnTrace(t, rec, b, ch)
 	show := []string{"gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.response.finish_reasons", "gen_ai.tool.name", "mnemo.tool.outcome", "mnemo.recall.candidates", "mnemo.recall.injected", "mnemo.turn.outcome", "mnemo.reply.kind"}
 	got := tree(ss, show...)
 	t.Logf("trace:\n%s", got)
@@ -205,4 +195,44 @@ func TestTurnIsOneTraceWithGenAIAttributes(t *testing.T) {
 	require.NoError(t, b.db.Pool.QueryRow(t.Context(), "SELECT trace_id FROM turns WHERE channel_id = $1 AND message_ts = $2", ch, ts).Scan(&rowTrace))
 	require.Equal(t, traceID, rowTrace)
 	require.Contains(t, b.logs.String(), `"trace_id":"`+traceID+`"`)
+
+	// The control: the same turn with MNEMO_TRACE_CONTENT=true, read by
+	// the same checks, does find "kestrel" in the model calls' messages.
+	// So the absence above is the setting's doing, not a search that
+	// could never see the text.
+	withContent := startBot(t, scripted.Memory(), "MNEMO_TRACE_CONTENT", "true")
+	const contentCh = "C0TRACECONTENT"
+	_, cs := turnTrace(t, rec, withContent, contentCh)
+	var inMessages, anywhere int
+	for _, s := range cs {
+		if s.Name() == "chat claude-test" && strings.Contains(attr(s, "gen_ai.input.messages"), "kestrel") {
+			inMessages++
+		}
+		for _, kv := range s.Attributes() {
+			if strings.Contains(kv.Value.String(), "kestrel") {
+				anywhere++
+			}
+		}
+	}
+	require.NotZero(t, inMessages, "with MNEMO_TRACE_CONTENT=true a model call's gen_ai.input.messages holds the text:\n%s", tree(cs, "gen_ai.input.messages"))
+	require.NotZero(t, anywhere, "and the scan of every span's attributes finds it")
+}
+
+// turnTrace has b remember the kestrel fact in channel, waits for the
+// turn's job span to end, and returns the post's ts and the turn's trace.
+func turnTrace(t *testing.T, rec *tracetest.SpanRecorder, b *bot, channel string) (string, []sdktrace.ReadOnlySpan) {
+	t.Helper()
+	ts, _ := b.mention(alice, channel, "remember that the staging database is called kestrel", "")
+	b.waitDone(channel, ts)
+	var ss []sdktrace.ReadOnlySpan
+	require.Eventually(t, func() bool {
+		ss = traceOf(rec, channel, ts)
+		for _, s := range ss {
+			if s.Name() == "inbox.job" {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the job's span ends")
+	return ts, ss
 }

@@ -371,12 +371,20 @@ func testUninstallStopsAWorkspace(t *testing.T, modeEnv []string) {
 		require.False(t, m.Response && m.Envelope == cmdEnv, "B's command was not answered")
 	}
 
-	// Erasure: all of B, none of A.
+	// Erasure: all of B, none of A. Before it, the same counts find B's
+	// rows in every table (her settings too, from "learning me off"), so
+	// the zeros after are the erasure's doing.
+	tables := []string{"memories", "memory_events", "session_messages", "turns", "model_usage", "user_settings", "installations"}
+	for _, table := range tables {
+		var nB int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE team_id = $1`, teamB).Scan(&nB))
+		require.NotZero(t, nB, "%s of B, before the erasure", table)
+	}
 	var out, errOut strings.Builder
 	code := run(ctx, []string{"teams", "erase", "--by", "ops-ticket-42", teamB}, b.getenv, strings.NewReader(""), &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	require.Contains(t, out.String(), "Erased team "+teamB)
-	for _, table := range []string{"memories", "memory_events", "session_messages", "turns", "model_usage", "user_settings", "installations"} {
+	for _, table := range tables {
 		var nB, nA int
 		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE team_id = $1`, teamB).Scan(&nB))
 		require.Zero(t, nB, "%s of B", table)
