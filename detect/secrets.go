@@ -18,7 +18,7 @@ const (
 var secretDetectors = []detector{
 	{name: "Slack token", category: CategorySecret, gate: gate{words: []string{"xox"}}, re: regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},
 	{name: "Slack app token", category: CategorySecret, gate: gate{words: []string{"xapp-"}}, re: regexp.MustCompile(`\bxapp-\d-[A-Za-z0-9-]{10,}`)},
-	{name: "Slack webhook", category: CategorySecret, gate: gate{words: []string{"hooks.slack.com/services/"}}, re: regexp.MustCompile(`hooks\.slack\.com/services/[A-Za-z0-9/]+`)},
+	{name: "Slack webhook", category: CategorySecret, gate: gate{words: []string{"hooks.slack.com/"}}, re: regexp.MustCompile(`hooks\.slack\.com/(?:services|commands|actions|triggers|workflows)/[A-Za-z0-9/_-]+`)},
 	{name: "GitHub token", category: CategorySecret, gate: gate{words: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
 	{name: "GitLab token", category: CategorySecret, gate: gate{words: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glcbt-", "gloas-", "glsoat-", "glagent-", "glimt-", "glffct-"}},
 		re: regexp.MustCompile(`\bgl(?:pat|dt|rt|ptt|ft|cbt|oas|soat|agent|imt|ffct)-[A-Za-z0-9_-]{20,}`)},

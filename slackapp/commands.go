@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -412,6 +414,20 @@ func (a *App) audit(ctx context.Context, actor provenance.Actor, action db.Audit
 	}
 }
 
+// webhookClient posts to response URLs, each post within Slack's own
+// timeout for a Web API call.
+var webhookClient = &http.Client{Timeout: 30 * time.Second}
+
+// withoutURL is err with the URL it failed on left out: a response URL is
+// a credential (anyone holding it may answer the person for 30 minutes).
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s response_url: %w", ue.Op, ue.Err)
+	}
+	return err
+}
+
 // respond sends an ephemeral answer through the response URL, or to the
 // user in the channel when there is none.
 func (a *App) respond(ctx context.Context, team, responseURL, channel, user string, r reply) {
@@ -420,10 +436,10 @@ func (a *App) respond(ctx context.Context, team, responseURL, channel, user stri
 		if len(r.blocks) > 0 {
 			msg.Blocks = &slack.Blocks{BlockSet: r.blocks}
 		}
-		if err := slack.PostWebhookContext(ctx, responseURL, msg); err == nil {
+		if err := slack.PostWebhookCustomHTTPContext(ctx, responseURL, webhookClient, msg); err == nil {
 			return
 		} else {
-			a.log.Warn().Err(err).Msg("response_url failed; answering ephemerally")
+			a.log.Warn().Err(withoutURL(err)).Msg("response_url failed; answering ephemerally")
 		}
 	}
 	opts := []slack.MsgOption{slack.MsgOptionText(r.text, false)}
