@@ -72,6 +72,11 @@ func (s Installations) Save(ctx context.Context, i Installation) error {
 // the one ServeTeam last recorded for it); an active one first.
 // ErrNotFound when there is none.
 func (s Installations) Find(ctx context.Context, team, enterprise string) (Installation, error) {
+	if team == "" {
+		// No workspace, no tenant: an org-wide installation's row has no
+		// team either, and must not answer for one.
+		return Installation{}, fmt.Errorf("installation of no team: %w", ErrNotFound)
+	}
 	r, err := s.q.InstallationFind(ctx, s.e, dbsqlc.InstallationFindParams{TeamID: team, EnterpriseID: enterprise})
 	if err != nil {
 		return Installation{}, fmt.Errorf("installation of %s: %w", team, mapErr(err))

@@ -16,9 +16,10 @@ SET token_ciphertext = EXCLUDED.token_ciphertext, token_nonce = EXCLUDED.token_n
 -- name: InstallationFind :one
 -- The installation that serves a team: its own, else its organisation's
 -- org-wide one (the enterprise given, else the one it was last served
--- by); an active one before a disabled one.
+-- by); an active one before a disabled one. No team finds none (an
+-- org-wide installation's team_id is '').
 SELECT i.* FROM installations i
-WHERE i.team_id = @team_id
+WHERE (i.team_id = @team_id AND @team_id::text <> '')
    OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF(@enterprise_id::text, ''),
         (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = @team_id)))
 ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC

@@ -103,7 +103,7 @@ func (q *Queries) InstallationDisabledBefore(ctx context.Context, db DBTX, arg I
 
 const installationFind = `-- name: InstallationFind :one
 SELECT i.team_id, i.enterprise_id, i.token_ciphertext, i.token_nonce, i.token_key_id, i.bot_user_id, i.bot_id, i.scopes, i.installer_id, i.installed_at, i.disabled_at, i.disabled_why FROM installations i
-WHERE i.team_id = $1
+WHERE (i.team_id = $1 AND $1::text <> '')
    OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF($2::text, ''),
         (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = $1)))
 ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
@@ -117,7 +117,8 @@ type InstallationFindParams struct {
 
 // The installation that serves a team: its own, else its organisation's
 // org-wide one (the enterprise given, else the one it was last served
-// by); an active one before a disabled one.
+// by); an active one before a disabled one. No team finds none (an
+// org-wide installation's team_id is ”).
 func (q *Queries) InstallationFind(ctx context.Context, db DBTX, arg InstallationFindParams) (Installation, error) {
 	row := db.QueryRow(ctx, installationFind, arg.TeamID, arg.EnterpriseID)
 	var i Installation
