@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"net"
 	"net/http"
 	"strings"
@@ -57,7 +58,25 @@ func Listen(addr string, m *Metrics, ready []Check, log zerolog.Logger) (*Server
 	if m != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg, Timeout: 10 * time.Second}))
 	}
-	return &Server{ln: ln, log: log, mux: mux, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}, nil
+	// The install routes (Handle) may be exposed to the internet.
+	return &Server{ln: ln, log: log, mux: mux, srv: HTTPServer(mux, log)}, nil
+}
+
+// HTTPServer is an http.Server for handler with every server timeout set,
+// for routes a client on the internet may reach: a slow or idle client
+// holds nothing for long. Its own error lines (a handler's panic, a
+// refused connection) go to log, and so through the redactor, not to
+// the standard logger.
+func HTTPServer(handler http.Handler, log zerolog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      15 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          stdlog.New(log.With().Str("component", "http").Logger(), "", 0),
+	}
 }
 
 // ListenHandler binds addr (named by the variable that set it, for the
@@ -69,14 +88,7 @@ func ListenHandler(variable, addr string, handler http.Handler, log zerolog.Logg
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", variable, addr, err)
 	}
-	return &Server{ln: ln, log: log, srv: &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      15 * time.Second,
-		IdleTimeout:       90 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-	}}, nil
+	return &Server{ln: ln, log: log, srv: HTTPServer(handler, log)}, nil
 }
 
 // Addr is the address the server listens on (useful with port 0).

@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/ops"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/threads"
 	"github.com/mnemo-bot/mnemo/tools"
@@ -119,7 +120,10 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: mcp.BearerHandler(srv, tokens, log), ReadHeaderTimeout: 10 * time.Second}
+	// The operator's timeouts but a write's: a streamable HTTP session may
+	// hold a response open for the server's messages.
+	hs := ops.HTTPServer(mcp.BearerHandler(srv, tokens, log), log)
+	hs.WriteTimeout = 0
 	// The shutdown waits for ctx's end, or for Serve's, which ends it too:
 	// it is joined before this returns.
 	serving, stop := context.WithCancel(ctx)

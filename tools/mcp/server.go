@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -105,9 +106,20 @@ func IdentityFromContext(ctx context.Context) (tools.Invocation, bool) {
 // BearerHandler serves MCP over streamable HTTP, acting for the identity its
 // bearer token maps to. A request without a known token gets 401 and is
 // logged, without the token; /healthz answers 200 to anyone, for probes.
+// Tokens are looked up by their SHA-256, so that how long a lookup takes
+// says nothing of how much of a guess matched, and a body is read up to
+// MaxBody.
 func BearerHandler(s *server.MCPServer, tokens map[string]tools.Invocation, log zerolog.Logger) http.Handler {
+	byHash := make(map[[sha256.Size]byte]tools.Invocation, len(tokens))
+	for t, inv := range tokens {
+		byHash[sha256.Sum256([]byte(t))] = inv
+	}
+	identity := func(r *http.Request) (tools.Invocation, bool) {
+		inv, ok := byHash[sha256.Sum256([]byte(bearer(r)))]
+		return inv, ok
+	}
 	h := server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-		if inv, ok := tokens[bearer(r)]; ok {
+		if inv, ok := identity(r); ok {
 			return WithIdentity(ctx, inv)
 		}
 		return ctx
@@ -118,7 +130,7 @@ func BearerHandler(s *server.MCPServer, tokens map[string]tools.Invocation, log 
 			_, _ = io.WriteString(w, "ok\n")
 			return
 		}
-		if _, ok := tokens[bearer(r)]; !ok {
+		if _, ok := identity(r); !ok {
 			reason := "unknown bearer token"
 			if bearer(r) == noToken {
 				reason = "no bearer token"
@@ -129,9 +141,14 @@ func BearerHandler(s *server.MCPServer, tokens map[string]tools.Invocation, log 
 			http.Error(w, "a bearer token mapped to an identity is required", http.StatusUnauthorized)
 			return
 		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		h.ServeHTTP(w, r)
 	})
 }
+
+// MaxBody bounds an MCP request's body: a tool call's arguments are a few
+// kilobytes (a memory is at most 600 characters).
+const MaxBody = 1 << 20
 
 // HealthPath is where BearerHandler answers health checks.
 const HealthPath = "/healthz"

@@ -208,3 +208,32 @@ func TestMCPBearerHandlerHealthAndRefusals(t *testing.T) {
 	require.Equal(t, "U0CAROL", calls[0].Actor.ID)
 	require.NotContains(t, logs.String(), "tok-carol-7f3a9")
 }
+
+// A token holder's request body is read up to MaxBody: a larger one is
+// refused, where it would have been read whole and parsed.
+func TestMCPBearerHandlerBoundsTheBody(t *testing.T) {
+	t.Parallel()
+	var calls []tools.Invocation
+	srv, err := NewServer("test", "1", servedTools(&calls), IdentityFromContext)
+	require.NoError(t, err)
+	carol := tools.Invocation{Actor: provenance.Actor{Kind: provenance.KindUser, Team: "T1", ID: "U0CAROL"}}
+	hs := httptest.NewServer(BearerHandler(srv, map[string]tools.Invocation{"tok-carol-7f3a9": carol}, zerolog.Nop()))
+	t.Cleanup(hs.Close)
+	post := func(pad int) int {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},` +
+			`"clientInfo":{"name":"test","version":"1"},"pad":"` + strings.Repeat("x", pad) + `"}}`
+		req, err := http.NewRequest(http.MethodPost, hs.URL+"/mcp", strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer tok-carol-7f3a9")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, http.StatusOK, post(1000), "the control: a small request is served")
+	require.NotEqual(t, http.StatusOK, post(MaxBody+1), "a body past MaxBody is refused")
+}
