@@ -126,6 +126,7 @@ type App struct {
 	chanTypes     sync.Map    // team/channel → channelInfo, from conversations.info
 	working       sync.Map    // channel/ts → closed when the post's Working reaction is shown
 	homeQueue     chan homeRequest
+	homeQueued    sync.Map       // homeRequest → struct{}: the Homes in homeQueue (queueHome)
 	loops         sync.WaitGroup // Run's own loops
 
 	// The slow work after an ack (async): tracked until Close, and

@@ -52,7 +52,7 @@ func origin(m memory.Memory, now time.Time) string {
 func memoryBlock(m memory.Memory, now time.Time, withForget bool) slack.Block {
 	text := fmt.Sprintf("*%s*\n`%s` · %s · %s", escape(m.Content), m.ShortID(), m.Scope, origin(m, now))
 	if m.ArchivedAt != nil {
-		text += fmt.Sprintf("\n_archived: %s_", m.ArchivedReason)
+		text += fmt.Sprintf("\n_archived: %s_", escape(m.ArchivedReason))
 	}
 	var acc *slack.Accessory
 	if withForget && m.ArchivedAt == nil {
@@ -73,8 +73,14 @@ type Home struct {
 	Personal []Memory // a page of their personal memories (one more means a next page)
 	Total    int64    // all their active personal memories
 	Offset   int
-	// Shared are the channel and workspace memories they wrote, with where.
-	Shared []Memory
+	// Shared are a page of the channel and workspace memories they wrote,
+	// with where (one more means a next page), from SharedOffset. They are
+	// shown with the first page of the personal ones (Offset 0).
+	Shared       []Memory
+	SharedOffset int
+	// Notice is said at the top, once: why a Forget pressed on the Home
+	// did nothing.
+	Notice string
 	// LearningHere is passive learning in their DM with mnemo; LearningMe
 	// is passive learning about them anywhere.
 	LearningHere, LearningMe bool
@@ -91,6 +97,9 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 	}
 	onOff := map[bool]string{true: "on", false: "off"}
 	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%d memories · passive learning in our DM is %s · learning about you is %s (`/mnemo learning me on|off`) · mnemo learns what you ask it to remember and what you state in conversations with it", h.Total, onOff[h.LearningHere], onOff[h.LearningMe]))))
+	if h.Notice != "" {
+		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(":warning: "+escape(h.Notice)), nil, nil))
+	}
 	blocks = append(blocks, slack.NewDividerBlock())
 	if len(h.Personal) == 0 && h.Offset == 0 {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn("Nothing yet. Ask me to remember something, like _\"remember that I prefer terse PR summaries\"_."), nil, nil))
@@ -104,7 +113,7 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 	if nav := pager(ActionHomePage, h.Offset, HomePageSize, len(h.Personal) > HomePageSize, func(o int) string { return fmt.Sprint(o) }); nav != nil {
 		blocks = append(blocks, nav)
 	}
-	if len(h.Shared) > 0 && h.Offset == 0 {
+	if (len(h.Shared) > 0 || h.SharedOffset > 0) && h.Offset == 0 {
 		blocks = append(blocks, slack.NewDividerBlock(), slack.NewHeaderBlock(plain("What you asked mnemo to remember for others")))
 		for i, m := range h.Shared {
 			if i == HomePageSize {
@@ -112,8 +121,24 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 			}
 			blocks = append(blocks, memoryBlock(m, now, true))
 		}
+		// Its pager names its pages as homePage reads them.
+		if nav := pager(ActionHomePage, h.SharedOffset, HomePageSize, len(h.Shared) > HomePageSize, func(o int) string { return fmt.Sprint(-o) }); nav != nil {
+			nav.(*slack.ActionBlock).BlockID = "mnemo_shared_pager" // a view's block ids are unique
+			blocks = append(blocks, nav)
+		}
 	}
 	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, Blocks: slack.Blocks{BlockSet: blocks}, CallbackID: "mnemo_home"}
+}
+
+// homePage reads the page a Home pager button names (ActionHomePage
+// carries one number): 0 or more is that offset into the personal
+// memories, with the first page of the shared ones; below 0, the personal
+// memories' first page and the shared ones from -page.
+func homePage(page int) (offset, sharedOffset int) {
+	if page < 0 {
+		return 0, -page
+	}
+	return page, 0
 }
 
 // historyBlocks renders a memory's history for /mnemo history.
