@@ -29,6 +29,12 @@ func (s *surface) Stream(_ context.Context, p agent.Post) agent.TextStream {
 // turn's goroutine, which streams the answer and then finishes or fails
 // it, one call after another: it has no lock, so that none is held across
 // its calls to Slack.
+//
+// A retried turn does not stream: it finds the message by its metadata
+// (replyEvent, marked live until it holds the final answer) and finishes
+// it in place. chat.startStream takes no metadata, so a stream gets it
+// when it is stopped; a post made instead of a stream carries it from the
+// start.
 type liveReply struct {
 	a         *App
 	bot       install.Bot
@@ -36,18 +42,23 @@ type liveReply struct {
 	streaming bool // Slack's stream methods, else post and chat.update
 
 	ts      string          // the message, once the first text is shown
-	shown   strings.Builder // the model's text shown so far
+	text    strings.Builder // the model's text so far
+	shown   strings.Builder // what of it Slack took: the message shows this
 	stopped bool
 }
 
-// Append shows more of the answer.
+// Append shows more of the answer. Only what Slack takes counts as shown:
+// a chunk it refused (a rate limit, an error) is not, so finish replaces
+// the message with the whole answer.
 func (l *liveReply) Append(ctx context.Context, text string) error {
-	l.shown.WriteString(text)
+	l.text.WriteString(text)
+	all := l.text.String()
 	key := l.p.Key
 	var err error
 	switch {
 	case l.streaming && l.ts == "":
-		_, l.ts, err = l.bot.API.StartStreamContext(ctx, key.Channel, slack.MsgOptionTS(string(key.Root)), slack.MsgOptionMarkdownText(text),
+		// Nothing is shown yet: the stream starts with all the text so far.
+		_, l.ts, err = l.bot.API.StartStreamContext(ctx, key.Channel, slack.MsgOptionTS(string(key.Root)), slack.MsgOptionMarkdownText(all),
 			slack.MsgOptionRecipientUserID(l.p.Actor.ID), slack.MsgOptionRecipientTeamID(key.Team))
 		var se slack.SlackErrorResponse
 		if errors.As(err, &se) && !transient(err) {
@@ -55,22 +66,57 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 			// missing scope): this answer is posted and updated instead.
 			l.a.log.Warn().Str("error", se.Err).Str("channel", key.Channel).Msg("Slack refused to stream the answer; posting and updating it instead")
 			l.streaming, l.ts = false, ""
-			l.ts, err = l.a.post(ctx, l.bot, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
+			err = l.postFirst(ctx, all)
+		} else if err == nil {
+			l.show(all)
 		}
 	case l.streaming:
-		_, _, err = l.bot.API.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(text))
+		if _, _, err = l.bot.API.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(text)); err == nil {
+			l.shown.WriteString(text)
+		}
 	case l.ts == "":
-		l.ts, err = l.a.post(ctx, l.bot, key.Channel, slack.MsgOptionText(firstPart(l.shown.String()), false), slack.MsgOptionTS(string(key.Root)))
+		err = l.postFirst(ctx, all)
 	default:
 		// Each update carries all the text so far, so one skipped for a
 		// rate limit loses nothing: the next, or the final one, shows it.
-		_, _, _, err = l.bot.API.UpdateMessageContext(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String()), false))
+		_, _, _, err = l.bot.API.UpdateMessageContext(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(all), false))
 		var rl *slack.RateLimitedError
-		if errors.As(err, &rl) {
+		switch {
+		case err == nil:
+			l.show(all)
+		case errors.As(err, &rl):
 			err = nil
 		}
 	}
 	return err
+}
+
+// postFirst posts the answer's message where Slack would not stream it,
+// with the metadata by which a retried turn finds it.
+func (l *liveReply) postFirst(ctx context.Context, all string) error {
+	key := l.p.Key
+	ts, err := l.a.post(ctx, l.bot, key.Channel, slack.MsgOptionText(firstPart(all), false), slack.MsgOptionTS(string(key.Root)), liveMetadata(l.p))
+	if err == nil {
+		l.ts = ts
+		l.show(all)
+	}
+	return err
+}
+
+// show records that the message now shows all of text.
+func (l *liveReply) show(text string) {
+	l.shown.Reset()
+	l.shown.WriteString(text)
+}
+
+// unshown is the text Slack did not take, after what it shows: the chunk
+// of a failed append.
+func (l *liveReply) unshown() string {
+	all, shown := l.text.String(), l.shown.String()
+	if rest, ok := strings.CutPrefix(all, shown); ok {
+		return rest
+	}
+	return ""
 }
 
 // firstPart is what one message shows of text so far; the rest is posted
@@ -91,10 +137,11 @@ func (l *liveReply) started() bool {
 }
 
 // finish makes the streamed message the answer: the stream is stopped, and
-// the message is replaced with the final text when what streamed differs
-// (the model wrote before calling tools, or an append failed) or the answer
-// needs more than one message, whose further parts are posted after it.
-// The last part carries the feedback buttons.
+// the message is replaced with the final text when what Slack shows differs
+// (the model wrote before calling tools, or Slack refused an append) or the
+// answer needs more than one message, whose further parts are posted after
+// it. The last part carries the feedback buttons; every part carries the
+// reply metadata, so that a retried turn posts none of them again.
 func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message, error) {
 	key := l.p.Key
 	parts := SplitMessage(ToMrkdwn(text), MaxPostChars)
@@ -102,17 +149,24 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 	// does not make the streamed message a different answer.
 	exact := strings.TrimSpace(l.shown.String()) == strings.TrimSpace(text) && len(parts) == 1
 	if l.streaming && !l.stopped {
-		var opts []slack.MsgOption
+		// The stop carries the metadata chat.startStream could not: final
+		// when the stream is the answer, live while it is to be replaced.
+		opts := []slack.MsgOption{liveMetadata(l.p)}
 		if exact {
-			opts = append(opts, slack.MsgOptionBlocks(feedbackBlock()))
+			opts = []slack.MsgOption{slack.MsgOptionBlocks(feedbackBlock()), metadata(replyEvent, l.p, 0, 1)}
 		}
-		if _, _, err := l.bot.API.StopStreamContext(ctx, key.Channel, l.ts, opts...); err != nil {
-			return nil, err
+		if err := l.stop(ctx, opts...); err != nil {
+			if !notStreaming(err) {
+				return nil, err
+			}
+			// Stopped already, by a stop whose answer was lost: what it
+			// carried is not known, so the update below sets it all.
+			exact = false
 		}
 		l.stopped = true
 	}
 	if !l.streaming || !exact {
-		if _, _, _, err := l.a.update(ctx, l.bot, key.Channel, l.ts, replyText(parts[0], len(parts) == 1)); err != nil {
+		if _, _, _, err := l.a.update(ctx, l.bot, key.Channel, l.ts, replyText(parts[0], len(parts) == 1), metadata(replyEvent, l.p, 0, len(parts))); err != nil {
 			return nil, err
 		}
 	}
@@ -122,7 +176,7 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 	}
 	posted := []threads.Message{{TS: ts, Role: threads.RoleAssistant, Actor: botActor(l.bot), Authority: provenance.Context, Text: parts[0]}}
 	for i, part := range parts[1:] {
-		raw, err := l.a.post(ctx, l.bot, key.Channel, replyText(part, i == len(parts)-2), slack.MsgOptionTS(string(key.Root)))
+		raw, err := l.a.post(ctx, l.bot, key.Channel, replyText(part, i == len(parts)-2), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, l.p, i+1, len(parts)))
 		if err != nil {
 			return posted, err
 		}
@@ -135,9 +189,26 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 	return posted, nil
 }
 
+// stop calls chat.stopStream through rate limits and transient errors, as
+// post does.
+func (l *liveReply) stop(ctx context.Context, opts ...slack.MsgOption) error {
+	return l.a.call(ctx, l.a.budget, "chat.stopStream", func(ctx context.Context) error {
+		_, _, err := l.bot.API.StopStreamContext(ctx, l.p.Key.Channel, l.ts, opts...)
+		return err
+	})
+}
+
+// notStreaming reports whether chat.stopStream failed because the stream
+// was stopped already: by an earlier try whose answer did not arrive.
+func notStreaming(err error) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && se.Err == "message_not_in_streaming_state"
+}
+
 // fail ends a started answer with the failure sentence in the same message
 // and reports whether it could; when it could not, the sentence is posted
-// on its own.
+// on its own. The message then carries the notice metadata, so that a
+// retried turn does not post the sentence again.
 func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 	if !l.started() {
 		return false
@@ -145,10 +216,11 @@ func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 	key := l.p.Key
 	var err error
 	if l.streaming && !l.stopped {
-		_, _, err = l.bot.API.StopStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText("\n\n"+sentence))
+		// What Slack did not take of the stream comes before the sentence.
+		err = l.stop(ctx, slack.MsgOptionMarkdownText(l.unshown()+"\n\n"+sentence), metadata(noticeEvent, l.p, 0, 1))
 		l.stopped = err == nil
 	} else {
-		_, _, _, err = l.a.update(ctx, l.bot, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.shown.String())+"\n\n"+sentence, false))
+		_, _, _, err = l.a.update(ctx, l.bot, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.text.String())+"\n\n"+ToMrkdwn(sentence), false), metadata(noticeEvent, l.p, 0, 1))
 	}
 	if err != nil {
 		l.a.log.Warn().Err(err).Msg("failure sentence not added to the streamed answer; posting it")

@@ -86,12 +86,15 @@ func (s *surface) Notify(ctx context.Context, d agent.Delivery) error {
 			return nil
 		}
 	}
-	_, err := s.a.post(ctx, s.bot, d.Post.Key.Channel, slack.MsgOptionText(d.Text, false), slack.MsgOptionTS(string(d.Post.Key.Root)), metadata(noticeEvent, d.Post, 0, 1))
+	// The sentence can quote what people wrote (a memory's text): it is
+	// escaped as an answer is.
+	_, err := s.a.post(ctx, s.bot, d.Post.Key.Channel, slack.MsgOptionText(ToMrkdwn(d.Text), false), slack.MsgOptionTS(string(d.Post.Key.Root)), metadata(noticeEvent, d.Post, 0, 1))
 	return err
 }
 
 // Reply posts the answer in the thread, split under Slack's limits; parts an
-// earlier attempt posted are found and not posted again.
+// earlier attempt posted are found and not posted again, and a message it
+// streamed but did not finish (marked live) is finished with its part.
 func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Message, error) {
 	if s.live.started() {
 		return s.live.finish(ctx, d.Text)
@@ -99,7 +102,7 @@ func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Messag
 	key := d.Post.Key
 	bot := botActor(s.bot)
 	parts := SplitMessage(ToMrkdwn(d.Text), MaxPostChars)
-	var found map[int]threads.TS
+	var found map[int]postedPart
 	if d.Resume {
 		var err error
 		if found, err = s.a.postedFor(ctx, s.bot, d.Post, replyEvent); err != nil {
@@ -108,7 +111,13 @@ func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Messag
 	}
 	var posted []threads.Message
 	for i, part := range parts {
-		ts, ok := found[i]
+		f, ok := found[i]
+		ts := f.ts
+		if ok && f.live {
+			if _, _, _, err := s.a.update(ctx, s.bot, key.Channel, string(ts), replyText(part, i == len(parts)-1), metadata(replyEvent, d.Post, i, len(parts))); err != nil {
+				return posted, err
+			}
+		}
 		if !ok {
 			raw, err := s.a.post(ctx, s.bot, key.Channel, replyText(part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, d.Post, i, len(parts)))
 			if err != nil {
@@ -130,10 +139,23 @@ func metadata(event string, p agent.Post, part, parts int) slack.MsgOption {
 	return slack.MsgOptionMetadata(slack.SlackMetadata{EventType: event, EventPayload: map[string]any{"post_ts": string(p.TS), "part": part, "parts": parts}})
 }
 
+// liveMetadata marks a streamed answer's message (stream.go) until it holds
+// the final answer's first part: a retried turn that finds it so updates it.
+func liveMetadata(p agent.Post) slack.MsgOption {
+	return slack.MsgOptionMetadata(slack.SlackMetadata{EventType: replyEvent, EventPayload: map[string]any{"post_ts": string(p.TS), "part": 0, "parts": 1, "live": true}})
+}
+
+// postedPart is a message an earlier attempt posted; live when it is a
+// streamed answer not yet finished.
+type postedPart struct {
+	ts   threads.TS
+	live bool
+}
+
 // postedFor finds the bot's messages of one metadata event type that answer
 // post p, by part.
-func (a *App) postedFor(ctx context.Context, b install.Bot, p agent.Post, event string) (map[int]threads.TS, error) {
-	found := map[int]threads.TS{}
+func (a *App) postedFor(ctx context.Context, b install.Bot, p agent.Post, event string) (map[int]postedPart, error) {
+	found := map[int]postedPart{}
 	params := &slack.GetConversationRepliesParameters{ChannelID: p.Key.Channel, Timestamp: string(p.Key.Root), Oldest: string(p.TS), Inclusive: true, IncludeAllMetadata: true, Limit: 200}
 	for {
 		var msgs []slack.Message
@@ -155,8 +177,9 @@ func (a *App) postedFor(ctx context.Context, b install.Bot, p agent.Post, event 
 				continue
 			}
 			part, _ := m.Metadata.EventPayload["part"].(float64)
+			live, _ := m.Metadata.EventPayload["live"].(bool)
 			if ts, err := threads.ParseTS("conversations.replies.ts", m.Timestamp); err == nil {
-				found[int(part)] = ts
+				found[int(part)] = postedPart{ts: ts, live: live}
 			}
 		}
 		if !more || cursor == "" {

@@ -17,6 +17,9 @@ type Stream struct {
 	Appends []string
 	Stopped bool
 	Blocks  json.RawMessage // given to chat.stopStream
+	// Metadata is what chat.stopStream attached (chat.startStream takes
+	// none, as in Slack).
+	Metadata json.RawMessage
 }
 
 // Text is what the stream shows: its appends joined.
@@ -85,9 +88,13 @@ func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values
 			if b := f.Get("blocks"); b != "" {
 				st.Blocks = json.RawMessage(b)
 			}
+			if md := f.Get("metadata"); md != "" {
+				st.Metadata = json.RawMessage(md)
+				s.setMetadataLocked(team, st.Channel, st.TS, st.Metadata)
+			}
 			// Once stopped, the message is among the bot's posts, with what
 			// it streamed, as a finished message is in Slack's history.
-			s.posted = append(s.posted, Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text(), Blocks: st.Blocks, At: time.Now(), Team: team})
+			s.posted = append(s.posted, Message{Channel: st.Channel, TS: st.TS, ThreadTS: st.ThreadTS, User: BotUserID, BotID: BotID, Text: st.Text(), Blocks: st.Blocks, Metadata: st.Metadata, At: time.Now(), Team: team})
 		}
 		s.mu.Unlock()
 		s.cond.Broadcast()
@@ -96,6 +103,16 @@ func (s *Server) assistantAPI(w http.ResponseWriter, method string, f url.Values
 		return false
 	}
 	return true
+}
+
+// setMetadataLocked sets the metadata of the message at ts in a channel's
+// history, as conversations.replies returns it. The caller holds s.mu.
+func (s *Server) setMetadataLocked(team, channel, ts string, md json.RawMessage) {
+	for i, m := range s.history[hkey(team, channel)] {
+		if m.TS == ts {
+			s.history[hkey(team, channel)][i].Metadata = md
+		}
+	}
 }
 
 func (s *Server) streamLocked(channel, ts string) *Stream {

@@ -129,6 +129,8 @@ type Server struct {
 	limited   map[string]int
 	streams   []*Stream         // assistant.go
 	limitWait map[string]string // method → Retry-After of its 429s
+	statusN   map[string]int    // method → calls left to answer with statusOf
+	statusOf  map[string]int    // method → the HTTP status of FailStatus
 	sentAt    map[string]time.Time
 	ackedAt   map[string]time.Time
 	redeliver []time.Duration // waits before each redelivery of an unacked envelope
@@ -153,6 +155,7 @@ func New(t harness.TB) *Server {
 		t: t, acks: map[string]json.RawMessage{}, history: map[string][]Message{},
 		users: map[string]User{}, views: map[string]json.RawMessage{}, uploads: map[string]*File{}, limited: map[string]int{},
 		nextTS: 1800000000, failNext: map[string]string{}, failing: map[string]string{}, limitWait: map[string]string{},
+		statusN: map[string]int{}, statusOf: map[string]int{},
 		sentAt: map[string]time.Time{}, ackedAt: map[string]time.Time{}, delivered: map[string]int{}, closed: make(chan struct{}),
 		hang: map[string]bool{}, answers: map[string]Answer{},
 	}
@@ -209,6 +212,15 @@ func (s *Server) RateLimitFor(method string, n, seconds int) {
 	defer s.mu.Unlock()
 	s.limited[method] = n
 	s.limitWait[method] = fmt.Sprint(seconds)
+}
+
+// FailStatus makes the next n calls of method answer with HTTP status (a
+// 5xx, as Slack's edge does when it fails) and no body.
+func (s *Server) FailStatus(method string, status, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.statusN[method] = n
+	s.statusOf[method] = status
 }
 
 // Redeliver makes the server deliver an events_api envelope again, as
@@ -336,6 +348,11 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	if limited {
 		s.limited[method]--
 	}
+	status := 0
+	if s.statusN[method] > 0 {
+		s.statusN[method]--
+		status = s.statusOf[method]
+	}
 	hang := s.hang[method]
 	if hang {
 		s.hung++
@@ -361,6 +378,10 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Retry-After", wait)
 		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	}
+	if status != 0 {
+		w.WriteHeader(status)
 		return
 	}
 	if fail {
@@ -414,6 +435,12 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 	case "chat.update":
 		s.mu.Lock()
 		m := Message{Channel: f.Get("channel"), TS: f.Get("ts"), Text: f.Get("text"), Blocks: json.RawMessage(f.Get("blocks")), Updated: true, At: time.Now(), Team: team}
+		if md := f.Get("metadata"); md != "" {
+			// As Slack: metadata given with an update replaces the
+			// message's (in its history; the update itself, among the
+			// posts, carries none, as before).
+			s.setMetadataLocked(team, m.Channel, m.TS, json.RawMessage(md))
+		}
 		s.posted = append(s.posted, m)
 		s.mu.Unlock()
 		s.cond.Broadcast()
