@@ -142,7 +142,10 @@ func (a *App) cmdMemories(ctx context.Context, c invocation) reply {
 		} else if m := channelRef.FindStringSubmatch(arg); m != nil {
 			f.SubjectUser, f.Channel = "", m[1]
 		} else {
-			query = append(query, arg)
+			// Slack escapes &, < and > in a command's text: the words are
+			// searched as typed. A mention is read before, so typed text
+			// that looks like one (&lt;@U…&gt;) is searched, not obeyed.
+			query = append(query, slackUnescape.Replace(arg))
 		}
 	}
 	f.Query = strings.Join(query, " ")

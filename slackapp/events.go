@@ -317,7 +317,9 @@ func (a *App) GiveUp(ctx context.Context, ip inbox.Post, cause error) error {
 
 // CleanText replaces the bot's own mention with its name and undoes the
 // three escapes Slack applies to message text, so people's words are
-// stored and shown as they typed them.
+// stored and shown as they typed them. Text typed as "<!channel>" then
+// reads as Slack's own special mention: whatever the bot posts is made
+// safe on the way out (ToMrkdwn, StreamMarkdown), not here.
 func CleanText(s, botUserID string) string {
 	s = strings.ReplaceAll(s, "<@"+botUserID+">", "@mnemo")
 	return strings.TrimSpace(slackUnescape.Replace(s))

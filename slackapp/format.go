@@ -16,9 +16,14 @@ import (
 // limit and its 4,000 character guidance for readable messages.
 const MaxPostChars = 3500
 
-// slackToken matches what Slack itself reads inside angle brackets:
-// mentions, channel links, special mentions and links.
-var slackToken = regexp.MustCompile(`<(?:[@#!][^<>\s]+|https?://[^<>\s|]+(?:\|[^<>]*)?)>`)
+// slackToken matches the Slack tokens the model's text may keep: a
+// person's mention (<@U…>), a channel's link (<#C…|name>) and a link
+// (<https://…|label>). Special mentions (<!channel>, <!here>,
+// <!everyone>, <!subteam^…>, and <!date^…>, which nothing here writes)
+// are not among them: the model's text can echo a person's words or
+// quote a stored memory, so they are escaped and shown as text, and the
+// bot never notifies a channel or a group.
+var slackToken = regexp.MustCompile(`<(?:@[UW][A-Z0-9]+|#[CGD][A-Z0-9]+)(?:\|[^<>]*)?>|<https?://[^<>\s|]+(?:\|[^<>]*)?>|<!`)
 
 var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
@@ -35,10 +40,18 @@ var tokenRef = regexp.MustCompile(tokenOpen + `(\d+)` + tokenClose)
 
 // ToMrkdwn converts the model's Markdown to Slack mrkdwn with a Markdown
 // parser (goldmark), escaping &, < and > as Slack requires and keeping
-// Slack's own tokens (<@U…>, <#C…|name>, <!here>, <https://…|…>) intact.
+// Slack's own mentions and links (<@U…>, <#C…|name>, <https://…|…>)
+// intact. Special mentions (<!channel>, <!here>, <!everyone>,
+// <!subteam^…>) come out escaped, as text: every answer the bot posts or
+// updates goes through here (a streamed one's pieces need StreamMarkdown).
 func ToMrkdwn(md string) string {
 	var tokens []string
 	md = slackToken.ReplaceAllStringFunc(md, func(tok string) string {
+		if tok == "<!" {
+			// A special mention, or anything else that starts as one
+			// (an email autolink would): text, wherever it is.
+			tok = "&lt;!"
+		}
 		tokens = append(tokens, tok)
 		return tokenOpen + strconv.Itoa(len(tokens)-1) + tokenClose
 	})
@@ -54,6 +67,22 @@ func ToMrkdwn(md string) string {
 		return ref
 	})
 }
+
+// StreamMarkdown is delta, a piece of the model's Markdown streamed after
+// before in the same message (chat.startStream and chat.appendStream's
+// markdown_text, which ToMrkdwn does not see), with each special mention
+// broken by a word joiner (U+2060), one split between before and delta
+// too: Slack shows <\u2060!channel> as text and notifies nobody. Mentions of
+// people and links are left as they are.
+func StreamMarkdown(before, delta string) string {
+	delta = strings.ReplaceAll(delta, "<!", "<"+wordJoiner+"!")
+	if strings.HasSuffix(before, "<") && strings.HasPrefix(delta, "!") {
+		delta = wordJoiner + delta
+	}
+	return delta
+}
+
+const wordJoiner = "\u2060"
 
 // mrkdwnWriter renders a Markdown tree as Slack mrkdwn.
 type mrkdwnWriter struct {
@@ -239,7 +268,14 @@ func (r *mrkdwnWriter) inline(n ast.Node, indent string, plain bool) {
 	case *ast.Image:
 		r.link(string(n.Destination), n, indent)
 	case *ast.AutoLink:
-		r.b.WriteString("<" + linkURL(string(n.URL(r.src))) + ">")
+		u := string(n.URL(r.src))
+		if n.AutoLinkType == ast.AutoLinkEmail {
+			// <mailto:…|…>: written bare, an address whose local part
+			// starts with ! or # would read as a Slack token.
+			r.b.WriteString("<mailto:" + linkURL(u) + "|" + strings.ReplaceAll(slackEscape.Replace(u), "|", "¦") + ">")
+			break
+		}
+		r.b.WriteString("<" + linkURL(u) + ">")
 	case *ast.RawHTML:
 		for i := 0; i < n.Segments.Len(); i++ {
 			seg := n.Segments.At(i)
@@ -270,9 +306,46 @@ func linkURL(u string) string {
 	return strings.ReplaceAll(slackEscape.Replace(u), "|", "%7C")
 }
 
+// unsplittable is what a part must not end inside: a Slack token (a link
+// with its label, a mention; every < in mrkdwn opens one) or an entity.
+var unsplittable = regexp.MustCompile(`<[^<>]*>|&(?:[A-Za-z]+|#[0-9]+|#[xX][0-9A-Fa-f]+);`)
+
+// within is the start of the span of spans that at falls strictly inside,
+// or -1 when at is between spans.
+func within(spans [][]int, at int) int {
+	for _, sp := range spans {
+		if sp[0] >= at {
+			break
+		}
+		if at < sp[1] {
+			return sp[0]
+		}
+	}
+	return -1
+}
+
+// lastBreak is the last index of sep in cut that is not inside one of
+// spans, or -1.
+func lastBreak(cut, sep string, spans [][]int) int {
+	end := len(cut)
+	for {
+		i := strings.LastIndex(cut[:end], sep)
+		if i < 0 {
+			return -1
+		}
+		s := within(spans, i)
+		if s < 0 {
+			return i
+		}
+		end = s
+	}
+}
+
 // SplitMessage splits text into parts of at most limit characters, at
 // paragraph, line or word boundaries where it can, keeping code blocks
-// balanced across parts.
+// balanced across parts. A part never ends inside a Slack token (a link
+// whose label has spaces) or an entity (&amp;), unless one is longer than
+// a part.
 func SplitMessage(text string, limit int) []string {
 	text = strings.TrimSpace(text)
 	if text == "" {
@@ -295,15 +368,19 @@ func SplitMessage(text string, limit int) []string {
 			break
 		}
 		cut := string(r[:budget-4]) // room for a closing fence
-		at := strings.LastIndex(cut, "\n\n")
+		spans := unsplittable.FindAllStringIndex(text, -1)
+		at := lastBreak(cut, "\n\n", spans)
 		if at < len(cut)/2 {
-			at = strings.LastIndex(cut, "\n")
+			at = lastBreak(cut, "\n", spans)
 		}
 		if at < len(cut)/2 {
-			at = strings.LastIndex(cut, " ")
+			at = lastBreak(cut, " ", spans)
 		}
 		if at <= 0 {
 			at = len(cut)
+			if s := within(spans, at); s > 0 {
+				at = s
+			}
 		}
 		part := cut[:at]
 		text = strings.TrimLeft(text[at:], " \n")

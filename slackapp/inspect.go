@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/slack-go/slack"
 
@@ -60,5 +61,14 @@ func (a *App) inspect(ctx context.Context, cb slack.InteractionCallback) {
 	if in.Overseen > 0 {
 		a.audit(ctx, actor, db.AuditInspect, strconv.FormatInt(t.ID, 10), fmt.Sprintf("Inspect shortcut: %d memories shown through oversight", in.Overseen))
 	}
-	answer(textReply("```\n%s```", in.Text))
+	answer(textReply("```\n%s```", codeBlock(in.Text)))
+}
+
+// codeBlock is the inspection as it can sit inside a code block, where it
+// quotes what people wrote (memories' text): a special mention in it
+// (<!channel>) is shown, not sent, and a zero-width space after every
+// backtick keeps a ``` in it from closing the block. The references the
+// inspection makes itself (<@U…>, <#C…>) stay links.
+func codeBlock(text string) string {
+	return strings.NewReplacer("<!", "&lt;!", "`", "`\u200b").Replace(text)
 }

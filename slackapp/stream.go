@@ -47,7 +47,9 @@ type liveReply struct {
 	stopped bool
 }
 
-// Append shows more of the answer. Only what Slack takes counts as shown:
+// Append shows more of the answer, its special mentions broken
+// (StreamMarkdown: the stream's Markdown does not go through ToMrkdwn).
+// Only what Slack takes counts as shown:
 // a chunk it refused (a rate limit, an error) is not, so finish replaces
 // the message with the whole answer.
 func (l *liveReply) Append(ctx context.Context, text string) error {
@@ -58,7 +60,7 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 	switch {
 	case l.streaming && l.ts == "":
 		// Nothing is shown yet: the stream starts with all the text so far.
-		_, l.ts, err = l.bot.API.StartStreamContext(ctx, key.Channel, slack.MsgOptionTS(string(key.Root)), slack.MsgOptionMarkdownText(all),
+		_, l.ts, err = l.bot.API.StartStreamContext(ctx, key.Channel, slack.MsgOptionTS(string(key.Root)), slack.MsgOptionMarkdownText(StreamMarkdown("", all)),
 			slack.MsgOptionRecipientUserID(l.p.Actor.ID), slack.MsgOptionRecipientTeamID(key.Team))
 		var se slack.SlackErrorResponse
 		if errors.As(err, &se) && !transient(err) {
@@ -71,7 +73,7 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 			l.show(all)
 		}
 	case l.streaming:
-		if _, _, err = l.bot.API.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(text)); err == nil {
+		if _, _, err = l.bot.API.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(StreamMarkdown(l.shown.String(), text))); err == nil {
 			l.shown.WriteString(text)
 		}
 	case l.ts == "":
@@ -217,7 +219,7 @@ func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 	var err error
 	if l.streaming && !l.stopped {
 		// What Slack did not take of the stream comes before the sentence.
-		err = l.stop(ctx, slack.MsgOptionMarkdownText(l.unshown()+"\n\n"+sentence), metadata(noticeEvent, l.p, 0, 1))
+		err = l.stop(ctx, slack.MsgOptionMarkdownText(StreamMarkdown(l.shown.String(), l.unshown()+"\n\n"+sentence)), metadata(noticeEvent, l.p, 0, 1))
 		l.stopped = err == nil
 	} else {
 		_, _, _, err = l.a.update(ctx, l.bot, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.text.String())+"\n\n"+ToMrkdwn(sentence), false), metadata(noticeEvent, l.p, 0, 1))
