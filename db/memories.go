@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
 	"github.com/mnemo-bot/mnemo/detect"
@@ -136,7 +137,8 @@ func JoinCues(cues []string) string {
 	seen := map[string]bool{}
 	n := 0
 	for _, c := range cues {
-		c = strings.Join(strings.Fields(strings.ReplaceAll(c, ",", " ")), " ")
+		c = strings.Join(strings.Fields(strings.ReplaceAll(strings.ToValidUTF8(c, ""), ",", " ")), " ")
+		c = strings.ReplaceAll(c, "\x00", "") // text the database can store
 		key := strings.ToLower(c)
 		if c == "" || seen[key] || n == MaxCues {
 			continue
@@ -302,13 +304,80 @@ func (s Memories) Archive(ctx context.Context, id uuid.UUID, reason, by string, 
 }
 
 // Restore brings an archived memory back; ErrNotFound when there is no
-// archived memory with that id.
+// archived memory with that id, ErrExists when an identical memory (the
+// same idempotency key) is active.
 func (s Memories) Restore(ctx context.Context, id uuid.UUID) (Memory, error) {
 	r, err := s.q.MemoryRestore(ctx, s.e, id)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "23505" && pg.ConstraintName == "memories_idempotency_active" {
+		return Memory{}, fmt.Errorf("restore memory %s: %w", id, ErrExists)
+	}
 	if err != nil {
 		return Memory{}, fmt.Errorf("restore memory %s: %w", id, mapErr(err))
 	}
 	return memoryFromRow(r), nil
+}
+
+// ActiveIDs returns those of a team's memories ids that are active and not
+// past their expiry, and locks them until the transaction ends: a write
+// that merges or replaces them checks they are still there. Only
+// meaningful on a Tx.
+func (s Memories) ActiveIDs(ctx context.Context, team string, ids []uuid.UUID) ([]uuid.UUID, error) {
+	out, err := s.q.MemoryActiveIDs(ctx, s.e, dbsqlc.MemoryActiveIDsParams{TeamID: team, Ids: ids})
+	if err != nil {
+		return nil, fmt.Errorf("active memories: %w", mapErr(err))
+	}
+	return out, nil
+}
+
+// ForRestore reads one of a team's memories and locks it until the
+// transaction ends, with whether its expiry has passed by the database's
+// clock (the one the expiry sweep reads).
+func (s Memories) ForRestore(ctx context.Context, team string, id uuid.UUID) (m Memory, expired bool, err error) {
+	r, err := s.q.MemoryForRestore(ctx, s.e, dbsqlc.MemoryForRestoreParams{ID: id, TeamID: team})
+	if err != nil {
+		return Memory{}, false, fmt.Errorf("memory %s: %w", id, mapErr(err))
+	}
+	return memoryFromRow(r.Memory), r.Expired, nil
+}
+
+// ActiveReplacement returns the active memory that replaced id: the one it
+// was superseded by or updated into, or the first active one down that
+// chain; ErrNotFound when none is active.
+func (s Memories) ActiveReplacement(ctx context.Context, team string, id uuid.UUID) (Memory, error) {
+	r, err := s.q.MemoryActiveReplacement(ctx, s.e, dbsqlc.MemoryActiveReplacementParams{TeamID: team, ID: id})
+	if err != nil {
+		return Memory{}, fmt.Errorf("replacement of memory %s: %w", id, mapErr(err))
+	}
+	return memoryFromRow(r), nil
+}
+
+// ActiveIdentical returns the active memory, other than id, with id's
+// idempotency key; ErrNotFound when there is none.
+func (s Memories) ActiveIdentical(ctx context.Context, team string, id uuid.UUID) (Memory, error) {
+	r, err := s.q.MemoryActiveIdentical(ctx, s.e, dbsqlc.MemoryActiveIdenticalParams{TeamID: team, ID: id})
+	if err != nil {
+		return Memory{}, fmt.Errorf("identical of memory %s: %w", id, mapErr(err))
+	}
+	return memoryFromRow(r), nil
+}
+
+// ArchiveExpiredIdentical archives, as ArchiveExpired does and with its
+// history event, the active memory with key, or with like's key when key
+// is "", whose expiry has passed, so that it does not keep the same words
+// from being stored or restored before the sweep reaches it.
+func (s Memories) ArchiveExpiredIdentical(ctx context.Context, team, key string, like uuid.UUID) (int64, error) {
+	p := dbsqlc.MemoryArchiveExpiredIdenticalParams{TeamID: team}
+	if key != "" {
+		p.IdempotencyKey = &key
+	} else {
+		p.ID = &like
+	}
+	n, err := s.q.MemoryArchiveExpiredIdentical(ctx, s.e, p)
+	if err != nil {
+		return 0, fmt.Errorf("archive expired identical memories: %w", mapErr(err))
+	}
+	return n, nil
 }
 
 // SearchQuery asks for the memories visible to Actor in one place.

@@ -309,7 +309,25 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	// Forget, restore, history, the App Home, the admin's commands.
 	ok(d.Memories().Get(ctx, m.team, m.id))
 	ok(d.Memories().ListByIDPrefix(ctx, m.team, m.id.String()[:6]))
+	// A write's check that what it merges or replaces is still active.
+	ok(d.Memories().ActiveIDs(ctx, m.team, []uuid.UUID{m.id}))
 	ok(d.Memories().Archive(ctx, m.id, "forgotten", m.subject, nil))
+	// Restore's checks: expired, replaced by an active memory, identical
+	// to an active one (none here: ErrNotFound); and the archiving, as the
+	// sweep's, of an identical one past its expiry (by id, and by key as a
+	// write does when its insert meets one).
+	_, _, err = d.Memories().ForRestore(ctx, m.team, m.id)
+	ok(nil, err)
+	notFound := func(_ any, err error) {
+		t.Helper()
+		if !errors.Is(err, db.ErrNotFound) {
+			require.NoError(t, err)
+		}
+	}
+	notFound(d.Memories().ActiveReplacement(ctx, m.team, m.id))
+	notFound(d.Memories().ActiveIdentical(ctx, m.team, m.id))
+	ok(d.Memories().ArchiveExpiredIdentical(ctx, m.team, "", m.id))
+	ok(d.Memories().ArchiveExpiredIdentical(ctx, m.team, "0123456789abcdef", uuid.Nil))
 	ok(d.Memories().Restore(ctx, m.id))
 	// A restore of a memory that is gone asks whether an erasure deleted it.
 	if _, err := d.Lifecycle().ErasedAt(ctx, m.team, m.id.String()[:8]); !errors.Is(err, db.ErrNotFound) {

@@ -116,6 +116,12 @@ func (s *Store) ForgetMemory(ctx context.Context, v Viewer, m Memory, reason str
 	}
 	var f Memory
 	err := s.db.InTx(ctx, func(tx *db.Tx) error {
+		// The subject's lock, which a write holds while it checks that what
+		// it merges or replaces is still active (persist): a memory being
+		// merged is forgotten before the merge is stored, or not at all.
+		if err := tx.Memories().LockSubject(ctx, subjectLock(m.Team, m.Scope, m.SubjectType, m.SubjectID)); err != nil {
+			return err
+		}
 		row, err := tx.Memories().Archive(ctx, m.ID, reason, v.Actor.ID, nil)
 		if err != nil {
 			return err
@@ -172,9 +178,21 @@ func (e *ErasedError) Sentence() string {
 		e.Ref, e.ErasedAt.UTC().Format(time.DateOnly))
 }
 
+// ErrNotRestorable is Restore's refusal of an archived memory that would
+// not stay, or would not be alone, once restored; the error says why and
+// what to do.
+var ErrNotRestorable = errors.New("refused")
+
 // Restore brings back the archived memory ref names. Only admins restore,
 // and only what they may see. A memory an erasure deleted is never
-// restored: that is an *ErasedError.
+// restored: that is an *ErasedError. Under the subject's lock, it refuses
+// (ErrNotRestorable) a memory:
+//   - past its expiry, which the sweep would archive again: it can be
+//     remembered again with a new expiry;
+//   - superseded or updated by a memory that is still active (or by one
+//     that was itself replaced by an active one): both would be active, so
+//     that one has to be forgotten first;
+//   - identical to an active memory (the same words, subject and place).
 func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (Memory, error) {
 	if !v.Actor.IsAdmin {
 		return Memory{}, fmt.Errorf("restore: %w: only an admin can restore memories", ErrForbidden)
@@ -192,13 +210,55 @@ func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (M
 	}
 	var m Memory
 	err = s.db.InTx(ctx, func(tx *db.Tx) error {
-		row, err := tx.Memories().Restore(ctx, ms[0].ID)
+		mem, id := tx.Memories(), ms[0].ID
+		if err := mem.LockSubject(ctx, subjectLock(ms[0].Team, ms[0].Scope, ms[0].SubjectType, ms[0].SubjectID)); err != nil {
+			return err
+		}
+		cur, expired, err := mem.ForRestore(ctx, ms[0].Team, id)
+		if err != nil {
+			return err
+		}
+		if cur.ArchivedAt == nil {
+			return db.ErrNotFound // not archived
+		}
+		short := shortID(id)
+		if expired {
+			return fmt.Errorf("%w: memory %s expired on %s, and the expiry sweep would archive it again; remember it again with a new expiry instead",
+				ErrNotRestorable, short, cur.ExpiresAt.UTC().Format(time.DateOnly))
+		}
+		r, err := mem.ActiveReplacement(ctx, cur.Team, id)
+		switch {
+		case err == nil:
+			return fmt.Errorf("%w: memory %s was replaced by %s, which is still active; forget %s first to restore it",
+				ErrNotRestorable, short, shortID(r.ID), shortID(r.ID))
+		case !errors.Is(err, db.ErrNotFound):
+			return err
+		}
+		// One with the same words that is past its expiry goes, as the
+		// sweep would take it; one that is active keeps this one out.
+		if _, err := mem.ArchiveExpiredIdentical(ctx, cur.Team, "", id); err != nil {
+			return err
+		}
+		d, err := mem.ActiveIdentical(ctx, cur.Team, id)
+		switch {
+		case err == nil:
+			return identicalActive(d.ID)
+		case !errors.Is(err, db.ErrNotFound):
+			return err
+		}
+		row, err := mem.Restore(ctx, id)
+		if errors.Is(err, db.ErrExists) {
+			return identicalActive(uuid.Nil)
+		}
 		if err != nil {
 			return err
 		}
 		m = fromRow(row)
-		return tx.Memories().RecordEvent(ctx, db.MemoryEvent{MemoryID: m.ID, Team: m.Team, Action: "restore", ActorID: v.Actor.ID, Path: string(path)})
+		return mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: m.ID, Team: m.Team, Action: "restore", ActorID: v.Actor.ID, Path: string(path)})
 	})
+	if errors.Is(err, ErrNotRestorable) {
+		return Memory{}, fmt.Errorf("restore: %w", err)
+	}
 	if errors.Is(err, db.ErrNotFound) {
 		// Not archived, or deleted since it was found: by an erasure, maybe.
 		if eerr := s.erased(ctx, v, ms[0].ID.String()); !errors.Is(eerr, ErrNotFound) {
@@ -213,6 +273,15 @@ func (s *Store) Restore(ctx context.Context, v Viewer, ref string, path Path) (M
 	return m, nil
 }
 
+// identicalActive is Restore's refusal of a memory an active one (id, when
+// known) says the same as.
+func identicalActive(id uuid.UUID) error {
+	if id == uuid.Nil {
+		return fmt.Errorf("%w: an identical memory is already active", ErrNotRestorable)
+	}
+	return fmt.Errorf("%w: an identical memory is already active: %s", ErrNotRestorable, shortID(id))
+}
+
 // erased is restore's answer for a memory ref names that is gone: an
 // *ErasedError when an erasure deleted it, else ErrNotFound.
 func (s *Store) erased(ctx context.Context, v Viewer, ref string) error {
@@ -225,3 +294,6 @@ func (s *Store) erased(ctx context.Context, v Viewer, ref string) error {
 	}
 	return &ErasedError{Ref: ref, ErasedAt: at}
 }
+
+// shortID is the start of id that Memory.ShortID shows.
+func shortID(id uuid.UUID) string { return id.String()[:8] }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -85,13 +86,13 @@ func (s *Store) check(ctx context.Context, w *write, raw string, said []string) 
 	if !m.Store {
 		return reject(m.Reason)
 	}
-	if t := strings.TrimSpace(m.Canonical); t != "" && deterministic(t, secret, name) == "" {
+	if t := strings.TrimSpace(sanitize(m.Canonical)); t != "" && deterministic(t, secret, name) == "" {
 		v.canonical = t
 		category = strongest(category, categoryIn(readings(*w, t, t, nil)))
 	}
 	// The detectors' category is certain; third_party outranks it.
 	v.sensitive, v.cues, v.expires = strongest(category, m.Sensitive), m.Cues, m.Expires
-	return v, strings.TrimSpace(m.Restated), nil
+	return v, strings.TrimSpace(sanitize(m.Restated)), nil
 }
 
 // readings are the texts the detectors read for a write's special
@@ -303,9 +304,10 @@ var canonicalRules = []struct {
 }
 
 // Canonicalize rewrites first-person text into a self-contained statement
-// ("I prefer terse PR summaries" → "Prefers terse PR summaries").
+// ("I prefer terse PR summaries" → "Prefers terse PR summaries"), without
+// NUL characters and invalid UTF-8 (sanitize).
 func Canonicalize(text string) string {
-	s := strings.Join(strings.Fields(text), " ")
+	s := strings.Join(strings.Fields(sanitize(text)), " ")
 	for _, r := range canonicalRules {
 		s = r.re.ReplaceAllString(s, r.repl)
 	}
@@ -318,6 +320,16 @@ func Canonicalize(text string) string {
 	r[0] = unicode.ToUpper(r[0])
 	// "Prefers" must not be followed by "I" fragments like "Prefers I".
 	return string(r)
+}
+
+// sanitize is text the database can store: without NUL characters and
+// invalid UTF-8, which a client of the MCP server or a model may send and
+// PostgreSQL refuses (as agent.Sanitize does for the thread's log).
+func sanitize(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, ""), "\x00", "")
 }
 
 // Normalize folds content for duplicate detection.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,6 +34,16 @@ import (
 // its transaction with them, is decided, and is persisted again. Stage 4
 // reads nothing of its own.
 //
+// A decision is made on what the first persist read, outside its
+// transaction, so what it merges or replaces may be gone by the second:
+// forgotten, or merged or replaced by another write. The second persist
+// checks, under the lock, that every memory the decision merges or
+// replaces is still active; when one isn't, nothing of the decision is
+// stored and the write is decided once more, against the subject's
+// memories as they are now. A second decision overtaken in the same way
+// is not retried: the write is stored on its own, as new, and its note
+// says so.
+//
 // Every model call runs in stages 3 and 4, outside any transaction. A
 // review that can't complete is ErrReviewUnavailable and stores nothing.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
@@ -54,20 +65,27 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 		return w.outcome(Rejected, reason, nil), nil
 	}
 	out, met, err := s.persist(ctx, w, plan{action: ActionAdd, first: true})
-	if err != nil {
-		return Outcome{}, fmt.Errorf("remember: %w", err)
-	}
-	if met != nil {
-		p, err := s.decide(ctx, &w, met)
-		if err != nil {
-			return Outcome{}, fmt.Errorf("remember: %w", err)
+	for decisions := 1; err == nil && met != nil; decisions++ {
+		d := w // decide makes it the merge, for an update
+		p, derr := s.decide(ctx, &d, met)
+		if derr != nil {
+			return Outcome{}, fmt.Errorf("remember: %w", derr)
 		}
 		if p.status != "" {
-			return w.outcome(p.status, p.reason, p.existing), nil
+			return d.outcome(p.status, p.reason, p.existing), nil
 		}
-		if out, _, err = s.persist(ctx, w, p); err != nil {
-			return Outcome{}, fmt.Errorf("remember: %w", err)
+		out, met, err = s.persist(ctx, d, p)
+		switch {
+		case !errors.Is(err, errOvertaken):
+		case decisions < MaxDecisions:
+			out, met, err = s.persist(ctx, w, plan{action: ActionAdd, first: true})
+		default:
+			w.note = joinNotes(w.note, "stored on its own: the memories it was to be merged with or replace changed while it was decided")
+			out, met, err = s.persist(ctx, w, plan{action: ActionAdd})
 		}
+	}
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
 	}
 	if out.Status == Stored {
 		s.changed(*out.Memory)
@@ -87,7 +105,9 @@ type write struct {
 	sensitive     string // the sensitive category, or ""
 	note          string // what was changed from what was asked, and why
 	cues          []string
-	expires       *time.Time // an end the review found in the memory itself
+	// expires is the memory's end: the one asked for, else one the review
+	// found in the memory itself; an update's is its sources' (decide).
+	expires *time.Time
 	// visibility is the place's, or a more private one a merge keeps.
 	visibility provenance.Visibility
 }
@@ -95,7 +115,7 @@ type write struct {
 // canonicalize is stage 1: the canonical text, and the kind when the
 // caller gave none.
 func canonicalize(req WriteRequest) write {
-	w := write{req: req, team: HomeOf(req.Actor, req.Place).Team, kind: req.Kind, canonical: Canonicalize(req.Content), visibility: req.Place.Visibility}
+	w := write{req: req, team: HomeOf(req.Actor, req.Place).Team, kind: req.Kind, canonical: Canonicalize(req.Content), visibility: req.Place.Visibility, expires: req.ExpiresAt}
 	if w.kind == "" {
 		w.kind = InferKind(w.canonical)
 	}
@@ -193,11 +213,7 @@ func (w *write) accept(v verdict, withExpiry bool, now time.Time) (reject string
 	if len(v.cues) > 0 {
 		w.cues = v.cues
 	}
-	if v.note != "" && w.note != "" {
-		w.note += "; " + v.note
-	} else if v.note != "" {
-		w.note = v.note
-	}
+	w.note = joinNotes(w.note, v.note)
 	if withExpiry && v.expires != "" {
 		exp, err := ParseExpiry(v.expires, now)
 		if err != nil {
@@ -225,9 +241,29 @@ type plan struct {
 	first bool
 }
 
+// joinNotes is note a, then b.
+func joinNotes(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
 // MaxCandidates is how many of the subject's similar memories a write is
 // compared with.
 const MaxCandidates = 8
+
+// MaxDecisions is how many times one write is decided (stage 4) when what
+// a decision merges or replaces is gone by the time it is persisted; past
+// it, the write is stored on its own (see Remember).
+const MaxDecisions = 2
+
+// errOvertaken is persist's answer to a decision that merges or replaces
+// a memory no longer active when it is persisted: nothing was stored.
+var errOvertaken = errors.New("a memory the decision merges or replaces is no longer active")
 
 // DuplicateSimilarity is the pg_trgm similarity of normalized content above
 // which two memories of one subject are candidates for being the same
@@ -241,7 +277,12 @@ const DuplicateSimilarity = 0.6
 // asked outside any transaction; its answer may only name candidates, and
 // one that can't answer fails the write closed. An update's merged text is
 // reviewed as a new write is, and keeps the most private visibility and the
-// strongest sensitivity of its sources.
+// strongest sensitivity of its sources. An update merges only memories
+// whose ends agree: a write that expires and a memory that doesn't (or the
+// other way round) are kept apart, the write stored on its own, since the
+// merge would either end the permanent part with the temporary one or
+// keep the temporary part for good; two that both expire merge into one
+// that ends with the later.
 //
 // cands are the candidates a first persist met (at least one, no
 // duplicate among them); it returns them only when there is a Decider.
@@ -273,6 +314,10 @@ func (s *Store) decide(ctx context.Context, w *write, cands []db.Similar) (plan,
 		if Canonicalize(d.Merged) == "" {
 			return bad("merges into no text")
 		}
+		if (w.expires == nil) != (target.ExpiresAt == nil) {
+			w.note = joinNotes(w.note, "stored on its own rather than merged with a similar memory: one of them expires and the other does not")
+			return plan{action: ActionAdd}, nil
+		}
 		v, err := s.review(ctx, w, d.Merged, w.req.Said)
 		if err != nil {
 			return plan{}, err
@@ -286,6 +331,7 @@ func (s *Store) decide(ctx context.Context, w *write, cands []db.Similar) (plan,
 		}
 		w.accept(v, false, s.now()) // no expiry: nothing to reject
 		w.visibility = mostPrivate(w.req.Place.Visibility, target.Visibility)
+		w.expires = later(w.expires, target.ExpiresAt)
 		return plan{action: ActionUpdate, replaces: []uuid.UUID{target.ID}}, nil
 	case ActionSupersede:
 		if len(d.Replaces) == 0 {
@@ -296,7 +342,7 @@ func (s *Store) decide(ctx context.Context, w *write, cands []db.Similar) (plan,
 				return bad("names %s, which is no candidate", id)
 			}
 		}
-		return plan{action: ActionSupersede, replaces: d.Replaces}, nil
+		return plan{action: ActionSupersede, replaces: distinct(d.Replaces)}, nil
 	}
 	return bad("is %q", d.Action)
 }
@@ -346,6 +392,28 @@ func candidate(cands []db.Similar, id uuid.UUID) *Memory {
 	return nil
 }
 
+// distinct is ids without repeats, in order.
+func distinct(ids []uuid.UUID) []uuid.UUID {
+	var out []uuid.UUID
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// later is the later of two ends, nil when either is nil (no end).
+func later(a, b *time.Time) *time.Time {
+	if a == nil || b == nil {
+		return nil
+	}
+	if b.After(*a) {
+		return b
+	}
+	return a
+}
+
 // mostPrivate is the more private of two visibilities: a DM before a
 // private place, a private place before a public one.
 func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
@@ -367,7 +435,12 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 // checks for a duplicate (another writer may have stored one since stage
 // 4), inserts the memory with its history and archives what it replaces.
 // A first persist (p.first) that meets candidates a Decider should see
-// stores nothing and returns them (met), for stage 4.
+// stores nothing and returns them (met), for stage 4. A decision that
+// merges or replaces a memory that is no longer active (forgotten, past
+// its expiry, or merged or replaced by another write since stage 4) stores
+// nothing and is errOvertaken. A memory with the same idempotency key that
+// is past its expiry but not yet archived by the sweep is archived as the
+// sweep would, so that it does not keep the memory out.
 func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Similar, error) {
 	path, ins := string(PathOf(w.req.WrittenBy)), w.insert(s.now())
 	ins.Created = &db.Creation{Path: path, Reason: w.note}
@@ -384,7 +457,7 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 	)
 	err := s.db.InTx(ctx, func(tx *db.Tx) error {
 		mem := tx.Memories()
-		if err := mem.LockSubject(ctx, w.team+"/"+string(w.scope)+"/"+string(w.subjectType)+"/"+w.subject); err != nil {
+		if err := mem.LockSubject(ctx, subjectLock(w.team, w.scope, w.subjectType, w.subject)); err != nil {
 			return err
 		}
 		found, err := mem.FindSimilar(ctx, w.similar())
@@ -399,7 +472,30 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 			met = cands
 			return nil
 		}
+		if len(p.replaces) > 0 {
+			// Forget takes this lock too; the rows stay locked until the
+			// end, for what does not (the expiry sweep, an erasure).
+			active, err := mem.ActiveIDs(ctx, w.team, p.replaces)
+			if err != nil {
+				return err
+			}
+			if len(active) != len(p.replaces) {
+				return errOvertaken
+			}
+		}
 		row, err = mem.Insert(ctx, ins)
+		if errors.Is(err, db.ErrExists) {
+			// The same words may be kept out by a memory past its expiry
+			// that the sweep has not reached (FindSimilar leaves it out):
+			// archived as the sweep would, it makes room.
+			n, aerr := mem.ArchiveExpiredIdentical(ctx, w.team, ins.IdempotencyKey, uuid.Nil)
+			if aerr != nil {
+				return aerr
+			}
+			if n > 0 {
+				row, err = mem.Insert(ctx, ins)
+			}
+		}
 		if errors.Is(err, db.ErrExists) {
 			kept = true // written before keys named private places: not quoted
 			return nil
@@ -409,10 +505,7 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 		}
 		for _, id := range p.replaces {
 			o, err := mem.Archive(ctx, id, archived, w.req.Actor.ID, &row.ID)
-			if errors.Is(err, db.ErrNotFound) {
-				continue // archived meanwhile
-			}
-			if err != nil {
+			if err != nil { // active and locked above: ErrNotFound can't be
 				return fmt.Errorf("%s: %w", action, err)
 			}
 			if err := mem.RecordEvent(ctx, db.MemoryEvent{MemoryID: id, Team: row.Team, Action: action, ActorID: w.req.Actor.ID, Path: path, Reason: reason, RelatedID: &row.ID}); err != nil {
@@ -438,16 +531,18 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 	return out, nil, nil
 }
 
+// subjectLock is the key of the lock that serializes the writes of one
+// subject's memories: Remember's persist, Forget and Restore take it.
+func subjectLock(team string, scope Scope, subjectType SubjectType, subject string) string {
+	return team + "/" + string(scope) + "/" + string(subjectType) + "/" + subject
+}
+
 // insert is the row w becomes.
 func (w write) insert(now time.Time) db.MemoryInsert {
 	req := w.req
 	observed := now
 	if t, ok := tsTime(req.MessageTS); ok {
 		observed = t
-	}
-	expires := req.ExpiresAt
-	if expires == nil {
-		expires = w.expires
 	}
 	// The same words said in a private place and then in public are two
 	// memories: the public one must not wait on one it can't see.
@@ -465,7 +560,7 @@ func (w write) insert(now time.Time) db.MemoryInsert {
 		Kind: string(w.kind), Content: w.canonical, Normalized: w.norm, SourceKey: req.Place.SourceKey,
 		ChannelID: req.Place.Channel, Visibility: w.visibility, ActorID: req.Actor.ID,
 		ActorName: req.Actor.Name, WrittenBy: req.WrittenBy, MessageTS: req.MessageTS,
-		ObservedAt: observed, ExpiresAt: expires, IdempotencyKey: hex.EncodeToString(h[:]), Sensitive: w.sensitive,
+		ObservedAt: observed, ExpiresAt: w.expires, IdempotencyKey: hex.EncodeToString(h[:]), Sensitive: w.sensitive,
 		Cues: w.cues,
 	}
 }

@@ -82,6 +82,61 @@ SET archived_at = NULL, archived_reason = NULL, archived_by = NULL, superseded_b
 WHERE id = @id AND archived_at IS NOT NULL
 RETURNING *;
 
+-- name: MemoryActiveIDs :many
+-- Those of @ids that are active and not past their expiry, locked until the
+-- transaction ends: a write checks, under its subject's lock, that what it
+-- merges or replaces is still there.
+SELECT id FROM memories
+WHERE team_id = @team_id AND id = ANY(@ids::uuid[]) AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+FOR UPDATE;
+
+-- name: MemoryForRestore :one
+-- One of a team's memories, locked, with whether its expiry has passed (by
+-- the database's clock, which the sweep reads).
+SELECT sqlc.embed(memories), (expires_at IS NOT NULL AND expires_at <= now())::boolean AS expired
+FROM memories
+WHERE id = @id AND team_id = @team_id
+FOR UPDATE;
+
+-- name: MemoryActiveReplacement :one
+-- The active memory that replaced @id: the one it was superseded by (or
+-- updated into), or, where that was itself replaced, the first active one
+-- down the chain, by the database's clock.
+WITH RECURSIVE chain(id, depth) AS (
+    SELECT m.superseded_by, 1 FROM memories m WHERE m.team_id = @team_id AND m.id = @id AND m.superseded_by IS NOT NULL
+    UNION ALL
+    SELECT m.superseded_by, c.depth + 1 FROM chain c JOIN memories m ON m.id = c.id AND m.team_id = @team_id
+    WHERE m.archived_at IS NOT NULL AND m.superseded_by IS NOT NULL AND c.depth < 64
+)
+SELECT r.* FROM chain c JOIN memories r ON r.id = c.id
+WHERE r.team_id = @team_id AND r.archived_at IS NULL AND (r.expires_at IS NULL OR r.expires_at > now())
+ORDER BY c.depth
+LIMIT 1;
+
+-- name: MemoryActiveIdentical :one
+-- The active memory other than @id with @id's idempotency key: the one
+-- that would keep @id from being restored.
+SELECT a.* FROM memories m JOIN memories a ON a.idempotency_key = m.idempotency_key
+WHERE m.team_id = @team_id AND m.id = @id AND a.team_id = m.team_id AND a.id <> m.id AND a.archived_at IS NULL
+LIMIT 1;
+
+-- name: MemoryArchiveExpiredIdentical :execrows
+-- Archives, as the sweep does (MemoryArchiveExpired), the active memory
+-- with @idempotency_key, or with @id's, whose expiry has passed: so that
+-- the same words said again, or restored, are not kept out by one the
+-- sweep has not reached yet.
+WITH archived AS (
+    UPDATE memories u
+    SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
+    WHERE u.team_id = @team_id::text
+      AND u.idempotency_key = coalesce(sqlc.narg(idempotency_key)::text,
+                                       (SELECT k.idempotency_key FROM memories k WHERE k.team_id = @team_id::text AND k.id = sqlc.narg(id)::uuid))
+      AND u.archived_at IS NULL AND u.expires_at IS NOT NULL AND u.expires_at <= now()
+    RETURNING u.id, u.team_id
+)
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+SELECT a.id, a.team_id, 'archive', 'system:expiry', 'system', 'expired' FROM archived a;
+
 -- name: MemorySearch :many
 -- Memories the actor may see in one place that match a query, best first.
 --

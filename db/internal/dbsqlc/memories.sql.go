@@ -12,6 +12,148 @@ import (
 	"github.com/google/uuid"
 )
 
+const memoryActiveIDs = `-- name: MemoryActiveIDs :many
+SELECT id FROM memories
+WHERE team_id = $1 AND id = ANY($2::uuid[]) AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+FOR UPDATE
+`
+
+type MemoryActiveIDsParams struct {
+	TeamID string      `json:"teamId"`
+	Ids    []uuid.UUID `json:"ids"`
+}
+
+// Those of @ids that are active and not past their expiry, locked until the
+// transaction ends: a write checks, under its subject's lock, that what it
+// merges or replaces is still there.
+func (q *Queries) MemoryActiveIDs(ctx context.Context, db DBTX, arg MemoryActiveIDsParams) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, memoryActiveIDs, arg.TeamID, arg.Ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const memoryActiveIdentical = `-- name: MemoryActiveIdentical :one
+SELECT a.id, a.team_id, a.scope, a.subject_type, a.subject_id, a.kind, a.content, a.normalized, a.source_key, a.channel_id, a.visibility, a.actor_id, a.actor_name, a.written_by, a.message_ts, a.observed_at, a.created_at, a.expires_at, a.archived_at, a.archived_reason, a.archived_by, a.superseded_by, a.idempotency_key, a.sensitive, a.cues, a.embedding, a.search, a.embedding_model, a.embedding_dim FROM memories m JOIN memories a ON a.idempotency_key = m.idempotency_key
+WHERE m.team_id = $1 AND m.id = $2 AND a.team_id = m.team_id AND a.id <> m.id AND a.archived_at IS NULL
+LIMIT 1
+`
+
+type MemoryActiveIdenticalParams struct {
+	TeamID string    `json:"teamId"`
+	ID     uuid.UUID `json:"id"`
+}
+
+// The active memory other than @id with @id's idempotency key: the one
+// that would keep @id from being restored.
+func (q *Queries) MemoryActiveIdentical(ctx context.Context, db DBTX, arg MemoryActiveIdenticalParams) (Memory, error) {
+	row := db.QueryRow(ctx, memoryActiveIdentical, arg.TeamID, arg.ID)
+	var i Memory
+	err := row.Scan(
+		&i.ID,
+		&i.TeamID,
+		&i.Scope,
+		&i.SubjectType,
+		&i.SubjectID,
+		&i.Kind,
+		&i.Content,
+		&i.Normalized,
+		&i.SourceKey,
+		&i.ChannelID,
+		&i.Visibility,
+		&i.ActorID,
+		&i.ActorName,
+		&i.WrittenBy,
+		&i.MessageTs,
+		&i.ObservedAt,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ArchivedAt,
+		&i.ArchivedReason,
+		&i.ArchivedBy,
+		&i.SupersededBy,
+		&i.IdempotencyKey,
+		&i.Sensitive,
+		&i.Cues,
+		&i.Embedding,
+		&i.Search,
+		&i.EmbeddingModel,
+		&i.EmbeddingDim,
+	)
+	return i, err
+}
+
+const memoryActiveReplacement = `-- name: MemoryActiveReplacement :one
+WITH RECURSIVE chain(id, depth) AS (
+    SELECT m.superseded_by, 1 FROM memories m WHERE m.team_id = $1 AND m.id = $2 AND m.superseded_by IS NOT NULL
+    UNION ALL
+    SELECT m.superseded_by, c.depth + 1 FROM chain c JOIN memories m ON m.id = c.id AND m.team_id = $1
+    WHERE m.archived_at IS NOT NULL AND m.superseded_by IS NOT NULL AND c.depth < 64
+)
+SELECT r.id, r.team_id, r.scope, r.subject_type, r.subject_id, r.kind, r.content, r.normalized, r.source_key, r.channel_id, r.visibility, r.actor_id, r.actor_name, r.written_by, r.message_ts, r.observed_at, r.created_at, r.expires_at, r.archived_at, r.archived_reason, r.archived_by, r.superseded_by, r.idempotency_key, r.sensitive, r.cues, r.embedding, r.search, r.embedding_model, r.embedding_dim FROM chain c JOIN memories r ON r.id = c.id
+WHERE r.team_id = $1 AND r.archived_at IS NULL AND (r.expires_at IS NULL OR r.expires_at > now())
+ORDER BY c.depth
+LIMIT 1
+`
+
+type MemoryActiveReplacementParams struct {
+	TeamID string    `json:"teamId"`
+	ID     uuid.UUID `json:"id"`
+}
+
+// The active memory that replaced @id: the one it was superseded by (or
+// updated into), or, where that was itself replaced, the first active one
+// down the chain, by the database's clock.
+func (q *Queries) MemoryActiveReplacement(ctx context.Context, db DBTX, arg MemoryActiveReplacementParams) (Memory, error) {
+	row := db.QueryRow(ctx, memoryActiveReplacement, arg.TeamID, arg.ID)
+	var i Memory
+	err := row.Scan(
+		&i.ID,
+		&i.TeamID,
+		&i.Scope,
+		&i.SubjectType,
+		&i.SubjectID,
+		&i.Kind,
+		&i.Content,
+		&i.Normalized,
+		&i.SourceKey,
+		&i.ChannelID,
+		&i.Visibility,
+		&i.ActorID,
+		&i.ActorName,
+		&i.WrittenBy,
+		&i.MessageTs,
+		&i.ObservedAt,
+		&i.CreatedAt,
+		&i.ExpiresAt,
+		&i.ArchivedAt,
+		&i.ArchivedReason,
+		&i.ArchivedBy,
+		&i.SupersededBy,
+		&i.IdempotencyKey,
+		&i.Sensitive,
+		&i.Cues,
+		&i.Embedding,
+		&i.Search,
+		&i.EmbeddingModel,
+		&i.EmbeddingDim,
+	)
+	return i, err
+}
+
 const memoryArchive = `-- name: MemoryArchive :one
 UPDATE memories
 SET archived_at = now(), archived_reason = $1::text, archived_by = $2::text,
@@ -83,6 +225,38 @@ SELECT a.id, a.team_id, 'archive', 'system:expiry', 'system', 'expired' FROM arc
 // Archives memories past their expiry, each with its history event.
 func (q *Queries) MemoryArchiveExpired(ctx context.Context, db DBTX) (int64, error) {
 	result, err := db.Exec(ctx, memoryArchiveExpired)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const memoryArchiveExpiredIdentical = `-- name: MemoryArchiveExpiredIdentical :execrows
+WITH archived AS (
+    UPDATE memories u
+    SET archived_at = now(), archived_reason = 'expired', archived_by = 'system:expiry'
+    WHERE u.team_id = $1::text
+      AND u.idempotency_key = coalesce($2::text,
+                                       (SELECT k.idempotency_key FROM memories k WHERE k.team_id = $1::text AND k.id = $3::uuid))
+      AND u.archived_at IS NULL AND u.expires_at IS NOT NULL AND u.expires_at <= now()
+    RETURNING u.id, u.team_id
+)
+INSERT INTO memory_events (memory_id, team_id, action, actor_id, path, reason)
+SELECT a.id, a.team_id, 'archive', 'system:expiry', 'system', 'expired' FROM archived a
+`
+
+type MemoryArchiveExpiredIdenticalParams struct {
+	TeamID         string     `json:"teamId"`
+	IdempotencyKey *string    `json:"idempotencyKey"`
+	ID             *uuid.UUID `json:"id"`
+}
+
+// Archives, as the sweep does (MemoryArchiveExpired), the active memory
+// with @idempotency_key, or with @id's, whose expiry has passed: so that
+// the same words said again, or restored, are not kept out by one the
+// sweep has not reached yet.
+func (q *Queries) MemoryArchiveExpiredIdentical(ctx context.Context, db DBTX, arg MemoryArchiveExpiredIdenticalParams) (int64, error) {
+	result, err := db.Exec(ctx, memoryArchiveExpiredIdentical, arg.TeamID, arg.IdempotencyKey, arg.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -429,6 +603,63 @@ func (q *Queries) MemoryFindSimilar(ctx context.Context, db DBTX, arg MemoryFind
 		return nil, err
 	}
 	return items, nil
+}
+
+const memoryForRestore = `-- name: MemoryForRestore :one
+SELECT memories.id, memories.team_id, memories.scope, memories.subject_type, memories.subject_id, memories.kind, memories.content, memories.normalized, memories.source_key, memories.channel_id, memories.visibility, memories.actor_id, memories.actor_name, memories.written_by, memories.message_ts, memories.observed_at, memories.created_at, memories.expires_at, memories.archived_at, memories.archived_reason, memories.archived_by, memories.superseded_by, memories.idempotency_key, memories.sensitive, memories.cues, memories.embedding, memories.search, memories.embedding_model, memories.embedding_dim, (expires_at IS NOT NULL AND expires_at <= now())::boolean AS expired
+FROM memories
+WHERE id = $1 AND team_id = $2
+FOR UPDATE
+`
+
+type MemoryForRestoreParams struct {
+	ID     uuid.UUID `json:"id"`
+	TeamID string    `json:"teamId"`
+}
+
+type MemoryForRestoreRow struct {
+	Memory  Memory `json:"memory"`
+	Expired bool   `json:"expired"`
+}
+
+// One of a team's memories, locked, with whether its expiry has passed (by
+// the database's clock, which the sweep reads).
+func (q *Queries) MemoryForRestore(ctx context.Context, db DBTX, arg MemoryForRestoreParams) (MemoryForRestoreRow, error) {
+	row := db.QueryRow(ctx, memoryForRestore, arg.ID, arg.TeamID)
+	var i MemoryForRestoreRow
+	err := row.Scan(
+		&i.Memory.ID,
+		&i.Memory.TeamID,
+		&i.Memory.Scope,
+		&i.Memory.SubjectType,
+		&i.Memory.SubjectID,
+		&i.Memory.Kind,
+		&i.Memory.Content,
+		&i.Memory.Normalized,
+		&i.Memory.SourceKey,
+		&i.Memory.ChannelID,
+		&i.Memory.Visibility,
+		&i.Memory.ActorID,
+		&i.Memory.ActorName,
+		&i.Memory.WrittenBy,
+		&i.Memory.MessageTs,
+		&i.Memory.ObservedAt,
+		&i.Memory.CreatedAt,
+		&i.Memory.ExpiresAt,
+		&i.Memory.ArchivedAt,
+		&i.Memory.ArchivedReason,
+		&i.Memory.ArchivedBy,
+		&i.Memory.SupersededBy,
+		&i.Memory.IdempotencyKey,
+		&i.Memory.Sensitive,
+		&i.Memory.Cues,
+		&i.Memory.Embedding,
+		&i.Memory.Search,
+		&i.Memory.EmbeddingModel,
+		&i.Memory.EmbeddingDim,
+		&i.Expired,
+	)
+	return i, err
 }
 
 const memoryGetByID = `-- name: MemoryGetByID :one
