@@ -1,43 +1,24 @@
 package ops
 
 import (
-	"bytes"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 )
-
-// lockedBuffer is a log written by the server's goroutines and read by
-// the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // The server's own error lines (here a handler's panic) go to the logger
 // it is given, which redacts, and not to the standard logger; and every
 // timeout is set, so an idle or slow client holds nothing for long.
 func TestHTTPServerLogsThroughItsLoggerWithEveryTimeout(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	hs := HTTPServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("zqxboom") }), zerolog.New(&logs))
 	for name, d := range map[string]time.Duration{"ReadHeaderTimeout": hs.ReadHeaderTimeout, "ReadTimeout": hs.ReadTimeout, "WriteTimeout": hs.WriteTimeout, "IdleTimeout": hs.IdleTimeout} {
 		require.Positive(t, d, name)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/llm"
 )
@@ -234,7 +235,7 @@ func TestChatInterruptStopsTheTurnThenLeaves(t *testing.T) {
 	in, typed := io.Pipe()
 	t.Cleanup(func() { typed.Close() })
 	scr := newScreen(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	interrupts := make(chan os.Signal, 1)
 	done := make(chan error, 1)
 	go func() {
@@ -262,23 +263,6 @@ func TestChatInterruptStopsTheTurnThenLeaves(t *testing.T) {
 	}
 	require.NotContains(t, scr.String(), "thinking", "no status line when the output is not a terminal")
 	require.Contains(t, logs.String(), "turn failed", "the log went to stderr, apart from the conversation")
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // A provider's refusal reaches the chat with the provider's own message

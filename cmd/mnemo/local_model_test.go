@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,27 +16,10 @@ import (
 
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
+	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/learn"
 )
-
-// lockedBuffer is a chat's output, read while the chat runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // localChat runs mnemo chat against a local OpenAI-compatible server at
 // url, with no API key, until stop is called; it returns the chat's input.
@@ -48,7 +30,7 @@ func localChat(t *testing.T, url string, d *testdb.DB, logFile string) (say func
 		"MNEMO_MODEL": "llama3.2", "USER": "dev", "MNEMO_LOG_FILE": logFile,
 	}
 	in, inW := io.Pipe()
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	var errOut bytes.Buffer
 	done := make(chan int, 1)
 	go func() {
@@ -136,7 +118,7 @@ func TestFailedLearningIsSaidInChatAndLoggedAtWarn(t *testing.T) {
 func TestStatusLineShowsFailedLearning(t *testing.T) {
 	t.Parallel()
 	var failed atomic.Int64
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	s := &statusLine{w: out, every: 5 * time.Millisecond, learningFailed: &failed}
 	stop := s.show("thinking")
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), "thinking…") }, 5*time.Second, 5*time.Millisecond)

@@ -50,6 +50,7 @@ var layers = map[string][]string{
 	"internal/testkit/scripted":  {"internal/testkit/fakellm", "learn", "llm", "memory", "tools"},
 	"internal/testkit/testdb":    {"db", "internal/testkit/harness"},
 	"internal/testkit/harness":   {},
+	"internal/testkit/syncbuf":   {},
 	"internal/periodic":          {},
 	"internal/archtest":          {},
 	"deploy":                     {},
