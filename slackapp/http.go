@@ -163,6 +163,7 @@ func (a *App) serveEvent(w http.ResponseWriter, r *http.Request, body []byte) {
 		Type      string `json:"type"`
 		Challenge string `json:"challenge"`
 		EventID   string `json:"event_id"`
+		envelopeContext
 	}
 	if err := json.Unmarshal(body, &outer); err != nil {
 		a.log.Error().Err(err).Msg("malformed Events API request rejected")
@@ -189,7 +190,7 @@ func (a *App) serveEvent(w http.ResponseWriter, r *http.Request, body []byte) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	a.serve(w, r, &delivery{id: outer.EventID, data: e, arrived: arrived})
+	a.serve(w, r, &delivery{id: outer.EventID, data: e, arrived: arrived, context: outer.envelopeContext})
 }
 
 // serveCommand answers POST /slack/commands.

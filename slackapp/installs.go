@@ -31,18 +31,44 @@ func teamOf(dv *delivery) string {
 	return ""
 }
 
-// tenantOf is the workspace an event is for: the workspace of the
-// installation Slack delivered it for (its authorizations), as Bolt routes
-// it. In a Slack Connect channel that may not be the envelope's team_id,
-// which can be the speaker's own workspace. An org-wide installation's
-// authorization names no workspace: the envelope's team_id is the
-// workspace then. dispatch routes every event by it.
-func tenantOf(e slackevents.EventsAPIEvent) string {
-	cb, ok := e.Data.(*slackevents.EventsAPICallbackEvent)
-	if ok && cb != nil && len(cb.Authorizations) > 0 && cb.Authorizations[0].TeamID != "" && !cb.Authorizations[0].IsEnterpriseInstall {
-		return cb.Authorizations[0].TeamID
+// envelopeContext is what an Events API envelope says of the installation
+// it reaches the app through, beside its authorizations: the workspace
+// (context_team_id) and the organisation (context_enterprise_id) "through
+// which the app receives this event". slack-go's envelope type does not
+// carry them, so each transport reads them from the raw payload.
+type envelopeContext struct {
+	Team       string `json:"context_team_id"`
+	Enterprise string `json:"context_enterprise_id"`
+}
+
+// routeOf is the workspace an event is for and the organisation of the
+// installation that serves it, as Bolt routes an event: by its
+// authorizations (the installation Slack delivered it for) over the
+// envelope's team_id and enterprise_id, which in a Slack Connect channel
+// can be the speaker's own workspace and organisation. An org-wide
+// installation's authorization names no workspace: the workspace is then
+// the one the event reached the app through (context_team_id), else the
+// envelope's. dispatch routes every event by it, and installed looks the
+// installation up by both: an external member's workspace is never
+// recorded as one the organisation serves, nor another organisation's
+// installation found for the host's workspace.
+func routeOf(e slackevents.EventsAPIEvent, c envelopeContext) (team, enterprise string) {
+	team, enterprise = e.TeamID, e.EnterpriseID
+	if c.Team != "" {
+		team = c.Team
 	}
-	return e.TeamID
+	if c.Enterprise != "" {
+		enterprise = c.Enterprise
+	}
+	cb, ok := e.Data.(*slackevents.EventsAPICallbackEvent)
+	if !ok || cb == nil || len(cb.Authorizations) == 0 {
+		return team, enterprise
+	}
+	a := cb.Authorizations[0]
+	if a.TeamID != "" && !a.IsEnterpriseInstall {
+		team = a.TeamID
+	}
+	return team, a.EnterpriseID
 }
 
 // enterpriseOf is the Enterprise Grid organisation a delivery's workspace

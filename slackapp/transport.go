@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -26,6 +27,9 @@ type delivery struct {
 	// slack.InteractionCallback.
 	data    any
 	kind    string
+	// context is an Events API envelope's context_team_id and
+	// context_enterprise_id (routeOf).
+	context envelopeContext
 	arrived time.Time
 	acker   acker
 }
@@ -83,7 +87,7 @@ func (a *App) dispatch(ctx context.Context, d *delivery) {
 	}
 	a.obs.EventReceived(d.kind)
 	if e, ok := d.data.(slackevents.EventsAPIEvent); ok {
-		e.TeamID = tenantOf(e)
+		e.TeamID, e.EnterpriseID = routeOf(e, d.context)
 		d.data = e
 	}
 	// Nothing of a workspace without an active installation is read or
@@ -144,6 +148,11 @@ func (a *App) fromSocket(ctx context.Context) socketmode.SocketmodeHandlerFunc {
 		d := &delivery{data: evt.Data, arrived: a.now(), kind: kindOfData(evt.Data, string(evt.Type))}
 		if evt.Request != nil {
 			d.id, d.retry, d.reason = evt.Request.EnvelopeID, evt.Request.RetryAttempt, evt.Request.RetryReason
+			if _, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+				// slack-go parsed this payload already; a context it could
+				// not read is absent, and the authorizations route.
+				_ = json.Unmarshal(evt.Request.Payload, &d.context)
+			}
 			if evt.Request.EnvelopeID != "" {
 				d.acker = socketAcker{sm: c, req: *evt.Request}
 			}

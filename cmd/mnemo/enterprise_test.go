@@ -412,6 +412,72 @@ func TestAChannelMemoryOfASharedChannelIsItsExternalMembersToo(t *testing.T) {
 	require.Contains(t, A.ask(alice, shared, `call memory__recall {"query": "runbook"}`), "zqxrunbook")
 }
 
+// An org-wide installation in a Slack Connect channel: an external member
+// of another organisation mentions mnemo in a channel hosted by one of the
+// organisation's workspaces. The envelope's team_id and enterprise_id are
+// the speaker's (as in TestAnExternalMemberInASlackConnectChannel); the
+// authorization is the organisation's org-wide installation, which names
+// no workspace, and context_team_id is the workspace the app receives the
+// event through. Bolt routes such an event by its authorizations, and so
+// does mnemo: the organisation's installation answers, in the host's
+// workspace, which is the one recorded as served; the speaker's workspace
+// is not made a tenant of the organisation. A member of the host's
+// workspace, in the same channel, is the control.
+func TestAnOrgWideInstallAnswersAnExternalMemberInASlackConnectChannel(t *testing.T) {
+	t.Parallel()
+	for name, mode := range map[string][]string{"http": httpMode, "socket mode": nil} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			orgWideInSlackConnect(t, mode)
+		})
+	}
+}
+
+func orgWideInSlackConnect(t *testing.T, mode []string) {
+	const (
+		extUser, extTeam, extOrg = "U0XENA", "T0OTHERORG", "E0OTHER"
+		shared                   = "C0ORGSHARED"
+	)
+	b, addr := startMultiBot(t, mode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := gridIn{b, orgTeamA, org, true}
+	b.slack.ShareChannel(shared, orgTeamA)
+	ctx := context.Background()
+	ws, ok := b.slack.Installed(org)
+	require.True(t, ok)
+	served := func() []string {
+		teams, err := b.db.DB.Installations().TeamsOf(ctx, org)
+		require.NoError(t, err)
+		return teams
+	}
+
+	// The control: the host's member in the shared channel.
+	require.Contains(t, A.ask(alice, shared, factA), "Prefers terse PR summaries")
+	require.Equal(t, []string{orgTeamA}, served())
+
+	orgAuth := []slack.EventAuthorization{{EnterpriseID: org, UserID: ws.BotUserID, IsBot: true, IsEnterpriseInstall: true}}
+	ts := b.nextTS()
+	ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + ws.BotUserID + "> " + `call memory__remember {"content": "The shared channel's runbook is zqxgridbook", "kind": "procedure", "scope": "channel"}`,
+		"ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+	b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Enterprise: extOrg, Authorizations: orgAuth,
+		ContextTeam: orgTeamA, ContextEnterprise: org, ExtShared: true})
+	got := b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+		return m.Channel == shared && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+	})
+	require.Contains(t, got[0].Text, "zqxgridbook")
+	require.Equal(t, orgTeamA, got[0].Team, "answered in the host's workspace")
+	for _, c := range b.slack.Calls("chat.postMessage") {
+		if c.Form.Get("channel") == shared {
+			require.Equal(t, ws.Token, c.Token, "with the organisation's token")
+		}
+	}
+	require.Equal(t, []string{orgTeamA}, served(), "the speaker's workspace is not one the organisation serves")
+	var team string
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT team_id FROM memories WHERE content ILIKE '%zqxgridbook%'`).Scan(&team))
+	require.Equal(t, orgTeamA, team, "the shared channel's memory is kept with its host")
+}
+
 // click presses a button in the workspace, as user in channel, and returns
 // the answer.
 func (w in) click(user, channel, actionID, value string) string {

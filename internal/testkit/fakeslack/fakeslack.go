@@ -836,6 +836,11 @@ type EventOptions struct {
 	OrgWide bool
 	// ExtShared sets is_ext_shared_channel: a Slack Connect channel.
 	ExtShared bool
+	// ContextTeam and ContextEnterprise are the envelope's context_team_id
+	// and context_enterprise_id: the workspace and organisation through
+	// which the app receives the event (default: the authorization's
+	// workspace, else Team; and Enterprise).
+	ContextTeam, ContextEnterprise string
 }
 
 // callback is the event_callback payload Slack sends for event, over
@@ -868,10 +873,24 @@ func (s *Server) callback(event map[string]any, o EventOptions) map[string]any {
 		}
 		auths = []slack.EventAuthorization{a}
 	}
+	ctxTeam, ctxEnterprise := o.ContextTeam, o.ContextEnterprise
+	if ctxTeam == "" {
+		ctxTeam = team
+		if len(auths) > 0 && auths[0].TeamID != "" {
+			ctxTeam = auths[0].TeamID
+		}
+	}
+	if ctxEnterprise == "" {
+		ctxEnterprise = o.Enterprise
+	}
 	p := map[string]any{
 		"token": "legacy", "team_id": team, "api_app_id": AppID, "type": "event_callback",
 		"event_id": o.EventID, "event_time": at.Unix(), "event": event, "authorizations": auths,
 		"is_ext_shared_channel": o.ExtShared, "event_context": "4-" + o.EventID,
+		"context_team_id": ctxTeam, "context_enterprise_id": nil,
+	}
+	if ctxEnterprise != "" {
+		p["context_enterprise_id"] = ctxEnterprise
 	}
 	if o.Enterprise != "" {
 		p["enterprise_id"] = o.Enterprise
