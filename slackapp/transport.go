@@ -25,8 +25,8 @@ type delivery struct {
 	reason string
 	// data is a slackevents.EventsAPIEvent, a slack.SlashCommand or a
 	// slack.InteractionCallback.
-	data    any
-	kind    string
+	data any
+	kind string
 	// context is an Events API envelope's context_team_id and
 	// context_enterprise_id (routeOf).
 	context envelopeContext
