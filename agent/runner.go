@@ -50,6 +50,10 @@ type Delivery struct {
 	Post   Post
 	Text   string
 	Resume bool
+	// Streamed is the message an earlier attempt started streaming the
+	// answer into and may not have finished ("" when none): the surface
+	// finishes it rather than post beside it.
+	Streamed string
 }
 
 // Surface is what differs between front ends (Slack, the terminal chat) in a
@@ -387,7 +391,7 @@ func (r *Runner) runAttempt(ctx context.Context, log zerolog.Logger, p Post, s S
 	resume := t.Pending != nil
 	if !resume {
 		var pending db.Pending
-		pending, res.Outcome, err = r.decide(ctx, p, s, t.ID, recalled)
+		pending, res.Outcome, err = r.decide(ctx, p, s, t, recalled)
 		if err != nil {
 			log.Warn().Err(err).Int("attempt", t.Attempts).Msg("turn not finished; it will be run again")
 			return res, r.unfinished(ctx, err)
@@ -403,7 +407,8 @@ func (r *Runner) runAttempt(ctx context.Context, log zerolog.Logger, p Post, s S
 // decide runs the model for a post and returns what to post: the answer, or
 // a notice when the answer can't be had (too long a message, a model
 // error). An error means nothing was decided and the turn must run again.
-func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64, recalled *Recalled) (db.Pending, Outcome, error) {
+func (r *Runner) decide(ctx context.Context, p Post, s Surface, t db.Turn, recalled *Recalled) (db.Pending, Outcome, error) {
+	turnID := t.ID
 	if n := utf8.RuneCountInString(p.Text); n > MaxMessageChars {
 		return db.Pending{Kind: db.PendingNotice, Text: fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, MaxMessageChars)}, Outcome{}, nil
 	}
@@ -412,7 +417,7 @@ func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64, re
 		return db.Pending{}, Outcome{}, err
 	}
 	ctx = r.meter.Begin(ctx, usage.Scope{TurnID: turnID, Team: p.Place.Team, Person: p.Actor.ID, Channel: p.Place.Channel})
-	out, err := r.agent.Run(ctx, Turn{Inv: r.invocation(p, turnID), History: lastIs(history, p), Live: LiveFor(ctx, s, p), Recalled: recalled})
+	out, err := r.agent.Run(ctx, Turn{Inv: r.invocation(p, turnID), History: lastIs(history, p), Live: LiveFor(ctx, s, p, r.streamMessage(t)), Recalled: recalled})
 	var limit *usage.LimitError
 	switch {
 	case err == nil:
@@ -436,6 +441,17 @@ func (r *Runner) decide(ctx context.Context, p Post, s Surface, turnID int64, re
 		return db.Pending{Kind: db.PendingNotice, Text: FailureSentence(err, out)}, out, nil
 	}
 	return db.Pending{}, out, err
+}
+
+// streamMessage is what turn t keeps of its answer's message: the one an
+// earlier attempt started, and how this attempt records the one it starts.
+func (r *Runner) streamMessage(t db.Turn) StreamMessage {
+	return StreamMessage{Prior: t.StreamTS, Started: func(ctx context.Context, ts string) error {
+		if ts == t.StreamTS {
+			return nil
+		}
+		return r.db.Turns().Streamed(ctx, t.ID, ts)
+	}}
 }
 
 // invocation is who runs a post's turn's tools, and where.
@@ -465,7 +481,7 @@ func lastIs(history []threads.Message, p Post) []threads.Message {
 // deliver posts what the turn decided and records it as posted, with the
 // turn's outcome, in one transaction.
 func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surface, t db.Turn, resume bool, res Result) (Result, error) {
-	d := Delivery{Post: p, Text: t.Pending.Text, Resume: resume}
+	d := Delivery{Post: p, Text: t.Pending.Text, Resume: resume, Streamed: t.StreamTS}
 	status := db.TurnDone
 	var posted []threads.Message
 	var err error

@@ -42,7 +42,20 @@ type TextStream interface {
 // ends it with the failure sentence.
 type StreamSurface interface {
 	// Stream returns where p's answer streams to, or nil for no streaming.
-	Stream(ctx context.Context, p Post) TextStream
+	Stream(ctx context.Context, p Post, m StreamMessage) TextStream
+}
+
+// StreamMessage is what a turn keeps of the message its answer streams
+// into, across attempts: a process that dies mid-stream leaves that
+// message in the thread, and the next attempt continues in it rather than
+// start a second one beside it.
+type StreamMessage struct {
+	// Prior is the message an earlier attempt started the answer in ("" when
+	// none did).
+	Prior string
+	// Started records the message the answer starts in as soon as it
+	// exists (nil records nothing). Its error stops the streaming.
+	Started func(ctx context.Context, ts string) error
 }
 
 // Stream rate: an answer's text is shown at most every StreamInterval,
@@ -61,13 +74,13 @@ type Live struct {
 
 // LiveFor is how s shows p's turn: through whichever of StatusReporter and
 // StreamSurface s implements.
-func LiveFor(ctx context.Context, s Surface, p Post) *Live {
+func LiveFor(ctx context.Context, s Surface, p Post, m StreamMessage) *Live {
 	l := &Live{}
 	if r, ok := s.(StatusReporter); ok {
 		l.status = func(ctx context.Context, text string) { r.Status(ctx, p, text) }
 	}
 	if ss, ok := s.(StreamSurface); ok {
-		l.stream = ss.Stream(ctx, p)
+		l.stream = ss.Stream(ctx, p, m)
 	}
 	return l
 }

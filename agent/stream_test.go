@@ -149,7 +149,9 @@ func (l *liveSurface) Status(_ context.Context, _ agent.Post, text string) {
 	l.status = append(l.status, text)
 }
 
-func (l *liveSurface) Stream(context.Context, agent.Post) agent.TextStream { return l.stream }
+func (l *liveSurface) Stream(context.Context, agent.Post, agent.StreamMessage) agent.TextStream {
+	return l.stream
+}
 
 func (l *liveSurface) Backfill(context.Context, threads.Key, threads.TS, int) ([]threads.Message, error) {
 	return nil, nil
@@ -193,7 +195,7 @@ func TestStreamedAnswerIsTheUnstreamedOne(t *testing.T) {
 
 			s := &liveSurface{stream: &appends{}}
 			live := turn
-			live.Live = agent.LiveFor(context.Background(), s, agent.Post{})
+			live.Live = agent.LiveFor(context.Background(), s, agent.Post{}, agent.StreamMessage{})
 			streamed, err := a.Run(context.Background(), live)
 			require.NoError(t, err)
 
@@ -222,7 +224,7 @@ func TestShortAnswerIsNotStreamed(t *testing.T) {
 	a := agent.New(agent.Options{Model: llm.NewAnthropic("k", srv.URL, "m"), Registry: registry(t)})
 	s := &liveSurface{stream: &appends{}}
 	live := turn
-	live.Live = agent.LiveFor(context.Background(), s, agent.Post{})
+	live.Live = agent.LiveFor(context.Background(), s, agent.Post{}, agent.StreamMessage{})
 	out, err := a.Run(context.Background(), live)
 	require.NoError(t, err)
 	require.Equal(t, "It is noon.", out.Reply)
@@ -239,7 +241,7 @@ func TestStreamFailingMidwayShowsWhatCameAndFails(t *testing.T) {
 	a := agent.New(agent.Options{Model: llm.NewAnthropic("k", srv.URL, "m"), Registry: registry(t)})
 	s := &liveSurface{stream: &appends{}}
 	live := turn
-	live.Live = agent.LiveFor(context.Background(), s, agent.Post{})
+	live.Live = agent.LiveFor(context.Background(), s, agent.Post{}, agent.StreamMessage{})
 	_, err := a.Run(context.Background(), live)
 	require.Error(t, err)
 	shown := strings.Join(s.stream.all(), "")

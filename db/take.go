@@ -112,6 +112,7 @@ func readTaken(br pgx.BatchResults, leased bool) (Taken, error) {
 		ID: opened.ID, TeamID: opened.TeamID, ChannelID: opened.ChannelID, MessageTs: opened.MessageTs, SourceKey: opened.SourceKey, ActorID: opened.ActorID,
 		Status: opened.Status, UsedMemoryWrite: opened.UsedMemoryWrite, CreatedAt: opened.CreatedAt, FinishedAt: opened.FinishedAt, Visibility: opened.Visibility,
 		Attempts: opened.Attempts, PendingKind: opened.PendingKind, PendingText: opened.PendingText, ReplyTs: opened.ReplyTs, UpdatedAt: opened.UpdatedAt,
+		TraceID: opened.TraceID, StreamTs: opened.StreamTs,
 	})
 	if _, err := br.Exec(); err != nil { // the post logged
 		return out, fmt.Errorf("log post: %w", err)

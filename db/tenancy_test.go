@@ -36,6 +36,7 @@ var notKeyedByTeam = map[string]string{
 	"TurnAttempt":        "by turn id, from a turn found by team",
 	"TurnDecide":         "by turn id, from a turn found by team",
 	"TurnFinish":         "by turn id, from a turn found by team",
+	"TurnStreamed":       "by turn id, from a turn found by team",
 	"TurnGetByID":        "by turn id, from a learning job of a turn found by team",
 	"TurnLearningRecord": "by turn id, from a turn found by team",
 	"TurnLearningGet":    "by turn id, from a turn found by team",

@@ -53,6 +53,9 @@ type Turn struct {
 	Pending *Pending
 	// ReplyTS is the first message of the posted reply, once it is recorded.
 	ReplyTS string
+	// StreamTS is the message an attempt started streaming the answer
+	// into (Streamed), "" when none did.
+	StreamTS string
 	// TraceID is the turn's OpenTelemetry trace, "" when none was recorded.
 	TraceID    string
 	CreatedAt  time.Time
@@ -88,6 +91,7 @@ func (s Turns) Open(ctx context.Context, t TurnStart) (turn Turn, created bool, 
 		ID: r.ID, TeamID: r.TeamID, ChannelID: r.ChannelID, MessageTs: r.MessageTs, SourceKey: r.SourceKey, ActorID: r.ActorID,
 		Status: r.Status, UsedMemoryWrite: r.UsedMemoryWrite, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, Visibility: r.Visibility,
 		Attempts: r.Attempts, PendingKind: r.PendingKind, PendingText: r.PendingText, ReplyTs: r.ReplyTs, UpdatedAt: r.UpdatedAt, TraceID: r.TraceID,
+		StreamTs: r.StreamTs,
 	}), r.Created, nil
 }
 
@@ -136,6 +140,20 @@ func (s Turns) Decide(ctx context.Context, id int64, p Pending, usedMemoryWrite 
 	}
 	if n == 0 {
 		return fmt.Errorf("decide turn %d: %w", id, ErrTurnFinished)
+	}
+	return nil
+}
+
+// Streamed records the message a running turn's answer started in, so
+// that an attempt after a crash continues in it. It returns
+// ErrTurnFinished when the turn already finished.
+func (s Turns) Streamed(ctx context.Context, id int64, ts string) error {
+	n, err := s.q.TurnStreamed(ctx, s.e, dbsqlc.TurnStreamedParams{ID: id, StreamTs: ts})
+	if err != nil {
+		return fmt.Errorf("record turn %d's stream: %w", id, mapErr(err))
+	}
+	if n == 0 {
+		return fmt.Errorf("record turn %d's stream: %w", id, ErrTurnFinished)
 	}
 	return nil
 }
@@ -208,7 +226,8 @@ func turnFromRow(r dbsqlc.Turn) Turn {
 	t := Turn{
 		ID: r.ID, MessageTS: r.MessageTs, ActorID: r.ActorID, Status: TurnStatus(r.Status),
 		UsedMemoryWrite: r.UsedMemoryWrite, Attempts: int(r.Attempts), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, FinishedAt: r.FinishedAt, TraceID: r.TraceID,
-		Place: provenance.Place{Team: r.TeamID, Channel: r.ChannelID, SourceKey: r.SourceKey, Visibility: provenance.Visibility(r.Visibility)},
+		Place:    provenance.Place{Team: r.TeamID, Channel: r.ChannelID, SourceKey: r.SourceKey, Visibility: provenance.Visibility(r.Visibility)},
+		StreamTS: r.StreamTs,
 	}
 	if r.PendingKind != nil && r.PendingText != nil {
 		t.Pending = &Pending{Kind: PendingKind(*r.PendingKind), Text: *r.PendingText}

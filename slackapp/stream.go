@@ -14,15 +14,34 @@ import (
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
+// The agent finds streaming by asserting its Surface to agent.StreamSurface:
+// a signature that drifted from it would turn streaming off silently.
+var _ agent.StreamSurface = (*surface)(nil)
+
 // Stream shows p's answer as it is generated (agent.StreamSurface) through
 // Slack's streaming methods (chat.startStream, appendStream, stopStream),
 // in DMs and assistant threads as in channels, where the stream names its
 // recipient as Bolt's say_stream does. When Slack refuses to start a
 // stream, the answer is posted once and that message updated with
 // chat.update instead.
-func (s *surface) Stream(_ context.Context, p agent.Post) agent.TextStream {
-	s.live = &liveReply{a: s.a, bot: s.bot, p: p, streaming: true}
+//
+// An earlier attempt's message (m.Prior: its process died mid-stream, so
+// the message has no metadata to be found by) is continued in, by
+// chat.update, instead of a second message started beside it.
+func (s *surface) Stream(_ context.Context, p agent.Post, m agent.StreamMessage) agent.TextStream {
+	if m.Prior != "" {
+		s.live = s.adopt(p, m.Prior)
+	} else {
+		s.live = &liveReply{a: s.a, bot: s.bot, p: p, streaming: true, recordTS: m.Started}
+	}
 	return s.live
+}
+
+// adopt is the answer's message an earlier attempt started and did not
+// finish, continued in by chat.update. Its stream, which nothing will
+// stop now, is stopped first (adopted).
+func (s *surface) adopt(p agent.Post, ts string) *liveReply {
+	return &liveReply{a: s.a, bot: s.bot, p: p, ts: ts, prior: true}
 }
 
 // liveReply is one answer's message while it streams. It belongs to the
@@ -45,6 +64,12 @@ type liveReply struct {
 	text    strings.Builder // the model's text so far
 	shown   strings.Builder // what of it Slack took: the message shows this
 	stopped bool
+	// recordTS records the message once Slack made it
+	// (agent.StreamMessage.Started); nil records nothing.
+	recordTS func(ctx context.Context, ts string) error
+	// prior: ts is an earlier attempt's message (surface.adopt), whose
+	// stream is stopped before it is first updated (adopted).
+	prior, adopted bool
 }
 
 // Append shows more of the answer, its special mentions broken
@@ -71,6 +96,7 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 			err = l.postFirst(ctx, all)
 		} else if err == nil {
 			l.show(all)
+			err = l.record(ctx)
 		}
 	case l.streaming:
 		if _, _, err = l.bot.API.AppendStreamContext(ctx, key.Channel, l.ts, slack.MsgOptionMarkdownText(StreamMarkdown(l.shown.String(), text))); err == nil {
@@ -79,6 +105,7 @@ func (l *liveReply) Append(ctx context.Context, text string) error {
 	case l.ts == "":
 		err = l.postFirst(ctx, all)
 	default:
+		l.adoptPrior(ctx)
 		// Each update carries all the text so far, so one skipped for a
 		// rate limit loses nothing: the next, or the final one, shows it.
 		_, _, _, err = l.bot.API.UpdateMessageContext(ctx, key.Channel, l.ts, slack.MsgOptionText(firstPart(all), false))
@@ -101,8 +128,33 @@ func (l *liveReply) postFirst(ctx context.Context, all string) error {
 	if err == nil {
 		l.ts = ts
 		l.show(all)
+		err = l.record(ctx)
 	}
 	return err
+}
+
+// record has the message the answer started in recorded, so that an
+// attempt after a crash continues in it (agent.StreamMessage). An error
+// stops the streaming; the message is still finished with the answer.
+func (l *liveReply) record(ctx context.Context) error {
+	if l.recordTS == nil {
+		return nil
+	}
+	return l.recordTS(ctx, l.ts)
+}
+
+// adoptPrior stops the stream of an earlier attempt's message before it is
+// first updated: its process died before it could. A stream that ended
+// already (Slack ends an idle one) is refused, and nothing more is needed;
+// a stop that fails otherwise is logged, and the update tried anyway.
+func (l *liveReply) adoptPrior(ctx context.Context) {
+	if !l.prior || l.adopted {
+		return
+	}
+	l.adopted = true
+	if err := l.stop(ctx); err != nil && !notStreaming(err) {
+		l.a.log.Warn().Err(err).Str("ts", l.ts).Msg("an earlier attempt's streamed answer could not be stopped; updating it anyway")
+	}
 }
 
 // show records that the message now shows all of text.
@@ -168,6 +220,7 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 		l.stopped = true
 	}
 	if !l.streaming || !exact {
+		l.adoptPrior(ctx)
 		if _, _, _, err := l.a.update(ctx, l.bot, key.Channel, l.ts, replyText(parts[0], len(parts) == 1), metadata(replyEvent, l.p, 0, len(parts))); err != nil {
 			return nil, err
 		}
@@ -222,7 +275,12 @@ func (l *liveReply) fail(ctx context.Context, sentence string) bool {
 		err = l.stop(ctx, slack.MsgOptionMarkdownText(StreamMarkdown(l.shown.String(), l.unshown()+"\n\n"+sentence)), metadata(noticeEvent, l.p, 0, 1))
 		l.stopped = err == nil
 	} else {
-		_, _, _, err = l.a.update(ctx, l.bot, key.Channel, l.ts, slack.MsgOptionText(firstPart(l.text.String())+"\n\n"+ToMrkdwn(sentence), false), metadata(noticeEvent, l.p, 0, 1))
+		l.adoptPrior(ctx)
+		text := ToMrkdwn(sentence)
+		if l.text.Len() > 0 {
+			text = firstPart(l.text.String()) + "\n\n" + text
+		}
+		_, _, _, err = l.a.update(ctx, l.bot, key.Channel, l.ts, slack.MsgOptionText(text, false), metadata(noticeEvent, l.p, 0, 1))
 	}
 	if err != nil {
 		l.a.log.Warn().Err(err).Msg("failure sentence not added to the streamed answer; posting it")

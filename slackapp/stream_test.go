@@ -26,6 +26,9 @@ type streamBed struct {
 	a    *App
 	bot  install.Bot
 	post agent.Post
+	// recorded is the message the last stream recorded as started
+	// (agent.StreamMessage.Started), as the turn's row keeps it.
+	recorded string
 }
 
 func newStreamBed(t *testing.T, channel string) *streamBed {
@@ -46,8 +49,17 @@ func (b *streamBed) attempt() *surface { return &surface{a: b.a, bot: b.bot} }
 // stream appends each chunk to a new stream of the post, as the agent's
 // throttle does, and returns the surface and each Append's error.
 func (b *streamBed) stream(chunks ...string) (*surface, []error) {
+	return b.streamAfter("", chunks...)
+}
+
+// streamAfter is stream for an attempt after one whose process died
+// mid-stream in message prior.
+func (b *streamBed) streamAfter(prior string, chunks ...string) (*surface, []error) {
 	s := b.attempt()
-	live := s.Stream(context.Background(), b.post)
+	live := s.Stream(context.Background(), b.post, agent.StreamMessage{Prior: prior, Started: func(_ context.Context, ts string) error {
+		b.recorded = ts
+		return nil
+	}})
 	var errs []error
 	for _, c := range chunks {
 		errs = append(errs, live.Append(context.Background(), c))
@@ -273,4 +285,81 @@ func TestStopStreamIsRetriedThroughRateLimitsAndServerErrors(t *testing.T) {
 	st := b.fs.WaitStream("D0ALICE", string(b.post.Key.Root), 5*time.Second)
 	require.Equal(t, "Half an ans\n\nSomething went wrong.", st.Text())
 	require.Empty(t, b.threadPosts(), "the sentence ends the streamed message")
+}
+
+// A process that dies mid-stream leaves the answer's message without the
+// metadata a later attempt finds it by: chat.startStream takes none, and
+// the stop that carries it never came. The turn's next attempt continues
+// in the message its row recorded (agent.StreamMessage.Prior; Streamed
+// when it was decided already) instead of starting a second answer
+// beside the first. An attempt that posts where Slack would not stream is
+// recorded the same way.
+func TestAnAttemptAfterADeathMidStreamContinuesInItsMessage(t *testing.T) {
+	t.Parallel()
+	const answer = "Here is the **answer**, after the tools."
+	for _, c := range []struct {
+		name     string
+		noStream bool
+		decided  bool // the dead attempt had decided: the next one resumes
+		notice   bool
+		deleted  bool // someone deleted the message meanwhile
+	}{
+		{name: "streaming again"},
+		{name: "resumed", decided: true},
+		{name: "a notice", decided: true, notice: true},
+		{name: "posted and updated", noStream: true},
+		{name: "deleted meanwhile", decided: true, deleted: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			b := newStreamBed(t, "C0GENERAL")
+			if c.noStream {
+				b.fs.FailNext("chat.startStream", "channel_type_not_supported")
+			}
+			_, errs := b.stream("Let me look that up first. ", "Searching the catalog… ")
+			require.NoError(t, errs[0])
+			require.NoError(t, errs[1])
+			require.NotEmpty(t, b.recorded, "the message was recorded as it started")
+			first := b.recorded
+			posts := len(b.threadPosts())
+			// The process dies here: nothing stops or finishes the stream.
+
+			if c.deleted {
+				b.fs.FailNext("chat.update", "message_not_found")
+			}
+			s := b.attempt()
+			d := agent.Delivery{Post: b.post, Text: answer, Resume: c.decided, Streamed: first}
+			var posted []threads.Message
+			switch {
+			case c.notice:
+				require.NoError(t, s.Notify(context.Background(), d))
+				shown, _ := b.fs.Shown("C0GENERAL", first)
+				require.Equal(t, ToMrkdwn(answer), shown, "the unfinished message ends with the sentence")
+				require.Len(t, b.threadPosts(), posts, "no sentence posted beside it")
+				return
+			case c.decided:
+				var err error
+				posted, err = s.Reply(context.Background(), d)
+				require.NoError(t, err)
+			default:
+				s, errs = b.streamAfter(first, "Here is ")
+				require.NoError(t, errs[0])
+				var err error
+				posted, err = s.Reply(context.Background(), d)
+				require.NoError(t, err)
+			}
+			require.Len(t, posted, 1)
+			if c.deleted {
+				require.Len(t, b.threadPosts(), posts+1, "the control: a message Slack can't update is posted anew")
+				require.NotEqual(t, first, string(posted[0].TS))
+				return
+			}
+			require.Equal(t, first, string(posted[0].TS), "the answer is the first attempt's message")
+			require.Len(t, b.threadPosts(), posts, "no second message posted")
+			require.Len(t, b.fs.Calls("chat.startStream"), 1, "no second stream started")
+			shown, blocks := b.fs.Shown("C0GENERAL", first)
+			require.Equal(t, ToMrkdwn(answer), shown, "finished with the answer")
+			require.Contains(t, string(blocks), `"feedback_buttons"`)
+		})
+	}
 }

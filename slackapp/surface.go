@@ -86,6 +86,9 @@ func (s *surface) Notify(ctx context.Context, d agent.Delivery) error {
 			return nil
 		}
 	}
+	if d.Streamed != "" && s.live == nil && s.adopt(d.Post, d.Streamed).fail(ctx, d.Text) {
+		return nil // an earlier attempt's unfinished message ends with it
+	}
 	// The sentence can quote what people wrote (a memory's text): it is
 	// escaped as an answer is.
 	_, err := s.a.post(ctx, s.bot, d.Post.Key.Channel, slack.MsgOptionText(ToMrkdwn(d.Text), false), slack.MsgOptionTS(string(d.Post.Key.Root)), metadata(noticeEvent, d.Post, 0, 1))
@@ -94,10 +97,13 @@ func (s *surface) Notify(ctx context.Context, d agent.Delivery) error {
 
 // Reply posts the answer in the thread, split under Slack's limits; parts an
 // earlier attempt posted are found and not posted again, and a message it
-// streamed but did not finish (marked live) is finished with its part.
+// streamed but did not finish (marked live, or recorded as the turn's
+// stream: d.Streamed) is finished with its part.
 func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Message, error) {
 	if s.live.started() {
-		return s.live.finish(ctx, d.Text)
+		if posted, err, done := s.finishLive(ctx, d); done {
+			return posted, err
+		}
 	}
 	key := d.Post.Key
 	bot := botActor(s.bot)
@@ -107,6 +113,14 @@ func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Messag
 		var err error
 		if found, err = s.a.postedFor(ctx, s.bot, d.Post, replyEvent); err != nil {
 			return nil, err
+		}
+	}
+	if len(found) == 0 && d.Streamed != "" && s.live == nil {
+		// An earlier attempt's process died mid-stream: its message has
+		// no metadata, and is the one to finish.
+		s.live = s.adopt(d.Post, d.Streamed)
+		if posted, err, done := s.finishLive(ctx, d); done {
+			return posted, err
 		}
 	}
 	var posted []threads.Message
@@ -133,6 +147,20 @@ func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Messag
 		s.a.log.Info().Str("ts", string(d.Post.TS)).Int("found", len(found)).Int("parts", len(parts)).Msg("reply parts posted by an earlier attempt were found, not posted again")
 	}
 	return posted, nil
+}
+
+// finishLive finishes the answer's started message; done is false when it
+// was an earlier attempt's message and Slack refused it for good (deleted
+// meanwhile): the answer is then posted as a new message.
+func (s *surface) finishLive(ctx context.Context, d agent.Delivery) (posted []threads.Message, err error, done bool) {
+	posted, err = s.live.finish(ctx, d.Text)
+	var se slack.SlackErrorResponse
+	if err == nil || !s.live.prior || len(posted) > 0 || !errors.As(err, &se) || transient(err) {
+		return posted, err, true
+	}
+	s.a.log.Warn().Err(err).Str("ts", s.live.ts).Msg("an earlier attempt's streamed answer could not be finished; posting the answer instead")
+	s.live = &liveReply{}
+	return nil, nil, false
 }
 
 func metadata(event string, p agent.Post, part, parts int) slack.MsgOption {

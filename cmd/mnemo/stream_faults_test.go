@@ -3,13 +3,16 @@ package main
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/slackapp"
@@ -78,4 +81,79 @@ func TestRetriedTurnFinishesTheStreamedMessageInsteadOfPostingAgain(t *testing.T
 	shown, blocks := b.slack.Shown(ch, st.TS)
 	require.Equal(t, slackapp.ToMrkdwn(answer), shown, "the streamed message was finished with the answer")
 	require.Contains(t, string(blocks), `"feedback_buttons"`)
+}
+
+// A process killed (kill -9) while its answer streams: the message it
+// started has no metadata (chat.startStream takes none, and the stop that
+// carries it never came). After a restart the turn runs again, and its
+// answer ends in that message: one message answers the post, not a
+// half-streamed one with a second beside it.
+func TestFaultKillMidStreamThenRestartAnswersInTheSameMessage(t *testing.T) {
+	t.Parallel()
+	preamble := strings.Repeat("Let me look through the tool catalog for that first. ", 6)
+	const answer = "Here is the **answer**, after the tools."
+	g := newGate()
+	var (
+		mu   sync.Mutex
+		held bool
+	)
+	f := newFaultBed(t, func(n int, req *fakellm.Request) fakellm.Reply {
+		if !strings.HasPrefix(req.System, "You are mnemo") {
+			return scripted.Memory()(n, req)
+		}
+		if len(req.Messages[len(req.Messages)-1].ToolResults) == 0 {
+			return fakellm.Reply{Text: preamble, ToolCalls: []llm.ToolCall{{ID: "c1", Name: tools.SearchToolsName, Input: json.RawMessage(`{"query":"anything"}`)}}}
+		}
+		mu.Lock()
+		first := !held
+		held = true
+		mu.Unlock()
+		if first {
+			// The first attempt's process is killed while it waits here.
+			close(g.started)
+			<-g.release
+		}
+		return fakellm.Reply{Text: answer}
+	})
+	g.hold(t)
+	a := f.start("first")
+	const ch = "C0STREAMKILL"
+	ts, env, _ := f.mention(ch, "look something up", "")
+	f.slack.WaitAck(env, 10*time.Second)
+	g.waitStarted(t)
+	inThread := func() []fakeslack.Stream {
+		var out []fakeslack.Stream
+		for _, st := range f.slack.Streams() {
+			if st.Channel == ch && st.ThreadTS == ts {
+				out = append(out, st)
+			}
+		}
+		return out
+	}
+	require.Len(t, inThread(), 1, "the preamble streamed before the tool call")
+	require.False(t, inThread()[0].Stopped)
+	a.kill()
+
+	f.start("restarted")
+	f.waitFinished(ts, "white_check_mark", 90*time.Second)
+	streams := inThread()
+	require.Len(t, streams, 1, "no second message was started beside the first")
+	// The thread as conversations.replies shows it, metadata included: the
+	// message answers the post, as a later attempt would find it.
+	thread, _, _, err := slack.New("xoxb-test", slack.OptionAPIURL(f.slack.URL)).GetConversationReplies(
+		&slack.GetConversationRepliesParameters{ChannelID: ch, Timestamp: ts, IncludeAllMetadata: true})
+	require.NoError(t, err)
+	var answers []string
+	for _, m := range thread {
+		if m.Metadata.EventType == "mnemo_reply" && m.Metadata.EventPayload["post_ts"] == ts {
+			answers = append(answers, m.Timestamp)
+		}
+	}
+	require.Equal(t, []string{streams[0].TS}, answers, "one message answers the post: the one the killed process started")
+	shown, blocks := f.slack.Shown(ch, streams[0].TS)
+	require.Equal(t, slackapp.ToMrkdwn(answer), shown, "finished with the answer")
+	require.Contains(t, string(blocks), `"feedback_buttons"`)
+	for _, m := range f.replies(ch, ts) {
+		require.Equal(t, streams[0].TS, m.TS, "a second message in the thread: %q", m.Text)
+	}
 }

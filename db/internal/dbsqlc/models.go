@@ -258,6 +258,7 @@ type Turn struct {
 	ReplyTs         *string    `json:"replyTs"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
 	TraceID         string     `json:"traceId"`
+	StreamTs        string     `json:"streamTs"`
 }
 
 type TurnFeedback struct {

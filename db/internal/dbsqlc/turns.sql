@@ -25,6 +25,11 @@ SET pending_kind = @pending_kind, pending_text = @pending_text,
     used_memory_write = used_memory_write OR @used_memory_write, updated_at = now()
 WHERE id = @id AND status = 'running';
 
+-- name: TurnStreamed :execrows
+-- Records the message a running turn's answer started in.
+UPDATE turns SET stream_ts = @stream_ts, updated_at = now()
+WHERE id = @id AND status = 'running';
+
 -- name: TurnFinish :execrows
 -- Records a running turn's outcome; zero rows means it had already finished.
 UPDATE turns

@@ -13,7 +13,7 @@ import (
 const turnAttempt = `-- name: TurnAttempt :one
 UPDATE turns SET attempts = attempts + 1, updated_at = now()
 WHERE id = $1
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts
 `
 
 // Counts one more attempt at a turn.
@@ -38,6 +38,7 @@ func (q *Queries) TurnAttempt(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.ReplyTs,
 		&i.UpdatedAt,
 		&i.TraceID,
+		&i.StreamTs,
 	)
 	return i, err
 }
@@ -51,7 +52,7 @@ WHERE id IN (
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts
 `
 
 type TurnClaimAbandonedParams struct {
@@ -89,6 +90,7 @@ func (q *Queries) TurnClaimAbandoned(ctx context.Context, db DBTX, arg TurnClaim
 			&i.ReplyTs,
 			&i.UpdatedAt,
 			&i.TraceID,
+			&i.StreamTs,
 		); err != nil {
 			return nil, err
 		}
@@ -157,7 +159,7 @@ func (q *Queries) TurnFinish(ctx context.Context, db DBTX, arg TurnFinishParams)
 }
 
 const turnGetByID = `-- name: TurnGetByID :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns WHERE id = $1
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts FROM turns WHERE id = $1
 `
 
 func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, error) {
@@ -181,12 +183,13 @@ func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.ReplyTs,
 		&i.UpdatedAt,
 		&i.TraceID,
+		&i.StreamTs,
 	)
 	return i, err
 }
 
 const turnGetByMessage = `-- name: TurnGetByMessage :many
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts FROM turns
 WHERE channel_id = $1 AND (message_ts = $2 OR reply_ts = $2)
 ORDER BY id
 LIMIT 2
@@ -226,6 +229,7 @@ func (q *Queries) TurnGetByMessage(ctx context.Context, db DBTX, arg TurnGetByMe
 			&i.ReplyTs,
 			&i.UpdatedAt,
 			&i.TraceID,
+			&i.StreamTs,
 		); err != nil {
 			return nil, err
 		}
@@ -238,7 +242,7 @@ func (q *Queries) TurnGetByMessage(ctx context.Context, db DBTX, arg TurnGetByMe
 }
 
 const turnGetByPost = `-- name: TurnGetByPost :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id FROM turns
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts FROM turns
 WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3
 `
 
@@ -269,6 +273,7 @@ func (q *Queries) TurnGetByPost(ctx context.Context, db DBTX, arg TurnGetByPostP
 		&i.ReplyTs,
 		&i.UpdatedAt,
 		&i.TraceID,
+		&i.StreamTs,
 	)
 	return i, err
 }
@@ -315,7 +320,7 @@ const turnOpen = `-- name: TurnOpen :one
 INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, (xmax = 0)::boolean AS created
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, (xmax = 0)::boolean AS created
 `
 
 type TurnOpenParams struct {
@@ -345,6 +350,7 @@ type TurnOpenRow struct {
 	ReplyTs         *string    `json:"replyTs"`
 	UpdatedAt       time.Time  `json:"updatedAt"`
 	TraceID         string     `json:"traceId"`
+	StreamTs        string     `json:"streamTs"`
 	Created         bool       `json:"created"`
 }
 
@@ -379,9 +385,29 @@ func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (Tu
 		&i.ReplyTs,
 		&i.UpdatedAt,
 		&i.TraceID,
+		&i.StreamTs,
 		&i.Created,
 	)
 	return i, err
+}
+
+const turnStreamed = `-- name: TurnStreamed :execrows
+UPDATE turns SET stream_ts = $1, updated_at = now()
+WHERE id = $2 AND status = 'running'
+`
+
+type TurnStreamedParams struct {
+	StreamTs string `json:"streamTs"`
+	ID       int64  `json:"id"`
+}
+
+// Records the message a running turn's answer started in.
+func (q *Queries) TurnStreamed(ctx context.Context, db DBTX, arg TurnStreamedParams) (int64, error) {
+	result, err := db.Exec(ctx, turnStreamed, arg.StreamTs, arg.ID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const turnTakeAttempt = `-- name: TurnTakeAttempt :one
@@ -391,7 +417,7 @@ WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3 AND status = 'running
     SELECT 1 FROM thread_leases l
     WHERE l.source_key = $4::text AND l.job_id = $5 AND l.holder = $6
   )
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts
 `
 
 type TurnTakeAttemptParams struct {
@@ -434,6 +460,7 @@ func (q *Queries) TurnTakeAttempt(ctx context.Context, db DBTX, arg TurnTakeAtte
 		&i.ReplyTs,
 		&i.UpdatedAt,
 		&i.TraceID,
+		&i.StreamTs,
 	)
 	return i, err
 }
