@@ -14,9 +14,13 @@ import (
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
-// The agent finds streaming by asserting its Surface to agent.StreamSurface:
-// a signature that drifted from it would turn streaming off silently.
-var _ agent.StreamSurface = (*surface)(nil)
+// The agent finds streaming and the status line by asserting its Surface
+// to these interfaces: a signature that drifted from one would turn it
+// off silently.
+var (
+	_ agent.StreamSurface  = (*surface)(nil)
+	_ agent.StatusReporter = (*surface)(nil)
+)
 
 // Stream shows p's answer as it is generated (agent.StreamSurface) through
 // Slack's streaming methods (chat.startStream, appendStream, stopStream),

@@ -28,8 +28,18 @@ func (l *localSurface) Status(_ context.Context, _ agent.Post, text string) {
 	}
 }
 
-// Stream implements agent.StreamSurface for the terminal.
-func (l *localSurface) Stream(context.Context, agent.Post) agent.TextStream {
+// The agent finds streaming and the status line by asserting its Surface
+// to these interfaces: a signature that drifted from one would turn it
+// off silently.
+var (
+	_ agent.StreamSurface  = (*localSurface)(nil)
+	_ agent.StatusReporter = (*localSurface)(nil)
+)
+
+// Stream implements agent.StreamSurface for the terminal. A terminal
+// session's messages are its own, kept by no turn row, so there is no
+// earlier attempt's message to continue in.
+func (l *localSurface) Stream(context.Context, agent.Post, agent.StreamMessage) agent.TextStream {
 	if l.s.out == nil {
 		return nil
 	}
