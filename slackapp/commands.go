@@ -54,15 +54,7 @@ func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
 		return
 	}
 	a.async(ctx, func(ctx context.Context) {
-		// In a Slack Connect channel, a person of another organisation is
-		// an external member: their memories are their own workspace's.
-		shared := false
-		if !strings.HasPrefix(cmd.ChannelID, "D") {
-			if b, err := a.bot(ctx, cmd.TeamID); err == nil {
-				shared = a.channelInfo(ctx, b, cmd.ChannelID, "").shared
-			}
-		}
-		actor, err := a.dir.ActorIn(ctx, cmd.TeamID, cmd.UserID, shared)
+		actor, shared, err := a.actorAt(ctx, cmd.TeamID, cmd.ChannelID, cmd.UserID)
 		if err != nil && shared {
 			a.log.Warn().Err(err).Msg("command in a shared channel from a person users.info can't place; refused")
 			a.respond(ctx, cmd.TeamID, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, textReply("I can't tell which organisation you belong to right now; please try again in a moment."))
@@ -73,6 +65,22 @@ func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
 		r := a.runCommand(ctx, actor, cmd)
 		a.respond(ctx, cmd.TeamID, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, r)
 	})
+}
+
+// actorAt is the person who ran a command or pressed a button in channel
+// of team, by the live payload's user id. In a Slack Connect channel, a
+// person of another organisation is an external member: their memories
+// are their own workspace's, by users.info, whatever workspace the payload
+// names (a button press names the host's). shared says whether channel is
+// one; in one, a person users.info can't place is an error.
+func (a *App) actorAt(ctx context.Context, team, channel, user string) (actor provenance.Actor, shared bool, err error) {
+	if channel != "" && !strings.HasPrefix(channel, "D") {
+		if b, err := a.bot(ctx, team); err == nil {
+			shared = a.channelInfo(ctx, b, channel, "").shared
+		}
+	}
+	actor, err = a.dir.ActorIn(ctx, team, user, shared)
+	return actor, shared, err
 }
 
 // command is one /mnemo subcommand: who may run it and what it does.

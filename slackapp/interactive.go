@@ -27,10 +27,6 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		if team == "" {
 			team = cb.User.TeamID
 		}
-		actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
-		if err != nil {
-			a.log.Warn().Err(err).Msg("actor not enriched")
-		}
 		fromHome := cb.View.Type == slack.VTHomeTab
 		// Buttons live on the App Home or on ephemeral answers: only the
 		// actor sees what they show.
@@ -38,6 +34,16 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		path := memory.PathSlash
 		if fromHome {
 			place.Channel, path = "", memory.PathHome // the Home tab is no channel
+		}
+		// In a Slack Connect channel the payload's team is the host's, and
+		// an external member's buttons are theirs as their command was.
+		actor, shared, err := a.actorAt(ctx, team, place.Channel, cb.User.ID)
+		if err != nil && shared {
+			a.log.Warn().Err(err).Msg("button pressed in a shared channel by a person users.info can't place; refused")
+			a.respond(ctx, team, cb.ResponseURL, cb.Channel.ID, cb.User.ID, textReply("I can't tell which organisation you belong to right now; please try again in a moment."))
+			return
+		} else if err != nil {
+			a.log.Warn().Err(err).Msg("actor not enriched")
 		}
 		v := memory.Viewer{Actor: actor, Place: place, Private: true}
 		var r reply
@@ -59,7 +65,7 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 				break
 			}
 			v.Oversight = st.User != actor.ID
-			r = a.memoriesPage(ctx, v, memory.Filter{Team: team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
+			r = a.memoriesPage(ctx, v, memory.Filter{Team: memory.HomeOf(actor, place).Team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
 		case ActionHomePage:
 			var offset int
 			fmt.Sscan(act.Value, &offset)

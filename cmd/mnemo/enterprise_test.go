@@ -692,3 +692,65 @@ func TestAHostMembersTurnInASlackConnectChannelKeepsWhatWasSaidElsewhereOut(t *t
 		require.NotContains(t, r, codename, "the recall tool's result in the shared channel")
 	}
 }
+
+// Slack sends a button press in a Slack Connect channel with the host's
+// workspace as its team (the installation's, where the message was posted)
+// and the presser's own workspace as user.team_id (slackapi/java-slack-sdk
+// #1041, slackapi/bolt-js#1614). An external member's buttons on their own
+// /mnemo memories list are theirs as the command was: the next page lists
+// their own team's memories, and Forget forgets one of them. The command's
+// first page is the control.
+func TestAnExternalMembersButtonsInASlackConnectChannelAreTheirs(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		shared           = "C0SHARED"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := in{b, teamA}
+	b.slack.ShareChannel(shared, teamA)
+	ctx := context.Background()
+	words := []string{"zqxamber", "zqxbronze", "zqxcobalt", "zqxdenim", "zqxemerald", "zqxfuchsia"}
+	ids := map[string]string{}
+	for i, w := range words {
+		out, err := b.store().Remember(ctx, memory.WriteRequest{
+			Actor: provenance.Actor{Kind: provenance.KindUser, Team: extTeam, ID: extUser},
+			Place: provenance.Place{Team: extTeam, Channel: shared, SourceKey: fmt.Sprintf("slack:%s:%s:18000000%02d.000100", extTeam, shared, i), Visibility: provenance.Public},
+			Scope: memory.ScopePersonal, Content: "I like the colour " + w, WrittenBy: provenance.ByExplicit,
+		})
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		ids[w] = out.Memory.ID.String()
+	}
+	press := func(actionID, value string) string {
+		t.Helper()
+		n := len(b.responses())
+		env := b.slack.SendInteractive(map[string]any{
+			"type": "block_actions", "team": map[string]any{"id": teamA}, "user": map[string]any{"id": extUser, "team_id": extTeam},
+			"api_app_id": fakeslack.AppID, "trigger_id": "trig", "response_url": strings.TrimSuffix(b.slack.URL, "/api/") + "/response",
+			"actions":   []any{map[string]any{"type": "button", "action_id": actionID, "block_id": "b1", "value": value, "action_ts": "1800000000.000100"}},
+			"channel":   map[string]any{"id": shared},
+			"container": map[string]any{"type": "message", "message_ts": "1800000000.000100", "is_ephemeral": true},
+		})
+		b.slack.WaitAck(env, 5*time.Second)
+		r := b.nextResponse(n)
+		return r.Text + string(r.Blocks)
+	}
+
+	first := A.command(extUser, shared, "memories")
+	shown := 0
+	for _, w := range words {
+		if strings.Contains(first, w) {
+			shown++
+		}
+	}
+	require.Equal(t, 5, shown, "the control: the command's first page lists five of their own")
+	next := press("mnemo_page", fmt.Sprintf(`{"u":%q,"o":5}`, extUser))
+	require.Contains(t, next, "zqxamber", "the next page is their own team's too")
+	require.Contains(t, press("mnemo_forget", ids["zqxbronze"]), "Forgotten")
+	var archived bool
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT archived_at IS NOT NULL FROM memories WHERE team_id = $1 AND id = $2`, extTeam, ids["zqxbronze"]).Scan(&archived))
+	require.True(t, archived)
+}
