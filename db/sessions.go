@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -33,7 +34,7 @@ func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message
 	}
 	row, err := s.q.SessionMessageAppend(ctx, s.e, dbsqlc.SessionMessageAppendParams{
 		SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel, Ts: string(m.TS),
-		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, Authority: string(m.Authority),
+		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, ActorTeam: actorTeam(key, m.Actor), Authority: string(m.Authority),
 		Text: m.Text, TurnID: m.TurnID, Tools: detect.Redact(m.Tools),
 	})
 	if err != nil {
@@ -71,7 +72,7 @@ func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.
 	// Empty arrays, not NULL, for a thread with nothing before its post:
 	// the mark's count is cardinality(ts), which is NULL for NULL.
 	p := dbsqlc.SessionBackfillParams{SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel,
-		Ts: []string{}, Role: []string{}, ActorKind: []string{}, ActorID: []string{}, Authority: []string{}, Text: []string{}}
+		Ts: []string{}, Role: []string{}, ActorKind: []string{}, ActorID: []string{}, ActorTeam: []string{}, Authority: []string{}, Text: []string{}}
 	seen := make(map[threads.TS]bool, len(msgs))
 	for _, m := range msgs {
 		if seen[m.TS] {
@@ -89,6 +90,7 @@ func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.
 		p.Role = append(p.Role, string(m.Role))
 		p.ActorKind = append(p.ActorKind, string(kind))
 		p.ActorID = append(p.ActorID, m.Actor.ID)
+		p.ActorTeam = append(p.ActorTeam, actorTeam(key, m.Actor))
 		p.Authority = append(p.Authority, string(m.Authority))
 		p.Text = append(p.Text, detect.Redact(m.Text))
 	}
@@ -122,10 +124,21 @@ func messagesFromRows(rows []dbsqlc.SessionMessage) []threads.Message {
 	return out
 }
 
+// actorTeam is what the log keeps of a speaker's own workspace: "" when it
+// is the thread's, else theirs (an external member of a Slack Connect
+// channel), so that what is learned from their words is kept in their
+// own workspace, as what they ask to be remembered is.
+func actorTeam(key threads.Key, a provenance.Actor) string {
+	if a.Team == key.Team {
+		return ""
+	}
+	return a.Team
+}
+
 func messageFromRow(r dbsqlc.SessionMessage) threads.Message {
 	return threads.Message{
 		ID: r.ID, SourceKey: r.SourceKey, TS: threads.TS(r.Ts), Role: threads.Role(r.Role),
-		Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: r.TeamID, ID: r.ActorID},
+		Actor:     provenance.Actor{Kind: provenance.ActorKind(r.ActorKind), Team: cmp.Or(r.ActorTeam, r.TeamID), ID: r.ActorID},
 		Authority: provenance.Authority(r.Authority), Text: r.Text, TurnID: r.TurnID, Tools: r.Tools,
 	}
 }

@@ -54,6 +54,7 @@ func (s Turns) Take(ctx context.Context, t TurnTake) (Taken, error) {
 	_, _ = s.q.TurnOpen(ctx, q, dbsqlc.TurnOpenParams{
 		TeamID: t.Start.Place.Team, ChannelID: t.Start.Place.Channel, MessageTs: t.Start.MessageTS,
 		SourceKey: t.Start.Place.SourceKey, ActorID: t.Start.ActorID, Visibility: string(t.Start.Place.Visibility),
+		Shared: t.Start.Place.Shared, Org: t.Start.Place.Org,
 	})
 	m := t.Post
 	authority, kind := m.Authority, m.Actor.Kind
@@ -65,7 +66,7 @@ func (s Turns) Take(ctx context.Context, t TurnTake) (Taken, error) {
 	}
 	_ = s.q.SessionMessageAppendPost(ctx, q, dbsqlc.SessionMessageAppendPostParams{
 		SourceKey: t.Key.SourceKey(), TeamID: t.Key.Team, ChannelID: t.Key.Channel, Ts: string(m.TS),
-		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, Authority: string(authority), Text: detect.Redact(m.Text),
+		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, ActorTeam: actorTeam(t.Key, m.Actor), Authority: string(authority), Text: detect.Redact(m.Text),
 	})
 	if l := t.Lease; l != nil {
 		_ = s.q.ThreadLeaseAcquireForTurn(ctx, q, dbsqlc.ThreadLeaseAcquireForTurnParams{
@@ -112,7 +113,7 @@ func readTaken(br pgx.BatchResults, leased bool) (Taken, error) {
 		ID: opened.ID, TeamID: opened.TeamID, ChannelID: opened.ChannelID, MessageTs: opened.MessageTs, SourceKey: opened.SourceKey, ActorID: opened.ActorID,
 		Status: opened.Status, UsedMemoryWrite: opened.UsedMemoryWrite, CreatedAt: opened.CreatedAt, FinishedAt: opened.FinishedAt, Visibility: opened.Visibility,
 		Attempts: opened.Attempts, PendingKind: opened.PendingKind, PendingText: opened.PendingText, ReplyTs: opened.ReplyTs, UpdatedAt: opened.UpdatedAt,
-		TraceID: opened.TraceID, StreamTs: opened.StreamTs,
+		TraceID: opened.TraceID, StreamTs: opened.StreamTs, Shared: opened.Shared, Org: opened.Org,
 	})
 	if _, err := br.Exec(); err != nil { // the post logged
 		return out, fmt.Errorf("log post: %w", err)

@@ -83,6 +83,7 @@ func (s Turns) Open(ctx context.Context, t TurnStart) (turn Turn, created bool, 
 	r, err := s.q.TurnOpen(ctx, s.e, dbsqlc.TurnOpenParams{
 		TeamID: t.Place.Team, ChannelID: t.Place.Channel, MessageTs: t.MessageTS,
 		SourceKey: t.Place.SourceKey, ActorID: t.ActorID, Visibility: string(t.Place.Visibility),
+		Shared: t.Place.Shared, Org: t.Place.Org,
 	})
 	if err != nil {
 		return Turn{}, false, fmt.Errorf("open turn: %w", mapErr(err))
@@ -91,7 +92,7 @@ func (s Turns) Open(ctx context.Context, t TurnStart) (turn Turn, created bool, 
 		ID: r.ID, TeamID: r.TeamID, ChannelID: r.ChannelID, MessageTs: r.MessageTs, SourceKey: r.SourceKey, ActorID: r.ActorID,
 		Status: r.Status, UsedMemoryWrite: r.UsedMemoryWrite, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, Visibility: r.Visibility,
 		Attempts: r.Attempts, PendingKind: r.PendingKind, PendingText: r.PendingText, ReplyTs: r.ReplyTs, UpdatedAt: r.UpdatedAt, TraceID: r.TraceID,
-		StreamTs: r.StreamTs,
+		StreamTs: r.StreamTs, Shared: r.Shared, Org: r.Org,
 	}), r.Created, nil
 }
 
@@ -226,7 +227,7 @@ func turnFromRow(r dbsqlc.Turn) Turn {
 	t := Turn{
 		ID: r.ID, MessageTS: r.MessageTs, ActorID: r.ActorID, Status: TurnStatus(r.Status),
 		UsedMemoryWrite: r.UsedMemoryWrite, Attempts: int(r.Attempts), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, FinishedAt: r.FinishedAt, TraceID: r.TraceID,
-		Place:    provenance.Place{Team: r.TeamID, Channel: r.ChannelID, SourceKey: r.SourceKey, Visibility: provenance.Visibility(r.Visibility)},
+		Place:    provenance.Place{Team: r.TeamID, Org: r.Org, Channel: r.ChannelID, SourceKey: r.SourceKey, Visibility: provenance.Visibility(r.Visibility), Shared: r.Shared},
 		StreamTS: r.StreamTs,
 	}
 	if r.PendingKind != nil && r.PendingText != nil {

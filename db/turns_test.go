@@ -24,6 +24,9 @@ func TestTurnIsOpenedOnceAndFinishedOnce(t *testing.T) {
 	ctx := context.Background()
 	turns := d.DB.Turns()
 	start := turnStart("1800000000.000100")
+	// A Slack Connect channel of an organisation's workspace: learning
+	// reads the place back from the turn after it.
+	start.Place.Shared, start.Place.Org = true, "E1"
 
 	first, created, err := turns.Open(ctx, start)
 	require.NoError(t, err)
@@ -39,6 +42,12 @@ func TestTurnIsOpenedOnceAndFinishedOnce(t *testing.T) {
 	found, err := turns.Find(ctx, "T1", "C1", start.MessageTS)
 	require.NoError(t, err)
 	require.Equal(t, first.ID, found.ID)
+	require.Equal(t, start.Place, found.Place)
+	require.Empty(t, found.StreamTS)
+	require.NoError(t, turns.Streamed(ctx, first.ID, "1800000000.000200"))
+	found, err = turns.Get(ctx, first.ID)
+	require.NoError(t, err)
+	require.Equal(t, "1800000000.000200", found.StreamTS, "the message its answer started in")
 	_, err = turns.Find(ctx, "T1", "C1", "1800000009.000100")
 	require.ErrorIs(t, err, db.ErrNotFound)
 

@@ -754,3 +754,47 @@ func TestAnExternalMembersButtonsInASlackConnectChannelAreTheirs(t *testing.T) {
 	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT archived_at IS NOT NULL FROM memories WHERE team_id = $1 AND id = $2`, extTeam, ids["zqxbronze"]).Scan(&archived))
 	require.True(t, archived)
 }
+
+// Passive learning runs after the turn, from the thread's log and the
+// turn's row. In a Slack Connect channel the log kept only the thread's
+// team for each line, so a preference an external member stated was
+// learned as a host member's, in the host's workspace, where they never
+// see it; and the turn's row lost that the channel is shared, so learning's
+// write weighed the speaker's memories said elsewhere. Now what is learned
+// from an external member's words is kept in their own workspace, as what
+// they ask to be remembered is, and the turn remembers the channel is
+// shared. A host member's preference, learned in the host's workspace, is
+// the control.
+func TestWhatIsLearnedFromAnExternalMemberIsKeptInTheirOwnWorkspace(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		shared           = "C0SHARED"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
+	A := in{b, teamA}
+	b.slack.ShareChannel(shared, teamA)
+	ctx := context.Background()
+	learned := func(word string) (team string) {
+		t.Helper()
+		require.Eventually(t, func() bool {
+			err := b.db.Pool.QueryRow(ctx, `SELECT team_id FROM memories WHERE written_by = 'passive' AND content ILIKE '%' || $1 || '%'`, word).Scan(&team)
+			return err == nil
+		}, 30*time.Second, 20*time.Millisecond, "%s was learned", word)
+		return team
+	}
+
+	A.ask(alice, shared, "honestly i prefer zqxhost mode dashboards")
+	require.Equal(t, teamA, learned("zqxhost"), "the control: a host member's preference is the host's")
+
+	ts := b.nextTS()
+	ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> honestly i prefer zqxguest mode dashboards", "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+	b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}, ExtShared: true})
+	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+	require.Equal(t, extTeam, learned("zqxguest"), "an external member's preference is kept in their own workspace")
+	var turnShared bool
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT shared FROM turns WHERE team_id = $1 AND message_ts = $2`, teamA, ts).Scan(&turnShared))
+	require.True(t, turnShared, "the turn remembers its channel is shared")
+}

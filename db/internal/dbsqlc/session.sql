@@ -1,7 +1,7 @@
 -- name: SessionMessageAppend :one
 -- Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
-INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
-VALUES (@source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @authority, @text, sqlc.narg(turn_id), @tools)
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)
+VALUES (@source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @actor_team, @authority, @text, sqlc.narg(turn_id), @tools)
 ON CONFLICT (source_key, ts) DO UPDATE SET source_key = EXCLUDED.source_key
 RETURNING *;
 
@@ -61,9 +61,9 @@ WITH mark AS (
     ON CONFLICT (source_key) DO NOTHING
     RETURNING source_key
 ), logged AS (
-    INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text)
+    INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text)
     SELECT @source_key::text, @team_id::text, @channel_id::text, (@ts::text[])[i], (@role::text[])[i],
-        (@actor_kind::text[])[i], (@actor_id::text[])[i], (@authority::text[])[i], (@text::text[])[i]
+        (@actor_kind::text[])[i], (@actor_id::text[])[i], (@actor_team::text[])[i], (@authority::text[])[i], (@text::text[])[i]
     FROM generate_subscripts(@ts::text[], 1) AS i
     WHERE EXISTS (SELECT 1 FROM mark)
     ON CONFLICT (source_key, ts) DO NOTHING
@@ -74,8 +74,8 @@ SELECT EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM log
 -- name: SessionMessageAppendPost :exec
 -- Logs a post with its turn, unless a message with its ts is logged
 -- already. Part of the batch that takes a post (Turns.Take), after the turn.
-INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
-SELECT @source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @authority, @text, t.id, ''
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)
+SELECT @source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @actor_team, @authority, @text, t.id, ''
 FROM turns t
 WHERE t.team_id = @team_id AND t.channel_id = @channel_id AND t.message_ts = @ts
 ON CONFLICT (source_key, ts) DO NOTHING;

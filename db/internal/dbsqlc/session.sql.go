@@ -17,9 +17,9 @@ WITH mark AS (
     ON CONFLICT (source_key) DO NOTHING
     RETURNING source_key
 ), logged AS (
-    INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text)
+    INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text)
     SELECT $1::text, $3::text, $4::text, ($2::text[])[i], ($5::text[])[i],
-        ($6::text[])[i], ($7::text[])[i], ($8::text[])[i], ($9::text[])[i]
+        ($6::text[])[i], ($7::text[])[i], ($8::text[])[i], ($9::text[])[i], ($10::text[])[i]
     FROM generate_subscripts($2::text[], 1) AS i
     WHERE EXISTS (SELECT 1 FROM mark)
     ON CONFLICT (source_key, ts) DO NOTHING
@@ -36,6 +36,7 @@ type SessionBackfillParams struct {
 	Role      []string `json:"role"`
 	ActorKind []string `json:"actorKind"`
 	ActorID   []string `json:"actorId"`
+	ActorTeam []string `json:"actorTeam"`
 	Authority []string `json:"authority"`
 	Text      []string `json:"text"`
 }
@@ -58,6 +59,7 @@ func (q *Queries) SessionBackfill(ctx context.Context, db DBTX, arg SessionBackf
 		arg.Role,
 		arg.ActorKind,
 		arg.ActorID,
+		arg.ActorTeam,
 		arg.Authority,
 		arg.Text,
 	)
@@ -87,10 +89,10 @@ func (q *Queries) SessionBackfillNeeded(ctx context.Context, db DBTX, arg Sessio
 }
 
 const sessionMessageAppend = `-- name: SessionMessageAppend :one
-INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 ON CONFLICT (source_key, ts) DO UPDATE SET source_key = EXCLUDED.source_key
-RETURNING id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools
+RETURNING id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools, actor_team
 `
 
 type SessionMessageAppendParams struct {
@@ -101,6 +103,7 @@ type SessionMessageAppendParams struct {
 	Role      string `json:"role"`
 	ActorKind string `json:"actorKind"`
 	ActorID   string `json:"actorId"`
+	ActorTeam string `json:"actorTeam"`
 	Authority string `json:"authority"`
 	Text      string `json:"text"`
 	TurnID    *int64 `json:"turnId"`
@@ -117,6 +120,7 @@ func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg Session
 		arg.Role,
 		arg.ActorKind,
 		arg.ActorID,
+		arg.ActorTeam,
 		arg.Authority,
 		arg.Text,
 		arg.TurnID,
@@ -137,13 +141,14 @@ func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg Session
 		&i.TurnID,
 		&i.CreatedAt,
 		&i.Tools,
+		&i.ActorTeam,
 	)
 	return i, err
 }
 
 const sessionMessageAppendPost = `-- name: SessionMessageAppendPost :exec
-INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, tools)
-SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, t.id, ''
+INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, t.id, ''
 FROM turns t
 WHERE t.team_id = $2 AND t.channel_id = $3 AND t.message_ts = $4
 ON CONFLICT (source_key, ts) DO NOTHING
@@ -157,6 +162,7 @@ type SessionMessageAppendPostParams struct {
 	Role      string `json:"role"`
 	ActorKind string `json:"actorKind"`
 	ActorID   string `json:"actorId"`
+	ActorTeam string `json:"actorTeam"`
 	Authority string `json:"authority"`
 	Text      string `json:"text"`
 }
@@ -172,6 +178,7 @@ func (q *Queries) SessionMessageAppendPost(ctx context.Context, db DBTX, arg Ses
 		arg.Role,
 		arg.ActorKind,
 		arg.ActorID,
+		arg.ActorTeam,
 		arg.Authority,
 		arg.Text,
 	)
@@ -197,8 +204,8 @@ func (q *Queries) SessionMessageLastIDBeforeTurn(ctx context.Context, db DBTX, a
 }
 
 const sessionMessageListByThread = `-- name: SessionMessageListByThread :many
-SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM (
-    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM session_messages
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools, actor_team FROM (
+    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools, actor_team FROM session_messages
     WHERE source_key = $1
     ORDER BY ts DESC, id DESC
     LIMIT $2
@@ -235,6 +242,7 @@ func (q *Queries) SessionMessageListByThread(ctx context.Context, db DBTX, arg S
 			&i.TurnID,
 			&i.CreatedAt,
 			&i.Tools,
+			&i.ActorTeam,
 		); err != nil {
 			return nil, err
 		}
@@ -247,8 +255,8 @@ func (q *Queries) SessionMessageListByThread(ctx context.Context, db DBTX, arg S
 }
 
 const sessionMessageListForTurn = `-- name: SessionMessageListForTurn :many
-SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM (
-    SELECT s.id, s.source_key, s.team_id, s.channel_id, s.ts, s.role, s.actor_kind, s.actor_id, s.authority, s.text, s.turn_id, s.created_at, s.tools FROM session_messages s
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools, actor_team FROM (
+    SELECT s.id, s.source_key, s.team_id, s.channel_id, s.ts, s.role, s.actor_kind, s.actor_id, s.authority, s.text, s.turn_id, s.created_at, s.tools, s.actor_team FROM session_messages s
     WHERE s.source_key = $1
       AND s.id <= (SELECT max(x.id) FROM session_messages x WHERE x.turn_id = $2)
     ORDER BY s.id DESC
@@ -287,6 +295,7 @@ func (q *Queries) SessionMessageListForTurn(ctx context.Context, db DBTX, arg Se
 			&i.TurnID,
 			&i.CreatedAt,
 			&i.Tools,
+			&i.ActorTeam,
 		); err != nil {
 			return nil, err
 		}
@@ -299,8 +308,8 @@ func (q *Queries) SessionMessageListForTurn(ctx context.Context, db DBTX, arg Se
 }
 
 const sessionMessageRecentInChannel = `-- name: SessionMessageRecentInChannel :many
-SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM (
-    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools FROM session_messages
+SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools, actor_team FROM (
+    SELECT id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools, actor_team FROM session_messages
     WHERE team_id = $1 AND channel_id = $2 AND source_key <> $3
       AND created_at >= $4
     ORDER BY created_at DESC, id DESC
@@ -348,6 +357,7 @@ func (q *Queries) SessionMessageRecentInChannel(ctx context.Context, db DBTX, ar
 			&i.TurnID,
 			&i.CreatedAt,
 			&i.Tools,
+			&i.ActorTeam,
 		); err != nil {
 			return nil, err
 		}

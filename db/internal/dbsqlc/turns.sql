@@ -3,8 +3,8 @@
 -- name: TurnOpen :one
 -- Records the turn for one human post, or returns the one already recorded;
 -- created is true only for the call that inserted it.
-INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
-VALUES (@team_id, @channel_id, @message_ts, @source_key, @actor_id, @visibility)
+INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility, shared, org)
+VALUES (@team_id, @channel_id, @message_ts, @source_key, @actor_id, @visibility, @shared, @org)
 ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
 RETURNING *, (xmax = 0)::boolean AS created;
 

@@ -13,7 +13,7 @@ import (
 const turnAttempt = `-- name: TurnAttempt :one
 UPDATE turns SET attempts = attempts + 1, updated_at = now()
 WHERE id = $1
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org
 `
 
 // Counts one more attempt at a turn.
@@ -39,6 +39,8 @@ func (q *Queries) TurnAttempt(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.UpdatedAt,
 		&i.TraceID,
 		&i.StreamTs,
+		&i.Shared,
+		&i.Org,
 	)
 	return i, err
 }
@@ -52,7 +54,7 @@ WHERE id IN (
     LIMIT $2
     FOR UPDATE SKIP LOCKED
 )
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org
 `
 
 type TurnClaimAbandonedParams struct {
@@ -91,6 +93,8 @@ func (q *Queries) TurnClaimAbandoned(ctx context.Context, db DBTX, arg TurnClaim
 			&i.UpdatedAt,
 			&i.TraceID,
 			&i.StreamTs,
+			&i.Shared,
+			&i.Org,
 		); err != nil {
 			return nil, err
 		}
@@ -159,7 +163,7 @@ func (q *Queries) TurnFinish(ctx context.Context, db DBTX, arg TurnFinishParams)
 }
 
 const turnGetByID = `-- name: TurnGetByID :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts FROM turns WHERE id = $1
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org FROM turns WHERE id = $1
 `
 
 func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, error) {
@@ -184,12 +188,14 @@ func (q *Queries) TurnGetByID(ctx context.Context, db DBTX, id int64) (Turn, err
 		&i.UpdatedAt,
 		&i.TraceID,
 		&i.StreamTs,
+		&i.Shared,
+		&i.Org,
 	)
 	return i, err
 }
 
 const turnGetByMessage = `-- name: TurnGetByMessage :many
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts FROM turns
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org FROM turns
 WHERE channel_id = $1 AND (message_ts = $2 OR reply_ts = $2)
 ORDER BY id
 LIMIT 2
@@ -230,6 +236,8 @@ func (q *Queries) TurnGetByMessage(ctx context.Context, db DBTX, arg TurnGetByMe
 			&i.UpdatedAt,
 			&i.TraceID,
 			&i.StreamTs,
+			&i.Shared,
+			&i.Org,
 		); err != nil {
 			return nil, err
 		}
@@ -242,7 +250,7 @@ func (q *Queries) TurnGetByMessage(ctx context.Context, db DBTX, arg TurnGetByMe
 }
 
 const turnGetByPost = `-- name: TurnGetByPost :one
-SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts FROM turns
+SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org FROM turns
 WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3
 `
 
@@ -274,6 +282,8 @@ func (q *Queries) TurnGetByPost(ctx context.Context, db DBTX, arg TurnGetByPostP
 		&i.UpdatedAt,
 		&i.TraceID,
 		&i.StreamTs,
+		&i.Shared,
+		&i.Org,
 	)
 	return i, err
 }
@@ -317,10 +327,10 @@ func (q *Queries) TurnLearningRecord(ctx context.Context, db DBTX, arg TurnLearn
 
 const turnOpen = `-- name: TurnOpen :one
 
-INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility, shared, org)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, (xmax = 0)::boolean AS created
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org, (xmax = 0)::boolean AS created
 `
 
 type TurnOpenParams struct {
@@ -330,6 +340,8 @@ type TurnOpenParams struct {
 	SourceKey  string `json:"sourceKey"`
 	ActorID    string `json:"actorId"`
 	Visibility string `json:"visibility"`
+	Shared     bool   `json:"shared"`
+	Org        string `json:"org"`
 }
 
 type TurnOpenRow struct {
@@ -351,6 +363,8 @@ type TurnOpenRow struct {
 	UpdatedAt       time.Time  `json:"updatedAt"`
 	TraceID         string     `json:"traceId"`
 	StreamTs        string     `json:"streamTs"`
+	Shared          bool       `json:"shared"`
+	Org             string     `json:"org"`
 	Created         bool       `json:"created"`
 }
 
@@ -365,6 +379,8 @@ func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (Tu
 		arg.SourceKey,
 		arg.ActorID,
 		arg.Visibility,
+		arg.Shared,
+		arg.Org,
 	)
 	var i TurnOpenRow
 	err := row.Scan(
@@ -386,6 +402,8 @@ func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (Tu
 		&i.UpdatedAt,
 		&i.TraceID,
 		&i.StreamTs,
+		&i.Shared,
+		&i.Org,
 		&i.Created,
 	)
 	return i, err
@@ -417,7 +435,7 @@ WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3 AND status = 'running
     SELECT 1 FROM thread_leases l
     WHERE l.source_key = $4::text AND l.job_id = $5 AND l.holder = $6
   )
-RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts
+RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org
 `
 
 type TurnTakeAttemptParams struct {
@@ -461,6 +479,8 @@ func (q *Queries) TurnTakeAttempt(ctx context.Context, db DBTX, arg TurnTakeAtte
 		&i.UpdatedAt,
 		&i.TraceID,
 		&i.StreamTs,
+		&i.Shared,
+		&i.Org,
 	)
 	return i, err
 }

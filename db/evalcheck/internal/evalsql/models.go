@@ -217,6 +217,7 @@ type SessionMessage struct {
 	TurnID    *int64    `json:"turnId"`
 	CreatedAt time.Time `json:"createdAt"`
 	Tools     string    `json:"tools"`
+	ActorTeam string    `json:"actorTeam"`
 }
 
 type ThreadBackfill struct {
@@ -259,6 +260,8 @@ type Turn struct {
 	UpdatedAt       time.Time  `json:"updatedAt"`
 	TraceID         string     `json:"traceId"`
 	StreamTs        string     `json:"streamTs"`
+	Shared          bool       `json:"shared"`
+	Org             string     `json:"org"`
 }
 
 type TurnFeedback struct {
