@@ -182,7 +182,9 @@ func transcript(msgs []threads.Message, prev int64, optedOut map[string]bool) (l
 }
 
 // optedOut returns the people in msgs who turned passive learning about
-// themselves off (/mnemo learning me off).
+// themselves off (/mnemo learning me off): in the thread's workspace, or,
+// for an external member of a Slack Connect channel, in their own, where
+// what is learned about them is kept.
 func (l *Learner) optedOut(ctx context.Context, team string, msgs []threads.Message) (map[string]bool, error) {
 	out := map[string]bool{}
 	checked := map[string]bool{}
@@ -192,12 +194,18 @@ func (l *Learner) optedOut(ctx context.Context, team string, msgs []threads.Mess
 			continue
 		}
 		checked[id] = true
-		on, err := l.db.Settings().UserLearningEnabled(ctx, team, id)
-		if err != nil {
-			return nil, err
+		teams := []string{team}
+		if m.Actor.Team != "" && m.Actor.Team != team {
+			teams = append(teams, m.Actor.Team)
 		}
-		if !on {
-			out[id] = true
+		for _, t := range teams {
+			on, err := l.db.Settings().UserLearningEnabled(ctx, t, id)
+			if err != nil {
+				return nil, err
+			}
+			if !on {
+				out[id] = true
+			}
 		}
 	}
 	return out, nil

@@ -797,4 +797,25 @@ func TestWhatIsLearnedFromAnExternalMemberIsKeptInTheirOwnWorkspace(t *testing.T
 	var turnShared bool
 	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT shared FROM turns WHERE team_id = $1 AND message_ts = $2`, teamA, ts).Scan(&turnShared))
 	require.True(t, turnShared, "the turn remembers its channel is shared")
+
+	// They turned learning about themselves off in their own workspace,
+	// where what is learned about them is kept: it is honoured here too.
+	require.NoError(t, b.db.DB.Settings().SetUserLearning(ctx, extTeam, extUser, false))
+	ts = b.nextTS()
+	ev = map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> honestly i prefer zqxquiet mode dashboards", "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+	b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}, ExtShared: true})
+	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+	var turn int64
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT id FROM turns WHERE team_id = $1 AND message_ts = $2`, teamA, ts).Scan(&turn))
+	require.Eventually(t, func() bool {
+		for _, line := range strings.Split(b.logs.String(), "\n") {
+			if strings.Contains(line, `"passive learning decided"`) && strings.Contains(line, fmt.Sprintf(`"turn":%d,`, turn)) {
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 20*time.Millisecond, "learning decided on the turn")
+	var n int
+	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE written_by = 'passive' AND content ILIKE '%zqxquiet%'`).Scan(&n))
+	require.Zero(t, n, "nothing learned about someone who turned it off (the same query found zqxguest above)")
 }
