@@ -819,3 +819,41 @@ func TestWhatIsLearnedFromAnExternalMemberIsKeptInTheirOwnWorkspace(t *testing.T
 	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE written_by = 'passive' AND content ILIKE '%zqxquiet%'`).Scan(&n))
 	require.Zero(t, n, "nothing learned about someone who turned it off (the same query found zqxguest above)")
 }
+
+// The Inspect shortcut is an admin's, and in a Slack Connect channel an
+// external member is no admin of the host's, whatever they are in their
+// own organisation (users.info names their own workspace: Directory.ActorIn),
+// so an admin of the other organisation can't inspect a host member's
+// turn: its tools, its cost and which of the host's memories it recalled.
+// The host's admin is the control.
+func TestAnExternalAdminCannotInspectTheHostsTurnsInASlackConnectChannel(t *testing.T) {
+	t.Parallel()
+	const (
+		extUser, extTeam = "U0XENA", "T0OTHERORG"
+		shared           = "C0SHARED"
+	)
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam, IsAdmin: true}}})
+	A := in{b, teamA}
+	b.slack.ShareChannel(shared, teamA)
+	A.ask(alice, shared, factA)
+	var reply string
+	require.NoError(t, b.db.Pool.QueryRow(context.Background(), `SELECT reply_ts FROM turns WHERE team_id = $1 AND channel_id = $2 AND reply_ts IS NOT NULL`, teamA, shared).Scan(&reply))
+	inspect := func(user, userTeam string) string {
+		t.Helper()
+		before := len(b.responses())
+		env := b.slack.SendInteractive(map[string]any{
+			"type": "message_action", "callback_id": "mnemo_inspect", "trigger_id": "trig",
+			"team": map[string]any{"id": teamA}, "user": map[string]any{"id": user, "team_id": userTeam},
+			"channel": map[string]any{"id": shared}, "message": map[string]any{"ts": reply, "type": "message"},
+			"response_url": strings.TrimSuffix(b.slack.URL, "/api/") + "/response",
+		})
+		b.slack.WaitAck(env, 5*time.Second)
+		return b.nextResponse(before).Text
+	}
+	require.Contains(t, inspect(admin, teamA), "Tools called", "the control: the host's admin inspects the turn")
+	got := inspect(extUser, extTeam)
+	require.Contains(t, got, "Only an admin can inspect turns")
+	require.NotContains(t, got, "Tools called")
+}
