@@ -693,6 +693,37 @@ func TestAHostMembersTurnInASlackConnectChannelKeepsWhatWasSaidElsewhereOut(t *t
 	}
 }
 
+// A Slack Connect channel hosted by workspace A, with an external member
+// of another organisation: the tests below share them.
+const (
+	extUser, extTeam = "U0XENA", "T0OTHERORG"
+	shared           = "C0SHARED"
+)
+
+// hostWithGuest starts a bot installed in A, whose channel shared is
+// shared with extUser of extTeam (an admin of their own organisation when
+// guestAdmin).
+func hostWithGuest(t *testing.T, guestAdmin bool) (*bot, in) {
+	t.Helper()
+	b, addr := startMultiBot(t, httpMode...)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
+		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam, IsAdmin: guestAdmin}}})
+	b.slack.ShareChannel(shared, teamA)
+	return b, in{b, teamA}
+}
+
+// guestMention sends extUser's mention of mnemo in shared as Slack
+// delivers it to the host's installation (the envelope's team_id is the
+// speaker's own workspace; the authorization is the host's), and returns
+// its ts.
+func (w in) guestMention(text string) string {
+	w.b.t.Helper()
+	ts := w.b.nextTS()
+	ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + w.botUser() + "> " + text, "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
+	w.b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: w.team, UserID: w.botUser(), IsBot: true}}, ExtShared: true})
+	return ts
+}
+
 // Slack sends a button press in a Slack Connect channel with the host's
 // workspace as its team (the installation's, where the message was posted)
 // and the presser's own workspace as user.team_id (slackapi/java-slack-sdk
@@ -702,15 +733,7 @@ func TestAHostMembersTurnInASlackConnectChannelKeepsWhatWasSaidElsewhereOut(t *t
 // first page is the control.
 func TestAnExternalMembersButtonsInASlackConnectChannelAreTheirs(t *testing.T) {
 	t.Parallel()
-	const (
-		extUser, extTeam = "U0XENA", "T0OTHERORG"
-		shared           = "C0SHARED"
-	)
-	b, addr := startMultiBot(t, httpMode...)
-	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
-		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
-	A := in{b, teamA}
-	b.slack.ShareChannel(shared, teamA)
+	b, A := hostWithGuest(t, false)
 	ctx := context.Background()
 	words := []string{"zqxamber", "zqxbronze", "zqxcobalt", "zqxdenim", "zqxemerald", "zqxfuchsia"}
 	ids := map[string]string{}
@@ -767,15 +790,7 @@ func TestAnExternalMembersButtonsInASlackConnectChannelAreTheirs(t *testing.T) {
 // the control.
 func TestWhatIsLearnedFromAnExternalMemberIsKeptInTheirOwnWorkspace(t *testing.T) {
 	t.Parallel()
-	const (
-		extUser, extTeam = "U0XENA", "T0OTHERORG"
-		shared           = "C0SHARED"
-	)
-	b, addr := startMultiBot(t, httpMode...)
-	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
-		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam}}})
-	A := in{b, teamA}
-	b.slack.ShareChannel(shared, teamA)
+	b, A := hostWithGuest(t, false)
 	ctx := context.Background()
 	learned := func(word string) (team string) {
 		t.Helper()
@@ -789,9 +804,7 @@ func TestWhatIsLearnedFromAnExternalMemberIsKeptInTheirOwnWorkspace(t *testing.T
 	A.ask(alice, shared, "honestly i prefer zqxhost mode dashboards")
 	require.Equal(t, teamA, learned("zqxhost"), "the control: a host member's preference is the host's")
 
-	ts := b.nextTS()
-	ev := map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> honestly i prefer zqxguest mode dashboards", "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
-	b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}, ExtShared: true})
+	ts := A.guestMention("honestly i prefer zqxguest mode dashboards")
 	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
 	require.Equal(t, extTeam, learned("zqxguest"), "an external member's preference is kept in their own workspace")
 	var turnShared bool
@@ -801,9 +814,7 @@ func TestWhatIsLearnedFromAnExternalMemberIsKeptInTheirOwnWorkspace(t *testing.T
 	// They turned learning about themselves off in their own workspace,
 	// where what is learned about them is kept: it is honoured here too.
 	require.NoError(t, b.db.DB.Settings().SetUserLearning(ctx, extTeam, extUser, false))
-	ts = b.nextTS()
-	ev = map[string]any{"type": "app_mention", "user": extUser, "text": "<@" + A.botUser() + "> honestly i prefer zqxquiet mode dashboards", "ts": ts, "channel": shared, "event_ts": ts, "user_team": extTeam, "source_team": extTeam}
-	b.slack.SendEvent(ev, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}, ExtShared: true})
+	ts = A.guestMention("honestly i prefer zqxquiet mode dashboards")
 	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
 	var turn int64
 	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT id FROM turns WHERE team_id = $1 AND message_ts = $2`, teamA, ts).Scan(&turn))
@@ -828,15 +839,7 @@ func TestWhatIsLearnedFromAnExternalMemberIsKeptInTheirOwnWorkspace(t *testing.T
 // The host's admin is the control.
 func TestAnExternalAdminCannotInspectTheHostsTurnsInASlackConnectChannel(t *testing.T) {
 	t.Parallel()
-	const (
-		extUser, extTeam = "U0XENA", "T0OTHERORG"
-		shared           = "C0SHARED"
-	)
-	b, addr := startMultiBot(t, httpMode...)
-	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
-		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam, IsAdmin: true}}})
-	A := in{b, teamA}
-	b.slack.ShareChannel(shared, teamA)
+	b, A := hostWithGuest(t, true)
 	A.ask(alice, shared, factA)
 	var reply string
 	require.NoError(t, b.db.Pool.QueryRow(context.Background(), `SELECT reply_ts FROM turns WHERE team_id = $1 AND channel_id = $2 AND reply_ts IS NOT NULL`, teamA, shared).Scan(&reply))
