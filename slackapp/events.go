@@ -75,13 +75,15 @@ func postFrom(e slackevents.EventsAPIEvent, envelopeID, botUserID string) (inbox
 	default:
 		return p, reject, errors.New("event without a body")
 	}
+	// The ids are checked first and by name: a missing channel is no bad
+	// timestamp, and the log says which field was wrong.
+	for _, f := range []struct{ name, id string }{{"team", p.Team}, {"channel", p.Channel}, {"user", p.User}} {
+		if !slackID.MatchString(f.id) {
+			return p, reject, fmt.Errorf("bad %s id %q", f.name, f.id)
+		}
+	}
 	if _, _, err := threads.KeyFor(p.Team, p.Channel, p.TS, p.ThreadTS); err != nil {
 		return p, reject, fmt.Errorf("bad timestamp: %w", err)
-	}
-	for _, id := range []string{p.Team, p.Channel, p.User} {
-		if !slackID.MatchString(id) {
-			return p, reject, fmt.Errorf("bad id %q", id)
-		}
 	}
 	// A secret is redacted before the post's first write: the inbox and the
 	// job queue keep what the turn reads, and the turn never sees a secret.

@@ -197,13 +197,14 @@ func (a *App) serveEvent(w http.ResponseWriter, r *http.Request, body []byte) {
 func (a *App) serveCommand(w http.ResponseWriter, r *http.Request, body []byte) {
 	arrived := a.now()
 	form, err := url.ParseQuery(string(body))
-	if err != nil {
-		http.Error(w, "malformed command", http.StatusBadRequest)
-		return
+	var cmd slack.SlashCommand
+	if err == nil {
+		cmd, err = slack.SlashCommandParse(&http.Request{Method: http.MethodPost, PostForm: form, Form: form})
 	}
-	fr := &http.Request{Method: http.MethodPost, PostForm: form, Form: form}
-	cmd, err := slack.SlashCommandParse(fr)
 	if err != nil {
+		// Refused like a malformed event or interaction, and logged like
+		// them, so that no command is dropped without a trace.
+		a.log.Error().Err(err).Msg("malformed slash command rejected")
 		http.Error(w, "malformed command", http.StatusBadRequest)
 		return
 	}

@@ -1,0 +1,102 @@
+package slackapp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/inbox"
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
+	"github.com/mnemo-bot/mnemo/memory"
+	"github.com/mnemo-bot/mnemo/slackapp"
+)
+
+// badInputLog is a log a test reads while the app still writes to it.
+type badInputLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *badInputLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *badInputLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// loggedHTTPApp is httpApp with the app's log kept, at debug.
+func loggedHTTPApp(t *testing.T, d *testdb.DB) (*fakeslack.Server, *badInputLog) {
+	t.Helper()
+	in, err := inbox.New(d.DB, inbox.Options{Logger: zerolog.Nop()})
+	require.NoError(t, err)
+	logs := &badInputLog{}
+	fs := fakeslack.New(t)
+	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL))
+	app := slackapp.New(slackapp.Config{
+		API: api, DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
+		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.New(logs).Level(zerolog.DebugLevel), Inbox: in,
+	})
+	require.NoError(t, app.Authenticate(context.Background()))
+	mux := http.NewServeMux()
+	app.Mount(mux, slackapp.HTTPOptions{SigningSecret: "s3cret"})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = app.Close(ctx)
+	})
+	fs.DeliverHTTP(srv.URL, "s3cret")
+	return fs, logs
+}
+
+// A slash command whose form can't be parsed is refused with 400, as
+// before, and the refusal is logged with its reason: nothing Slack sends
+// is dropped without a log line.
+func TestBadInputMalformedSlashCommandIsLogged(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	fs, logs := loggedHTTPApp(t, d)
+	a := fs.PostToApp("/slack/commands", "application/x-www-form-urlencoded", []byte("command=%2Fmnemo&text=%zz&user_id=U0ALICE"), fakeslack.PostOptions{})
+	require.Equal(t, http.StatusBadRequest, a.Status)
+	require.Contains(t, logs.String(), "malformed slash command rejected")
+	require.Contains(t, logs.String(), "invalid URL escape")
+}
+
+// An event without a channel or a team is rejected with a reason that
+// names the missing field, not as a bad timestamp: its ts is fine.
+func TestBadInputEventWithoutChannelNamesTheField(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	fs, logs := loggedHTTPApp(t, d)
+	env := fs.SendEvent(map[string]any{"type": "app_mention", "user": "U0ALICE", "text": "hi", "ts": "1800000003.000100"})
+	require.Equal(t, http.StatusOK, fs.WaitHTTPAnswer(env, 10*time.Second).Status, "acked: Slack sending it again would not mend it")
+	var rejected map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m))
+		if m["message"] == "event rejected" {
+			rejected = m
+		}
+	}
+	require.NotNil(t, rejected, "the rejection is logged")
+	require.Contains(t, rejected["error"], "channel")
+	require.NotContains(t, rejected["error"], "timestamp")
+	require.Zero(t, arrivals(t, d, "1800000003.000100"))
+}
