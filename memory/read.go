@@ -48,7 +48,7 @@ type found struct {
 
 func (s *Store) search(ctx context.Context, v Viewer, use Use, query string, limit int, requireMatch bool, reserve int) ([]found, error) {
 	q := db.SearchQuery{
-		Query: strings.TrimSpace(query), SourceKey: v.Place.SourceKey, Channel: v.Place.Channel,
+		Query: strings.TrimSpace(sanitize(query)), SourceKey: v.Place.SourceKey, Channel: v.Place.Channel,
 		Team: viewerTeam(v), Actor: v.Actor.ID, PrivateViewer: v.Private, Apply: use == Apply, Only: v.only(),
 		RequireMatch: requireMatch, Reserve: reserve, Limit: min(max(limit, 1), MaxListLimit),
 	}
@@ -350,7 +350,7 @@ func (s *Store) listAll(ctx context.Context, f Filter) ([]Memory, error) {
 	}
 	q := db.ListQuery{
 		Team: f.Team, SubjectUser: f.SubjectUser, Channel: f.Channel, SourceKey: f.SourceKey,
-		IncludeArchived: f.IncludeArchived, Query: f.Query, Limit: f.Limit, Offset: f.Offset,
+		IncludeArchived: f.IncludeArchived, Query: sanitize(f.Query), Limit: f.Limit, Offset: f.Offset,
 	}
 	if f.After != nil {
 		q.After = &db.ListCursor{CreatedAt: f.After.CreatedAt, ID: f.After.ID}

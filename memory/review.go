@@ -322,9 +322,11 @@ func Canonicalize(text string) string {
 	return string(r)
 }
 
-// sanitize is text the database can store: without NUL characters and
-// invalid UTF-8, which a client of the MCP server or a model may send and
-// PostgreSQL refuses (as agent.Sanitize does for the thread's log).
+// sanitize is text the database can store or be asked about: without NUL
+// characters and invalid UTF-8, which a client of the MCP server, a slash
+// command or a model may send and PostgreSQL refuses, even in a query's
+// argument (as agent.Sanitize does for the thread's log). A memory's text
+// and every search and list query go through it.
 func sanitize(s string) string {
 	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
 		return s
