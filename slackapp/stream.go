@@ -45,6 +45,7 @@ func (s *surface) Stream(_ context.Context, p agent.Post, m agent.StreamMessage)
 // finish, continued in by chat.update. Its stream, which nothing will
 // stop now, is stopped first (adopted).
 func (s *surface) adopt(p agent.Post, ts string) *liveReply {
+	s.a.log.Info().Str("ts", string(p.TS)).Str("message_ts", ts).Msg("the answer continues in the message an earlier attempt started and did not finish")
 	return &liveReply{a: s.a, bot: s.bot, p: p, ts: ts, prior: true}
 }
 

@@ -134,8 +134,9 @@ func TestFaultKillMidStreamThenRestartAnswersInTheSameMessage(t *testing.T) {
 	require.False(t, inThread()[0].Stopped)
 	a.kill()
 
-	f.start("restarted")
+	b := f.start("restarted")
 	f.waitFinished(ts, "white_check_mark", 90*time.Second)
+	require.True(t, b.logs.WaitFor("the answer continues in the message an earlier attempt started", 10*time.Second), "the adoption is logged")
 	streams := inThread()
 	require.Len(t, streams, 1, "no second message was started beside the first")
 	// The thread as conversations.replies shows it, metadata included: the
