@@ -441,11 +441,12 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 			{"memory_events", "", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, team) }},
 			{"session_messages", "", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
 			{"model_usage", "", func() (int64, error) { return q.EraseTeamUsage(ctx, x, team) }},
+			// The jobs before the turns: a learning job is found by its turn.
+			{"river_job", "", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
 			{"turns", "", func() (int64, error) { return q.EraseTeamTurns(ctx, x, team) }},
 			{"channel_settings", "", func() (int64, error) { return q.EraseTeamChannelSettings(ctx, x, team) }},
 			{"user_settings", "", func() (int64, error) { return q.EraseTeamUserSettings(ctx, x, team) }},
 			{"inbox_arrivals", "", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
-			{"river_job", "", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
 			{"thread_leases", "", func() (int64, error) { return q.EraseTeamLeases(ctx, x, team) }},
 			{"thread_backfills", "", func() (int64, error) { return q.EraseTeamBackfills(ctx, x, team) }},
 			{"erased_memories", "", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, team) }},

@@ -191,9 +191,12 @@ WHERE s.team_id = @team_id AND s.channel_id = ANY(@dm_channels::text[]);
 -- name: EraseSessionMessages :execrows
 -- The person's messages in other conversations' logs, and mnemo's answers
 -- to them (which quote them), replaced by a tombstone: the thread still
--- reads as a conversation for the others in it.
+-- reads as a conversation for the others in it. Their line keeps no
+-- workspace of theirs either (an external member's actor_team is their own
+-- organisation's), so the tombstone says nothing of who spoke.
 UPDATE session_messages s
-SET text = @tombstone::text, tools = '', actor_id = CASE WHEN s.actor_id = @user_id::text THEN '' ELSE s.actor_id END
+SET text = @tombstone::text, tools = '', actor_id = CASE WHEN s.actor_id = @user_id::text THEN '' ELSE s.actor_id END,
+    actor_team = CASE WHEN s.actor_id = @user_id::text THEN '' ELSE s.actor_team END
 WHERE s.team_id = @team_id
   AND (s.actor_id = @user_id::text
        OR (s.role = 'assistant'
@@ -351,8 +354,13 @@ DELETE FROM inbox_arrivals a WHERE a.team = @team_id;
 
 -- name: EraseTeamJobs :execrows
 -- Running jobs too: their turn finds nothing to answer with, and the
--- installation that would answer is gone.
-DELETE FROM river_job j WHERE j.args @> jsonb_build_object('team', @team_id::text);
+-- installation that would answer is gone. A learning job's args name only
+-- its turn, so those of the team's turns are found by them: this runs
+-- before the turns are deleted.
+DELETE FROM river_job j
+WHERE j.args @> jsonb_build_object('team', @team_id::text)
+   OR (j.kind = 'mnemo_learn_from_turn'
+       AND j.args->>'turn_id' IN (SELECT t.id::text FROM turns t WHERE t.team_id = @team_id));
 
 -- name: EraseTeamLeases :execrows
 -- Thread leases and waiters are keyed by source key, slack:<team>:….

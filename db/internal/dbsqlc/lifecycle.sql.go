@@ -601,7 +601,8 @@ func (q *Queries) EraseScrubTurns(ctx context.Context, db DBTX, arg EraseScrubTu
 
 const eraseSessionMessages = `-- name: EraseSessionMessages :execrows
 UPDATE session_messages s
-SET text = $1::text, tools = '', actor_id = CASE WHEN s.actor_id = $2::text THEN '' ELSE s.actor_id END
+SET text = $1::text, tools = '', actor_id = CASE WHEN s.actor_id = $2::text THEN '' ELSE s.actor_id END,
+    actor_team = CASE WHEN s.actor_id = $2::text THEN '' ELSE s.actor_team END
 WHERE s.team_id = $3
   AND (s.actor_id = $2::text
        OR (s.role = 'assistant'
@@ -616,7 +617,9 @@ type EraseSessionMessagesParams struct {
 
 // The person's messages in other conversations' logs, and mnemo's answers
 // to them (which quote them), replaced by a tombstone: the thread still
-// reads as a conversation for the others in it.
+// reads as a conversation for the others in it. Their line keeps no
+// workspace of theirs either (an external member's actor_team is their own
+// organisation's), so the tombstone says nothing of who spoke.
 func (q *Queries) EraseSessionMessages(ctx context.Context, db DBTX, arg EraseSessionMessagesParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseSessionMessages, arg.Tombstone, arg.UserID, arg.TeamID)
 	if err != nil {
@@ -711,11 +714,16 @@ func (q *Queries) EraseTeamInstallations(ctx context.Context, db DBTX, teamID st
 }
 
 const eraseTeamJobs = `-- name: EraseTeamJobs :execrows
-DELETE FROM river_job j WHERE j.args @> jsonb_build_object('team', $1::text)
+DELETE FROM river_job j
+WHERE j.args @> jsonb_build_object('team', $1::text)
+   OR (j.kind = 'mnemo_learn_from_turn'
+       AND j.args->>'turn_id' IN (SELECT t.id::text FROM turns t WHERE t.team_id = $1))
 `
 
 // Running jobs too: their turn finds nothing to answer with, and the
-// installation that would answer is gone.
+// installation that would answer is gone. A learning job's args name only
+// its turn, so those of the team's turns are found by them: this runs
+// before the turns are deleted.
 func (q *Queries) EraseTeamJobs(ctx context.Context, db DBTX, teamID string) (int64, error) {
 	result, err := db.Exec(ctx, eraseTeamJobs, teamID)
 	if err != nil {
