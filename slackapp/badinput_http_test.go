@@ -1,13 +1,11 @@
 package slackapp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,35 +15,18 @@ import (
 
 	"github.com/mnemo-bot/mnemo/inbox"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
+	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/slackapp"
 )
 
-// badInputLog is a log a test reads while the app still writes to it.
-type badInputLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *badInputLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *badInputLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // loggedHTTPApp is httpApp with the app's log kept, at debug.
-func loggedHTTPApp(t *testing.T, d *testdb.DB) (*fakeslack.Server, *badInputLog) {
+func loggedHTTPApp(t *testing.T, d *testdb.DB) (*fakeslack.Server, *syncbuf.Buffer) {
 	t.Helper()
 	in, err := inbox.New(d.DB, inbox.Options{Logger: zerolog.Nop()})
 	require.NoError(t, err)
-	logs := &badInputLog{}
+	logs := &syncbuf.Buffer{}
 	fs := fakeslack.New(t)
 	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL))
 	app := slackapp.New(slackapp.Config{
@@ -99,4 +80,38 @@ func TestBadInputEventWithoutChannelNamesTheField(t *testing.T) {
 	require.Contains(t, rejected["error"], "channel")
 	require.NotContains(t, rejected["error"], "timestamp")
 	require.Zero(t, arrivals(t, d, "1800000003.000100"))
+}
+
+// A mention or a person's message without a user, and not a bot's, can't
+// be answered (nobody asked): it is rejected as malformed, at error level,
+// not passed over at debug as though it were not for the bot. A bot's
+// message without a user is the control: it is not for the bot.
+func TestBadInputEventWithoutUserIsRejected(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	fs, logs := loggedHTTPApp(t, d)
+	rejected := func() []string {
+		var out []string
+		for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(line), &m))
+			if m["message"] == "event rejected" {
+				out = append(out, m["error"].(string))
+			}
+		}
+		return out
+	}
+	bot := fs.SendEvent(map[string]any{"type": "message", "channel_type": "im", "bot_id": "B0OTHER", "text": "hi", "ts": "1800000004.000100", "channel": "D0ALICE"})
+	require.Equal(t, http.StatusOK, fs.WaitHTTPAnswer(bot, 10*time.Second).Status)
+	require.Empty(t, rejected(), "the control: a bot's message is not for the bot")
+	for i, ev := range []map[string]any{
+		{"type": "app_mention", "text": "<@" + fakeslack.BotUserID + "> hi", "ts": "1800000005.000100", "channel": "C0GENERAL"},
+		{"type": "message", "channel_type": "im", "text": "hi", "ts": "1800000006.000100", "channel": "D0ALICE"},
+	} {
+		env := fs.SendEvent(ev)
+		require.Equal(t, http.StatusOK, fs.WaitHTTPAnswer(env, 10*time.Second).Status, "acked: Slack sending it again would not mend it")
+		got := rejected()
+		require.Len(t, got, i+1, "%v is rejected", ev)
+		require.Contains(t, got[i], "user")
+	}
 }

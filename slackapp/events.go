@@ -55,12 +55,12 @@ func postFrom(e slackevents.EventsAPIEvent, envelopeID, botUserID string) (inbox
 	}
 	switch m := e.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
-		if m.BotID != "" || m.User == "" || m.User == botUserID {
+		if m.BotID != "" || m.User == botUserID {
 			return p, ignore, nil
 		}
 		p.Channel, p.User, p.Text, p.TS, p.ThreadTS, p.Mention = m.Channel, m.User, m.Text, m.TimeStamp, m.ThreadTimeStamp, true
 	case *slackevents.MessageEvent:
-		if !humanSubtypes[m.SubType] || m.BotID != "" || m.User == "" || m.User == botUserID {
+		if !humanSubtypes[m.SubType] || m.BotID != "" || m.User == botUserID {
 			return p, ignore, nil
 		}
 		if m.ChannelType != "im" {
