@@ -124,10 +124,20 @@ func (a *App) onUserChange(ctx context.Context, d *delivery) {
 		log.Error().Str("team", team).Msg("user_change without a usable team or user id; nobody erased")
 		return
 	}
+	erasure := db.Erasure{Team: team, User: u.User.ID, By: ErasedBySlack}
+	if e.TeamID != "" && team != e.TeamID {
+		// An external member of this workspace's Slack Connect channels: it
+		// erases what it keeps of them, as /mnemo purge does, with the
+		// memories its conversations kept under their own team. Their own
+		// workspace's installation, if any, is sent its own user_change.
+		erasure.Team, erasure.Home = e.TeamID, team
+		team = e.TeamID
+		log = log.With().Str("home", erasure.Home).Logger()
+	}
 	a.async(ctx, func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, eraseTimeout)
 		defer cancel()
-		r, err := a.db.Erase(ctx, db.Erasure{Team: team, User: u.User.ID, By: ErasedBySlack})
+		r, err := a.db.Erase(ctx, erasure)
 		if err != nil {
 			log.Error().Err(err).Msg("erasing a deleted member failed; run /mnemo purge for them")
 			return

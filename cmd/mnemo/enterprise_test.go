@@ -702,10 +702,10 @@ const (
 
 // hostWithGuest starts a bot installed in A, whose channel shared is
 // shared with extUser of extTeam (an admin of their own organisation when
-// guestAdmin).
-func hostWithGuest(t *testing.T, guestAdmin bool) (*bot, in) {
+// guestAdmin), with env.
+func hostWithGuest(t *testing.T, guestAdmin bool, env ...string) (*bot, in) {
 	t.Helper()
-	b, addr := startMultiBot(t, httpMode...)
+	b, addr := startMultiBot(t, append(env, httpMode...)...)
 	installWorkspace(t, b, addr, fakeslack.Workspace{Team: teamA, Name: "Host",
 		Users: map[string]fakeslack.User{extUser: {ID: extUser, Name: "Xena", Team: extTeam, IsAdmin: guestAdmin}}})
 	b.slack.ShareChannel(shared, teamA)
@@ -859,4 +859,32 @@ func TestAnExternalAdminCannotInspectTheHostsTurnsInASlackConnectChannel(t *test
 	got := inspect(extUser, extTeam)
 	require.Contains(t, got, "Only an admin can inspect turns")
 	require.NotContains(t, got, "Tools called")
+}
+
+// Slack's user_change for an external member whose own organisation deleted
+// their account, delivered to the host's installation, erases them with
+// MNEMO_ERASE_DELETED_USERS as /mnemo purge does: their lines in the host's
+// log, and what the host's conversations kept under their own team. It
+// erased under their own team alone, so the host kept their words.
+func TestADeletedExternalMemberIsErasedFromTheHost(t *testing.T) {
+	t.Parallel()
+	b, A := hostWithGuest(t, false, "MNEMO_ERASE_DELETED_USERS", "true")
+	ctx := context.Background()
+	ts := A.guestMention("remember that I prefer zqxfoxtrot lists")
+	b.slack.WaitReaction("add", "white_check_mark", ts, 20*time.Second)
+	count := func(sql string, args ...any) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, sql, args...).Scan(&n))
+		return n
+	}
+	lines := `SELECT count(*) FROM session_messages WHERE team_id = $1 AND actor_id = $2`
+	kept := `SELECT count(*) FROM memories WHERE team_id = $1 AND subject_id = $2 AND content ILIKE '%zqxfoxtrot%'`
+	require.Positive(t, count(lines, teamA, extUser), "before: the host's log holds their words")
+	require.Equal(t, 1, count(kept, extTeam, extUser), "before: their preference, under their own team")
+
+	deleted := map[string]any{"type": "user_change", "user": map[string]any{"id": extUser, "team_id": extTeam, "deleted": true}, "event_ts": "1800000000.000200"}
+	b.slack.WaitAck(b.slack.SendEvent(deleted, fakeslack.EventOptions{Team: extTeam, Authorizations: []slack.EventAuthorization{{TeamID: teamA, UserID: A.botUser(), IsBot: true}}}), 5*time.Second)
+	require.True(t, b.logs.WaitFor("deleted member erased", 20*time.Second))
+	require.Zero(t, count(lines, teamA, extUser), "their words are gone from the host's log")
+	require.Zero(t, count(kept, extTeam, extUser), "and what the host kept under their team")
 }
