@@ -124,26 +124,29 @@ func (a *App) onUserChange(ctx context.Context, d *delivery) {
 		log.Error().Str("team", team).Msg("user_change without a usable team or user id; nobody erased")
 		return
 	}
-	erasure := db.Erasure{Team: team, User: u.User.ID, By: ErasedBySlack}
-	if e.TeamID != "" && team != e.TeamID {
-		// An external member of this workspace's Slack Connect channels: it
-		// erases what it keeps of them, as /mnemo purge does, with the
-		// memories its conversations kept under their own team. Their own
-		// workspace's installation, if any, is sent its own user_change.
-		erasure.Team, erasure.Home = e.TeamID, team
-		team = e.TeamID
-		log = log.With().Str("home", erasure.Home).Logger()
+	// Under their own team, as always; and where the event came for, when
+	// that is another workspace: an external member of its Slack Connect
+	// channels (or a Grid member of another of the organisation's
+	// workspaces), erased there as /mnemo purge does, with the memories its
+	// conversations kept under their team (Erasure.Home).
+	erasures := []db.Erasure{{Team: team, User: u.User.ID, By: ErasedBySlack}}
+	if e.TeamID != "" && team != e.TeamID && slackID.MatchString(e.TeamID) {
+		erasures = append(erasures, db.Erasure{Team: e.TeamID, User: u.User.ID, By: ErasedBySlack, Home: team})
 	}
 	a.async(ctx, func(ctx context.Context) {
-		ctx, cancel := context.WithTimeout(ctx, eraseTimeout)
-		defer cancel()
-		r, err := a.db.Erase(ctx, erasure)
-		if err != nil {
-			log.Error().Err(err).Msg("erasing a deleted member failed; run /mnemo purge for them")
-			return
+		for _, x := range erasures {
+			log := log.With().Str("team", x.Team).Logger()
+			ctx, cancel := context.WithTimeout(ctx, eraseTimeout)
+			r, err := a.db.Erase(ctx, x)
+			if err != nil {
+				cancel()
+				log.Error().Err(err).Msg("erasing a deleted member failed; run /mnemo purge for them")
+				continue
+			}
+			a.erased(ctx, provenance.Actor{Kind: provenance.KindSystem, Team: x.Team, ID: ErasedBySlack}, x.Team, u.User.ID, r)
+			cancel()
+			log.Info().Int64("rows", r.Total()).Msg("deleted member erased")
 		}
-		a.erased(ctx, provenance.Actor{Kind: provenance.KindSystem, Team: team, ID: ErasedBySlack}, team, u.User.ID, r)
-		log.Info().Int64("rows", r.Total()).Msg("deleted member erased")
 	})
 }
 
