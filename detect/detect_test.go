@@ -26,20 +26,23 @@ func loadCorpus(tb testing.TB) []corpusEntry {
 	return entries
 }
 
-// loadStatements reads memory's sensitivity corpus and its blind set:
-// statements about people, where the personal-category rules and their
-// gates are busiest. Only the gate test reads them here: the blind set is
-// scored in memory and never used to tune a rule.
+// loadStatements reads memory's sensitivity corpus and its blind set's
+// dev half: statements about people, where the personal-category rules and
+// their gates are busiest. Only the gate test and the fuzz seeds use them
+// here. The blind set's held-out half is scored in memory alone, and
+// never used here, not even as inputs.
 func loadStatements(tb testing.TB) []string {
 	tb.Helper()
 	var texts []string
 	for _, f := range []string{"sensitive_statements.json", "sensitive_statements_blind.json"} {
 		raw, err := os.ReadFile("../memory/testdata/" + f)
 		require.NoError(tb, err)
-		var entries []struct{ Text string }
+		var entries []struct{ Text, Split string }
 		require.NoError(tb, json.Unmarshal(raw, &entries))
 		for _, e := range entries {
-			texts = append(texts, e.Text)
+			if e.Split != "held-out" {
+				texts = append(texts, e.Text)
+			}
 		}
 	}
 	return texts

@@ -108,7 +108,9 @@ func rememberEachWithoutAReviewModel(t *testing.T, statements []sensitiveStateme
 		case out.Status == memory.Rejected:
 			// Not stored, for another reason: what the detectors find
 			// in it is what the detectors would have decided.
-			refused = append(refused, fmt.Sprintf("%q: %s", e.Text, out.Reason))
+			if e.Split != heldOut {
+				refused = append(refused, fmt.Sprintf("%q: %s", e.Text, out.Reason))
+			}
 			r.as = memory.SpecialCategoryOf(e.Text)
 			r.detected = r.as != ""
 		default:
@@ -138,7 +140,7 @@ func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 	var report strings.Builder
 	all := scoreSensitivity(&report, results, "")
 	scoreSensitivity(&report, results, "dev")
-	scoreSensitivity(&report, results, "held-out")
+	scoreSensitivity(&report, results, heldOut)
 	report.WriteString("  refused for another reason, scored by the detectors alone:\n")
 	for _, r := range refused {
 		report.WriteString("    " + r + "\n")
@@ -160,6 +162,9 @@ func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 	require.GreaterOrEqual(t, union.recall(), 0.95, "recall over the corpus and the blind set")
 	require.LessOrEqual(t, union.fpr(), 0.03, "false-positive rate over the corpus and the blind set")
 }
+
+// heldOut is the blind set's split that is only scored.
+const heldOut = "held-out"
 
 const (
 	blindRecallFloor = 0.93
@@ -197,6 +202,16 @@ func scoreSensitivity(b *strings.Builder, rs []sensitivityResult, split string) 
 		}
 	}
 	var misses []string
+	unlisted := 0
+	// A held-out statement the detectors get wrong is counted, never
+	// listed: a list of them is what a rule would be tuned to.
+	miss := func(r sensitivityResult, line string) {
+		if r.Split == heldOut {
+			unlisted++
+			return
+		}
+		misses = append(misses, line)
+	}
 	for _, r := range rs {
 		if split != "" && r.Split != split {
 			continue
@@ -208,7 +223,7 @@ func scoreSensitivity(b *strings.Builder, rs []sensitivityResult, split string) 
 			if r.detected {
 				s.falsePos++
 				fpAs[r.as]++
-				misses = append(misses, fmt.Sprintf("  false positive [%s, %s] %q as %s", r.Writer, r.Trap, r.Text, r.as))
+				miss(r, fmt.Sprintf("  false positive [%s, %s] %q as %s", r.Writer, r.Trap, r.Text, r.as))
 			}
 			continue
 		}
@@ -219,7 +234,7 @@ func scoreSensitivity(b *strings.Builder, rs []sensitivityResult, split string) 
 		if r.detected {
 			s.found++
 		} else {
-			misses = append(misses, fmt.Sprintf("  missed [%s, %s] %q", r.Writer, r.Category, r.Text))
+			miss(r, fmt.Sprintf("  missed [%s, %s] %q", r.Writer, r.Category, r.Text))
 		}
 	}
 	if split == "" {
@@ -246,6 +261,9 @@ func scoreSensitivity(b *strings.Builder, rs []sensitivityResult, split string) 
 	}
 	for _, m := range misses {
 		b.WriteString(m + "\n")
+	}
+	if unlisted > 0 {
+		fmt.Fprintf(b, "  %d errors in the held-out half, counted and not listed\n", unlisted)
 	}
 	return s
 }
