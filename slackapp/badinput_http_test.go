@@ -1,24 +1,19 @@
 package slackapp_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/inbox"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
-	"github.com/mnemo-bot/mnemo/memory"
-	"github.com/mnemo-bot/mnemo/slackapp"
 )
 
 // loggedHTTPApp is httpApp with the app's log kept, at debug.
@@ -27,23 +22,7 @@ func loggedHTTPApp(t *testing.T, d *testdb.DB) (*fakeslack.Server, *syncbuf.Buff
 	in, err := inbox.New(d.DB, inbox.Options{Logger: zerolog.Nop()})
 	require.NoError(t, err)
 	logs := &syncbuf.Buffer{}
-	fs := fakeslack.New(t)
-	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL))
-	app := slackapp.New(slackapp.Config{
-		API: api, DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
-		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.New(logs).Level(zerolog.DebugLevel), Inbox: in,
-	})
-	require.NoError(t, app.Authenticate(context.Background()))
-	mux := http.NewServeMux()
-	app.Mount(mux, slackapp.HTTPOptions{SigningSecret: "s3cret"})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = app.Close(ctx)
-	})
-	fs.DeliverHTTP(srv.URL, "s3cret")
+	fs, _ := httpAppLogging(t, d, in, zerolog.New(logs).Level(zerolog.DebugLevel))
 	return fs, logs
 }
 

@@ -26,11 +26,17 @@ import (
 // background work.
 func httpApp(t *testing.T, d *testdb.DB, in slackapp.Inbox) (*fakeslack.Server, *slackapp.App) {
 	t.Helper()
+	return httpAppLogging(t, d, in, zerolog.Nop())
+}
+
+// httpAppLogging is httpApp with the app's log going to log.
+func httpAppLogging(t *testing.T, d *testdb.DB, in slackapp.Inbox, log zerolog.Logger) (*fakeslack.Server, *slackapp.App) {
+	t.Helper()
 	fs := fakeslack.New(t)
 	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL))
 	app := slackapp.New(slackapp.Config{
 		API: api, DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
-		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), Inbox: in,
+		Directory: slackapp.NewDirectory(api, nil), Logger: log, Inbox: in,
 	})
 	require.NoError(t, app.Authenticate(context.Background()))
 	mux := http.NewServeMux()
