@@ -193,6 +193,21 @@ func TestStreamFailingMidwayEndsInTheSameMessage(t *testing.T) {
 	require.Empty(t, b.statuses(ch, root), "a channel shows reactions, not a status line")
 }
 
+// preambleThenAnswer is a model whose turn writes preamble and calls a tool
+// (searchTools), then answers with answer() once it has the tool's result;
+// learning and reviews get scripted.Memory's answers.
+func preambleThenAnswer(preamble string, answer func() fakellm.Reply) fakellm.Script {
+	return func(n int, req *fakellm.Request) fakellm.Reply {
+		if !strings.HasPrefix(req.System, "You are mnemo") {
+			return scripted.Memory()(n, req)
+		}
+		if len(req.Messages[len(req.Messages)-1].ToolResults) == 0 {
+			return fakellm.Reply{Text: preamble, ToolCalls: []llm.ToolCall{{ID: "c1", Name: tools.SearchToolsName, Input: json.RawMessage(`{"query":"anything"}`)}}}
+		}
+		return answer()
+	}
+}
+
 // Text the model writes before calling tools may stream, since it is shown
 // as it comes; the message still ends as the final answer alone, replaced
 // with chat.update, with the feedback buttons.
@@ -200,15 +215,7 @@ func TestStreamedPreambleIsReplacedByTheAnswer(t *testing.T) {
 	t.Parallel()
 	preamble := strings.Repeat("Let me look through the tool catalog for that first. ", 6)
 	const answer = "Here is the **answer**, after the tools."
-	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
-		if !strings.HasPrefix(req.System, "You are mnemo") {
-			return scripted.Memory()(n, req)
-		}
-		if len(req.Messages[len(req.Messages)-1].ToolResults) == 0 {
-			return fakellm.Reply{Text: preamble, ToolCalls: []llm.ToolCall{{ID: "c1", Name: tools.SearchToolsName, Input: json.RawMessage(`{"query":"anything"}`)}}}
-		}
-		return fakellm.Reply{Text: answer}
-	})
+	b := startBot(t, preambleThenAnswer(preamble, func() fakellm.Reply { return fakellm.Reply{Text: answer} }))
 	const dm = "D0ALICE"
 	thread := b.nextTS()
 	ts, _ := b.dm(alice, dm, "look something up", thread)

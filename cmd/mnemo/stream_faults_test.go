@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -14,9 +13,7 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
-	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/slackapp"
-	"github.com/mnemo-bot/mnemo/tools"
 )
 
 // An answer between one and two stream chunks long streams its start, and
@@ -57,15 +54,7 @@ func TestRetriedTurnFinishesTheStreamedMessageInsteadOfPostingAgain(t *testing.T
 	t.Parallel()
 	preamble := strings.Repeat("Let me look through the tool catalog for that first. ", 6)
 	const answer = "Here is the **answer**, after the tools."
-	b := startBot(t, func(n int, req *fakellm.Request) fakellm.Reply {
-		if !strings.HasPrefix(req.System, "You are mnemo") {
-			return scripted.Memory()(n, req)
-		}
-		if len(req.Messages[len(req.Messages)-1].ToolResults) == 0 {
-			return fakellm.Reply{Text: preamble, ToolCalls: []llm.ToolCall{{ID: "c1", Name: tools.SearchToolsName, Input: json.RawMessage(`{"query":"anything"}`)}}}
-		}
-		return fakellm.Reply{Text: answer}
-	})
+	b := startBot(t, preambleThenAnswer(preamble, func() fakellm.Reply { return fakellm.Reply{Text: answer} }))
 	b.slack.FailNext("chat.update", "internal_error")
 	const ch = "C0GENERAL"
 	root, _ := b.mention(alice, ch, "look something up", "")
@@ -97,13 +86,7 @@ func TestFaultKillMidStreamThenRestartAnswersInTheSameMessage(t *testing.T) {
 		mu   sync.Mutex
 		held bool
 	)
-	f := newFaultBed(t, func(n int, req *fakellm.Request) fakellm.Reply {
-		if !strings.HasPrefix(req.System, "You are mnemo") {
-			return scripted.Memory()(n, req)
-		}
-		if len(req.Messages[len(req.Messages)-1].ToolResults) == 0 {
-			return fakellm.Reply{Text: preamble, ToolCalls: []llm.ToolCall{{ID: "c1", Name: tools.SearchToolsName, Input: json.RawMessage(`{"query":"anything"}`)}}}
-		}
+	f := newFaultBed(t, preambleThenAnswer(preamble, func() fakellm.Reply {
 		mu.Lock()
 		first := !held
 		held = true
@@ -114,7 +97,7 @@ func TestFaultKillMidStreamThenRestartAnswersInTheSameMessage(t *testing.T) {
 			<-g.release
 		}
 		return fakellm.Reply{Text: answer}
-	})
+	}))
 	g.hold(t)
 	a := f.start("first")
 	const ch = "C0STREAMKILL"
