@@ -47,24 +47,24 @@ func newStreamBed(t *testing.T, channel string) *streamBed {
 func (b *streamBed) attempt() *surface { return &surface{a: b.a, bot: b.bot} }
 
 // stream appends each chunk to a new stream of the post, as the agent's
-// throttle does, and returns the surface and each Append's error.
-func (b *streamBed) stream(chunks ...string) (*surface, []error) {
+// throttle does, each taken by Slack, and returns the surface.
+func (b *streamBed) stream(chunks ...string) *surface {
 	return b.streamAfter("", chunks...)
 }
 
 // streamAfter is stream for an attempt after one whose process died
 // mid-stream in message prior.
-func (b *streamBed) streamAfter(prior string, chunks ...string) (*surface, []error) {
+func (b *streamBed) streamAfter(prior string, chunks ...string) *surface {
+	b.t.Helper()
 	s := b.attempt()
 	live := s.Stream(context.Background(), b.post, agent.StreamMessage{Prior: prior, Started: func(_ context.Context, ts string) error {
 		b.recorded = ts
 		return nil
 	}})
-	var errs []error
 	for _, c := range chunks {
-		errs = append(errs, live.Append(context.Background(), c))
+		require.NoError(b.t, live.Append(context.Background(), c), "append %q", c)
 	}
-	return s, errs
+	return s
 }
 
 // threadPost is a chat.postMessage call in the post's thread.
@@ -89,9 +89,7 @@ func TestRateLimitedLastStreamChunkIsNotLost(t *testing.T) {
 	t.Parallel()
 	b := newStreamBed(t, "C0GENERAL")
 	const answer = "Hello world, THE END"
-	s, errs := b.stream("Hello ", "world, ")
-	require.NoError(t, errs[0])
-	require.NoError(t, errs[1])
+	s := b.stream("Hello ", "world, ")
 	b.fs.RateLimitFor("chat.appendStream", 1, 0)
 	require.Error(t, s.live.Append(context.Background(), "THE END"), "Slack answered 429")
 
@@ -114,9 +112,7 @@ func TestRateLimitedUpdateOfAPostedAnswerIsMadeGoodAtTheEnd(t *testing.T) {
 	b := newStreamBed(t, "C0GENERAL")
 	b.fs.FailNext("chat.startStream", "channel_type_not_supported")
 	const answer = "Hello world, THE END"
-	s, errs := b.stream("Hello ", "world, ")
-	require.NoError(t, errs[0])
-	require.NoError(t, errs[1])
+	s := b.stream("Hello ", "world, ")
 	b.fs.RateLimitFor("chat.update", 1, 0)
 	require.NoError(t, s.live.Append(context.Background(), "THE END"), "a rate-limited update is skipped")
 	posted, err := s.Reply(context.Background(), agent.Delivery{Post: b.post, Text: answer})
@@ -135,9 +131,7 @@ func TestRetriedTurnFinishesItsStreamedAnswerInPlace(t *testing.T) {
 	t.Parallel()
 	b := newStreamBed(t, "C0GENERAL")
 	const answer = "Here is the **answer**, after the tools."
-	s, errs := b.stream("Let me look that up first. ", "Searching the catalog… ")
-	require.NoError(t, errs[0])
-	require.NoError(t, errs[1])
+	s := b.stream("Let me look that up first. ", "Searching the catalog… ")
 	b.fs.FailNext("chat.update", "internal_error")
 	_, err := s.Reply(context.Background(), agent.Delivery{Post: b.post, Text: answer})
 	require.Error(t, err, "the final update failed: the turn runs again")
@@ -168,9 +162,7 @@ func TestStreamStoppedAlreadyIsFinishedWithAnUpdate(t *testing.T) {
 	t.Parallel()
 	b := newStreamBed(t, "D0ALICE")
 	const answer = "Hello world."
-	s, errs := b.stream("Hello ", "world.")
-	require.NoError(t, errs[0])
-	require.NoError(t, errs[1])
+	s := b.stream("Hello ", "world.")
 	_, _, err := b.bot.API.StopStream("D0ALICE", s.live.ts) // the lost stop
 	require.NoError(t, err)
 	posted, err := s.Reply(context.Background(), agent.Delivery{Post: b.post, Text: answer})
@@ -195,9 +187,7 @@ func TestRetriedTurnFinishesItsPostedAndUpdatedAnswerInPlace(t *testing.T) {
 	b := newStreamBed(t, "C0GENERAL")
 	b.fs.FailNext("chat.startStream", "channel_type_not_supported")
 	const answer = "Hello world, and the rest of the answer."
-	s, errs := b.stream("Hello ", "world, ")
-	require.NoError(t, errs[0])
-	require.NoError(t, errs[1])
+	s := b.stream("Hello ", "world, ")
 	b.fs.FailNext("chat.update", "internal_error")
 	_, err := s.Reply(context.Background(), agent.Delivery{Post: b.post, Text: answer})
 	require.Error(t, err)
@@ -221,8 +211,7 @@ func TestRetriedTurnDoesNotRepostTheStreamedAnswersParts(t *testing.T) {
 	answer := strings.Repeat("A sentence of a very long answer that needs more than one message. ", 2*MaxPostChars/60)
 	parts := SplitMessage(ToMrkdwn(answer), MaxPostChars)
 	require.Len(t, parts, 3)
-	s, errs := b.stream(answer[:300])
-	require.NoError(t, errs[0])
+	s := b.stream(answer[:300])
 	first, err := s.Reply(context.Background(), agent.Delivery{Post: b.post, Text: answer})
 	require.NoError(t, err)
 	require.Len(t, first, 3)
@@ -263,9 +252,7 @@ func TestStopStreamIsRetriedThroughRateLimitsAndServerErrors(t *testing.T) {
 			t.Parallel()
 			b := newStreamBed(t, "D0ALICE")
 			const answer = "Hello world."
-			s, errs := b.stream("Hello ", "world.")
-			require.NoError(t, errs[0])
-			require.NoError(t, errs[1])
+			s := b.stream("Hello ", "world.")
 			fault(b.fs)
 			posted, err := s.Reply(context.Background(), agent.Delivery{Post: b.post, Text: answer})
 			require.NoError(t, err)
@@ -278,8 +265,7 @@ func TestStopStreamIsRetriedThroughRateLimitsAndServerErrors(t *testing.T) {
 	}
 	// The failure sentence's stop is retried too.
 	b := newStreamBed(t, "D0ALICE")
-	s, errs := b.stream("Half an ans")
-	require.NoError(t, errs[0])
+	s := b.stream("Half an ans")
 	b.fs.RateLimitFor("chat.stopStream", 1, 0)
 	require.NoError(t, s.Notify(context.Background(), agent.Delivery{Post: b.post, Text: "Something went wrong."}))
 	st := b.fs.WaitStream("D0ALICE", string(b.post.Key.Root), 5*time.Second)
@@ -316,9 +302,7 @@ func TestAnAttemptAfterADeathMidStreamContinuesInItsMessage(t *testing.T) {
 			if c.noStream {
 				b.fs.FailNext("chat.startStream", "channel_type_not_supported")
 			}
-			_, errs := b.stream("Let me look that up first. ", "Searching the catalog… ")
-			require.NoError(t, errs[0])
-			require.NoError(t, errs[1])
+			b.stream("Let me look that up first. ", "Searching the catalog… ")
 			require.NotEmpty(t, b.recorded, "the message was recorded as it started")
 			first := b.recorded
 			posts := len(b.threadPosts())
@@ -342,8 +326,7 @@ func TestAnAttemptAfterADeathMidStreamContinuesInItsMessage(t *testing.T) {
 				posted, err = s.Reply(context.Background(), d)
 				require.NoError(t, err)
 			default:
-				s, errs = b.streamAfter(first, "Here is ")
-				require.NoError(t, errs[0])
+				s = b.streamAfter(first, "Here is ")
 				var err error
 				posted, err = s.Reply(context.Background(), d)
 				require.NoError(t, err)
