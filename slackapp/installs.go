@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -54,7 +55,9 @@ type envelopeContext struct {
 // installation found for the host's workspace.
 func routeOf(e slackevents.EventsAPIEvent, c envelopeContext) (team, enterprise string) {
 	team, enterprise = e.TeamID, e.EnterpriseID
-	if c.Team != "" {
+	// A workspace's id starts with T (an organisation's with E): anything
+	// else in context_team_id is no workspace to serve.
+	if strings.HasPrefix(c.Team, "T") {
 		team = c.Team
 	}
 	if c.Enterprise != "" {

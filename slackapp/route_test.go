@@ -27,6 +27,8 @@ func TestRouteOfPrefersTheAuthorizationOverTheEnvelope(t *testing.T) {
 			`{"team_id":"T0ORGB","enterprise_id":"E0ORG","authorizations":[{"enterprise_id":"E0ORG","team_id":null,"is_bot":true,"is_enterprise_install":true}]}`, "T0ORGB", "E0ORG"},
 		{"a workspace of a Grid organisation, installed on its own",
 			`{"team_id":"T0ORGA","enterprise_id":"E0ORG","authorizations":[{"enterprise_id":"E0ORG","team_id":"T0ORGA","is_bot":true}]}`, "T0ORGA", "E0ORG"},
+		{"an org-wide installation, whose context names no workspace",
+			`{"team_id":"T0ORGB","enterprise_id":"E0ORG","context_team_id":"E0ORG","authorizations":[{"enterprise_id":"E0ORG","team_id":null,"is_bot":true,"is_enterprise_install":true}]}`, "T0ORGB", "E0ORG"},
 		{"no authorizations",
 			`{"team_id":"T0A","enterprise_id":"E0ORG"}`, "T0A", "E0ORG"},
 	} {
