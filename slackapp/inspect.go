@@ -23,10 +23,7 @@ const ShortcutInspect = "mnemo_inspect"
 // memory's text is shown only where the admin may see it in the turn's
 // place, or through oversight (MNEMO_ADMIN_OVERSIGHT), which is audited.
 func (a *App) inspect(ctx context.Context, cb slack.InteractionCallback) {
-	team := cb.Team.ID
-	if team == "" {
-		team = cb.User.TeamID
-	}
+	team := interactionTeam(cb)
 	channel, ts := cb.Channel.ID, cb.Message.Timestamp
 	actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
 	if err != nil {

@@ -24,12 +24,19 @@ func teamOf(dv *delivery) string {
 	case slack.SlashCommand:
 		return d.TeamID
 	case slack.InteractionCallback:
-		if d.Team.ID != "" {
-			return d.Team.ID
-		}
-		return d.User.TeamID
+		return interactionTeam(d)
 	}
 	return ""
+}
+
+// interactionTeam is the workspace a button press or shortcut is for: the
+// payload's team, else (an org-wide installation sends none) the
+// presser's own workspace, as Bolt reads it.
+func interactionTeam(cb slack.InteractionCallback) string {
+	if cb.Team.ID != "" {
+		return cb.Team.ID
+	}
+	return cb.User.TeamID
 }
 
 // envelopeContext is what an Events API envelope says of the installation

@@ -23,10 +23,7 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 	}
 	act := cb.ActionCallback.BlockActions[0]
 	a.async(ctx, func(ctx context.Context) {
-		team := cb.Team.ID
-		if team == "" {
-			team = cb.User.TeamID
-		}
+		team := interactionTeam(cb)
 		fromHome := cb.View.Type == slack.VTHomeTab
 		// Buttons live on the App Home or on ephemeral answers: only the
 		// actor sees what they show.
