@@ -128,6 +128,7 @@ type App struct {
 	homeQueue     chan homeRequest
 	homeQueued    sync.Map       // homeRequest → struct{}: the Homes in homeQueue (queueHome)
 	loops         sync.WaitGroup // Run's own loops
+	handling      handlers       // Socket Mode's handlers (fromSocket)
 
 	// The slow work after an ack (async): tracked until Close, and
 	// cancelled by halt if Close's deadline passes first.
@@ -291,6 +292,7 @@ func (a *App) Run(ctx context.Context) error {
 	err := h.RunEventLoopContext(runCtx)
 	refuse(errLoopEnded) // ends the app's own goroutines
 	a.connected.Store(false)
+	a.handling.close()
 	a.loops.Wait()
 	if ctx.Err() != nil {
 		return nil

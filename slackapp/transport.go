@@ -3,6 +3,7 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -92,8 +93,13 @@ func (a *App) dispatch(ctx context.Context, d *delivery) {
 	}
 	// Nothing of a workspace without an active installation is read or
 	// written: its deliveries are acked and dropped here, for both
-	// transports.
-	if !a.installed(ctx, d) {
+	// transports. The lookup is bounded as the inbox's write is: a
+	// delivery whose installation can't be read in time is refused, and
+	// Slack delivers it again.
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
+	ok := a.installed(ictx, d)
+	cancel()
+	if !ok {
 		return
 	}
 	switch data := d.data.(type) {
@@ -135,16 +141,30 @@ type socketAcker struct {
 	req socketmode.Request
 }
 
+// ackTimeout bounds a Socket Mode ack: it waits for room in slack-go's
+// queue of responses, which only the live connection's sender empties, so
+// an ack sent while the socket reconnects or after it closed would
+// otherwise wait for ever. An ack that times out is an unacked envelope,
+// which Slack delivers again.
+const ackTimeout = 2 * time.Second
+
 func (s socketAcker) ack(payload any) error {
-	if payload == nil {
-		return s.sm.Ack(s.req)
-	}
-	return s.sm.Ack(s.req, payload)
+	ctx, cancel := context.WithTimeout(context.Background(), ackTimeout)
+	defer cancel()
+	return s.sm.AckCtx(ctx, s.req.EnvelopeID, payload)
 }
 
 // fromSocket adapts a Socket Mode envelope into a delivery.
 func (a *App) fromSocket(ctx context.Context) socketmode.SocketmodeHandlerFunc {
 	return func(evt *socketmode.Event, c *socketmode.Client) {
+		// slack-go runs each handler on a goroutine of its own, which
+		// nothing of slack-go's waits for: Run does (handling). One that
+		// starts once the loop has ended leaves its envelope unacked, and
+		// Slack delivers it again.
+		if !a.handling.enter() {
+			return
+		}
+		defer a.handling.leave()
 		d := &delivery{data: evt.Data, arrived: a.now(), kind: kindOfData(evt.Data, string(evt.Type))}
 		if evt.Request != nil {
 			d.id, d.retry, d.reason = evt.Request.EnvelopeID, evt.Request.RetryAttempt, evt.Request.RetryReason
@@ -159,4 +179,34 @@ func (a *App) fromSocket(ctx context.Context) socketmode.SocketmodeHandlerFunc {
 		}
 		a.dispatch(ctx, d)
 	}
+}
+
+// handlers tracks the Socket Mode handlers' goroutines, so that Run
+// returns only once each delivery it took is handled. Once closed, it
+// takes none.
+type handlers struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// enter reports whether a handler may run, and counts it if so.
+func (h *handlers) enter() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.wg.Add(1)
+	return true
+}
+
+func (h *handlers) leave() { h.wg.Done() }
+
+// close takes no more handlers and waits for those running.
+func (h *handlers) close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+	h.wg.Wait()
 }

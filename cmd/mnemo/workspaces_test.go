@@ -464,3 +464,36 @@ func TestManyWorkspacesConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// A delivery whose installation can't be read in time (its table locked,
+// as a long migration or a stuck transaction would) is refused within
+// Slack's ack budget, and the redelivery is answered once the table is
+// free. The lookup had no deadline: the delivery waited on the lock,
+// neither acked nor refused, with every retry of it another goroutine
+// waiting beside it.
+func TestADeliveryWhoseInstallationCantBeReadIsRefusedInTime(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t)
+	installThroughOAuth(t, b, addr, teamA)
+	ctx := context.Background()
+	tx, err := b.db.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, "LOCK TABLE installations IN ACCESS EXCLUSIVE MODE")
+	require.NoError(t, err)
+
+	b.slack.Redeliver(4 * time.Second)
+	const dm = "D0ALICE"
+	ts := b.nextTS()
+	b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "hello", "ts": ts, "channel": dm, "event_ts": ts}, fakeslack.EventOptions{Team: teamA})
+	require.Eventually(t, func() bool {
+		return strings.Contains(b.logs.String(), "installation could not be read; delivery not acked")
+	}, 3500*time.Millisecond, 20*time.Millisecond, "the delivery is refused within Slack's 3 seconds")
+	require.Equal(t, 0, b.arrivals(ts), "a refused delivery reached the inbox")
+
+	require.NoError(t, tx.Rollback(ctx))
+	got := b.slack.WaitPosted(1, 20*time.Second, func(m fakeslack.Message) bool {
+		return m.Team == teamA && m.Channel == dm && m.ThreadTS == ts && !m.Ephemeral && !m.Updated
+	})
+	require.NotEmpty(t, got[0].Text, "Slack's redelivery is answered")
+}
