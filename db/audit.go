@@ -27,8 +27,8 @@ const (
 	AuditLearningOn  AuditAction = "learning on"  // passive learning turned on, target the channel
 	AuditLearningOff AuditAction = "learning off" // passive learning turned off, target the channel
 	AuditInspect     AuditAction = "inspect"      // a turn inspected with oversight of memories not visible there, target the turn id
-	AuditSearch      AuditAction = "search"       // memories listed from the command line, target what was searched
-	AuditHistory     AuditAction = "history"      // a memory's history read from the command line, target its id
+	AuditSearch      AuditAction = "search"       // someone else's or a channel's memories listed (the command line, /mnemo memories), target whose
+	AuditHistory     AuditAction = "history"      // a memory's history read through oversight (the command line, /mnemo history), target its id
 	AuditEraseTeam   AuditAction = "erase team"   // a workspace's data erased, target the team
 )
 

@@ -170,6 +170,25 @@ func (a *App) cmdMemories(ctx context.Context, c invocation) reply {
 	return a.memoriesPage(ctx, v, f, 0)
 }
 
+// auditListing records an admin's listing of someone else's or a
+// channel's memories (oversight), before any of it is shown, as the
+// command line's `memories search` does: the target is the person or the
+// channel, as erasure finds it.
+func (a *App) auditListing(ctx context.Context, v memory.Viewer, f memory.Filter, offset int) {
+	if !v.Oversight {
+		return
+	}
+	target := f.SubjectUser
+	if target == "" {
+		target = f.Channel
+	}
+	detail := "/mnemo memories"
+	if offset > 0 {
+		detail = fmt.Sprintf("/mnemo memories, from %d", offset)
+	}
+	a.audit(ctx, v.Actor, db.AuditSearch, target, detail)
+}
+
 func (a *App) cmdForget(ctx context.Context, c invocation) reply {
 	if len(c.args) != 1 {
 		return textReply("Usage: `%s forget <id>` (the id shown by `%s memories`).", a.command, a.command)
@@ -188,6 +207,11 @@ func (a *App) cmdHistory(ctx context.Context, c invocation) reply {
 	m, events, err := a.memory.History(ctx, v, c.args[0])
 	if err != nil {
 		return textReply("No single memory you can see has the id %q; `%s memories` shows ids.", c.args[0], a.command)
+	}
+	// A memory the admin sees only through oversight is audited, as the
+	// Inspect shortcut counts what it shows so.
+	if own := c.viewer; v.Oversight && !memory.Visible(own, m, memory.Show) {
+		a.audit(ctx, c.actor, db.AuditHistory, m.ID.String(), "/mnemo history")
 	}
 	return reply{text: "History of " + m.ShortID(), blocks: historyBlocks(m, events, time.Now())}
 }
@@ -224,6 +248,9 @@ func (a *App) cmdExport(ctx context.Context, c invocation) reply {
 	}
 	v := c.viewer
 	v.Oversight = true
+	// The file goes to the admin's DM, so nothing is read as said here: a
+	// sensitive memory said in this channel stays in it.
+	v.Place = provenance.Place{Team: v.Place.Team, Org: v.Place.Org}
 	ms, err := a.memory.List(ctx, v, memory.Filter{Team: c.cmd.TeamID, SubjectUser: user, IncludeArchived: true, Limit: 10000})
 	if err != nil {
 		return textReply("Couldn't read their memories: %v.", err)
@@ -307,6 +334,7 @@ type pageState struct {
 
 func (a *App) memoriesPage(ctx context.Context, v memory.Viewer, f memory.Filter, offset int) reply {
 	f.Limit, f.Offset = ListPageSize+1, offset
+	a.auditListing(ctx, v, f, offset)
 	ms, err := a.memory.List(ctx, v, f)
 	if err != nil {
 		return textReply("Couldn't list memories: %v.", err)

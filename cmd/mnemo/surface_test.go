@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/slackapp"
 )
 
 // command runs /mnemo and returns its ephemeral answer.
@@ -173,7 +175,8 @@ func TestSlashCommandsAndPermissions(t *testing.T) {
 	r = b.command(alice, ch, "frobnicate")
 	require.Contains(t, r.Text, "help")
 
-	require.Equal(t, []string{carol + " restore", bob + " forget", admin + " learning off"}, b.auditActions(), "every admin action is recorded with its actor")
+	require.Equal(t, []string{carol + " search", admin + " search", carol + " restore", bob + " forget", admin + " learning off"}, b.auditActions(),
+		"every admin action is recorded with its actor, a listing of others' memories too")
 }
 
 func TestExportSendsJSONToTheAdminsDM(t *testing.T) {
@@ -193,6 +196,70 @@ func TestExportSendsJSONToTheAdminsDM(t *testing.T) {
 	require.Len(t, body.Memories, 1)
 	require.Equal(t, "Prefers replies in French", body.Memories[0]["Content"])
 	require.Equal(t, []string{admin + " export"}, b.auditActions())
+}
+
+// What an admin reads of others' memories through /mnemo is audited, as
+// the command line's search and history are: a listing of a person's or a
+// channel's memories, its further pages, and the history of a memory they
+// see only through oversight. Their own memory's history is not. Before,
+// none of these wrote a row.
+func TestAnAdminsOversightThroughSlashCommandsIsAudited(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	mine := b.seed(admin, memory.ScopePersonal, "C0TEAM", "I prefer answers with links")
+	for i := range slackapp.ListPageSize + 1 {
+		b.seed(alice, memory.ScopePersonal, "D0ALICE", fmt.Sprintf("I prefer tea number %d", i))
+	}
+	hers := b.seed(alice, memory.ScopePersonal, "D0ALICE", "I prefer replies in French")
+
+	r := b.command(admin, "C0TEAM", "history "+mine.ShortID())
+	require.Contains(t, r.Text+string(r.Blocks), "History of")
+	require.Empty(t, b.auditActions(), "an admin's own memory is not oversight")
+
+	r = b.command(admin, "C0TEAM", "history "+hers.ShortID())
+	require.Contains(t, string(r.Blocks), "Prefers replies in French")
+	r = b.command(admin, "C0TEAM", "memories <@U0ALICE|alice>")
+	require.Contains(t, string(r.Blocks), "mnemo_page", "a second page")
+	before := len(b.responses())
+	b.click(admin, "C0TEAM", slackapp.ActionPage, fmt.Sprintf(`{"u":%q,"o":%d}`, alice, slackapp.ListPageSize))
+	require.Contains(t, string(b.nextResponse(before).Blocks), "Prefers", "the second page")
+	require.Equal(t, []string{admin + " history", admin + " search", admin + " search"}, b.auditActions())
+	var targets []string
+	rows, err := b.db.Pool.Query(context.Background(), "SELECT target FROM admin_audit ORDER BY id")
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		targets = append(targets, s)
+	}
+	require.Equal(t, []string{hers.ID.String(), alice, alice}, targets, "the memory's id, then whose memories were listed")
+}
+
+// An admin's export of a person's memories, run in a private channel,
+// does not carry the sensitive memories said there to the admin's DM: the
+// file is read as from no place, and a sensitive memory never leaves the
+// place it was said, except to its subject.
+func TestAnExportRunInAPrivateChannelLeavesItsSensitiveMemoriesThere(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory())
+	const group = "G0SUPPORT"
+	place := provenance.Place{Team: fakeslack.TeamID, Channel: group, SourceKey: sourceKey(group, "1800000000.000100"), Visibility: provenance.Private}
+	out, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: bob}, Place: place,
+		Scope: memory.ScopePersonal, Content: "I take antidepressants every morning", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	require.NotEmpty(t, out.Memory.Sensitive, "the control: the memory is sensitive")
+	b.seed(bob, memory.ScopePersonal, "C0TEAM", "I prefer short standups")
+
+	r := b.command(admin, group, "export <@U0BOB|bob>")
+	require.Contains(t, r.Text, "Sent 1 memories")
+	f := b.slack.WaitFile(5 * time.Second)
+	require.Equal(t, "D0ADMIN", f.Channel)
+	require.Contains(t, string(f.Content), "short standups", "the control: the file holds bob's other memory")
+	require.NotContains(t, string(f.Content), "antidepressants")
 }
 
 func TestPurgeNeedsConfirmation(t *testing.T) {
