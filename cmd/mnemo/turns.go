@@ -59,12 +59,15 @@ func cmdTurns(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	actor := provenance.Actor{Kind: provenance.KindUser, Team: t.Place.Team, ID: *as, IsAdmin: true}
-	// What an admin may see in the turn's place, shown to them alone. They
-	// are in no one else's DM with the bot: of a turn there, they see what
-	// they would from nowhere in the workspace, and the rest only by
-	// oversight, audited.
+	// What an admin may see in the turn's place, shown to them alone. The
+	// command line can't tell who is in a DM, a group DM or a private
+	// channel, so an admin is placed in one only for their own turns: of
+	// anyone else's turn there, they see what they would from nowhere in
+	// the workspace, and the rest only by oversight, audited. (The Inspect
+	// shortcut is used on a message its admin can see, so it keeps the
+	// place.)
 	place := t.Place
-	if place.Visibility == provenance.DM && t.ActorID != *as {
+	if place.Visibility != provenance.Public && t.ActorID != *as {
 		place = provenance.Place{Team: t.Place.Team, Org: t.Place.Org}
 	}
 	v := memory.Viewer{Actor: actor, Place: place, Private: true, Oversight: bool(cfg.AdminOversight)}

@@ -147,3 +147,41 @@ func TestTurnsShowOfAnotherPersonsDMNeedsOversight(t *testing.T) {
 	require.Contains(t, shown, "offer letter to Globex")
 	require.Equal(t, []string{carol + " inspect"}, b.auditActions(), "the oversight is audited")
 }
+
+// The same in a private channel or a group DM: the command line can't tell
+// who is in one, so a turn there is another person's place to an admin,
+// and its channel's memories are shown only by oversight, audited. They
+// were shown as if the admin were in the channel, and nothing was
+// recorded.
+func TestTurnsShowOfAnotherPersonsPrivateChannelNeedsOversight(t *testing.T) {
+	t.Parallel()
+	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", carol)
+	const group = "G0FALCON"
+	root, _ := b.mention(alice, group, "hello there", "")
+	b.waitDone(group, root)
+	out, err := b.store().Remember(context.Background(), memory.WriteRequest{
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice}, Scope: memory.ScopeChannel,
+		Place:   provenance.Place{Team: fakeslack.TeamID, Channel: group, SourceKey: "slack:" + fakeslack.TeamID + ":" + group + ":" + root, ThreadTS: root, Visibility: provenance.Private},
+		Content: "The project codename is Falcon", WrittenBy: provenance.ByExplicit,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	ask, _ := b.mention(alice, group, "what is the project codename?", root)
+	b.waitDone(group, ask)
+	id := strconv.FormatInt(b.turnID(t, group, ask), 10)
+
+	shown, stderr, code := b.turnsShow(t, map[string]string{"MNEMO_ADMINS": carol + "," + alice}, "--as", alice, id)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, shown, "codename is Falcon", "the control: the turn recalled it, and its asker sees it")
+
+	shown, stderr, code = b.turnsShow(t, nil, "--as", carol, id)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, shown, "codename is Falcon", "another person's private channel, without oversight")
+	require.Contains(t, shown, "not visible here")
+	require.Empty(t, b.auditActions(), "nothing overseen, nothing audited")
+
+	shown, stderr, code = b.turnsShow(t, map[string]string{"MNEMO_ADMIN_OVERSIGHT": "true"}, "--as", carol, id)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, shown, "codename is Falcon")
+	require.Equal(t, []string{carol + " inspect"}, b.auditActions(), "the oversight is audited")
+}
