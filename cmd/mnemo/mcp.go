@@ -124,15 +124,22 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	// hold a response open for the server's messages.
 	hs := ops.HTTPServer(mcp.BearerHandler(srv, tokens, log), log)
 	hs.WriteTimeout = 0
+	// Requests' contexts outlive ctx by the shutdown's drain, and no more:
+	// a call still running then (a write waiting on a row lock) is
+	// cancelled, so that the pool it holds a connection of can close.
+	requests, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
+	hs.BaseContext = func(net.Listener) context.Context { return requests }
 	// The shutdown waits for ctx's end, or for Serve's, which ends it too:
 	// it is joined before this returns.
 	serving, stop := context.WithCancel(ctx)
 	var shut sync.WaitGroup
 	shut.Go(func() {
 		<-serving.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		sctx, cancel := context.WithTimeout(context.Background(), mcpDrain)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
+		cancelRequests()
 	})
 	log.Info().Str("addr", ln.Addr().String()).Int("identities", len(tokens)).Msg("mcp serving on HTTP")
 	err = hs.Serve(ln)
@@ -143,6 +150,10 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	return nil
 }
+
+// mcpDrain is how long the HTTP server's shutdown waits for the calls in
+// flight before it cancels them.
+const mcpDrain = 5 * time.Second
 
 var teamID = regexp.MustCompile(`^[TE][A-Z0-9]+$`)
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -269,4 +271,72 @@ func TestMCPOverStdioAnswersInFlightCallsBeforeExitingAtEOF(t *testing.T) {
 	var n int
 	require.NoError(t, d.Pool.QueryRow(context.Background(), "SELECT count(*) FROM memories WHERE written_by = 'mcp'").Scan(&n))
 	require.Equal(t, calls, n)
+}
+
+// mnemo mcp over HTTP ends on SIGTERM even while a call waits on the
+// database: the shutdown drains calls in flight for mcpDrain, then
+// cancels them. A forget waiting on a row lock used to hold its request,
+// and with it the pool's close, until the lock went.
+func TestMCPOverHTTPEndsWhileACallWaitsOnALock(t *testing.T) {
+	t.Parallel()
+	d := testdb.New(t)
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.json")
+	require.NoError(t, os.WriteFile(tokens, []byte(`{"tok-bob": {"team": "T0TEAM", "user": "U0BOB"}}`), 0o600))
+	logs := &syncbuf.Buffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"mcp", "--http", "127.0.0.1:0", "--tokens", tokens},
+			func(k string) string { return map[string]string{"DATABASE_URL": d.URL}[k] }, strings.NewReader(""), io.Discard, logs)
+	}()
+	var addr string
+	require.Eventually(t, func() bool {
+		for _, line := range strings.Split(logs.String(), "\n") {
+			var l struct {
+				Message, Addr string
+			}
+			if json.Unmarshal([]byte(line), &l) == nil && l.Message == "mcp serving on HTTP" {
+				addr = l.Addr
+				return true
+			}
+		}
+		return false
+	}, 15*time.Second, 20*time.Millisecond)
+	c, err := client.NewStreamableHttpClient("http://"+addr, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer tok-bob"}))
+	require.NoError(t, err)
+	require.NoError(t, c.Start(context.Background()))
+	t.Cleanup(func() { c.Close() })
+	initMCP(t, c)
+	out, _ := mcpCall(t, c, "remember", map[string]any{"content": "Prefers meetings after 10am"})
+	require.Equal(t, true, out["result"].(map[string]any)["stored"], out)
+	var id string
+	require.NoError(t, d.Pool.QueryRow(context.Background(), "SELECT id::text FROM memories WHERE subject_id = 'U0BOB'").Scan(&id))
+
+	// A transaction holds the memory's row, as a long write would.
+	bg := context.Background()
+	tx, err := d.Pool.Begin(bg)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(bg) }()
+	_, err = tx.Exec(bg, "SELECT 1 FROM memories WHERE id = $1 FOR UPDATE", id)
+	require.NoError(t, err)
+	go func() {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "forget", map[string]any{"memory": id}
+		_, _ = c.CallTool(context.Background(), req)
+	}()
+	require.Eventually(t, func() bool {
+		var waiting bool
+		err := d.Pool.QueryRow(bg, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting)
+		return err == nil && waiting
+	}, 10*time.Second, 10*time.Millisecond, "the forget waits on the row")
+
+	cancel()
+	select {
+	case code := <-done:
+		require.Equal(t, 0, code, logs.String())
+	case <-time.After(mcpDrain + 5*time.Second):
+		t.Fatal("mnemo mcp did not end while a call waited on a lock")
+	}
 }

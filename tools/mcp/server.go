@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -20,6 +21,10 @@ import (
 // configuration (stdio) or the request's bearer token (HTTP), never from
 // tool arguments.
 type IdentityFunc func(ctx context.Context) (tools.Invocation, bool)
+
+// ServeCallTimeout bounds one tool call a served client makes, as a turn
+// bounds the tools it calls (a turn's default timeout).
+const ServeCallTimeout = 2 * time.Minute
 
 // NewServer serves tools over MCP under their MCPName, or else their
 // name without the source prefix ("memory__remember" is served as
@@ -56,7 +61,11 @@ func NewServer(name, version string, list []tools.Tool, identity IdentityFunc) (
 				args = []byte(`{}`)
 			}
 			// A registry refuses the catalog's own names, so Call runs
-			// exactly the named tool.
+			// exactly the named tool, within ServeCallTimeout: the
+			// transport's context need not end (an HTTP request's lives
+			// as long as its client waits).
+			ctx, cancel := context.WithTimeout(ctx, ServeCallTimeout)
+			defer cancel()
 			res := reg.Call(ctx, inv, full, args)
 			out := mcpgo.NewToolResultStructured(structured(res.Content), res.Content)
 			out.IsError = res.IsError
