@@ -191,6 +191,10 @@ func soak(ctx context.Context, run *harness.Run, o SoakOptions, logs io.Writer) 
 	var series []Sample
 	stopSampling := make(chan struct{})
 	sampled := make(chan struct{})
+	// The sampler is stopped and joined on every way out, an error's too.
+	var stopOnce sync.Once
+	stop := func() { stopOnce.Do(func() { close(stopSampling); <-sampled }) }
+	defer stop()
 	go func() {
 		defer close(sampled)
 		tk := time.NewTicker(10 * time.Second)
@@ -379,8 +383,7 @@ func soak(ctx context.Context, run *harness.Run, o SoakOptions, logs io.Writer) 
 		return rep, err
 	}
 	rep.DrainTook = time.Since(drainStart)
-	close(stopSampling)
-	<-sampled
+	stop()
 
 	r, nt := answers()
 	var lat []time.Duration
@@ -515,6 +518,7 @@ func startSoakProcess(mnemo string, env map[string]string, logs io.Writer) (*soa
 	case <-p.done:
 		return nil, fmt.Errorf("mnemo serve exited at start")
 	case <-time.After(60 * time.Second):
+		p.stop() // not left running behind the bench
 		return nil, fmt.Errorf("mnemo serve never said it was serving")
 	}
 }
