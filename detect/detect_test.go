@@ -17,12 +17,20 @@ type corpusEntry struct {
 	Note string   `json:"note"`
 }
 
+// loadCorpus reads memory's labelled corpus, which memory also runs
+// through its write path, and then detect's own secret corpus: entries for
+// secret rules written here (an X_KEY setting, a URL query credential, a
+// Honeycomb key) and the ordinary text beside them that must stay.
 func loadCorpus(tb testing.TB) []corpusEntry {
 	tb.Helper()
-	raw, err := os.ReadFile("../memory/testdata/detectors.json")
-	require.NoError(tb, err)
 	var entries []corpusEntry
-	require.NoError(tb, json.Unmarshal(raw, &entries))
+	for _, path := range []string{"../memory/testdata/detectors.json", "testdata/secret_corpus.json"} {
+		raw, err := os.ReadFile(path)
+		require.NoError(tb, err)
+		var some []corpusEntry
+		require.NoError(tb, json.Unmarshal(raw, &some), path)
+		entries = append(entries, some...)
+	}
 	return entries
 }
 
@@ -222,6 +230,28 @@ func TestRedact(t *testing.T) {
 		{"health stays", "I have ADHD and take my medication at noon", "I have ADHD and take my medication at noon"},
 		{"ordinary text", "rotate the API key monthly", "rotate the API key monthly"},
 		{"already redacted", "pw is " + RedactedMarker, "pw is " + RedactedMarker},
+		// Audit, defect 1: an X_KEY setting with a key's value, the
+		// keyring's rotation form included, as in a pasted .env.
+		{"encryption key setting", "MNEMO_ENCRYPTION_KEY=ruJh9TsmFS0mO6g7A3zUli5DSAEla4henJBR8yCw24M=", "MNEMO_ENCRYPTION_KEY=" + RedactedMarker},
+		{"keyring in rotation", "MNEMO_ENCRYPTION_KEY=k2:856nrb0NdObex/PfrsyPZGVmZBp7omYPMBH8NXApHFc=,k1:ruJh9TsmFS0mO6g7A3zUli5DSAEla4henJBR8yCw24M=",
+			"MNEMO_ENCRYPTION_KEY=" + RedactedMarker},
+		{"spaced keyring in a pasted .env", "SLACK_CLIENT_ID=1234567890.1234567890\nMNEMO_ENCRYPTION_KEY=\"new:mQ0aAJEmiRnyXZ0GEt81nWAmokD0WJpdeR8d2Xz++nc=, old:ruJh9TsmFS0mO6g7A3zUli5DSAEla4henJBR8yCw24M=\"\nLOG_LEVEL=debug",
+			"SLACK_CLIENT_ID=1234567890.1234567890\nMNEMO_ENCRYPTION_KEY=\"" + RedactedMarker + "\"\nLOG_LEVEL=debug"},
+		{"master key in hex", "export MASTER_KEY=ff9243a8f506b40928b5b7a767c76fb008f86bebb2737f6a6f0fb23c6f5da2ce", "export MASTER_KEY=" + RedactedMarker},
+		{"signing key in YAML", "  webhook_hmac_key: 856nrb0NdObex/PfrsyPZGVmZBp7omYPMBH8NXApHFc=", "  webhook_hmac_key: " + RedactedMarker},
+		{"API key setting", "TAVILY_API_KEY=tvly-AbCdEf0123456789XyZ", "TAVILY_API_KEY=" + RedactedMarker},
+		// Audit, defect 3: a Honeycomb ingest key, wherever it appears.
+		{"Honeycomb ingest key", "X-Honeycomb-Team: hcaik_01m9s346q3d25vt4f5v37e3s3ec9is0j8ht9lgmxg9edn581u33xtplpft", "X-Honeycomb-Team: " + RedactedMarker},
+		{"Honeycomb key in prose", "the EU ingest key is hcbik_01znwj47tan9zt24mnpzx45hy4dt2sywb3wkh5dnsipzz5fk2z9ri19r0w, rotate it", "the EU ingest key is " + RedactedMarker + ", rotate it"},
+		// Ordinary text about keys stays.
+		{"KEY=value in prose", "the KEY=value pairs in the config are read at startup", "the KEY=value pairs in the config are read at startup"},
+		{"a column setting", "PRIMARY_KEY=id", "PRIMARY_KEY=id"},
+		{"identifier keys", "SORT_KEY=created_at and PARTITION_KEY=customer_id_2024_region", "SORT_KEY=created_at and PARTITION_KEY=customer_id_2024_region"},
+		{"where a key is kept", "SSH_KEY=~/.ssh/id_ed25519 and TLS_KEY=/etc/mnemo/tls/server.key", "SSH_KEY=~/.ssh/id_ed25519 and TLS_KEY=/etc/mnemo/tls/server.key"},
+		{"a flag name", "FEATURE_KEY=enable_new_onboarding_v2", "FEATURE_KEY=enable_new_onboarding_v2"},
+		{"a key by reference", "MNEMO_ENCRYPTION_KEY=${MNEMO_ENCRYPTION_KEY}", "MNEMO_ENCRYPTION_KEY=${MNEMO_ENCRYPTION_KEY}"},
+		{"how to make a key", "set MNEMO_ENCRYPTION_KEY to the output of openssl rand -base64 32", "set MNEMO_ENCRYPTION_KEY to the output of openssl rand -base64 32"},
+		{"the Honeycomb prefix named", "Honeycomb ingest keys start with hcaik_ and are 64 characters long", "Honeycomb ingest keys start with hcaik_ and are 64 characters long"},
 	} {
 		got := Redact(tc.in)
 		require.Equal(t, tc.want, got, tc.name)

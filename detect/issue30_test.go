@@ -55,6 +55,25 @@ func TestRedactKeepsURLOptions(t *testing.T) {
 		"mongodb+srv://admin:S3cretPw@cluster0.abcde.mongodb.net/prod?retryWrites=true&w=majority": "mongodb+srv://admin:" + RedactedMarker + "@cluster0.abcde.mongodb.net/prod?retryWrites=true&w=majority",
 		"redis://:hunter2pass@redis.internal:6379/0":                                               "redis://:" + RedactedMarker + "@redis.internal:6379/0",
 		"postgres://db.internal:5432/app?sslmode=require&application_name=mnemo":                   "postgres://db.internal:5432/app?sslmode=require&application_name=mnemo",
+		// Audit, defect 2: a query parameter named as a credential loses
+		// its value and keeps its name and the parameters around it.
+		"GET https://api.tavily.com/search?tavilyApiKey=tvly-AbCdEf0123456789XyZ&query=weather":               "GET https://api.tavily.com/search?tavilyApiKey=" + RedactedMarker + "&query=weather",
+		"https://maps.example.com/api/geocode?address=Leeds&key=9f8e7d6c5b4a39281706f5e4d3c2b1a0":             "https://maps.example.com/api/geocode?address=Leeds&key=" + RedactedMarker,
+		"https://app.example.com/cb?access_token=ya29a0AfH6SMBx3kQ&state=1":                                   "https://app.example.com/cb?access_token=" + RedactedMarker + "&state=1",
+		"https://app.example.com/cb#access_token=ya29a0AfH6SMBx3kQ&token_type=bearer":                         "https://app.example.com/cb#access_token=" + RedactedMarker + "&token_type=bearer",
+		"https://x.example.com/feed?token=abcd1234efgh&page=2":                                                "https://x.example.com/feed?token=" + RedactedMarker + "&page=2",
+		"https://x.example.com/v1?apikey=abcd1234efgh":                                                        "https://x.example.com/v1?apikey=" + RedactedMarker,
+		"see https://x.example.com/hook?secret=Zk1pY0rN8sT2.":                                                 "see https://x.example.com/hook?secret=" + RedactedMarker + ".",
+		"<https://x.example.com/dl?file=a.csv&signature=abcd1234efgh5678|the export>":                         "<https://x.example.com/dl?file=a.csv&signature=" + RedactedMarker + "|the export>",
+		"https://x.example.com/dl?expires=1700000000&sig=Qm9vYmF6cXV4MTIz":                                    "https://x.example.com/dl?expires=1700000000&sig=" + RedactedMarker,
+		"https://x.example.com/db?db_password=abc1&ssl=on":                                                    "https://x.example.com/db?db_password=" + RedactedMarker + "&ssl=on",
+		"https://b.s3.amazonaws.com/o.csv?X-Amz-Expires=900&X-Amz-Signature=9f8e7d6c5b4a39281706f5e4d3c2b1a0": "https://b.s3.amazonaws.com/o.csv?X-Amz-Expires=900&X-Amz-Signature=" + RedactedMarker,
+		// Parameters that only mention a key or a token stay.
+		"https://example.com/search?q=api+key&sort_key=relevance&page=2":    "https://example.com/search?q=api+key&sort_key=relevance&page=2",
+		"https://shop.example.com/items?cache_key=v2_products_2024&lang=en": "https://shop.example.com/items?cache_key=v2_products_2024&lang=en",
+		"https://api.example.com/v1/users?access_token=${TOKEN}&limit=10":   "https://api.example.com/v1/users?access_token=${TOKEN}&limit=10",
+		"https://app.example.com/login?auth=sso&next=/dashboard":            "https://app.example.com/login?auth=sso&next=/dashboard",
+		"https://example.com/search?q=token&page=2":                         "https://example.com/search?q=token&page=2",
 	} {
 		require.Equal(t, want, Redact(in), in)
 	}

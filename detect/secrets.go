@@ -49,9 +49,12 @@ var secretDetectors = []detector{
 		re: regexp.MustCompile(`(?i)\b(?:(?:the\s+)?new\s+(?:one|value)|(?:changed|rotated|reset|updated|switched|set)\s+(?:it\s+|them\s+)?to|(?:it['’]?s|it\s+is)\s+now|now\s+(?:it['’]?s|it\s+is)|replaced\s+(?:it\s+)?with)\b\s*(?:is|was|will\s+be|:|=|-|->)?\s*(\S+)`)},
 	// DB_PASSWORD=…, SLACK_BOT_TOKEN: …, as in an .env file or a config:
 	// the value is a credential whatever it looks like, unless it is a
-	// reference to one (${DB_PASSWORD}, os.environ["X"]).
-	{name: "credential setting", category: CategorySecret, gate: gate{words: []string{"_"}}, group: 1, valid: settingValue,
-		re: regexp.MustCompile(`(?i)\b(?:[a-z][a-z0-9]*_)+(?:password|passwd|pass|pwd|passphrase|secret|token|api_?key|access_?key|private_?key|secret_?key|client_?secret|credentials?)["']?\s*[:=]\s*["']?([^\s"'` + "`" + `]+)`)},
+	// reference to one (${DB_PASSWORD}, os.environ["X"]). Any other X_KEY
+	// (MNEMO_ENCRYPTION_KEY, MASTER_KEY) holds one only when its value
+	// looks like a key (keySettingValue), so PRIMARY_KEY=id is a column. A
+	// keyring's "id:base64, id:base64" is one value, spaces and all.
+	{name: "credential setting", category: CategorySecret, gate: gate{words: []string{"_"}}, group: 2, valid: credentialSetting,
+		re: regexp.MustCompile(`(?i)\b((?:[a-z][a-z0-9]*_)+(?:` + settingSuffixes + `))["']?\s*[:=]\s*["']?((?:[^\s"'` + "`" + `]*,[ \t]+[A-Za-z0-9_.-]{1,32}:[A-Za-z0-9+/]{16})*[^\s"'` + "`" + `]+)`)},
 	{name: "credentials before a host", category: CategorySecret, gate: gate{words: []string{"@"}}, group: 2, valid: hostCredential,
 		re: regexp.MustCompile(`(?i)(?:^|[\s(<"'])([a-z][a-z0-9._%+-]{0,63}):([^\s/@:<>()\[\]{}"'` + "`" + `,;]{1,128})@((?:[a-z0-9-]+\.)+[a-z]{2,}|[a-z][a-z0-9-]{1,62}|\d{1,3}(?:\.\d{1,3}){3})\b`)},
 	{name: "HTTP authorization", category: CategorySecret, gate: gate{words: []string{"authorization"}}, group: 1,
@@ -84,6 +87,10 @@ var secretDetectors = []detector{
 	// private key detector's.
 	{name: "GCP service account key", category: CategorySecret, gate: gate{words: []string{"private_key_id"}}, group: 1,
 		re: regexp.MustCompile(`"private_key_id"\s*:\s*"([a-f0-9]{40})"`)},
+	// ?access_token=…, &tavilyApiKey=…, #token=… in a URL: only the value
+	// goes, and the rest of the URL stays (queryCredential). It comes last,
+	// so a rule that knows the kind of credential names it.
+	{name: "credential in URL query", category: CategorySecret, gate: gate{words: []string{"="}, minToken: 11}, group: 2, valid: queryCredential, re: queryParam},
 }
 
 // providerKeys are credentials whose prefix and length their provider
@@ -136,6 +143,11 @@ var providerKeys = []struct {
 	{"Sourcegraph token", []string{"sgp_"}, `\bsgp_(?:[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}\b`},                                    // sourcegraph-access-token
 	{"Infracost key", []string{"ico-"}, `\bico-[A-Za-z0-9]{32}\b`},                                                             // infracost-api-token
 	{"Adobe secret", []string{"p8e-"}, `\bp8e-[A-Za-z0-9]{32}\b`},                                                              // adobe-client-secret
+	// Honeycomb documents an ingest key (docs.honeycomb.io/api/authentication)
+	// as its key id, prefixed hc[x]ik_, and its secret concatenated: 26 + 32
+	// characters. A configuration key has no prefix, and a management key's
+	// hc[x]mk_ id is a label, not the secret.
+	{"Honeycomb ingest key", []string{"ik_"}, `\bhc[a-z]ik_[A-Za-z0-9]{58}\b`},
 }
 
 // providerDetectors are providerKeys' detectors. They come before the
@@ -188,8 +200,8 @@ func masked(v string) bool {
 // settingValue accepts the value of a credential setting unless it is a
 // reference to one (${X}, $X, <your-token>, %X%, os.environ["X"],
 // process.env.X), masked, or too short to be a credential.
-func settingValue(text string, loc []int) bool {
-	v := strings.TrimRight(group(text, loc, 1), ".,;:!?)}]")
+func settingValue(v string) bool {
+	v = strings.TrimRight(v, ".,;:!?)}]")
 	if len(v) < 4 || strings.ContainsRune("$<{%", rune(v[0])) || strings.Trim(v, "*xX•.") == "" || strings.ContainsAny(v, "()[]") || masked(v) {
 		return false
 	}
@@ -204,6 +216,208 @@ func settingValue(text string, loc []int) bool {
 		return false
 	}
 	return true
+}
+
+// settingSuffixes end a credential setting's name: DB_PASSWORD,
+// SLACK_BOT_TOKEN, OPENAI_API_KEY, MNEMO_ENCRYPTION_KEY.
+const settingSuffixes = `password|passwd|pass|pwd|passphrase|secret|token|api_?key|access_?key|private_?key|secret_?key|client_?secret|credentials?|key`
+
+var (
+	// settingName is a query parameter name the credential setting rule
+	// reads as a setting (?db_password=, &access_token=).
+	settingName = regexp.MustCompile(`(?i)(?:^|[^a-z0-9_])(?:[a-z][a-z0-9]*_)+(?:` + settingSuffixes + `)$`)
+	// queryParam is one name=value of a URL's query or fragment (after ?,
+	// &, ; or #). The value stops at the next parameter, a space, a quote,
+	// or the end of a Slack link (<url|label>), and does not end on
+	// sentence punctuation or a closing bracket.
+	queryParam = regexp.MustCompile(`[?&#;]([A-Za-z0-9_.-]+)=([^&#;?\s"'` + "`" + `<>|]*[^&#;?\s"'` + "`" + `<>|.,:!)\]}])`)
+	// keyringID is the id before a key in a keyring (k2:BASE64,k1:BASE64).
+	keyringID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`)
+	keyChars  = regexp.MustCompile(`^[A-Za-z0-9+/_~.-]+={0,2}$`)
+	fileExt   = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,4}$`)
+)
+
+// strongKeyLabels name a key that is a credential whatever its value
+// looks like: X_API_KEY, X_SECRET_KEY.
+var strongKeyLabels = wordSet(`api access private secret`)
+
+// publicKeyLabels name keys that are published: a Stripe publishable key,
+// a reCAPTCHA site key.
+var publicKeyLabels = wordSet(`publishable site pub`)
+
+// credentialSetting accepts a credential setting's value (settingAccepts)
+// unless it is a URL query parameter that "credential in URL query"
+// redacts, which keeps the parameters after it.
+func credentialSetting(text string, loc []int) bool {
+	if q := queryParamAt(text, loc[2]); q != nil && q[3] == loc[3] && queryCredential(text, q) {
+		return false
+	}
+	return settingAccepts(group(text, loc, 1), group(text, loc, 2))
+}
+
+// settingAccepts reports whether a setting named name holds a credential
+// in v: any value that is not a reference (settingValue), and for a key
+// named by nothing stronger than "key" (MASTER_KEY, not X_API_KEY), a
+// value that looks like one (keySettingValue).
+func settingAccepts(name, v string) bool {
+	if !settingValue(v) {
+		return false
+	}
+	words := nameWords(name)
+	if n := len(words); n >= 2 && words[n-1] == "key" && !strongKeyLabels[words[n-2]] {
+		return keySettingValue(words[n-2], v)
+	}
+	return true
+}
+
+// keySettingValue accepts the value of an X_KEY setting when it looks like
+// a key: twenty characters or more of base64, hex or a token's alphabet
+// that look random (randomLooking), alone or as a keyring's comma-separated
+// id:key entries. An identifier (PRIMARY_KEY, SORT_KEY, PUBLIC_KEY), a path
+// (SSH_KEY=~/.ssh/id_ed25519) or a placeholder is not a credential.
+func keySettingValue(label, v string) bool {
+	if notKeyLabels[label] || publicKeyLabels[label] {
+		return false
+	}
+	v = strings.TrimRight(v, ".,;:!?)}]")
+	if filePath(v) || placeholder(v) {
+		return false
+	}
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if id, key, ok := strings.Cut(part, ":"); ok && keyringID.MatchString(id) {
+			part = key
+		}
+		if len(part) >= 20 && keyChars.MatchString(part) && randomLooking(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// randomLooking tells a random key from an identifier or a word: both
+// cases and a digit (base64, most tokens), hex with a digit and a letter,
+// or letters with a digit in every five characters or more.
+func randomLooking(s string) bool {
+	body := strings.TrimRight(s, "=")
+	lower, upper, digit, _ := classes(body)
+	if lower && upper && digit {
+		return true
+	}
+	hex := strings.Trim(body, "0123456789abcdef") == "" || strings.Trim(body, "0123456789ABCDEF") == ""
+	return digit && (lower || upper) && (hex || len(digitsOf(body))*5 >= len(body))
+}
+
+// filePath reports a value that says where a key is kept, not the key.
+func filePath(v string) bool {
+	if strings.HasPrefix(v, "~") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || fileExt.MatchString(v) {
+		return true
+	}
+	return strings.HasPrefix(v, "/") && strings.Count(v, "/") > 1 && !strings.ContainsFunc(v, unicode.IsUpper)
+}
+
+// placeholder reports a value written in place of a credential.
+func placeholder(v string) bool {
+	low := strings.ToLower(v)
+	for _, w := range []string{"your", "example", "placeholder", "redacted", "dummy"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return masked(v)
+}
+
+// queryParamAt returns queryParam's submatch indexes, into text, for the
+// query parameter whose name holds byte i, or nil when that name is not
+// one. No other queryParam match can cover the parameter's separator, so
+// it is the match Detect sees.
+func queryParamAt(text string, i int) []int {
+	for i > 0 && (isAlnum(text[i-1]) || strings.IndexByte("_.-", text[i-1]) >= 0) {
+		i--
+	}
+	if i == 0 || strings.IndexByte("?&#;", text[i-1]) < 0 {
+		return nil
+	}
+	loc := queryParam.FindStringSubmatchIndex(text[i-1:])
+	if loc == nil || loc[0] != 0 {
+		return nil
+	}
+	for k := range loc {
+		if loc[k] >= 0 {
+			loc[k] += i - 1
+		}
+	}
+	return loc
+}
+
+// queryCredential accepts a URL query parameter that holds a credential.
+// A name the credential setting rule knows (access_token, db_password)
+// is judged as that rule would; any other counts when its last word
+// (tavilyApiKey: key; X-Amz-Signature: signature) names a credential
+// (credentialParam) and its value is eight characters or more, with a
+// digit or both cases, and no reference, path or placeholder, so
+// ?q=token and ?sort_key=name stay.
+func queryCredential(text string, loc []int) bool {
+	name, v := group(text, loc, 1), group(text, loc, 2)
+	if settingName.MatchString(name) {
+		return settingAccepts(name, v)
+	}
+	if !credentialParam(name) || len(v) < 8 || !settingValue(v) || filePath(v) || placeholder(v) {
+		return false
+	}
+	lower, upper, digit, _ := classes(v)
+	return digit || lower && upper
+}
+
+// credentialParam reports a query parameter name whose last word names a
+// credential: a key (not a sort, cache or public key), a token, a secret,
+// a password, a signature, sig or auth.
+func credentialParam(name string) bool {
+	words := nameWords(name)
+	last, prev := words[len(words)-1], ""
+	if len(words) > 1 {
+		prev = words[len(words)-2]
+	}
+	switch last {
+	case "key":
+		return !notKeyLabels[prev] && !publicKeyLabels[prev]
+	case "sig", "auth", "pwd":
+		return true
+	}
+	for _, s := range []string{"token", "secret", "password", "passwd", "passphrase", "signature",
+		"apikey", "accesskey", "secretkey", "privatekey", "authkey", "signingkey", "masterkey", "encryptionkey", "subscriptionkey"} {
+		if strings.HasSuffix(last, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWords splits a setting or parameter name into lower-case words at
+// punctuation and camelCase humps: "tavilyApiKey" is tavily, api, key.
+func nameWords(name string) []string {
+	var words []string
+	start := -1
+	for i := 0; i <= len(name); i++ {
+		if i == len(name) || !isAlnum(name[i]) {
+			if start >= 0 {
+				words = append(words, strings.ToLower(name[start:i]))
+			}
+			start = -1
+			continue
+		}
+		if start >= 0 && name[i] >= 'A' && name[i] <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z' {
+			words = append(words, strings.ToLower(name[start:i]))
+			start = i
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if len(words) == 0 {
+		return []string{""}
+	}
+	return words
 }
 
 // notAccounts are labels that come before "x:y@host" in ordinary text: an
