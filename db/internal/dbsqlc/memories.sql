@@ -325,12 +325,15 @@ WHERE memories.id = @id;
 -- the text, or fuzzily (word_similarity above the transaction's
 -- pg_trgm.word_similarity_threshold, through the trigram index). A page
 -- starts after the memory (after_created_at, after_id), in that order.
+-- Without @include_archived, a memory past its expiry is gone, as it is
+-- to memory_visible, before the sweep archives it.
 SELECT * FROM memories
 WHERE (sqlc.narg(team_id)::text IS NULL OR team_id = sqlc.narg(team_id))
   AND (sqlc.narg(subject_id)::text IS NULL OR (scope = 'personal' AND subject_id = sqlc.narg(subject_id)))
   AND (sqlc.narg(channel_id)::text IS NULL OR channel_id = sqlc.narg(channel_id))
   AND (sqlc.narg(source_key)::text IS NULL OR source_key = sqlc.narg(source_key))
   AND (@include_archived::boolean OR archived_at IS NULL)
+  AND (@include_archived::boolean OR expires_at IS NULL OR expires_at > now())
   AND (sqlc.narg(after_created_at)::timestamptz IS NULL OR created_at < sqlc.narg(after_created_at)
        OR (created_at = sqlc.narg(after_created_at) AND id > sqlc.narg(after_id)::uuid))
   AND (@query::text = '' OR search @@ websearch_to_tsquery('english', @query::text)
@@ -360,11 +363,15 @@ SELECT * FROM memory_events WHERE memory_id = @memory_id ORDER BY id;
 -- name: MemoryListBySubject :many
 -- A person's personal memories, or the shared memories they wrote
 -- (@authored), newest first: the App Home and self-service export.
+-- Without @include_archived, a memory past its expiry is gone, as it is
+-- to memory_visible (and to MemoryCountPersonal, the Home's count),
+-- before the sweep archives it.
 SELECT * FROM memories
 WHERE team_id = @team_id
   AND ((NOT @authored::boolean AND scope = 'personal' AND subject_id = @user_id)
        OR (@authored::boolean AND scope <> 'personal' AND actor_id = @user_id))
   AND (@include_archived::boolean OR archived_at IS NULL)
+  AND (@include_archived::boolean OR expires_at IS NULL OR expires_at > now())
 ORDER BY created_at DESC, id
 LIMIT @max_results OFFSET @skip;
 

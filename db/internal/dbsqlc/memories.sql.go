@@ -923,6 +923,7 @@ WHERE team_id = $1
   AND ((NOT $2::boolean AND scope = 'personal' AND subject_id = $3)
        OR ($2::boolean AND scope <> 'personal' AND actor_id = $3))
   AND ($4::boolean OR archived_at IS NULL)
+  AND ($4::boolean OR expires_at IS NULL OR expires_at > now())
 ORDER BY created_at DESC, id
 LIMIT $6 OFFSET $5
 `
@@ -938,6 +939,9 @@ type MemoryListBySubjectParams struct {
 
 // A person's personal memories, or the shared memories they wrote
 // (@authored), newest first: the App Home and self-service export.
+// Without @include_archived, a memory past its expiry is gone, as it is
+// to memory_visible (and to MemoryCountPersonal, the Home's count),
+// before the sweep archives it.
 func (q *Queries) MemoryListBySubject(ctx context.Context, db DBTX, arg MemoryListBySubjectParams) ([]Memory, error) {
 	rows, err := db.Query(ctx, memoryListBySubject,
 		arg.TeamID,
@@ -1002,6 +1006,7 @@ WHERE ($1::text IS NULL OR team_id = $1)
   AND ($3::text IS NULL OR channel_id = $3)
   AND ($4::text IS NULL OR source_key = $4)
   AND ($5::boolean OR archived_at IS NULL)
+  AND ($5::boolean OR expires_at IS NULL OR expires_at > now())
   AND ($6::timestamptz IS NULL OR created_at < $6
        OR (created_at = $6 AND id > $7::uuid))
   AND ($8::text = '' OR search @@ websearch_to_tsquery('english', $8::text)
@@ -1027,6 +1032,8 @@ type MemoryListForAdminParams struct {
 // the text, or fuzzily (word_similarity above the transaction's
 // pg_trgm.word_similarity_threshold, through the trigram index). A page
 // starts after the memory (after_created_at, after_id), in that order.
+// Without @include_archived, a memory past its expiry is gone, as it is
+// to memory_visible, before the sweep archives it.
 func (q *Queries) MemoryListForAdmin(ctx context.Context, db DBTX, arg MemoryListForAdminParams) ([]Memory, error) {
 	rows, err := db.Query(ctx, memoryListForAdmin,
 		arg.TeamID,
