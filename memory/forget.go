@@ -154,10 +154,18 @@ func (s *Store) ForgetMine(ctx context.Context, v Viewer, id, reason string, pat
 		return ForgetOutcome{}, fmt.Errorf("forget: %w", err)
 	}
 	if m.Scope != ScopePersonal && m.ActorID == v.Actor.ID && m.Team == v.Place.Team {
-		v.Place = provenance.Place{Team: m.Team, Channel: m.ChannelID, SourceKey: m.SourceKey, Visibility: m.Visibility}
-		v.Private = false
+		v = atItsPlace(v, m)
 	}
 	return s.ForgetMemory(ctx, v, m, reason, path)
+}
+
+// atItsPlace is v moved to where the shared memory m was said, as a
+// person's own lists judge the shared memories they wrote: what they may
+// see or do there.
+func atItsPlace(v Viewer, m Memory) Viewer {
+	v.Place = provenance.Place{Team: m.Team, Channel: m.ChannelID, SourceKey: m.SourceKey, Visibility: m.Visibility}
+	v.Private = false
+	return v
 }
 
 // ErasedError is Restore's refusal of a memory that an erasure deleted

@@ -392,9 +392,16 @@ func (s *Store) Mine(ctx context.Context, v Viewer, q MineQuery) ([]Memory, erro
 		out = append(out, fromRow(r))
 	}
 	if q.Authored {
-		// Shared memories are shown to their author wherever they ask: they
-		// said them, in a place they were in.
-		return out, nil
+		// The shared memories a person wrote are shown to them wherever
+		// they ask, as far as the rule lets them see each where it was
+		// said: they said it there.
+		mine := out[:0]
+		for _, m := range out {
+			if Visible(atItsPlace(v, m), m, Show) {
+				mine = append(mine, m)
+			}
+		}
+		return mine, nil
 	}
 	return visibleOnly(v, out, Show), nil
 }
