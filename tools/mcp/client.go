@@ -354,6 +354,9 @@ func (s *Source) runAttempt(ctx, stream context.Context, a *attempt) {
 	defer close(a.done)
 	defer a.cancel()
 	c, list, err := s.connect(ctx, stream)
+	// The error may quote the server's URL: scrubbed here, it is scrubbed
+	// for the log, the catalog and every caller.
+	err = s.scrub(err)
 	s.mu.Lock()
 	current := s.connecting == a
 	if current {
@@ -409,7 +412,10 @@ func (s *Source) connect(ctx, stream context.Context) (*client.Client, []tools.T
 			Name: ToolName(s.name, remote), Source: s.SourceName(), Description: t.Description,
 			InputSchema: objectSchema(schema), Exposure: tools.Deferred,
 			Handler: func(ctx context.Context, _ tools.Invocation, args json.RawMessage) (any, error) {
-				return s.call(ctx, remote, args)
+				v, err := s.call(ctx, remote, args)
+				// The error may quote the server's URL; it goes to the
+				// model and the session log.
+				return v, s.scrub(err)
 			},
 		})
 	}
@@ -430,19 +436,19 @@ func (s *Source) dial(ctx, stream context.Context) (*client.Client, error) {
 	var err error
 	switch kind {
 	case Stdio:
-		env := make([]string, 0, len(s.cfg.Env))
-		for k, v := range s.cfg.Env {
-			env = append(env, k+"="+v)
-		}
-		return client.NewStdioMCPClient(s.cfg.Command, env, s.cfg.Args...)
+		// Only what childEnv lets through: never mnemo's own secrets.
+		return client.NewStdioMCPClientWithOptions(s.cfg.Command, childEnv(os.Environ(), s.cfg.Env), s.cfg.Args,
+			transport.WithCommandFunc(stdioCommand))
 	case SSE:
 		c, err = client.NewSSEMCPClient(s.cfg.URL, transport.WithHeaders(s.cfg.Headers), transport.WithEndpointTimeout(s.ConnectTimeout),
-			transport.WithResponseTimeout(s.CallTimeout), transport.WithHTTPClient(sseHTTPClient(s.ConnectTimeout)))
+			transport.WithResponseTimeout(s.CallTimeout), transport.WithHTTPClient(sseHTTPClient(s.ConnectTimeout)),
+			transport.WithSSELogger(s.transportLog()))
 		if err == nil {
 			err = c.Start(stream)
 		}
 	default:
-		c, err = client.NewStreamableHttpClient(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPTimeout(s.CallTimeout))
+		c, err = client.NewStreamableHttpClient(s.cfg.URL, transport.WithHTTPHeaders(s.cfg.Headers), transport.WithHTTPTimeout(s.CallTimeout),
+			transport.WithHTTPLogger(s.transportLog()))
 		if err == nil {
 			err = c.Start(ctx)
 		}

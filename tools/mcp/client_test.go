@@ -19,11 +19,18 @@ import (
 )
 
 // TestMain doubles as a real MCP server over stdio when the test binary is
-// started with MNEMO_TEST_MCP_SERVER=1, so the client test can run it as a
+// started with MNEMO_TEST_MCP_SERVER=1 (the weather server) or =env (a
+// server that tells its environment), so the client tests can run it as a
 // subprocess.
 func TestMain(m *testing.M) {
-	if os.Getenv("MNEMO_TEST_MCP_SERVER") == "1" {
+	switch os.Getenv("MNEMO_TEST_MCP_SERVER") {
+	case "1":
 		if err := server.ServeStdio(weatherServer(os.Getenv("WEATHER_UNITS"))); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	case "env":
+		if err := server.ServeStdio(environServer()); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
