@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -32,6 +33,16 @@ const (
 type Pending struct {
 	Kind PendingKind
 	Text string
+}
+
+// Stored is p as Decide stores it: its text with the secrets the detectors
+// find replaced with detect.RedactedMarker, as the session log keeps a
+// message (Sessions.Append). The model's reply may quote a secret (a tool's
+// result, say), and the turn keeps it for the conversation's retention;
+// what is posted is this text too, so the post and the turn agree.
+func (p Pending) Stored() Pending {
+	p.Text = detect.Redact(p.Text)
+	return p
 }
 
 // ErrTurnFinished is returned when a turn that already finished is asked to
@@ -132,8 +143,10 @@ func (s Turns) Attempt(ctx context.Context, id int64) (Turn, error) {
 }
 
 // Decide keeps what a running turn will post until Finish records it as
-// posted. It returns ErrTurnFinished when the turn already finished.
+// posted, redacted (Pending.Stored). It returns ErrTurnFinished when the
+// turn already finished.
 func (s Turns) Decide(ctx context.Context, id int64, p Pending, usedMemoryWrite bool) error {
+	p = p.Stored()
 	kind := string(p.Kind)
 	n, err := s.q.TurnDecide(ctx, s.e, dbsqlc.TurnDecideParams{ID: id, PendingKind: &kind, PendingText: &p.Text, UsedMemoryWrite: usedMemoryWrite})
 	if err != nil {
