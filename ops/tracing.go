@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/rs/zerolog"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -18,6 +20,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/llm"
 )
 
@@ -36,7 +39,17 @@ func TracingEnabled(getenv func(string) string) bool {
 // through. Without an endpoint it does nothing: the global provider stays
 // the no-op one, so spans cost nothing and nothing is exported. stop
 // flushes what is buffered, within ctx.
-func StartTracing(ctx context.Context, getenv func(string) string, version string) (stop func(context.Context) error, err error) {
+//
+// Either way OpenTelemetry's own diagnostics (its logger, which writes to
+// the process's stderr, and its error handler, which writes through the
+// standard library's log) go to log instead: they may quote what they
+// could not parse, an OTEL_EXPORTER_OTLP_HEADERS header and its token
+// included, and log is the one that scrubs secrets.
+func StartTracing(ctx context.Context, getenv func(string) string, version string, log zerolog.Logger) (stop func(context.Context) error, err error) {
+	otel.SetLogger(logr.New(otelSink{log: log}))
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn().Err(err).Msg("opentelemetry")
+	}))
 	if !TracingEnabled(getenv) {
 		return func(context.Context) error { return nil }, nil
 	}
@@ -72,6 +85,58 @@ func serviceName(getenv func(string) string) string {
 		return s
 	}
 	return "mnemo"
+}
+
+// otelSink is OpenTelemetry's logger (a logr sink) over zerolog. Its
+// verbosities are OpenTelemetry's: errors always, V(1) warnings, V(4)
+// information and V(8) debugging.
+type otelSink struct {
+	log  zerolog.Logger
+	name string
+	kv   []any
+}
+
+func (s otelSink) Init(logr.RuntimeInfo) {}
+
+func otelLevel(v int) zerolog.Level {
+	switch {
+	case v <= 1:
+		return zerolog.WarnLevel
+	case v <= 4:
+		return zerolog.InfoLevel
+	}
+	return zerolog.DebugLevel
+}
+
+func (s otelSink) Enabled(v int) bool { return otelLevel(v) >= s.log.GetLevel() }
+
+func (s otelSink) Info(v int, msg string, kv ...any) {
+	s.event(s.log.WithLevel(otelLevel(v)), msg, kv)
+}
+
+func (s otelSink) Error(err error, msg string, kv ...any) {
+	s.event(s.log.Error().Err(err), msg, kv)
+}
+
+func (s otelSink) event(e *zerolog.Event, msg string, kv []any) {
+	e = e.Str("component", "opentelemetry")
+	if s.name != "" {
+		e = e.Str("logger", s.name)
+	}
+	e.Fields(append(append([]any(nil), s.kv...), kv...)).Msg(msg)
+}
+
+func (s otelSink) WithValues(kv ...any) logr.LogSink {
+	s.kv = append(append([]any(nil), s.kv...), kv...)
+	return s
+}
+
+func (s otelSink) WithName(name string) logr.LogSink {
+	if s.name != "" {
+		name = s.name + "/" + name
+	}
+	s.name = name
+	return s
 }
 
 var tracer = otel.Tracer("github.com/mnemo-bot/mnemo/ops")
@@ -133,7 +198,9 @@ func (t *tracedModel) start(ctx context.Context, req llm.Request, stream bool) (
 		span.SetAttributes(attribute.String("gen_ai.output.type", "json"), attribute.String("mnemo.request.schema", req.Schema.Name))
 	}
 	if t.content {
-		span.SetAttributes(attribute.String("gen_ai.system_instructions", req.System), attribute.String("gen_ai.input.messages", jsonOf(req.Messages)))
+		// Redacted as the session log is: tool results quote what they
+		// read, secrets included, and the trace backend is not the log.
+		span.SetAttributes(attribute.String("gen_ai.system_instructions", detect.Redact(req.System)), attribute.String("gen_ai.input.messages", jsonOf(redactMessages(req.Messages))))
 	}
 	return ctx, span
 }
@@ -157,8 +224,77 @@ func (t *tracedModel) end(span trace.Span, resp *llm.Response, err error) {
 		attribute.Int("mnemo.response.tool_calls", len(resp.ToolCalls)),
 	)
 	if t.content {
-		span.SetAttributes(attribute.String("gen_ai.output.messages", jsonOf(resp)))
+		out := *resp
+		out.Text, out.ToolCalls = detect.Redact(resp.Text), redactCalls(resp.ToolCalls)
+		span.SetAttributes(attribute.String("gen_ai.output.messages", jsonOf(out)))
 	}
+}
+
+// redactMessages is ms with every secret the detectors find in their text,
+// tool calls and tool results replaced with detect.RedactedMarker.
+func redactMessages(ms []llm.Message) []llm.Message {
+	out := make([]llm.Message, len(ms))
+	for i, m := range ms {
+		m.Text, m.ToolCalls = detect.Redact(m.Text), redactCalls(m.ToolCalls)
+		if m.ToolResults != nil {
+			rs := make([]llm.ToolResult, len(m.ToolResults))
+			for j, r := range m.ToolResults {
+				r.Content = detect.Redact(r.Content)
+				rs[j] = r
+			}
+			m.ToolResults = rs
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// redactCalls is calls with their inputs' strings redacted.
+func redactCalls(calls []llm.ToolCall) []llm.ToolCall {
+	if calls == nil {
+		return nil
+	}
+	out := make([]llm.ToolCall, len(calls))
+	for i, c := range calls {
+		c.Input = redactJSON(c.Input)
+		out[i] = c
+	}
+	return out
+}
+
+// redactJSON redacts every string of a JSON value as it was typed
+// (unescaped); text that is not JSON is redacted as it stands.
+func redactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return raw
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return json.RawMessage(detect.Redact(string(raw)))
+	}
+	b, err := json.Marshal(redactValue(v))
+	if err != nil {
+		return json.RawMessage(detect.Redact(string(raw)))
+	}
+	return b
+}
+
+func redactValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return detect.Redact(v)
+	case []any:
+		for i := range v {
+			v[i] = redactValue(v[i])
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = redactValue(x)
+		}
+	}
+	return v
 }
 
 func jsonOf(v any) string {

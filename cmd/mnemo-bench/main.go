@@ -60,7 +60,8 @@ the directory LOCOMO_DIR names (see README, "Reading make bench").
                embedding endpoint serve would use (make eval-embed):
                MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL (else
                MNEMO_LLM_BASE_URL, else OpenAI's), and the key
-               MNEMO_LLM_API_KEY (else OPENAI_API_KEY); prints recall by
+               MNEMO_EMBEDDING_API_KEY (else the model's key for its own
+               host, else OPENAI_API_KEY for OpenAI's); prints recall by
                category, lexical beside hybrid. Refuses, and exits 2,
                without a model or LOCOMO_DIR, and exits 1 when the
                endpoint does not answer;
@@ -263,15 +264,21 @@ func onlyEmbed(ctx context.Context, server string, shapes []string, getenv func(
 	model := getenv("MNEMO_EMBEDDING_MODEL")
 	if model == "" {
 		fmt.Fprintln(stderr, "mnemo-bench: no embedding endpoint is configured (MNEMO_EMBEDDING_MODEL is not set), so recall by meaning was not measured.\n"+
-			"Set the variables serve reads: MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL (else MNEMO_LLM_BASE_URL, else OpenAI's API) and MNEMO_LLM_API_KEY (else OPENAI_API_KEY).")
+			"Set the variables serve reads: MNEMO_EMBEDDING_MODEL, MNEMO_EMBEDDING_BASE_URL (else MNEMO_LLM_BASE_URL, else OpenAI's API) and MNEMO_EMBEDDING_API_KEY (else the model's key for its own host, else OPENAI_API_KEY for OpenAI's API).")
 		return 2
 	}
 	base := getenv("MNEMO_EMBEDDING_BASE_URL")
 	if base == "" {
 		base = getenv("MNEMO_LLM_BASE_URL")
 	}
-	key := getenv("MNEMO_LLM_API_KEY")
-	if key == "" {
+	// The key as serve chooses it, near enough: the embeddings' own, else
+	// the model's only when no other embeddings host is named, else
+	// OpenAI's for OpenAI's API. The model's key never goes to another host.
+	key := getenv("MNEMO_EMBEDDING_API_KEY")
+	if key == "" && getenv("MNEMO_EMBEDDING_BASE_URL") == "" {
+		key = getenv("MNEMO_LLM_API_KEY")
+	}
+	if key == "" && base == "" {
 		key = getenv("OPENAI_API_KEY")
 	}
 	where := "OpenAI's API"

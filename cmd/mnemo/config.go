@@ -62,6 +62,7 @@ type Config struct {
 	JudgeModel          string           `env:"MNEMO_JUDGE_MODEL" defaultNote:"MNEMO_MODEL" help:"the model that grades replies in mnemo eval --live"`
 	EmbeddingModel      string           `env:"MNEMO_EMBEDDING_MODEL" defaultNote:"none: recall is lexical only" help:"an embedding model for recall by meaning, through the OpenAI-compatible /v1/embeddings endpoint: with pgvector, hybrid recall over every memory, embedded in the background (mnemo embeddings status); without it, a rerank of the lexical candidates"`
 	EmbeddingBaseURL    httpURL          `env:"MNEMO_EMBEDDING_BASE_URL" defaultNote:"MNEMO_LLM_BASE_URL" help:"the embeddings endpoint's base URL"`
+	EmbeddingKey        string           `env:"MNEMO_EMBEDDING_API_KEY" defaultNote:"the model's key (MNEMO_LLM_API_KEY) when the embeddings go to the model's host: MNEMO_EMBEDDING_BASE_URL unset (with MNEMO_LLM_BASE_URL set, or the openai provider) or on MNEMO_LLM_BASE_URL's host; OPENAI_API_KEY when they go to OpenAI's API for the anthropic provider; else none" help:"the embeddings endpoint's API key; the model's key is never sent to another host"`
 	EmbeddingDeadline   positiveDuration `env:"MNEMO_EMBEDDING_QUERY_DEADLINE" envDefault:"300ms" help:"how long recall waits for the question's embedding; past it, or on an error, recall is lexical (mnemo_recall_vector_fallback_total counts it)"`
 	Admins              userIDs          `env:"MNEMO_ADMINS" help:"comma-separated Slack user ids (U…, W…) with admin rights, beside the workspace's admins and owners; with many workspaces a bare id counts in SLACK_BOT_TOKEN's workspace only, and T…:U… names the workspace"`
 	Operator            userID           `env:"MNEMO_OPERATOR" help:"the Slack user id (U…) that mnemo memories search, forget, restore, history and export act as, unless --as says otherwise: it sees and may do what it could in Slack (admin rights from MNEMO_ADMINS), and each action is audited under it"`
@@ -143,6 +144,42 @@ func (c Config) MultiWorkspace() bool { return c.ClientID != "" }
 // RetentionUninstalled is how long a workspace's data is kept after the
 // app is uninstalled there.
 func (c Config) RetentionUninstalled() time.Duration { return time.Duration(c.RetainUninstalled) }
+
+// embeddingKey is the key the embeddings endpoint is sent, from c as
+// parsed (MNEMO_EMBEDDING_BASE_URL not yet defaulted): MNEMO_EMBEDDING_API_KEY
+// when set; else the model's key where the embeddings go where the model's
+// requests go (MNEMO_EMBEDDING_BASE_URL unset or on MNEMO_LLM_BASE_URL's
+// host); else, for OpenAI's own API (neither base URL set), OpenAI's key.
+// Anywhere else, none: an Anthropic key is not sent to another vendor or a
+// local server because the embeddings are made there.
+func embeddingKey(c Config) string {
+	switch {
+	case c.EmbeddingKey != "":
+		return c.EmbeddingKey
+	case c.EmbeddingBaseURL == "" && c.LLMBaseURL == "":
+		// The embedder's default endpoint is OpenAI's API.
+		if c.Provider == "openai" {
+			return c.LLMKey
+		}
+		return c.OpenAIKey
+	case c.EmbeddingBaseURL == "" || sameHost(string(c.EmbeddingBaseURL), string(c.LLMBaseURL)):
+		return c.LLMKey
+	}
+	return ""
+}
+
+// sameHost reports whether two URLs reach the same scheme, host and port.
+func sameHost(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil || b == "" {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
+}
 
 // Variable is one environment variable mnemo reads, as Config's tags
 // define it.
@@ -236,6 +273,7 @@ func LoadConfig(getenv func(string) string, command string) (Config, error) {
 			c.LLMKey = c.OpenAIKey
 		}
 	}
+	c.EmbeddingKey = embeddingKey(c)
 	if c.EmbeddingBaseURL == "" {
 		c.EmbeddingBaseURL = c.LLMBaseURL
 	}

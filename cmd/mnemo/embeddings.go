@@ -54,7 +54,7 @@ func cmdEmbeddings(ctx context.Context, args []string, getenv func(string) strin
 	}
 	ix := &embedding.Indexer{
 		DB: d, Model: cfg.EmbeddingModel, Vectors: vec, Logger: newLogger(stderr, cfg.LogLevel.Level()),
-		Embedder: llm.NewEmbedder(cfg.LLMKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel),
+		Embedder: llm.NewEmbedder(cfg.EmbeddingKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel),
 	}
 	bar := isTerminal(stdout)
 	n, err := ix.Run(ctx, func(p embedding.Progress) {

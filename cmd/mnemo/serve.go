@@ -127,7 +127,7 @@ func buildCoreWith(ctx context.Context, cfg Config, log zerolog.Logger, o coreOp
 		// MNEMO_EMBEDDING_BASE_URL names one there. With pgvector, hybrid
 		// recall over every memory, embedded in the background; without
 		// it, the lexical candidates are reranked (said once, here).
-		opts.Embedder = llm.NewEmbedder(cfg.LLMKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel, llm.WithLogger(log))
+		opts.Embedder = llm.NewEmbedder(cfg.EmbeddingKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel, llm.WithLogger(log))
 		opts.EmbeddingModel = cfg.EmbeddingModel
 		opts.QueryDeadline = time.Duration(cfg.EmbeddingDeadline)
 		opts.OnVectorFallback = o.metrics.VectorFallback
@@ -171,7 +171,7 @@ func (c *core) indexer(cfg Config, log zerolog.Logger) *embedding.Indexer {
 	}
 	return &embedding.Indexer{
 		DB: c.db, Model: cfg.EmbeddingModel, Vectors: c.vectors, Logger: log,
-		Embedder: llm.NewEmbedder(cfg.LLMKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel, llm.WithLogger(log)),
+		Embedder: llm.NewEmbedder(cfg.EmbeddingKey, string(cfg.EmbeddingBaseURL), cfg.EmbeddingModel, llm.WithLogger(log)),
 	}
 }
 
@@ -196,7 +196,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel.Level())
-	stopTracing, err := ops.StartTracing(ctx, getenv, version)
+	// What libraries write through the standard library's log is scrubbed
+	// as serve's own lines are.
+	prevLog := stdlog.Writer()
+	stdlog.SetOutput(redactWriter{stderr})
+	defer stdlog.SetOutput(prevLog)
+	stopTracing, err := ops.StartTracing(ctx, getenv, version, log)
 	if err != nil {
 		return err
 	}
