@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mnemo-bot/mnemo/llm"
+	"github.com/mnemo-bot/mnemo/memory"
 )
 
 // ExtractPromptMarker starts the extraction prompt, so scripted test models
@@ -15,6 +17,12 @@ const ExtractPromptMarker = "You extract durable memories from a Slack conversat
 
 // MaxProposals bounds what one turn's extraction may propose.
 const MaxProposals = 5
+
+// expiryPattern is the form of a proposal's end: empty, or an ISO 8601 date
+// or date-time. It is memory.ReviewSchema's expires pattern (a test keeps
+// them the same), so an end the model words in prose ("next Friday") fails
+// the schema and is asked for again, never dropped as if it were a decision.
+const expiryPattern = `^$|^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?)?$`
 
 // ExtractSchema is extraction's answer: at most MaxProposals memories, each
 // citing the transcript lines that state it.
@@ -28,7 +36,7 @@ var ExtractSchema = &llm.Schema{Name: "memory_extraction", Description: "Durable
         "properties": {
           "kind": {"type": "string", "enum": ["preference", "procedure", "knowledge"]},
           "content": {"type": "string", "minLength": 1, "maxLength": 600},
-          "expires": {"type": "string"},
+          "expires": {"type": "string", "pattern": "` + expiryPattern + `", "description": "ISO 8601 date (2026-05-01) or date-time when the memory states its own end, else empty."},
           "evidence": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1}
         },
         "required": ["kind", "content", "expires", "evidence"],
@@ -66,6 +74,18 @@ Each memory: a kind (preference, procedure or knowledge), canonical self-contain
 	}, &out)
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
+	}
+	// What the pattern can't say: the end is a real date ("2026-02-30"
+	// matches). One that is not is an invalid answer: the turn's learning
+	// fails and its job is retried, rather than the memory dropped. An end
+	// already past is a valid answer; Learn drops that memory as a decision.
+	for i, p := range out.Memories {
+		if p.Expires == "" {
+			continue
+		}
+		if _, err := memory.ParseExpiry(p.Expires, time.Time{}); err != nil {
+			return nil, fmt.Errorf("extract: %w: memory %d: %w", llm.ErrInvalidAnswer, i, err)
+		}
 	}
 	return out.Memories, nil
 }

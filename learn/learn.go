@@ -123,6 +123,8 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 	for _, p := range proposals {
 		d := Route(p, lines, instructionActors, place)
 		if d.Store {
+			// Extract has checked the end is a date: what is left to fail
+			// here is an end already past, a decision to drop the memory.
 			exp, err := memory.ParseExpiry(p.Expires, time.Now())
 			if err != nil {
 				d.Store, d.Reason = false, err.Error()

@@ -37,14 +37,20 @@ const team, channel = "T1", "C1"
 
 func setup(t *testing.T, proposals ...[]learn.Proposal) *testBundle {
 	t.Helper()
-	b := &testBundle{db: testdb.New(t), ts: 1800000000}
-	b.store = memory.New(b.db.DB, memory.Options{})
-	b.log = b.db.DB.Sessions()
 	var replies []fakellm.Reply
 	for _, p := range proposals {
 		raw, _ := json.Marshal(map[string]any{"memories": p})
 		replies = append(replies, fakellm.Reply{JSON: string(raw)})
 	}
+	return setupReplies(t, replies...)
+}
+
+// setupReplies is setup with the model's answers as they are, valid or not.
+func setupReplies(t *testing.T, replies ...fakellm.Reply) *testBundle {
+	t.Helper()
+	b := &testBundle{db: testdb.New(t), ts: 1800000000}
+	b.store = memory.New(b.db.DB, memory.Options{})
+	b.log = b.db.DB.Sessions()
 	b.model = fakellm.New(t, fakellm.Queue(replies...))
 	b.learner = learn.NewLearner(b.db.DB, b.store, llm.NewOpenAI("k", b.model.URL+"/v1", "m"), zerolog.Nop())
 	b.key = threads.Key{Team: team, Channel: channel, Root: b.nextTS()}
