@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/tools"
@@ -132,11 +135,23 @@ func StatusFor(name string, input json.RawMessage) string {
 // model's stream calls back on the goroutine that asked) and flushes it:
 // it has no lock, so that none is held across its TextStream's calls to
 // Slack.
+//
+// What it appends is redacted (detect.Redact), as the reply posted at the
+// end is: a secret the model quotes from a tool's result is never shown,
+// not even while it streams. A secret can arrive in pieces, so each
+// append ends at the last whitespace of the redacted text so far, and the
+// word it was in waits for the next (Flush, at the end, sends it all). A
+// redaction that reaches back into what was shown (a private key's block,
+// known only at its end) stops the stream: the reply that replaces it at
+// the end is redacted whole.
 type Throttle struct {
 	out TextStream
 	now func() time.Time
 
 	pending strings.Builder
+	said    strings.Builder // the text taken from pending so far, as said
+	shownAs strings.Builder // the redacted text appended so far
+	stuck   bool            // a redaction reached back into shownAs
 	last    time.Time
 	fresh   bool // no text yet in this step
 	shown   int  // characters appended so far
@@ -170,20 +185,23 @@ func (t *Throttle) Write(ctx context.Context, delta string) {
 	}
 	t.pending.WriteString(delta)
 	if t.pending.Len() >= StreamChars || t.now().Sub(t.last) >= StreamInterval {
-		t.flushLocked(ctx)
+		t.flushLocked(ctx, false)
 	}
 }
 
 // Flush appends what is waiting, at the end of the answer.
 func (t *Throttle) Flush(ctx context.Context) error {
-	t.flushLocked(ctx)
+	t.flushLocked(ctx, true)
 	return t.err
 }
 
 // Discard drops what is waiting: the step ended in tool calls, so its text
-// is not the answer.
+// is not the answer. A word held back from the last append goes too.
 func (t *Throttle) Discard() {
 	t.pending.Reset()
+	shown := t.shownAs.String()
+	t.said.Reset()
+	t.said.WriteString(shown) // redacting it again changes nothing
 }
 
 // Shown is how many characters were appended.
@@ -191,17 +209,33 @@ func (t *Throttle) Shown() int {
 	return t.shown
 }
 
-func (t *Throttle) flushLocked(ctx context.Context) {
-	if t.err != nil || t.pending.Len() == 0 {
+// flushLocked appends the redacted text that is new since the last
+// append: up to its last whitespace, or (at the end) all of it.
+func (t *Throttle) flushLocked(ctx context.Context, end bool) {
+	if t.err != nil || t.stuck {
 		return
 	}
-	text := t.pending.String()
+	t.said.WriteString(t.pending.String())
 	t.pending.Reset()
+	red := detect.Redact(t.said.String())
+	if !end {
+		red = throughLastSpace(red)
+	}
+	shown := t.shownAs.String()
+	if !strings.HasPrefix(red, shown) {
+		t.stuck = true
+		return
+	}
+	text := red[len(shown):]
+	if text == "" {
+		return
+	}
 	t.last = t.now()
 	if err := t.out.Append(ctx, text); err != nil {
 		t.err = err
 		return
 	}
+	t.shownAs.WriteString(text)
 	t.shown += len(text)
 }
 
@@ -226,4 +260,14 @@ func (a *Agent) complete(ctx context.Context, req llm.Request, th *Throttle) (*l
 		a.log.Warn().Err(ferr).Msg("answer stream stopped; the reply is posted whole")
 	}
 	return resp, nil
+}
+
+// throughLastSpace is s up to and with its last whitespace, or "".
+func throughLastSpace(s string) string {
+	i := strings.LastIndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return ""
+	}
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return s[:i+n]
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/threads"
@@ -67,37 +68,56 @@ func TestThrottleAppendsAtABoundedRate(t *testing.T) {
 		discard bool
 		flush   bool
 	}
-	long := strings.Repeat("x", agent.StreamChars)
+	long := strings.Repeat("x ", agent.StreamChars/2)
 	cases := []struct {
 		name   string
 		steps  []step
 		failAt int
 		want   []string
+		// never, when set, is text no append may hold; the appends then
+		// add up to the redacted answer, however they are cut.
+		never string
 	}{
 		{
 			name:  "small deltas inside the interval wait for the flush",
-			steps: []step{{write: "a"}, {wait: 100 * time.Millisecond, write: "b"}, {wait: 100 * time.Millisecond, write: "c"}, {flush: true}},
-			want:  []string{"abc"},
+			steps: []step{{write: "a "}, {wait: 100 * time.Millisecond, write: "b "}, {wait: 100 * time.Millisecond, write: "c"}, {flush: true}},
+			want:  []string{"a b c"},
 		},
 		{
 			name:  "the interval passing sends what waits with the next delta",
-			steps: []step{{write: "a"}, {wait: agent.StreamInterval, write: "b"}, {wait: 100 * time.Millisecond, write: "c"}, {wait: agent.StreamInterval, write: "d"}, {flush: true}},
-			want:  []string{"ab", "cd"},
+			steps: []step{{write: "a "}, {wait: agent.StreamInterval, write: "b "}, {wait: 100 * time.Millisecond, write: "c "}, {wait: agent.StreamInterval, write: "d "}, {flush: true}},
+			want:  []string{"a b ", "c d "},
+		},
+		{
+			name:  "a word is held back until it ends, or the answer does",
+			steps: []step{{write: "one tw"}, {wait: agent.StreamInterval, write: "o thr"}, {wait: agent.StreamInterval, write: "ee"}, {flush: true}},
+			want:  []string{"one two ", "three"},
 		},
 		{
 			name:  "enough characters are sent at once",
-			steps: []step{{write: "a"}, {write: long}, {write: "b"}, {flush: true}},
-			want:  []string{"a" + long, "b"},
+			steps: []step{{write: "a "}, {write: long}, {write: "b"}, {flush: true}},
+			want:  []string{"a " + long, "b"},
 		},
 		{
 			name:  "a slow first token does not count against the interval",
-			steps: []step{{wait: 2 * agent.StreamInterval, write: "a"}, {wait: 100 * time.Millisecond, write: "b"}, {flush: true}},
-			want:  []string{"ab"},
+			steps: []step{{wait: 2 * agent.StreamInterval, write: "a "}, {wait: 100 * time.Millisecond, write: "b"}, {flush: true}},
+			want:  []string{"a b"},
 		},
 		{
 			name:  "a tool step's unsent text is dropped",
 			steps: []step{{write: "Let me look."}, {discard: true}, {write: "The answer."}, {flush: true}},
 			want:  []string{"The answer."},
+		},
+		{
+			name:  "a tool step's held-back word is dropped with it",
+			steps: []step{{write: "Let me "}, {wait: agent.StreamInterval, write: "look"}, {discard: true}, {write: " The answer."}, {flush: true}},
+			want:  []string{"Let me ", " The answer."},
+		},
+		{
+			name: "a secret that arrives in pieces is never shown",
+			steps: []step{{write: "Your token is ghp_"}, {wait: agent.StreamInterval, write: "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"},
+				{wait: agent.StreamInterval, write: " and it works."}, {flush: true}},
+			never: "aB3dE5fG7h",
 		},
 		{
 			name:   "a failed append stops the stream",
@@ -124,6 +144,18 @@ func TestThrottleAppendsAtABoundedRate(t *testing.T) {
 				default:
 					th.Write(ctx, s.write)
 				}
+			}
+			if c.never != "" {
+				var said strings.Builder
+				for _, s := range c.steps {
+					said.WriteString(s.write)
+				}
+				require.Equal(t, detect.Redact(said.String()), strings.Join(out.all(), ""))
+				for _, a := range out.all() {
+					require.NotContains(t, a, c.never)
+				}
+				require.Greater(t, len(out.all()), 1, "it streamed")
+				c.want = out.all()
 			}
 			require.Equal(t, c.want, out.all())
 			if c.failAt > 0 {
