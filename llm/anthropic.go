@@ -128,7 +128,11 @@ func (a *Anthropic) params(req Request) (anthropic.MessageNewParams, error) {
 			return params, fmt.Errorf("schema %s: %w", req.Schema.Name, err)
 		}
 		params.Tools = []anthropic.ToolUnionParam{{OfTool: &tool}}
-		params.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{Name: req.Schema.Name}}
+		// Only disable_parallel_tool_use guarantees exactly one tool use:
+		// without it the model may call the answer tool more than once.
+		params.ToolChoice = anthropic.ToolChoiceUnionParam{OfTool: &anthropic.ToolChoiceToolParam{
+			Name: req.Schema.Name, DisableParallelToolUse: anthropic.Bool(true),
+		}}
 	}
 	for _, t := range req.Tools {
 		tool, err := anthropicTool(t.Name, t.Description, t.InputSchema)
@@ -193,7 +197,9 @@ func anthropicTool(name, description string, raw json.RawMessage) (anthropic.Too
 }
 
 // anthropicResponse reads a message. With a schema, the forced tool call's
-// input is the answer, and takes the place of any text around it.
+// input is the answer, and takes the place of any text around it. More than
+// one call of it is no answer: Text is then their inputs joined, which is
+// not one JSON value, and CompleteJSON refuses it (see Response.answers).
 func anthropicResponse(msg *anthropic.Message, schema *Schema) *Response {
 	u := msg.Usage
 	out := &Response{
@@ -204,20 +210,21 @@ func anthropicResponse(msg *anthropic.Message, schema *Schema) *Response {
 			CachedInputTokens: int(u.CacheReadInputTokens),
 		},
 	}
-	answer, answered := "", false
+	answer := ""
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "text":
 			out.Text += b.Text
 		case "tool_use":
 			if schema != nil && b.Name == schema.Name {
-				answer, answered = string(b.Input), true
+				answer += string(b.Input)
+				out.answers++
 				continue
 			}
 			out.ToolCalls = append(out.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Input: json.RawMessage(b.Input)})
 		}
 	}
-	if answered {
+	if out.answers > 0 {
 		out.Text = answer
 	}
 	return out

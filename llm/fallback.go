@@ -48,7 +48,7 @@ func (o *OpenAI) structuredMode() structuredMode {
 // completeStructured sends req in the cached mode, or finds the mode: a
 // mode the server refuses (HTTP 400 or 422) or ignores (a finished answer
 // that is not JSON, or no call of the forced tool) moves to the next. An
-// answer cut off by the output token limit, or empty (a refusal), says
+// answer cut off by the output token limit, empty, or a refusal, says
 // nothing about the mode and is returned as it is. Only a mode that gave
 // JSON is kept. Whether the JSON matches the schema is CompleteJSON's to
 // check, not a reason to change modes.
@@ -67,12 +67,17 @@ func (o *OpenAI) completeStructured(ctx context.Context, req Request) (*Response
 		default:
 			return nil, err
 		}
-		answer, ok := structuredAnswer(resp, req.Schema.Name, mode)
+		if resp.refusal != "" {
+			// A refusal says nothing about the mode, and is not an answer
+			// to look for in the next one: CompleteJSON reports it.
+			return resp, nil
+		}
+		answer, answers, ok := structuredAnswer(resp, req.Schema.Name, mode)
 		if !ok && mode < modePlain && !unfinished(resp) {
 			o.cfg.logger.Debug().Str("model", o.model).Str("mode", mode.String()).Msg("structured output mode ignored; trying the next")
 			continue
 		}
-		resp.Text, resp.ToolCalls = answer, nil
+		resp.Text, resp.ToolCalls, resp.answers = answer, nil, answers
 		if !ok {
 			// Not JSON, and no sign of which mode the server takes: the
 			// answer is CompleteJSON's to refuse, and the mode stays as it
@@ -99,22 +104,28 @@ func unfinished(resp *Response) bool {
 	return resp.StopReason == "length" || (strings.TrimSpace(resp.Text) == "" && len(resp.ToolCalls) == 0)
 }
 
-// structuredAnswer is the JSON text of resp in mode, and whether the
-// server honoured the mode.
-func structuredAnswer(resp *Response, name string, mode structuredMode) (string, bool) {
+// structuredAnswer is the JSON text of resp in mode, how many calls of the
+// forced tool gave it (tool mode only), and whether the server honoured the
+// mode. More than one call is no answer: the text is then their arguments
+// joined, which is not one JSON value, and CompleteJSON refuses it.
+func structuredAnswer(resp *Response, name string, mode structuredMode) (text string, answers int, ok bool) {
 	if mode == modeTool {
 		for _, c := range resp.ToolCalls {
 			if c.Name == name {
-				return string(c.Input), true
+				text += string(c.Input)
+				answers++
 			}
 		}
-		return resp.Text, false
+		if answers == 0 {
+			return resp.Text, 0, false
+		}
+		return text, answers, true
 	}
-	text := resp.Text
+	text = resp.Text
 	if mode == modePlain {
 		text = unfence(text)
 	}
-	return text, json.Valid([]byte(strings.TrimSpace(text)))
+	return text, 0, json.Valid([]byte(strings.TrimSpace(text)))
 }
 
 var fenced = regexp.MustCompile("(?s)^\\s*```(?:json)?\\s*\\n(.*?)\\n?```\\s*$")

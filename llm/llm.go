@@ -83,6 +83,14 @@ type Response struct {
 	ToolCalls  []ToolCall
 	StopReason string
 	Usage      Usage
+
+	// answers counts the calls of a Schema's forced tool (Anthropic, and
+	// OpenAI's tool mode): more than one is no answer, whatever Text says.
+	answers int
+	// refusal is the model's explanation for declining to answer (OpenAI's
+	// message.refusal). It is model text about the request, so it stays out
+	// of Text, traces and error messages; see RefusalError.
+	refusal string
 }
 
 // Described is a Model that says which provider and model it calls, for

@@ -142,6 +142,9 @@ func (o *OpenAI) params(req Request, mode structuredMode) (openai.ChatCompletion
 				Name: req.Schema.Name, Description: openai.String(req.Schema.Description), Parameters: shared.FunctionParameters(schema),
 			}))
 			params.ToolChoice = openai.ToolChoiceOptionFunctionToolChoice(openai.ChatCompletionNamedToolChoiceFunctionParam{Name: req.Schema.Name})
+			// One call, one answer: a second call of the tool is refused
+			// as no answer (see structuredAnswer), so none is invited.
+			params.ParallelToolCalls = openai.Bool(false)
 		case modePlain:
 			system = withSchemaInstruction(system, req.Schema)
 		}
@@ -200,6 +203,7 @@ func openaiResponse(resp *openai.ChatCompletion) (*Response, error) {
 	out := &Response{
 		Text:       choice.Message.Content,
 		StopReason: choice.FinishReason,
+		refusal:    choice.Message.Refusal,
 		Usage: Usage{
 			InputTokens: int(resp.Usage.PromptTokens), OutputTokens: int(resp.Usage.CompletionTokens),
 			CachedInputTokens: int(resp.Usage.PromptTokensDetails.CachedTokens),

@@ -17,14 +17,51 @@ import (
 // wraps the last JSON or validation error too.
 var ErrInvalidAnswer = errors.New("model answer does not match the schema")
 
+// ErrTruncated is returned by CompleteJSON when the model's answer was cut
+// off at the output token limit (Anthropic's stop_reason max_tokens,
+// OpenAI's finish_reason length) on the retry too. A cut-off answer is
+// never accepted, even when what came back validates. It is an
+// ErrInvalidAnswer as well: errors.Is matches both.
+var ErrTruncated error = &invalidAnswer{"the model's answer was cut off at the output token limit"}
+
+// ErrRefused is what a RefusalError matches with errors.Is.
+var ErrRefused = errors.New("the model refused to answer")
+
 // ErrNoSchema is returned by CompleteJSON for a Request without a Schema.
 var ErrNoSchema = errors.New("CompleteJSON needs a Request with a Schema")
 
+// invalidAnswer is an ErrInvalidAnswer with a message of its own.
+type invalidAnswer struct{ msg string }
+
+func (e *invalidAnswer) Error() string        { return e.msg }
+func (e *invalidAnswer) Is(target error) bool { return target == ErrInvalidAnswer }
+
+// RefusalError is returned by CompleteJSON when the model declined to
+// answer (OpenAI's message.refusal, Anthropic's stop_reason refusal). It is
+// not asked again: the same request would be refused the same way.
+// Reason is the model's explanation, where the provider gives one; it is
+// model text about the request, which may quote it, so it is not part of
+// Error (errors are logged) and a caller shows it only deliberately.
+type RefusalError struct {
+	Schema string
+	Reason string
+}
+
+func (e *RefusalError) Error() string {
+	return "schema " + e.Schema + ": " + ErrRefused.Error()
+}
+
+// Unwrap makes errors.Is(err, ErrRefused) hold.
+func (e *RefusalError) Unwrap() error { return ErrRefused }
+
 // CompleteJSON asks m for a structured answer to req, which must carry a
 // Schema, validates the answer against it and unmarshals it into v. An answer
-// that is not valid JSON or fails validation is asked for once more; a second
-// bad answer is ErrInvalidAnswer, never a default. Provider errors are
-// returned as they come (the provider has already retried what can be).
+// that is not valid JSON, fails validation, comes more than once (two calls
+// of the forced tool) or was cut off at the output token limit is asked for
+// once more, a cut-off one with twice the token budget; a second bad answer
+// is ErrInvalidAnswer (ErrTruncated when cut off again), never a default. A
+// refusal is a RefusalError at once. Provider errors are returned as they
+// come (the provider has already retried what can be).
 func CompleteJSON(ctx context.Context, m Model, req Request, v any) error {
 	if req.Schema == nil {
 		return ErrNoSchema
@@ -39,6 +76,27 @@ func CompleteJSON(ctx context.Context, m Model, req Request, v any) error {
 		if err != nil {
 			return err
 		}
+		if reason, ok := refused(resp); ok {
+			return &RefusalError{Schema: req.Schema.Name, Reason: reason}
+		}
+		if cutOff(resp) {
+			invalid = ErrTruncated
+			if n := resp.Usage.OutputTokens; n > 0 {
+				invalid = fmt.Errorf("%w (after %d output tokens)", ErrTruncated, n)
+			}
+			if req.MaxTokens > 0 {
+				// The budget in effect is the larger of the one asked for
+				// and the one spent: Anthropic is asked for at least 1024.
+				// Without MaxTokens the limit was the model's own, which
+				// cannot be raised; the retry is then as it was.
+				req.MaxTokens = 2 * max(req.MaxTokens, resp.Usage.OutputTokens)
+			}
+			continue
+		}
+		if resp.answers > 1 {
+			invalid = fmt.Errorf("the model gave %d answers where one was asked for", resp.answers)
+			continue
+		}
 		answer, err := checkAnswer(sch, resp.Text)
 		if err == nil {
 			if err := json.Unmarshal(answer, v); err != nil {
@@ -48,7 +106,30 @@ func CompleteJSON(ctx context.Context, m Model, req Request, v any) error {
 		}
 		invalid = err
 	}
+	if errors.Is(invalid, ErrTruncated) {
+		return fmt.Errorf("schema %s: %w", req.Schema.Name, invalid)
+	}
 	return fmt.Errorf("schema %s: %w: %w", req.Schema.Name, ErrInvalidAnswer, invalid)
+}
+
+// cutOff reports an answer that ended at the output token limit, or at
+// the end of the context window, before the model finished it.
+func cutOff(resp *Response) bool {
+	switch resp.StopReason {
+	case "max_tokens", "model_context_window_exceeded", // Anthropic
+		"length": // OpenAI
+		return true
+	}
+	return false
+}
+
+// refused reports a model that declined to answer, and its explanation
+// where the provider gives one.
+func refused(resp *Response) (string, bool) {
+	if resp.refusal != "" {
+		return resp.refusal, true
+	}
+	return "", resp.StopReason == "refusal" // Anthropic
 }
 
 func checkAnswer(sch *jsonschema.Schema, text string) ([]byte, error) {
