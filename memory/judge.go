@@ -121,30 +121,70 @@ func (j ModelJudge) Decide(ctx context.Context, newer string, kind Kind, candida
 	for _, c := range candidates {
 		fmt.Fprintf(&b, "- id %s (%s): %s\n", c.ID, c.Kind, c.Content)
 	}
-	var v struct {
-		Decision   string   `json:"decision"`
-		Target     string   `json:"target"`
-		Merged     string   `json:"merged"`
-		Supersedes []string `json:"supersedes"`
-	}
+	var v decideAnswer
 	err := llm.CompleteJSON(ctx, j.Model, llm.Request{
 		System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}, MaxTokens: 400, Schema: DecideSchema,
 	}, &v)
 	if err != nil {
 		return Decision{}, fmt.Errorf("memory update decision: %w", err)
 	}
+	if err := v.consistent(); err != nil {
+		return Decision{}, fmt.Errorf("memory update decision: %w: %w", llm.ErrInvalidAnswer, err)
+	}
 	d := Decision{Action: Action(v.Decision), Merged: v.Merged}
-	if v.Target != "" {
-		if d.Target, err = uuid.Parse(strings.TrimSpace(v.Target)); err != nil {
-			return Decision{}, fmt.Errorf("memory update decision: target %q is not one of the ids listed", v.Target)
+	if t := strings.TrimSpace(v.Target); t != "" {
+		if d.Target, err = uuid.Parse(t); err != nil {
+			return Decision{}, fmt.Errorf("memory update decision: %w: target %q is not one of the ids listed", llm.ErrInvalidAnswer, v.Target)
 		}
 	}
 	for _, s := range v.Supersedes {
 		id, err := uuid.Parse(strings.TrimSpace(s))
 		if err != nil {
-			return Decision{}, fmt.Errorf("memory update decision: %q is not one of the ids listed", s)
+			return Decision{}, fmt.Errorf("memory update decision: %w: %q is not one of the ids listed", llm.ErrInvalidAnswer, s)
 		}
 		d.Replaces = append(d.Replaces, id)
 	}
 	return d, nil
+}
+
+// decideAnswer is the model's answer to Decide, as DecideSchema has it.
+type decideAnswer struct {
+	Decision   string   `json:"decision"`
+	Target     string   `json:"target"`
+	Merged     string   `json:"merged"`
+	Supersedes []string `json:"supersedes"`
+}
+
+// consistent is what the schema can't say: each decision has the fields
+// DecideSchema gives it and leaves the others empty. An answer whose
+// fields contradict its decision ("add" naming a target, "supersede" with
+// a target, "duplicate" or "update" superseding ids) says two things, and
+// is invalid rather than read as one of them.
+func (a decideAnswer) consistent() error {
+	target, merged, supersedes := strings.TrimSpace(a.Target) != "", strings.TrimSpace(a.Merged) != "", len(a.Supersedes) > 0
+	var want, not []string
+	switch Action(a.Decision) {
+	case ActionAdd:
+		not = []string{"target", "merged", "supersedes"}
+	case ActionDuplicate:
+		want, not = []string{"target"}, []string{"merged", "supersedes"}
+	case ActionUpdate:
+		want, not = []string{"target", "merged"}, []string{"supersedes"}
+	case ActionSupersede:
+		want, not = []string{"supersedes"}, []string{"target", "merged"}
+	default:
+		return fmt.Errorf("decision %q is none of add, duplicate, update, supersede", a.Decision)
+	}
+	has := map[string]bool{"target": target, "merged": merged, "supersedes": supersedes}
+	for _, f := range want {
+		if !has[f] {
+			return fmt.Errorf("%q without %s", a.Decision, f)
+		}
+	}
+	for _, f := range not {
+		if has[f] {
+			return fmt.Errorf("%q with %s, which only %s", a.Decision, f, map[string]string{"target": "duplicate and update name", "merged": "update gives", "supersedes": "supersede names"}[f])
+		}
+	}
+	return nil
 }

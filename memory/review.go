@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -51,8 +52,13 @@ func (s *Store) review(ctx context.Context, w *write, raw string, said []string)
 // check reviews one text, in order: the detectors, so that a secret or a
 // number is refused as what it is and never reaches the model; the
 // deterministic checks; then the model, which may canonicalize, name a
-// category and restate. It returns the model's restatement too; the
-// sensitive policy is review's, after it.
+// category and restate. What the model gives to be stored (its sentence
+// and its cues, which are stored and embedded with it) goes through the
+// detectors as the text did: a secret or a number the model writes out,
+// as it may from words that spell one ("five three six, two two, …"), is
+// refused as the same in the text would be, and a special category found
+// in it raises the memory's sensitivity, never lowers it. It returns the
+// model's restatement too; the sensitive policy is review's, after it.
 func (s *Store) check(ctx context.Context, w *write, raw string, said []string) (verdict, string, error) {
 	v := verdict{canonical: Canonicalize(raw)}
 	reject := func(reason string) (verdict, string, error) {
@@ -60,17 +66,11 @@ func (s *Store) check(ctx context.Context, w *write, raw string, said []string) 
 		return v, "", nil
 	}
 	category := categoryIn(readings(*w, raw, v.canonical, said))
-	number, why := detect.Sensitive(raw)
-	secret := detect.DetectSecret(raw)
 	name := w.req.Actor.Name
-	switch number {
-	case detect.CategoryGovernmentID, detect.CategoryPaymentCard, detect.CategoryBankAccount, detect.CategoryPhone:
-		if reason := deterministic(v.canonical, secret, name); strings.HasPrefix(reason, "looks like a secret") {
-			return reject(reason)
-		}
-		return reject("looks like personal data (" + why + "); ids, card and account numbers and phone numbers are never stored")
+	if reason := refused(raw, v.canonical); reason != "" {
+		return reject(reason)
 	}
-	if reason := deterministic(v.canonical, secret, name); reason != "" && !(category != "" && reason == reasonVague) {
+	if reason := deterministic(v.canonical, name); reason != "" && !(category != "" && reason == reasonVague) {
 		// A short text the detectors find a special category in ("Is
 		// bisexual") is not vague: it is judged by the sensitive policy.
 		return reject(reason)
@@ -86,13 +86,90 @@ func (s *Store) check(ctx context.Context, w *write, raw string, said []string) 
 	if !m.Store {
 		return reject(m.Reason)
 	}
-	if t := strings.TrimSpace(sanitize(m.Canonical)); t != "" && deterministic(t, secret, name) == "" {
-		v.canonical = t
+	t := strings.TrimSpace(sanitize(m.Canonical))
+	if t != "" {
+		// The model's sentence says what the text means, kept or not: what
+		// it refuses or finds sensitive is the memory's.
+		if reason := refused(t); reason != "" {
+			return reject(reason)
+		}
 		category = strongest(category, categoryIn(readings(*w, t, t, nil)))
+		if deterministic(t, name) == "" {
+			v.canonical = t
+		}
+	}
+	// The cues are stored and embedded with the sentence: each, and the
+	// text they are embedded in, is screened as the sentence is. A cue with
+	// a secret or a number refuses the memory rather than being dropped:
+	// the model wrote it from the memory, so the memory holds what it
+	// shows, in words the detectors did not read.
+	if len(m.Cues) > 0 {
+		screened := append([]string{db.EmbeddingText(v.canonical, db.JoinCues(m.Cues))}, m.Cues...)
+		if reason := refused(screened...); reason != "" {
+			return reject(reason)
+		}
+		category = strongest(category, categoryIn(screened))
 	}
 	// The detectors' category is certain; third_party outranks it.
 	v.sensitive, v.cues, v.expires = strongest(category, m.Sensitive), m.Cues, m.Expires
 	return v, strings.TrimSpace(sanitize(m.Restated)), nil
+}
+
+// refused is why the detectors refuse a memory that holds texts, or "": a
+// secret, which is a credential, or a number (a government id, a payment
+// card or bank account, a phone number), which is never stored. The text a
+// write was given, the model's sentence and its cues are each refused for
+// the same reasons.
+func refused(texts ...string) string {
+	for _, t := range texts {
+		if secret := detect.DetectSecret(t); secret != "" {
+			return "looks like a secret (" + secret + "); credentials are never stored"
+		}
+	}
+	for _, t := range texts {
+		if why := numberIn(t); why != "" {
+			return "looks like personal data (" + why + "); ids, card and account numbers and phone numbers are never stored"
+		}
+	}
+	return ""
+}
+
+// numberIn names the government id, payment card, bank account or phone
+// number text holds, or "". Any finding counts, not only the first: a
+// health statement before a number ("Takes insulin; SSN 536-22-1234") does
+// not hide it.
+func numberIn(text string) string {
+	if c, why := detect.Sensitive(text); isNumber(c) {
+		return why
+	}
+	found := detect.Detect(text)
+	for _, f := range found {
+		if !isNumber(f.Category) {
+			continue
+		}
+		// Sensitive names the first finding: with the personal statements
+		// before this one blanked out, it is this one.
+		b := []byte(text)
+		for _, g := range found {
+			if g.Start < f.Start && !isNumber(g.Category) {
+				copy(b[g.Start:g.End], strings.Repeat(" ", g.End-g.Start))
+			}
+		}
+		if c, why := detect.Sensitive(string(b)); isNumber(c) && why != "" {
+			return why
+		}
+		return f.Detector
+	}
+	return ""
+}
+
+// isNumber reports the categories of numbers that are never stored.
+func isNumber(c detect.Category) bool {
+	switch c {
+	case detect.CategoryGovernmentID, detect.CategoryPaymentCard, detect.CategoryBankAccount, detect.CategoryPhone:
+		return true
+	}
+	return false
 }
 
 // readings are the texts the detectors read for a write's special
@@ -172,17 +249,15 @@ func baseVerb(word string) string {
 }
 
 // deterministic is the review's checks that need no model, or "" when the
-// text passes them: empty or over-long text, a secret (the kind the
-// detectors found in what was given), point-in-time data, a third party's
-// personal fact, vague text.
-func deterministic(canonical, secret, actorName string) string {
+// text passes them: empty or over-long text, point-in-time data, a third
+// party's personal fact, vague text. Secrets and numbers are refused before
+// them (refused).
+func deterministic(canonical, actorName string) string {
 	switch {
 	case strings.TrimSpace(canonical) == "":
 		return "nothing to remember: the content is empty"
 	case len([]rune(canonical)) > MaxContentChars:
 		return fmt.Sprintf("too long: %d characters, the limit is %d; state it in one self-contained sentence", len([]rune(canonical)), MaxContentChars)
-	case secret != "":
-		return "looks like a secret (" + secret + "); credentials are never stored"
 	case IsVolatile(canonical):
 		return "point-in-time data that will be out of date soon; it is not stored"
 	case ThirdParty(canonical, actorName):
