@@ -116,36 +116,8 @@ func TestTurnsShowATurnWithRecallAndTools(t *testing.T) {
 // is audited, not even a memory of the DM's own thread.
 func TestTurnsShowOfAnotherPersonsDMNeedsOversight(t *testing.T) {
 	t.Parallel()
-	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", carol)
-	const dm = "D0ALICE"
-	root, _ := b.dm(alice, dm, "hello there", "")
-	b.waitDone(dm, root)
-	out, err := b.store().Remember(context.Background(), memory.WriteRequest{
-		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice}, Scope: memory.ScopeConversation,
-		Place:   provenance.Place{Team: fakeslack.TeamID, Channel: dm, SourceKey: "slack:" + fakeslack.TeamID + ":" + dm + ":" + root, ThreadTS: root, Visibility: provenance.DM},
-		Content: "The offer letter to Globex is drafted in this thread", WrittenBy: provenance.ByExplicit,
-	})
-	require.NoError(t, err)
-	require.Equal(t, memory.Stored, out.Status, out.Reason)
-	ask, _ := b.dm(alice, dm, "what about the offer letter to Globex?", root)
-	b.waitDone(dm, ask)
-	id := strconv.FormatInt(b.turnID(t, dm, ask), 10)
-
-	// The asker's own view is the control: the turn recalled it.
-	shown, stderr, code := b.turnsShow(t, map[string]string{"MNEMO_ADMINS": carol + "," + alice}, "--as", alice, id)
-	require.Equal(t, 0, code, stderr)
-	require.Contains(t, shown, "offer letter to Globex", "the control: the turn recalled it, and its asker sees it")
-
-	shown, stderr, code = b.turnsShow(t, nil, "--as", carol, id)
-	require.Equal(t, 0, code, stderr)
-	require.NotContains(t, shown, "offer letter to Globex", "another person's DM, without oversight")
-	require.Contains(t, shown, "not visible here")
-	require.Empty(t, b.auditActions(), "nothing overseen, nothing audited")
-
-	shown, stderr, code = b.turnsShow(t, map[string]string{"MNEMO_ADMIN_OVERSIGHT": "true"}, "--as", carol, id)
-	require.Equal(t, 0, code, stderr)
-	require.Contains(t, shown, "offer letter to Globex")
-	require.Equal(t, []string{carol + " inspect"}, b.auditActions(), "the oversight is audited")
+	turnsShowNeedsOversight(t, "D0ALICE", provenance.DM, memory.ScopeConversation,
+		"The offer letter to Globex is drafted in this thread", "what about the offer letter to Globex?", "offer letter to Globex")
 }
 
 // The same in a private channel or a group DM: the command line can't tell
@@ -155,33 +127,46 @@ func TestTurnsShowOfAnotherPersonsDMNeedsOversight(t *testing.T) {
 // recorded.
 func TestTurnsShowOfAnotherPersonsPrivateChannelNeedsOversight(t *testing.T) {
 	t.Parallel()
+	turnsShowNeedsOversight(t, "G0FALCON", provenance.Private, memory.ScopeChannel,
+		"The project codename is Falcon", "what is the project codename?", "codename is Falcon")
+}
+
+// turnsShowNeedsOversight has alice remember content (of scope) in
+// channel, then ask question there, and checks what `mnemo turns show`
+// of that turn shows of it: to alice, the asker, it (the control); to
+// carol, an admin, nothing and no audit row without oversight, and it,
+// audited, with oversight.
+func turnsShowNeedsOversight(t *testing.T, channel string, vis provenance.Visibility, scope memory.Scope, content, question, shows string) {
 	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", carol)
-	const group = "G0FALCON"
-	root, _ := b.mention(alice, group, "hello there", "")
-	b.waitDone(group, root)
+	say := b.mention
+	if vis == provenance.DM {
+		say = b.dm
+	}
+	root, _ := say(alice, channel, "hello there", "")
+	b.waitDone(channel, root)
 	out, err := b.store().Remember(context.Background(), memory.WriteRequest{
-		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice}, Scope: memory.ScopeChannel,
-		Place:   provenance.Place{Team: fakeslack.TeamID, Channel: group, SourceKey: "slack:" + fakeslack.TeamID + ":" + group + ":" + root, ThreadTS: root, Visibility: provenance.Private},
-		Content: "The project codename is Falcon", WrittenBy: provenance.ByExplicit,
+		Actor: provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: alice}, Scope: scope,
+		Place:   provenance.Place{Team: fakeslack.TeamID, Channel: channel, SourceKey: "slack:" + fakeslack.TeamID + ":" + channel + ":" + root, ThreadTS: root, Visibility: vis},
+		Content: content, WrittenBy: provenance.ByExplicit,
 	})
 	require.NoError(t, err)
 	require.Equal(t, memory.Stored, out.Status, out.Reason)
-	ask, _ := b.mention(alice, group, "what is the project codename?", root)
-	b.waitDone(group, ask)
-	id := strconv.FormatInt(b.turnID(t, group, ask), 10)
+	ask, _ := say(alice, channel, question, root)
+	b.waitDone(channel, ask)
+	id := strconv.FormatInt(b.turnID(t, channel, ask), 10)
 
 	shown, stderr, code := b.turnsShow(t, map[string]string{"MNEMO_ADMINS": carol + "," + alice}, "--as", alice, id)
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, shown, "codename is Falcon", "the control: the turn recalled it, and its asker sees it")
+	require.Contains(t, shown, shows, "the control: the turn recalled it, and its asker sees it")
 
 	shown, stderr, code = b.turnsShow(t, nil, "--as", carol, id)
 	require.Equal(t, 0, code, stderr)
-	require.NotContains(t, shown, "codename is Falcon", "another person's private channel, without oversight")
+	require.NotContains(t, shown, shows, "another person's place, without oversight")
 	require.Contains(t, shown, "not visible here")
 	require.Empty(t, b.auditActions(), "nothing overseen, nothing audited")
 
 	shown, stderr, code = b.turnsShow(t, map[string]string{"MNEMO_ADMIN_OVERSIGHT": "true"}, "--as", carol, id)
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, shown, "codename is Falcon")
+	require.Contains(t, shown, shows)
 	require.Equal(t, []string{carol + " inspect"}, b.auditActions(), "the oversight is audited")
 }

@@ -12,13 +12,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 	"github.com/mnemo-bot/mnemo/tools"
 )
 
@@ -57,24 +57,6 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
-// syncBuffer is a log sink the source's goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A server whose URL carries a secret fails in every way it can: nothing
 // listens (HTTP and SSE), it answers 500 quoting the request's path and
 // query, and it goes away after connecting, so a call fails. The error
@@ -91,7 +73,7 @@ func TestMCPServerURLSecretsStayOutOfErrorsAndLogs(t *testing.T) {
 	t.Cleanup(gone.Close)
 	hostOf := func(raw string) string { u, _ := url.Parse(raw); return u.Host }
 
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	b := setup(t)
 	closeAll, err := AddConfig(b.reg, Config{Servers: map[string]ServerConfig{
 		"down":    {Type: HTTP, URL: secretURL("http://" + down)},
@@ -186,7 +168,7 @@ func TestScrubURL(t *testing.T) {
 // What mcp-go's HTTP and SSE transports log goes through the same scrub.
 func TestMCPTransportLogIsScrubbed(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	raw := secretURL("https://mcp.example.com")
 	src := NewSource("s", ServerConfig{Type: HTTP, URL: raw}, zerolog.New(&logs))
 	log := src.transportLog()
