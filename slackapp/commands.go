@@ -326,6 +326,9 @@ const maxListQuery = 200
 
 // pageState is what a "Next" button carries.
 type pageState struct {
+	// Team is the workspace the list was made in: under an org-wide
+	// installation, Slack names none when Next is pressed.
+	Team    string `json:"t,omitempty"`
 	User    string `json:"u,omitempty"`
 	Channel string `json:"c,omitempty"`
 	Query   string `json:"q,omitempty"`
@@ -361,7 +364,7 @@ func (a *App) memoriesPage(ctx context.Context, v memory.Viewer, f memory.Filter
 		}
 		blocks = append(blocks, memoryBlock(m, now, true))
 	}
-	st := pageState{User: f.SubjectUser, Channel: f.Channel, Query: f.Query}
+	st := pageState{Team: v.Place.Team, User: f.SubjectUser, Channel: f.Channel, Query: f.Query}
 	if nav := pager(ActionPage, offset, ListPageSize, len(ms) > ListPageSize, func(o int) string {
 		st.Offset = o
 		b, _ := json.Marshal(st)

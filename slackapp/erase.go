@@ -29,12 +29,24 @@ func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
 	}
 	text := fmt.Sprintf("This erases <@%s> from mnemo: their DMs with mnemo, every memory about them, in every scope and state, their words in mnemo's conversation log, inbox, job queue and memory history, and what other people's answers quoted of their memories. "+
 		"It can't be undone, and nothing erased can be restored. The shared memories they wrote can be deleted too, or kept for the team, attributed to a former member.", user)
-	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, user, plain("Erase, delete their shared memories"))
+	// The buttons carry the workspace the erasure is for: under an
+	// org-wide installation, Slack names none when they are pressed.
+	value := c.viewer.Place.Team + "/" + user
+	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, value, plain("Erase, delete their shared memories"))
 	confirm.Style = slack.StyleDanger
-	keep := slack.NewButtonBlockElement(ActionPurgeKeepShared, user, plain("Erase, keep their shared memories"))
+	keep := slack.NewButtonBlockElement(ActionPurgeKeepShared, value, plain("Erase, keep their shared memories"))
 	keep.Style = slack.StyleDanger
-	cancel := slack.NewButtonBlockElement(ActionPurgeCancel, user, plain("Cancel"))
+	cancel := slack.NewButtonBlockElement(ActionPurgeCancel, value, plain("Cancel"))
 	return reply{text: text, blocks: []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil), slack.NewActionBlock("mnemo_purge", confirm, keep, cancel)}}
+}
+
+// purgeValue reads a purge button's value: the workspace and the person,
+// "T…/U…", or the person alone (buttons made before it carried both).
+func purgeValue(v string) (team, user string) {
+	if t, u, ok := strings.Cut(v, "/"); ok {
+		return t, u
+	}
+	return "", v
 }
 
 // erase erases user for an admin who confirmed it, and answers with the

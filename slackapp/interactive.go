@@ -24,6 +24,17 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 	act := cb.ActionCallback.BlockActions[0]
 	a.async(ctx, func(ctx context.Context) {
 		team := interactionTeam(cb)
+		if made := madeIn(act); made != "" {
+			switch {
+			case cb.Team.ID == "":
+				// An org-wide installation's press names no workspace, and
+				// the presser's own may not be the one the button acts in.
+				team = made
+			case made != cb.Team.ID:
+				a.log.Warn().Str("team", cb.Team.ID).Str("made_in", made).Str("action", act.ActionID).Msg("button pressed in another workspace than it was made for; refused")
+				return
+			}
+		}
 		fromHome := cb.View.Type == slack.VTHomeTab
 		// Buttons live on the App Home or on ephemeral answers: only the
 		// actor sees what they show.
@@ -69,7 +80,8 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 			a.publishHome(ctx, team, actor.ID, offset)
 			return
 		case ActionPurgeConfirm, ActionPurgeKeepShared:
-			r = a.erase(ctx, actor, team, act.Value, act.ActionID == ActionPurgeKeepShared)
+			_, user := purgeValue(act.Value)
+			r = a.erase(ctx, actor, team, user, act.ActionID == ActionPurgeKeepShared)
 		case ActionFeedback:
 			a.onFeedback(ctx, team, actor, cb, act)
 			return
@@ -83,4 +95,22 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		}
 		a.respond(ctx, team, cb.ResponseURL, cb.Channel.ID, cb.User.ID, r)
 	})
+}
+
+// madeIn is the workspace a button that acts on a workspace's data was
+// made for, as its value carries it (a purge's confirmation, a list's
+// next page), or "": buttons made before their values carried it, and
+// the others.
+func madeIn(act *slack.BlockAction) string {
+	switch act.ActionID {
+	case ActionPurgeConfirm, ActionPurgeKeepShared, ActionPurgeCancel:
+		team, _ := purgeValue(act.Value)
+		return team
+	case ActionPage:
+		var st pageState
+		if json.Unmarshal([]byte(act.Value), &st) == nil {
+			return st.Team
+		}
+	}
+	return ""
 }

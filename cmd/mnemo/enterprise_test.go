@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
@@ -17,6 +18,7 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/slackapp"
 )
 
 var httpMode = []string{"MNEMO_SLACK_MODE", "http"}
@@ -895,4 +897,58 @@ func TestADeletedExternalMemberIsErasedFromTheHost(t *testing.T) {
 	}, 20*time.Second, 20*time.Millisecond, "the host's erasure of them is logged")
 	require.Zero(t, count(lines, teamA, extUser), "their words are gone from the host's log")
 	require.Zero(t, count(kept, extTeam, extUser), "and what the host kept under their team")
+}
+
+// Under an org-wide installation, Slack names no workspace when a button
+// is pressed (team is null) and gives the presser's own (user.team_id),
+// which need not be the one they pressed it in. An admin whose own
+// workspace is A, purging bob in B, erased bob in A and left B as it was.
+// A purge's buttons now carry the workspace they were made for.
+func TestAnOrgWidePurgeErasesInTheWorkspaceItWasAskedIn(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+	A, B := gridIn{b, orgTeamA, org, true}, gridIn{b, orgTeamB, org, true}
+	require.Contains(t, A.ask(bob, "C0ORGAGEN", factA), "Prefers terse PR summaries")
+	require.Contains(t, B.ask(bob, "C0ORGBGEN", factB), "Prefers tabs over spaces")
+	ctx := context.Background()
+	count := func(team string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE team_id = $1 AND subject_id = $2`, team, bob).Scan(&n))
+		return n
+	}
+	require.Equal(t, []int{1, 1}, []int{count(orgTeamA), count(orgTeamB)}, "the control: bob has a memory in each")
+
+	env := b.slack.SendGridSlashCommand(orgTeamB, org, true, "/mnemo", "purge <@U0BOB>", admin, "C0ORGBGEN")
+	b.slack.WaitAck(env, 5*time.Second)
+	asked := b.slack.WaitPosted(1, 10*time.Second, func(m fakeslack.Message) bool { return m.Response && m.Envelope == env })
+	var blocks []struct {
+		Elements []struct {
+			ActionID string `json:"action_id"`
+			Value    string `json:"value"`
+		} `json:"elements"`
+	}
+	require.NoError(t, json.Unmarshal(asked[0].Blocks, &blocks), string(asked[0].Blocks))
+	var value string
+	for _, bl := range blocks {
+		for _, e := range bl.Elements {
+			if e.ActionID == slackapp.ActionPurgeConfirm {
+				value = e.Value
+			}
+		}
+	}
+	require.NotEmpty(t, value, string(asked[0].Blocks))
+
+	n := len(b.responses())
+	press := b.slack.SendInteractive(map[string]any{
+		"type": "block_actions", "team": nil, "enterprise": map[string]any{"id": org, "name": "Grid Org"}, "is_enterprise_install": true,
+		"user":       map[string]any{"id": admin, "team_id": orgTeamA}, // the admin's own workspace
+		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "response_url": strings.TrimSuffix(b.slack.URL, "/api/") + "/response",
+		"actions":   []any{map[string]any{"type": "button", "action_id": slackapp.ActionPurgeConfirm, "block_id": "mnemo_purge", "value": value, "action_ts": "1800000000.000100"}},
+		"channel":   map[string]any{"id": "C0ORGBGEN"},
+		"container": map[string]any{"type": "message", "message_ts": "1800000000.000100", "is_ephemeral": true},
+	})
+	b.slack.WaitAck(press, 5*time.Second)
+	require.Contains(t, b.nextResponse(n).Text, "memories: 1 deleted")
+	require.Equal(t, []int{1, 0}, []int{count(orgTeamA), count(orgTeamB)}, "bob is erased in B, where the admin asked, and kept in A")
 }
