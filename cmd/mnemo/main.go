@@ -166,8 +166,10 @@ func newLogger(w io.Writer, level zerolog.Level) zerolog.Logger {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		out = zerolog.ConsoleWriter{Out: w}
 	}
-	// The scrubber reads zerolog's JSON, before the console writer formats it.
-	return zerolog.New(redactWriter{out}).Level(level).With().Timestamp().Logger()
+	// The scrubber reads zerolog's JSON, before the console writer formats
+	// it. Lines come from many goroutines (MCP sources connect side by
+	// side): one is written whole before the next, whatever w is.
+	return zerolog.New(zerolog.SyncWriter(redactWriter{out})).Level(level).With().Timestamp().Logger()
 }
 
 // redactWriter scrubs each line written through it with detect.Redact, the

@@ -36,7 +36,7 @@ var layers = map[string][]string{
 	"usage":                         {"db", "llm"},
 	"terminal":                      {"agent", "provenance", "threads"},
 	"inbox":                         {"db", "internal/periodic", "threads"},
-	"ops":                           {"db", "llm"},
+	"ops":                           {"db", "detect", "llm"},
 	"lifecycle":                     {"db"},
 	// The background embedding job: reads rows to embed, writes vectors.
 	"embedding":                  {"db", "llm"},
