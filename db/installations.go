@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -70,7 +71,10 @@ func (s Installations) Save(ctx context.Context, i Installation) error {
 // Find returns the installation that serves a team: its own, else its
 // organisation's org-wide one (enterprise's, or, when enterprise is empty,
 // the one ServeTeam last recorded for it); an active one first.
-// ErrNotFound when there is none.
+// ErrNotFound when there is none, and when enterprise names another
+// organisation than the one recorded for the team while that one's
+// org-wide installation is active: a workspace is served by its own
+// organisation's token only.
 func (s Installations) Find(ctx context.Context, team, enterprise string) (Installation, error) {
 	if team == "" {
 		// No workspace, no tenant: an org-wide installation's row has no
@@ -84,16 +88,37 @@ func (s Installations) Find(ctx context.Context, team, enterprise string) (Insta
 	return installationOf(r), nil
 }
 
+// ErrServedByAnother is a workspace recorded as served by another
+// organisation, whose org-wide installation is active: it is not moved to
+// the one a delivery named.
+var ErrServedByAnother = errors.New("the workspace is served by another organisation's installation")
+
 // ServeTeam records that a workspace is served by its organisation's
-// org-wide installation, so that Find finds it by the team alone.
+// org-wide installation, so that Find finds it by the team alone. A
+// workspace already recorded as another organisation's moves only when
+// that organisation's org-wide installation is disabled or gone; else
+// ServeTeam changes nothing and returns ErrServedByAnother. The check and
+// the write are one statement, on the locked row.
 func (s Installations) ServeTeam(ctx context.Context, team, enterprise string) error {
 	if team == "" || enterprise == "" {
 		return fmt.Errorf("serve team: a team and its enterprise are needed")
 	}
-	if err := s.q.InstallationServeTeam(ctx, s.e, dbsqlc.InstallationServeTeamParams{TeamID: team, EnterpriseID: enterprise}); err != nil {
-		return fmt.Errorf("serve team: %w", mapErr(err))
+	// Twice at most: no row is one written by a concurrent transaction
+	// after this statement's snapshot, which the next one reads.
+	for range 2 {
+		recorded, err := s.q.InstallationServeTeam(ctx, s.e, dbsqlc.InstallationServeTeamParams{TeamID: team, EnterpriseID: enterprise})
+		if err != nil {
+			return fmt.Errorf("serve team: %w", mapErr(err))
+		}
+		if len(recorded) == 0 {
+			continue
+		}
+		if recorded[0] != enterprise {
+			return fmt.Errorf("serve team %s in %s: recorded in %s: %w", team, enterprise, recorded[0], ErrServedByAnother)
+		}
+		return nil
 	}
-	return nil
+	return fmt.Errorf("serve team %s in %s: recorded concurrently: %w", team, enterprise, ErrServedByAnother)
 }
 
 // TeamsOf returns the workspaces an organisation's installation has served.

@@ -72,7 +72,11 @@ func (c *Clients) Bot(ctx context.Context, team string) (Bot, error) {
 // BotIn returns the bot of team, a workspace of enterprise (an Enterprise
 // Grid organisation, or "" when the delivery named none): its own
 // installation, else the organisation's org-wide one, which then serves
-// the team from now on (Bot finds it by the team alone).
+// the team from now on (Bot finds it by the team alone). A workspace
+// recorded as served by another organisation, whose org-wide installation
+// is active, is not served by enterprise's (ErrNotInstalled), nor moved to
+// it: a delivery can name the wrong organisation (an external member's
+// home workspace, under the host organisation's enterprise).
 func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, error) {
 	if c.Single != nil && (c.Store == nil || team == c.Single.Team || team == "") {
 		return *c.Single, nil
@@ -89,8 +93,11 @@ func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, erro
 		ttl = 30 * time.Second
 	}
 	c.mu.Lock()
-	// A team not found without its enterprise is looked up again with it.
-	if b, ok := c.cache[team]; ok && now().Sub(b.at) < ttl && (b.err == nil || enterprise == "") {
+	// A team not found without its enterprise is looked up again with it;
+	// an organisation's bot serves a delivery that names no other one (a
+	// workspace's own installation serves it whatever it names).
+	if b, ok := c.cache[team]; ok && now().Sub(b.at) < ttl && (b.err == nil || enterprise == "") &&
+		(enterprise == "" || b.bot.Enterprise == "" || b.bot.Enterprise == enterprise) {
 		c.mu.Unlock()
 		return b.bot, b.err
 	}
@@ -98,6 +105,13 @@ func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, erro
 	b, err := c.load(ctx, team, enterprise)
 	if err != nil && !errors.Is(err, ErrNotInstalled) {
 		return Bot{}, err // a database or key failure is not cached
+	}
+	if err != nil && enterprise != "" {
+		// Not installed for the organisation a delivery named, which may
+		// be the wrong one (not the workspace's): that says nothing of the
+		// team's own organisation, whose bot stays cached. (A cached error
+		// is read only by lookups without an enterprise anyway.)
+		return b, err
 	}
 	c.mu.Lock()
 	if c.cache == nil {
@@ -123,7 +137,13 @@ func (c *Clients) load(ctx context.Context, team, enterprise string) (Bot, error
 	if inst.Team == "" {
 		owner, org = inst.Enterprise, inst.Enterprise
 		if enterprise != "" {
-			if err := c.Store.Installations().ServeTeam(ctx, team, enterprise); err != nil {
+			// A workspace recorded as another organisation's, whose
+			// installation is active, is not served by this one's.
+			err := c.Store.Installations().ServeTeam(ctx, team, enterprise)
+			if errors.Is(err, db.ErrServedByAnother) {
+				return Bot{}, fmt.Errorf("%s in %s: %w: %w", team, enterprise, err, ErrNotInstalled)
+			}
+			if err != nil {
 				return Bot{}, err
 			}
 		}

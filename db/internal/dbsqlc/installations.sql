@@ -17,19 +17,40 @@ SET token_ciphertext = EXCLUDED.token_ciphertext, token_nonce = EXCLUDED.token_n
 -- The installation that serves a team: its own, else its organisation's
 -- org-wide one (the enterprise given, else the one it was last served
 -- by); an active one before a disabled one. No team finds none (an
--- org-wide installation's team_id is '').
+-- org-wide installation's team_id is ''). A workspace recorded as served
+-- by an organisation whose org-wide installation is active is served by
+-- no other organisation's: a delivery that names another (an external
+-- member's home workspace under the host organisation) finds none.
 SELECT i.* FROM installations i
 WHERE (i.team_id = @team_id AND @team_id::text <> '')
    OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF(@enterprise_id::text, ''),
-        (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = @team_id)))
+        (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = @team_id))
+       AND NOT EXISTS (SELECT 1 FROM installation_teams r
+                       JOIN installations o ON o.team_id = '' AND o.enterprise_id = r.enterprise_id
+                                           AND o.disabled_at IS NULL
+                       WHERE r.team_id = @team_id AND r.enterprise_id <> i.enterprise_id))
 ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
 LIMIT 1;
 
--- name: InstallationServeTeam :exec
--- A workspace served by its organisation's org-wide installation.
-INSERT INTO installation_teams (team_id, enterprise_id) VALUES (@team_id, @enterprise_id)
-ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
-WHERE installation_teams.enterprise_id <> EXCLUDED.enterprise_id;
+-- name: InstallationServeTeam :many
+-- A workspace served by its organisation's org-wide installation. A
+-- workspace recorded as another organisation's stays that organisation's
+-- while its org-wide installation is active: it moves only away from one
+-- disabled or gone. It returns the organisation recorded now (in the
+-- statement's snapshot when this one did not write it; none when the
+-- row was written by another transaction after that snapshot was taken).
+WITH served AS (
+    INSERT INTO installation_teams AS t (team_id, enterprise_id) VALUES (@team_id, @enterprise_id)
+    ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+    WHERE t.enterprise_id <> EXCLUDED.enterprise_id
+      AND NOT EXISTS (SELECT 1 FROM installations o
+                      WHERE o.team_id = '' AND o.enterprise_id = t.enterprise_id AND o.disabled_at IS NULL)
+    RETURNING t.enterprise_id
+)
+SELECT s.enterprise_id FROM served s
+UNION ALL
+SELECT r.enterprise_id FROM installation_teams r
+WHERE r.team_id = @team_id AND NOT EXISTS (SELECT 1 FROM served);
 
 -- name: InstallationTeamsOf :many
 -- The workspaces an organisation's installation has served.

@@ -105,7 +105,11 @@ const installationFind = `-- name: InstallationFind :one
 SELECT i.team_id, i.enterprise_id, i.token_ciphertext, i.token_nonce, i.token_key_id, i.bot_user_id, i.bot_id, i.scopes, i.installer_id, i.installed_at, i.disabled_at, i.disabled_why FROM installations i
 WHERE (i.team_id = $1 AND $1::text <> '')
    OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF($2::text, ''),
-        (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = $1)))
+        (SELECT t.enterprise_id FROM installation_teams t WHERE t.team_id = $1))
+       AND NOT EXISTS (SELECT 1 FROM installation_teams r
+                       JOIN installations o ON o.team_id = '' AND o.enterprise_id = r.enterprise_id
+                                           AND o.disabled_at IS NULL
+                       WHERE r.team_id = $1 AND r.enterprise_id <> i.enterprise_id))
 ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
 LIMIT 1
 `
@@ -118,7 +122,10 @@ type InstallationFindParams struct {
 // The installation that serves a team: its own, else its organisation's
 // org-wide one (the enterprise given, else the one it was last served
 // by); an active one before a disabled one. No team finds none (an
-// org-wide installation's team_id is ”).
+// org-wide installation's team_id is ”). A workspace recorded as served
+// by an organisation whose org-wide installation is active is served by
+// no other organisation's: a delivery that names another (an external
+// member's home workspace under the host organisation) finds none.
 func (q *Queries) InstallationFind(ctx context.Context, db DBTX, arg InstallationFindParams) (Installation, error) {
 	row := db.QueryRow(ctx, installationFind, arg.TeamID, arg.EnterpriseID)
 	var i Installation
@@ -304,10 +311,19 @@ func (q *Queries) InstallationReseal(ctx context.Context, db DBTX, arg Installat
 	return result.RowsAffected(), nil
 }
 
-const installationServeTeam = `-- name: InstallationServeTeam :exec
-INSERT INTO installation_teams (team_id, enterprise_id) VALUES ($1, $2)
-ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
-WHERE installation_teams.enterprise_id <> EXCLUDED.enterprise_id
+const installationServeTeam = `-- name: InstallationServeTeam :many
+WITH served AS (
+    INSERT INTO installation_teams AS t (team_id, enterprise_id) VALUES ($1, $2)
+    ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+    WHERE t.enterprise_id <> EXCLUDED.enterprise_id
+      AND NOT EXISTS (SELECT 1 FROM installations o
+                      WHERE o.team_id = '' AND o.enterprise_id = t.enterprise_id AND o.disabled_at IS NULL)
+    RETURNING t.enterprise_id
+)
+SELECT s.enterprise_id FROM served s
+UNION ALL
+SELECT r.enterprise_id FROM installation_teams r
+WHERE r.team_id = $1 AND NOT EXISTS (SELECT 1 FROM served)
 `
 
 type InstallationServeTeamParams struct {
@@ -315,10 +331,30 @@ type InstallationServeTeamParams struct {
 	EnterpriseID string `json:"enterpriseId"`
 }
 
-// A workspace served by its organisation's org-wide installation.
-func (q *Queries) InstallationServeTeam(ctx context.Context, db DBTX, arg InstallationServeTeamParams) error {
-	_, err := db.Exec(ctx, installationServeTeam, arg.TeamID, arg.EnterpriseID)
-	return err
+// A workspace served by its organisation's org-wide installation. A
+// workspace recorded as another organisation's stays that organisation's
+// while its org-wide installation is active: it moves only away from one
+// disabled or gone. It returns the organisation recorded now (in the
+// statement's snapshot when this one did not write it; none when the
+// row was written by another transaction after that snapshot was taken).
+func (q *Queries) InstallationServeTeam(ctx context.Context, db DBTX, arg InstallationServeTeamParams) ([]string, error) {
+	rows, err := db.Query(ctx, installationServeTeam, arg.TeamID, arg.EnterpriseID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var enterprise_id string
+		if err := rows.Scan(&enterprise_id); err != nil {
+			return nil, err
+		}
+		items = append(items, enterprise_id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const installationTeamsOf = `-- name: InstallationTeamsOf :many
