@@ -6,6 +6,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -275,11 +276,15 @@ func onlyEmbed(ctx context.Context, server string, shapes []string, getenv func(
 	// the model's only when no other embeddings host is named, else
 	// OpenAI's for OpenAI's API. The model's key never goes to another host.
 	key := getenv("MNEMO_EMBEDDING_API_KEY")
-	if key == "" && getenv("MNEMO_EMBEDDING_BASE_URL") == "" {
-		key = getenv("MNEMO_LLM_API_KEY")
-	}
-	if key == "" && base == "" {
-		key = getenv("OPENAI_API_KEY")
+	if key == "" {
+		switch {
+		case getenv("MNEMO_EMBEDDING_BASE_URL") == "" && getenv("MNEMO_LLM_BASE_URL") != "":
+			key = getenv("MNEMO_LLM_API_KEY") // the model's own server
+		case base == "" && getenv("MNEMO_LLM_PROVIDER") == "openai":
+			key = cmp.Or(getenv("MNEMO_LLM_API_KEY"), getenv("OPENAI_API_KEY"))
+		case base == "":
+			key = getenv("OPENAI_API_KEY") // OpenAI's API, for another provider
+		}
 	}
 	where := "OpenAI's API"
 	if base != "" {

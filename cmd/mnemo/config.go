@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -153,20 +154,35 @@ func (c Config) RetentionUninstalled() time.Duration { return time.Duration(c.Re
 // Anywhere else, none: an Anthropic key is not sent to another vendor or a
 // local server because the embeddings are made there.
 func embeddingKey(c Config) string {
-	switch {
-	case c.EmbeddingKey != "":
+	if c.EmbeddingKey != "" {
 		return c.EmbeddingKey
-	case c.EmbeddingBaseURL == "" && c.LLMBaseURL == "":
-		// The embedder's default endpoint is OpenAI's API.
-		if c.Provider == "openai" {
-			return c.LLMKey
-		}
-		return c.OpenAIKey
-	case c.EmbeddingBaseURL == "" || sameHost(string(c.EmbeddingBaseURL), string(c.LLMBaseURL)):
+	}
+	// Where each goes: the model to its base URL, else its provider's API;
+	// the embeddings to theirs, else the model's, else OpenAI's API (the
+	// embedder's default).
+	model := string(c.LLMBaseURL)
+	if model == "" {
+		model = providerAPI[string(c.Provider)]
+	}
+	embeddings := string(c.EmbeddingBaseURL)
+	if embeddings == "" {
+		embeddings = cmp.Or(string(c.LLMBaseURL), openAIAPI)
+	}
+	switch {
+	case sameHost(embeddings, model):
 		return c.LLMKey
+	case sameHost(embeddings, openAIAPI):
+		return c.OpenAIKey
 	}
 	return ""
 }
+
+// openAIAPI is OpenAI's API, the embedder's default endpoint.
+const openAIAPI = "https://api.openai.com/v1"
+
+// providerAPI is each provider's own API, where its SDK goes without a
+// base URL.
+var providerAPI = map[string]string{"openai": openAIAPI, "anthropic": "https://api.anthropic.com"}
 
 // sameHost reports whether two URLs reach the same scheme, host and port.
 func sameHost(a, b string) bool {
