@@ -139,11 +139,12 @@ func StatusFor(name string, input json.RawMessage) string {
 // What it appends is redacted (detect.Redact), as the reply posted at the
 // end is: a secret the model quotes from a tool's result is never shown,
 // not even while it streams. A secret can arrive in pieces, so each
-// append ends at the last whitespace of the redacted text so far, and the
-// word it was in waits for the next (Flush, at the end, sends it all). A
-// redaction that reaches back into what was shown (a private key's block,
-// known only at its end) stops the stream: the reply that replaces it at
-// the end is redacted whole.
+// append ends at the last break of the redacted text so far (a
+// whitespace, or a rune outside ASCII, which no secret holds), and the
+// word it was in waits for the next (Flush, at the end, sends it all; a
+// stream that fails drops it: Settle). A redaction that reaches back into
+// what was shown (a private key's block, known only at its end) stops the
+// stream: the reply that replaces it at the end is redacted whole.
 type Throttle struct {
 	out TextStream
 	now func() time.Time
@@ -195,6 +196,13 @@ func (t *Throttle) Flush(ctx context.Context) error {
 	return t.err
 }
 
+// Settle appends what is waiting through its last break, when the answer
+// stops short: a word cut off by a failure may be the start of a secret
+// no detector knows in part, so it is not shown.
+func (t *Throttle) Settle(ctx context.Context) {
+	t.flushLocked(ctx, false)
+}
+
 // Discard drops what is waiting: the step ended in tool calls, so its text
 // is not the answer. A word held back from the last append goes too.
 func (t *Throttle) Discard() {
@@ -217,9 +225,10 @@ func (t *Throttle) flushLocked(ctx context.Context, end bool) {
 	}
 	t.said.WriteString(t.pending.String())
 	t.pending.Reset()
+	t.last = t.now() // a try with nothing new to show waits a whole interval too
 	red := detect.Redact(t.said.String())
 	if !end {
-		red = throughLastSpace(red)
+		red = throughLastBreak(red)
 	}
 	shown := t.shownAs.String()
 	if !strings.HasPrefix(red, shown) {
@@ -230,7 +239,6 @@ func (t *Throttle) flushLocked(ctx context.Context, end bool) {
 	if text == "" {
 		return
 	}
-	t.last = t.now()
 	if err := t.out.Append(ctx, text); err != nil {
 		t.err = err
 		return
@@ -249,7 +257,7 @@ func (a *Agent) complete(ctx context.Context, req llm.Request, th *Throttle) (*l
 	th.Begin()
 	resp, err := s.Stream(ctx, req, func(d string) { th.Write(ctx, d) })
 	if err != nil {
-		_ = th.Flush(ctx) // what came before the failure is shown, and the failure sentence follows it
+		th.Settle(ctx) // what came before the failure is shown, and the failure sentence follows it
 		return nil, err
 	}
 	if len(resp.ToolCalls) > 0 || th.Shown() == 0 {
@@ -262,9 +270,11 @@ func (a *Agent) complete(ctx context.Context, req llm.Request, th *Throttle) (*l
 	return resp, nil
 }
 
-// throughLastSpace is s up to and with its last whitespace, or "".
-func throughLastSpace(s string) string {
-	i := strings.LastIndexFunc(s, unicode.IsSpace)
+// throughLastBreak is s up to and with the last rune no secret holds: a
+// whitespace, or any rune outside ASCII (every detector's secret is ASCII,
+// and so a language written without spaces still streams); "" if none.
+func throughLastBreak(s string) string {
+	i := strings.LastIndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r >= utf8.RuneSelf })
 	if i < 0 {
 		return ""
 	}

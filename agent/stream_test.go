@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -67,6 +69,7 @@ func TestThrottleAppendsAtABoundedRate(t *testing.T) {
 		write   string
 		discard bool
 		flush   bool
+		settle  bool // the stream failed
 	}
 	long := strings.Repeat("x ", agent.StreamChars/2)
 	cases := []struct {
@@ -92,6 +95,11 @@ func TestThrottleAppendsAtABoundedRate(t *testing.T) {
 			name:  "a word is held back until it ends, or the answer does",
 			steps: []step{{write: "one tw"}, {wait: agent.StreamInterval, write: "o thr"}, {wait: agent.StreamInterval, write: "ee"}, {flush: true}},
 			want:  []string{"one two ", "three"},
+		},
+		{
+			name:  "a language written without spaces still streams",
+			steps: []step{{write: "東京の天気は"}, {wait: agent.StreamInterval, write: "晴れです"}, {wait: 100 * time.Millisecond, write: "。"}, {flush: true}},
+			want:  []string{"東京の天気は晴れです", "。"},
 		},
 		{
 			name:  "enough characters are sent at once",
@@ -120,6 +128,11 @@ func TestThrottleAppendsAtABoundedRate(t *testing.T) {
 			never: "aB3dE5fG7h",
 		},
 		{
+			name:  "a word a failed stream cut off is not shown: it may begin a secret",
+			steps: []step{{write: "Use ghp_aB3dE5fG7hI9jK1lM3"}, {settle: true}},
+			want:  []string{"Use "},
+		},
+		{
 			name:   "a failed append stops the stream",
 			steps:  []step{{write: long}, {write: long}, {write: "c"}, {flush: true}},
 			failAt: 2,
@@ -141,6 +154,8 @@ func TestThrottleAppendsAtABoundedRate(t *testing.T) {
 					th.Discard()
 				case s.flush:
 					flushErr = th.Flush(ctx)
+				case s.settle:
+					th.Settle(ctx)
 				default:
 					th.Write(ctx, s.write)
 				}
@@ -280,4 +295,6 @@ func TestStreamFailingMidwayShowsWhatCameAndFails(t *testing.T) {
 	require.NotEmpty(t, shown, "what came before the failure is shown")
 	require.True(t, strings.HasPrefix(longAnswer, shown), "%q", shown)
 	require.Less(t, len(shown), len(longAnswer))
+	last, _ := utf8.DecodeLastRuneInString(shown)
+	require.True(t, unicode.IsSpace(last) || last >= utf8.RuneSelf, "the word the failure cut off is not shown, in case it began a secret: %q", shown)
 }
