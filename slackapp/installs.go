@@ -30,13 +30,38 @@ func teamOf(dv *delivery) string {
 }
 
 // interactionTeam is the workspace a button press or shortcut is for: the
-// payload's team, else (an org-wide installation sends none) the
-// presser's own workspace, as Bolt reads it.
+// payload's team; else (an org-wide installation sends none) the one its
+// button was made for, when its value says (madeIn); else the presser's
+// own workspace, as Bolt reads it.
 func interactionTeam(cb slack.InteractionCallback) string {
 	if cb.Team.ID != "" {
 		return cb.Team.ID
 	}
+	if made := pressMadeIn(cb); made != "" {
+		return made
+	}
 	return cb.User.TeamID
+}
+
+// pressMadeIn is madeIn of a press's first action, or "".
+func pressMadeIn(cb slack.InteractionCallback) string {
+	if len(cb.ActionCallback.BlockActions) == 0 {
+		return ""
+	}
+	return madeIn(cb.ActionCallback.BlockActions[0])
+}
+
+// interactionEnterprise is the organisation an interaction is looked up
+// under: the payload's, unless its workspace is only the presser's own
+// (interactionTeam's last resort). That one may be another organisation's
+// (an external member in a Slack Connect channel), and a lookup naming the
+// host's organisation for it would record it as the host's: it is looked
+// up by the workspace alone, and served only if it is known already.
+func interactionEnterprise(cb slack.InteractionCallback) string {
+	if cb.Team.ID == "" && pressMadeIn(cb) == "" {
+		return ""
+	}
+	return cb.Enterprise.ID
 }
 
 // envelopeContext is what an Events API envelope says of the installation
@@ -90,7 +115,7 @@ func enterpriseOf(dv *delivery) string {
 	case slack.SlashCommand:
 		return d.EnterpriseID
 	case slack.InteractionCallback:
-		return d.Enterprise.ID
+		return interactionEnterprise(d)
 	}
 	return ""
 }

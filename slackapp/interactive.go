@@ -23,17 +23,13 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 	}
 	act := cb.ActionCallback.BlockActions[0]
 	a.async(ctx, func(ctx context.Context) {
+		// An org-wide installation's press names no workspace, and the
+		// presser's own may not be the one the button acts in: a button
+		// that acts on a workspace's data says where it was made.
 		team := interactionTeam(cb)
-		if made := madeIn(act); made != "" {
-			switch {
-			case cb.Team.ID == "":
-				// An org-wide installation's press names no workspace, and
-				// the presser's own may not be the one the button acts in.
-				team = made
-			case made != cb.Team.ID:
-				a.log.Warn().Str("team", cb.Team.ID).Str("made_in", made).Str("action", act.ActionID).Msg("button pressed in another workspace than it was made for; refused")
-				return
-			}
+		if made := madeIn(act); made != "" && made != team {
+			a.log.Warn().Str("team", team).Str("made_in", made).Str("action", act.ActionID).Msg("button pressed in another workspace than it was made for; refused")
+			return
 		}
 		fromHome := cb.View.Type == slack.VTHomeTab
 		// Buttons live on the App Home or on ephemeral answers: only the

@@ -952,3 +952,44 @@ func TestAnOrgWidePurgeErasesInTheWorkspaceItWasAskedIn(t *testing.T) {
 	require.Contains(t, b.nextResponse(n).Text, "memories: 1 deleted")
 	require.Equal(t, []int{1, 0}, []int{count(orgTeamA), count(orgTeamB)}, "bob is erased in B, where the admin asked, and kept in A")
 }
+
+// A press under an org-wide installation that names no workspace, from a
+// button that does not say where it was made (feedback, Forget), falls
+// back to the presser's own workspace, which may be another
+// organisation's: an external member's in a Slack Connect channel. It is
+// looked up by the workspace alone and never recorded as the host
+// organisation's: before, one press made it so, and the host's uninstall
+// would later have erased that other organisation's workspace.
+func TestAPressNamingNoWorkspaceRecordsNoneAsTheOrganisations(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+	A := gridIn{b, orgTeamA, org, true}
+	require.NotEmpty(t, A.ask(alice, "C0ORGAGEN", "hello"))
+	ctx := context.Background()
+	servedBy := func(team string) []string {
+		rows, err := b.db.Pool.Query(ctx, `SELECT enterprise_id FROM installation_teams WHERE team_id = $1`, team)
+		require.NoError(t, err)
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var e string
+			require.NoError(t, rows.Scan(&e))
+			out = append(out, e)
+		}
+		return out
+	}
+	require.Equal(t, []string{org}, servedBy(orgTeamA), "the control: the event's workspace is recorded")
+
+	const stranger = "T0STRANGER"
+	press := b.slack.SendInteractive(map[string]any{
+		"type": "block_actions", "team": nil, "enterprise": map[string]any{"id": org, "name": "Grid Org"}, "is_enterprise_install": true,
+		"user":       map[string]any{"id": "U0GUEST", "team_id": stranger},
+		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "response_url": strings.TrimSuffix(b.slack.URL, "/api/") + "/response",
+		"actions":   []any{map[string]any{"type": "button", "action_id": slackapp.ActionFeedback, "block_id": "b1", "value": "up", "action_ts": "1800000000.000100"}},
+		"channel":   map[string]any{"id": "C0ORGAGEN"},
+		"container": map[string]any{"type": "message", "message_ts": "1800000000.000100", "is_ephemeral": false},
+	})
+	b.slack.WaitAck(press, 5*time.Second)
+	require.Empty(t, servedBy(stranger), "the presser's own workspace is not recorded as the organisation's")
+}
