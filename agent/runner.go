@@ -397,8 +397,7 @@ func (r *Runner) runAttempt(ctx context.Context, log zerolog.Logger, p Post, s S
 			return res, r.unfinished(ctx, err)
 		}
 		// What is posted is what the turn keeps: redacted (Pending.Stored).
-		pending = pending.Stored()
-		if err := r.db.Turns().Decide(ctx, t.ID, pending, res.Outcome.UsedMemoryWrite); err != nil {
+		if pending, err = r.db.Turns().Decide(ctx, t.ID, pending, res.Outcome.UsedMemoryWrite); err != nil {
 			return res, r.unfinished(ctx, err)
 		}
 		t.Pending, t.UsedMemoryWrite = &pending, t.UsedMemoryWrite || res.Outcome.UsedMemoryWrite
@@ -578,8 +577,8 @@ func (r *Runner) GiveUp(ctx context.Context, p Post, s Surface, sentence string)
 		return nil
 	}
 	if t.Pending == nil || t.Pending.Kind != db.PendingNotice {
-		pending := db.Pending{Kind: db.PendingNotice, Text: sentence}.Stored()
-		if err := r.db.Turns().Decide(ctx, t.ID, pending, false); err != nil {
+		pending, err := r.db.Turns().Decide(ctx, t.ID, db.Pending{Kind: db.PendingNotice, Text: sentence}, false)
+		if err != nil {
 			if errors.Is(err, db.ErrTurnFinished) {
 				return nil
 			}

@@ -263,7 +263,7 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(nil, d.Usage().RecordRecall(ctx, opened.ID, []db.Recalled{{Rank: 1, MemoryID: m.id, Score: 0.5}}, db.Step{Kind: db.StepRecall, Name: "recall", Outcome: "ok", At: time.Now()}))
 	ok(nil, d.Usage().RecordStep(ctx, opened.ID, db.Step{Kind: db.StepTool, Name: "memory__remember", Outcome: "ok", At: time.Now()}))
 	ok(nil, d.Turns().Streamed(ctx, opened.ID, "1800000001.000200"))
-	ok(nil, d.Turns().Decide(ctx, opened.ID, db.Pending{Kind: db.PendingAnswer, Text: "hello"}, false))
+	ok(d.Turns().Decide(ctx, opened.ID, db.Pending{Kind: db.PendingAnswer, Text: "hello"}, false))
 	ok(nil, d.Turns().Finish(ctx, opened.ID, db.TurnDone, false, "1800000001.000200"))
 	ok(nil, d.Leases().Release(ctx, source, 1))
 	// The next post of the thread, taken up in one batch with its lease.

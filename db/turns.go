@@ -143,19 +143,20 @@ func (s Turns) Attempt(ctx context.Context, id int64) (Turn, error) {
 }
 
 // Decide keeps what a running turn will post until Finish records it as
-// posted, redacted (Pending.Stored). It returns ErrTurnFinished when the
-// turn already finished.
-func (s Turns) Decide(ctx context.Context, id int64, p Pending, usedMemoryWrite bool) error {
+// posted, redacted (Pending.Stored), and returns it as kept: what is
+// posted is that. It returns ErrTurnFinished when the turn already
+// finished.
+func (s Turns) Decide(ctx context.Context, id int64, p Pending, usedMemoryWrite bool) (Pending, error) {
 	p = p.Stored()
 	kind := string(p.Kind)
 	n, err := s.q.TurnDecide(ctx, s.e, dbsqlc.TurnDecideParams{ID: id, PendingKind: &kind, PendingText: &p.Text, UsedMemoryWrite: usedMemoryWrite})
 	if err != nil {
-		return fmt.Errorf("decide turn %d: %w", id, mapErr(err))
+		return p, fmt.Errorf("decide turn %d: %w", id, mapErr(err))
 	}
 	if n == 0 {
-		return fmt.Errorf("decide turn %d: %w", id, ErrTurnFinished)
+		return p, fmt.Errorf("decide turn %d: %w", id, ErrTurnFinished)
 	}
-	return nil
+	return p, nil
 }
 
 // Streamed records the message a running turn's answer started in, so

@@ -57,7 +57,8 @@ func TestTurnIsOpenedOnceAndFinishedOnce(t *testing.T) {
 		require.Equal(t, want, got.Attempts)
 	}
 
-	require.NoError(t, turns.Decide(ctx, first.ID, db.Pending{Kind: db.PendingAnswer, Text: "the answer"}, true))
+	_, err = turns.Decide(ctx, first.ID, db.Pending{Kind: db.PendingAnswer, Text: "the answer"}, true)
+	require.NoError(t, err)
 	got, err := turns.Get(ctx, first.ID)
 	require.NoError(t, err)
 	require.Equal(t, &db.Pending{Kind: db.PendingAnswer, Text: "the answer"}, got.Pending)
@@ -72,7 +73,8 @@ func TestTurnIsOpenedOnceAndFinishedOnce(t *testing.T) {
 	require.NotNil(t, got.FinishedAt)
 
 	require.ErrorIs(t, turns.Finish(ctx, first.ID, db.TurnFailed, false, ""), db.ErrTurnFinished)
-	require.ErrorIs(t, turns.Decide(ctx, first.ID, db.Pending{Kind: db.PendingNotice, Text: "late"}, false), db.ErrTurnFinished)
+	_, err = turns.Decide(ctx, first.ID, db.Pending{Kind: db.PendingNotice, Text: "late"}, false)
+	require.ErrorIs(t, err, db.ErrTurnFinished)
 	got, err = turns.Get(ctx, first.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.TurnDone, got.Status, "the first outcome stands")
