@@ -258,9 +258,10 @@ func AddConfig(reg *tools.Registry, cfg Config, log zerolog.Logger) (func(), err
 // No network call runs under mu: one connection attempt at a time runs on
 // its own (see attempt), and a dropped client is closed after mu is let go.
 type Source struct {
-	name string
-	cfg  ServerConfig
-	log  zerolog.Logger
+	name     string
+	cfg      ServerConfig
+	log      zerolog.Logger
+	scrubber *urlScrubber // its URL's, for its errors and its transport's log
 
 	CallTimeout    time.Duration
 	ConnectTimeout time.Duration
@@ -290,7 +291,7 @@ type attempt struct {
 
 // NewSource returns a lazily connected source for one server.
 func NewSource(name string, cfg ServerConfig, log zerolog.Logger) *Source {
-	return &Source{name: name, cfg: cfg, log: log, CallTimeout: 30 * time.Second, ConnectTimeout: 15 * time.Second, RetryAfter: 5 * time.Second}
+	return &Source{name: name, cfg: cfg, log: log, scrubber: newURLScrubber(cfg.URL), CallTimeout: 30 * time.Second, ConnectTimeout: 15 * time.Second, RetryAfter: 5 * time.Second}
 }
 
 // SourceName is mcp:NAME.

@@ -34,32 +34,36 @@ const minSecretPart = 8
 // appear on their own. A raw that is not a URL with a host is replaced
 // whole.
 func scrubURL(raw, text string) string {
-	if raw == "" || text == "" {
-		return text
+	return newURLScrubber(raw).scrub(text)
+}
+
+// urlScrubber is scrubURL for one URL, worked out once: a Source scrubs
+// every error and every log line of its transport with it.
+type urlScrubber struct {
+	raw, short string
+	whole      bool           // raw is no URL with a host: replaced whole
+	spelled    *regexp.Regexp // the URL as net/http and mcp-go print it
+	parts      []string       // the path, query and long pieces, longest first
+}
+
+func newURLScrubber(raw string) *urlScrubber {
+	sc := &urlScrubber{raw: raw}
+	if raw == "" {
+		return sc
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return strings.ReplaceAll(text, raw, "<mcp server url>")
+		sc.whole = true
+		return sc
 	}
-	short := u.Scheme + "://" + u.Host + "/…"
-	text = strings.ReplaceAll(text, raw, short)
+	sc.short = u.Scheme + "://" + u.Host + "/…"
 	// The URL as net/http and mcp-go print it: re-encoded, with the user
 	// info's password starred, or another URL of the same server (an SSE
 	// endpoint). It runs to the next space or quote.
-	// A tail that goes on with the host (a longer name, another port) is
-	// another server's URL, and is left.
-	spelled := regexp.MustCompile(`(?i)` + regexp.QuoteMeta(u.Scheme) + `://([^/\s"'<>@]*@)?` + regexp.QuoteMeta(u.Host) + `([^\s"'<>]*)`)
-	text = spelled.ReplaceAllStringFunc(text, func(m string) string {
-		if tail := spelled.FindStringSubmatch(m)[2]; tail != "" && !strings.ContainsAny(tail[:1], "/?#") {
-			return m
-		}
-		return short
-	})
-
-	var parts []string
+	sc.spelled = regexp.MustCompile(`(?i)` + regexp.QuoteMeta(u.Scheme) + `://([^/\s"'<>@]*@)?` + regexp.QuoteMeta(u.Host) + `([^\s"'<>]*)`)
 	add := func(p string, always bool) {
-		if p != "" && p != "/" && (always || len(p) >= minSecretPart) && !strings.Contains(short, p) {
-			parts = append(parts, p)
+		if p != "" && p != "/" && (always || len(p) >= minSecretPart) && !strings.Contains(sc.short, p) {
+			sc.parts = append(sc.parts, p)
 		}
 	}
 	add(u.RequestURI(), true)
@@ -89,8 +93,27 @@ func scrubURL(raw, text string) string {
 		}
 	}
 	// Longest first, so no piece of a longer one is left behind.
-	slices.SortFunc(parts, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	for _, p := range parts {
+	slices.SortFunc(sc.parts, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	return sc
+}
+
+func (sc *urlScrubber) scrub(text string) string {
+	switch {
+	case sc.raw == "" || text == "":
+		return text
+	case sc.whole:
+		return strings.ReplaceAll(text, sc.raw, "<mcp server url>")
+	}
+	text = strings.ReplaceAll(text, sc.raw, sc.short)
+	// A tail that goes on with the host (a longer name, another port) is
+	// another server's URL, and is left.
+	text = sc.spelled.ReplaceAllStringFunc(text, func(m string) string {
+		if tail := sc.spelled.FindStringSubmatch(m)[2]; tail != "" && !strings.ContainsAny(tail[:1], "/?#") {
+			return m
+		}
+		return sc.short
+	})
+	for _, p := range sc.parts {
 		text = strings.ReplaceAll(text, p, "…")
 	}
 	return text
@@ -115,14 +138,14 @@ func (s *Source) scrub(err error) error {
 	if err == nil || s.cfg.URL == "" {
 		return err
 	}
-	return &scrubbedError{msg: scrubURL(s.cfg.URL, err.Error()), err: err}
+	return &scrubbedError{msg: s.scrubber.scrub(err.Error()), err: err}
 }
 
 // transportLog is the logger mcp-go's HTTP and SSE transports write to
 // (slog.Default otherwise): the source's own, with the server's URL
 // scrubbed from the message and every attribute.
 func (s *Source) transportLog() *slog.Logger {
-	return slog.New(&scrubbingHandler{log: s.log.With().Str("source", s.SourceName()).Logger(), url: s.cfg.URL})
+	return slog.New(&scrubbingHandler{log: s.log.With().Str("source", s.SourceName()).Logger(), url: s.scrubber})
 }
 
 // scrubbingHandler is a slog handler writing to a zerolog logger through
@@ -130,7 +153,7 @@ func (s *Source) transportLog() *slog.Logger {
 // forever"): they log at debug.
 type scrubbingHandler struct {
 	log    zerolog.Logger
-	url    string
+	url    *urlScrubber
 	attrs  []slog.Attr
 	prefix string // the open groups, "g1.g2."
 }
@@ -151,13 +174,13 @@ func (h *scrubbingHandler) Handle(_ context.Context, r slog.Record) error {
 		return nil
 	}
 	for _, a := range h.attrs {
-		ev.Str(a.Key, scrubURL(h.url, a.Value.String()))
+		ev.Str(a.Key, h.url.scrub(a.Value.String()))
 	}
 	r.Attrs(func(a slog.Attr) bool {
-		ev.Str(h.prefix+a.Key, scrubURL(h.url, a.Value.String()))
+		ev.Str(h.prefix+a.Key, h.url.scrub(a.Value.String()))
 		return true
 	})
-	ev.Msg(scrubURL(h.url, r.Message))
+	ev.Msg(h.url.scrub(r.Message))
 	return nil
 }
 
