@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -55,18 +56,40 @@ func TestProseExpiryIsAnInvalidAnswerNotADrop(t *testing.T) {
 }
 
 // An end that matches the schema's pattern but is no date is an invalid
-// answer too, from Extract itself.
+// answer too, from Extract itself: asked for once more, like one the
+// schema rejects, and a second is the error.
 func TestImpossibleExpiryDateIsAnInvalidAnswer(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupReplies(t, extraction("2099-02-30"))
+	b := setupReplies(t, extraction("2099-02-30"), extraction("2099-02-30"))
 	turnID := b.turn(t, "UA", msg{"UA", true, "@mnemo I prefer release notes as bullet lists"})
 
 	_, err := b.learner.Learn(ctx, turnID)
 	require.ErrorIs(t, err, llm.ErrInvalidAnswer)
 	require.ErrorContains(t, err, "2099-02-30")
+	require.Len(t, extractions(b), 2, "the impossible date was asked for once more")
 	require.False(t, learned(t, b, turnID))
 	require.Empty(t, b.personal(t, "UA"))
+}
+
+// The second answer is read on its own: a real date after an impossible
+// one stores the memory in the same Learn, with nothing of the first.
+func TestImpossibleExpiryDateIsAskedForAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupReplies(t, extraction("2099-02-30"), extraction("2099-05-01"))
+	turnID := b.turn(t, "UA", msg{"UA", true, "@mnemo until May 2099 I prefer release notes as bullet lists"})
+
+	res, err := b.learner.Learn(ctx, turnID)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Stored)
+	require.Len(t, extractions(b), 2)
+	require.True(t, learned(t, b, turnID))
+	mems := b.personal(t, "UA")
+	require.Len(t, mems, 1)
+	require.NotNil(t, mems[0].ExpiresAt)
+	require.Equal(t, 2099, mems[0].ExpiresAt.Year())
+	require.Equal(t, time.May, mems[0].ExpiresAt.Month())
 }
 
 // Controls: a future end is stored with it; an end already past is a valid

@@ -69,23 +69,26 @@ Each memory: a kind (preference, procedure or knowledge), canonical self-contain
 	var out struct {
 		Memories []Proposal `json:"memories"`
 	}
-	err := llm.CompleteJSON(ctx, model, llm.Request{
+	// What the pattern can't say: the end is a real date ("2026-02-30"
+	// matches). An answer with one that is not is invalid and asked for
+	// once more; a second is an error, so the turn's learning fails and
+	// its job is retried, rather than the memory dropped. An end already
+	// past is a valid answer; Learn drops that memory as a decision.
+	err := llm.CompleteJSONChecked(ctx, model, llm.Request{
 		System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}, MaxTokens: 800, Schema: ExtractSchema,
-	}, &out)
+	}, &out, func() error {
+		for i, p := range out.Memories {
+			if p.Expires == "" {
+				continue
+			}
+			if _, err := memory.ParseExpiry(p.Expires, time.Time{}); err != nil {
+				return fmt.Errorf("memory %d: %w", i, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("extract: %w", err)
-	}
-	// What the pattern can't say: the end is a real date ("2026-02-30"
-	// matches). One that is not is an invalid answer: the turn's learning
-	// fails and its job is retried, rather than the memory dropped. An end
-	// already past is a valid answer; Learn drops that memory as a decision.
-	for i, p := range out.Memories {
-		if p.Expires == "" {
-			continue
-		}
-		if _, err := memory.ParseExpiry(p.Expires, time.Time{}); err != nil {
-			return nil, fmt.Errorf("extract: %w: memory %d: %w", llm.ErrInvalidAnswer, i, err)
-		}
 	}
 	return out.Memories, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -63,6 +64,17 @@ func (e *RefusalError) Unwrap() error { return ErrRefused }
 // refusal is a RefusalError at once. Provider errors are returned as they
 // come (the provider has already retried what can be).
 func CompleteJSON(ctx context.Context, m Model, req Request, v any) error {
+	return CompleteJSONChecked(ctx, m, req, v, nil)
+}
+
+// CompleteJSONChecked is CompleteJSON with the rules a schema can't say:
+// check is called once the answer is decoded into v, and an error from it
+// makes the answer invalid like one that fails the schema, so it is asked
+// for once more (v is reset to its zero value before each decode, so a
+// second answer never mixes with the first). A second answer that fails
+// check is ErrInvalidAnswer wrapping check's error, with v reset to zero.
+// A nil check is none.
+func CompleteJSONChecked(ctx context.Context, m Model, req Request, v any, check func() error) error {
 	if req.Schema == nil {
 		return ErrNoSchema
 	}
@@ -98,18 +110,35 @@ func CompleteJSON(ctx context.Context, m Model, req Request, v any) error {
 			continue
 		}
 		answer, err := checkAnswer(sch, resp.Text)
-		if err == nil {
-			if err := json.Unmarshal(answer, v); err != nil {
-				return fmt.Errorf("schema %s: decode answer: %w", req.Schema.Name, err)
-			}
+		if err != nil {
+			invalid = err
+			continue
+		}
+		resetValue(v)
+		if err := json.Unmarshal(answer, v); err != nil {
+			return fmt.Errorf("schema %s: decode answer: %w", req.Schema.Name, err)
+		}
+		if check == nil {
 			return nil
 		}
-		invalid = err
+		if invalid = check(); invalid == nil {
+			return nil
+		}
+		resetValue(v)
 	}
 	if errors.Is(invalid, ErrTruncated) {
 		return fmt.Errorf("schema %s: %w", req.Schema.Name, invalid)
 	}
 	return fmt.Errorf("schema %s: %w: %w", req.Schema.Name, ErrInvalidAnswer, invalid)
+}
+
+// resetValue sets what v points to to its zero value, so that decoding a
+// second answer into it leaves nothing of the first (json.Unmarshal keeps
+// fields and map entries the new document doesn't name).
+func resetValue(v any) {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero()
+	}
 }
 
 // cutOff reports an answer that ended at the output token limit, or at

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -72,23 +73,25 @@ When storing, give the memory as one canonical, self-contained sentence without 
 		Cues      []string `json:"cues"`
 		Expires   string   `json:"expires"`
 	}
-	err := llm.CompleteJSON(ctx, j.Model, llm.Request{
+	// What the schema can't say: a memory to store has its sentence, and
+	// its end is a date. An answer missing either is invalid and asked for
+	// once more, never read as the memory's own text or as no end.
+	err := llm.CompleteJSONChecked(ctx, j.Model, llm.Request{
 		System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: fmt.Sprintf("Kind: %s\nMemory: %s", kind, content)}},
 		MaxTokens: 400, Schema: ReviewSchema,
-	}, &v)
+	}, &v, func() error {
+		if v.Store && strings.TrimSpace(v.Canonical) == "" {
+			return errors.New("store without the canonical sentence")
+		}
+		if v.Expires != "" {
+			if _, err := ParseExpiry(v.Expires, time.Time{}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return ReviewVerdict{}, fmt.Errorf("memory review: %w", err)
-	}
-	// What the schema can't say: a memory to store has its sentence, and
-	// its end is a date. Either missing is an invalid answer, never the
-	// memory's own text or no end instead.
-	if v.Store && strings.TrimSpace(v.Canonical) == "" {
-		return ReviewVerdict{}, fmt.Errorf("memory review: %w: store without the canonical sentence", llm.ErrInvalidAnswer)
-	}
-	if v.Expires != "" {
-		if _, err := ParseExpiry(v.Expires, time.Time{}); err != nil {
-			return ReviewVerdict{}, fmt.Errorf("memory review: %w: %w", llm.ErrInvalidAnswer, err)
-		}
 	}
 	sensitive := v.Sensitive
 	if sensitive == NotSensitive {
@@ -121,28 +124,54 @@ func (j ModelJudge) Decide(ctx context.Context, newer string, kind Kind, candida
 	for _, c := range candidates {
 		fmt.Fprintf(&b, "- id %s (%s): %s\n", c.ID, c.Kind, c.Content)
 	}
+	listed := make(map[uuid.UUID]bool, len(candidates))
+	for _, c := range candidates {
+		listed[c.ID] = true
+	}
 	var v decideAnswer
-	err := llm.CompleteJSON(ctx, j.Model, llm.Request{
+	var d Decision
+	// What the schema can't say is checked as part of the answer, so an
+	// answer that breaks it is asked for once more, like one that breaks
+	// the schema.
+	err := llm.CompleteJSONChecked(ctx, j.Model, llm.Request{
 		System: system, Messages: []llm.Message{{Role: llm.RoleUser, Text: b.String()}}, MaxTokens: 400, Schema: DecideSchema,
-	}, &v)
+	}, &v, func() (err error) {
+		d, err = v.decision(listed)
+		return err
+	})
 	if err != nil {
 		return Decision{}, fmt.Errorf("memory update decision: %w", err)
 	}
-	if err := v.consistent(); err != nil {
-		return Decision{}, fmt.Errorf("memory update decision: %w: %w", llm.ErrInvalidAnswer, err)
+	return d, nil
+}
+
+// decision is the answer as a Decision, or why it is not one: its fields
+// contradict each other, or it names an id that was not listed.
+func (a decideAnswer) decision(listed map[uuid.UUID]bool) (Decision, error) {
+	if err := a.consistent(); err != nil {
+		return Decision{}, err
 	}
-	d := Decision{Action: Action(v.Decision), Merged: v.Merged}
-	if t := strings.TrimSpace(v.Target); t != "" {
-		if d.Target, err = uuid.Parse(t); err != nil {
-			return Decision{}, fmt.Errorf("memory update decision: %w: target %q is not one of the ids listed", llm.ErrInvalidAnswer, v.Target)
+	id := func(s string) (uuid.UUID, error) {
+		u, err := uuid.Parse(strings.TrimSpace(s))
+		if err != nil || !listed[u] {
+			return uuid.Nil, fmt.Errorf("%q is not one of the ids listed", s)
 		}
+		return u, nil
 	}
-	for _, s := range v.Supersedes {
-		id, err := uuid.Parse(strings.TrimSpace(s))
+	d := Decision{Action: Action(a.Decision), Merged: a.Merged}
+	if strings.TrimSpace(a.Target) != "" {
+		t, err := id(a.Target)
 		if err != nil {
-			return Decision{}, fmt.Errorf("memory update decision: %w: %q is not one of the ids listed", llm.ErrInvalidAnswer, s)
+			return Decision{}, fmt.Errorf("target %w", err)
 		}
-		d.Replaces = append(d.Replaces, id)
+		d.Target = t
+	}
+	for _, s := range a.Supersedes {
+		u, err := id(s)
+		if err != nil {
+			return Decision{}, err
+		}
+		d.Replaces = append(d.Replaces, u)
 	}
 	return d, nil
 }
