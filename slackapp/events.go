@@ -94,9 +94,24 @@ func postFrom(e slackevents.EventsAPIEvent, envelopeID, botUserID string) (inbox
 	return p, admit, nil
 }
 
-// admitTimeout bounds the inbox write, well inside Slack's 3-second ack
-// budget: a write that can't finish by then is refused and redelivered.
+// admitTimeout bounds what a delivery's ack waits for, counted from its
+// arrival: the installation's lookup and, for a post, the inbox's write,
+// together, well inside Slack's 3-second ack budget. What can't finish by
+// then is refused, and Slack delivers it again.
 const admitTimeout = 2500 * time.Millisecond
+
+// admission is the context of a delivery's admission: it ends admitTimeout
+// after the delivery arrived, so the inbox's write has what the lookup
+// left of the budget, not a budget of its own. It does not end with ctx: a
+// write under way when the socket closes still finishes, and the
+// envelope may still be acked.
+func (a *App) admission(ctx context.Context, d *delivery) (context.Context, context.CancelFunc) {
+	left := admitTimeout
+	if !d.arrived.IsZero() {
+		left -= a.now().Sub(d.arrived)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), left)
+}
 
 // onPost takes a post into the inbox and only then acks its envelope. When
 // the inbox can't take it (the database is down), the envelope is not
@@ -108,7 +123,10 @@ func (a *App) onPost(ctx context.Context, d *delivery) {
 	ctx, span := tracer.Start(ctx, "slack.event "+kind, trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(attribute.String("slack.event.type", kind), attribute.String("slack.envelope_id", d.id)))
 	defer span.End()
-	b, err := a.bot(ctx, e.TeamID)
+	// The bot was looked up before (dispatch): within the same budget.
+	actx, cancel := a.admission(ctx, d)
+	defer cancel()
+	b, err := a.bot(actx, e.TeamID)
 	if err != nil {
 		a.obs.EventRefused(kind)
 		a.log.Error().Err(err).Str("envelope_id", d.id).Msg("no bot for the post's team; envelope not acked")
@@ -128,16 +146,15 @@ func (a *App) onPost(ctx context.Context, d *delivery) {
 		a.ack(d)
 		return
 	}
-	// The write must happen even when the socket is closing: the envelope
-	// may still be acked, and if not, the post is in the inbox anyway.
 	if a.inbox == nil {
 		a.obs.EventRefused(kind)
 		log.Error().Msg("no inbox to take the post in; envelope not acked")
 		return
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
-	defer cancel()
-	duplicate, err := a.inbox.Enqueue(wctx, p)
+	// The write has what is left of the admission's budget, and happens
+	// even when the socket is closing (admission): the envelope may still
+	// be acked, and if not, the post is in the inbox anyway.
+	duplicate, err := a.inbox.Enqueue(actx, p)
 	if err != nil {
 		a.obs.EventRefused(kind)
 		log.Error().Err(err).Msg("inbox write failed; envelope not acked, so Slack delivers it again")

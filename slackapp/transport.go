@@ -93,10 +93,11 @@ func (a *App) dispatch(ctx context.Context, d *delivery) {
 	}
 	// Nothing of a workspace without an active installation is read or
 	// written: its deliveries are acked and dropped here, for both
-	// transports. The lookup is bounded as the inbox's write is: a
-	// delivery whose installation can't be read in time is refused, and
-	// Slack delivers it again.
-	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
+	// transports. The lookup is the first part of the delivery's admission
+	// (a post's inbox write is the rest, in the same budget): a delivery
+	// whose installation can't be read in time is refused, and Slack
+	// delivers it again.
+	ictx, cancel := a.admission(ctx, d)
 	ok := a.installed(ictx, d)
 	cancel()
 	if !ok {
