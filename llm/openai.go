@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -38,6 +40,20 @@ func newOpenAIClient(apiKey, baseURL string) openai.Client {
 		ro = append(ro, option.WithBaseURL(baseURL))
 	}
 	return openai.NewClient(ro...)
+}
+
+// openAIHost is OpenAI's own API, where the SDK goes without a base URL.
+const openAIHost = "api.openai.com"
+
+// ownAPI reports whether requests go to OpenAI's own API: no base URL, or
+// one on its host. Any other is a compatible server, which may not take
+// every parameter OpenAI's does.
+func (o *OpenAI) ownAPI() bool {
+	if o.baseURL == "" {
+		return true
+	}
+	u, err := url.Parse(o.baseURL)
+	return err == nil && strings.EqualFold(u.Hostname(), openAIHost)
 }
 
 // Provider is "openai" (for any OpenAI-compatible server).
@@ -143,8 +159,14 @@ func (o *OpenAI) params(req Request, mode structuredMode) (openai.ChatCompletion
 			}))
 			params.ToolChoice = openai.ToolChoiceOptionFunctionToolChoice(openai.ChatCompletionNamedToolChoiceFunctionParam{Name: req.Schema.Name})
 			// One call, one answer: a second call of the tool is refused
-			// as no answer (see structuredAnswer), so none is invited.
-			params.ParallelToolCalls = openai.Bool(false)
+			// as no answer (see structuredAnswer), so none is invited
+			// where the parameter is known to be taken. A local server
+			// may refuse it, with a 400 or a 5xx, and reaches this mode
+			// because it lacks response_format: it is not sent there,
+			// and the answer check holds without it.
+			if o.ownAPI() {
+				params.ParallelToolCalls = openai.Bool(false)
+			}
 		case modePlain:
 			system = withSchemaInstruction(system, req.Schema)
 		}

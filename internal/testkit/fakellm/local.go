@@ -37,3 +37,19 @@ func RefusesResponseFormat(next Script) Script {
 		return next(n, req)
 	}
 }
+
+// RefusesParameter is a server that answers any request carrying the
+// top-level parameter name with HTTP status and an error that names it,
+// as some local OpenAI-compatible servers answer one they do not know
+// (parallel_tool_calls): a 400, or a 5xx from a server that fails on it.
+func RefusesParameter(name string, status int, next Script) Script {
+	return func(n int, req *Request) Reply {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(req.Raw, &top) == nil {
+			if _, ok := top[name]; ok {
+				return Reply{Status: status, ErrorMessage: "unsupported parameter: " + name}
+			}
+		}
+		return next(n, req)
+	}
+}
