@@ -79,8 +79,10 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 // organisation (Slack Connect). users.info names the person's own
 // workspace: one of another workspace is never an admin here, and in a
 // shared channel they are an external member (their Team is their own;
-// provenance.Actor.ExternalTo). In a shared channel, a users.info failure
-// is an error: whose member they are can't be known.
+// provenance.Actor.ExternalTo), unless they belong to the organisation
+// whose org-wide installation serves team (sameOrganisation). In a shared
+// channel, a users.info failure is an error: whose member they are can't
+// be known.
 func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared bool) (provenance.Actor, error) {
 	if userID == "" {
 		return provenance.Actor{}, fmt.Errorf("event has no user")
@@ -116,10 +118,15 @@ func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared boo
 		a.Name = u.Name
 	}
 	home := team
-	if u.TeamID != "" && u.TeamID != team {
-		home = u.TeamID // a person of another workspace: never an admin here
-	} else {
+	switch {
+	case u.TeamID == "" || u.TeamID == team:
 		a.IsAdmin = a.IsAdmin || u.IsAdmin || u.IsOwner || u.IsPrimaryOwner
+	case sameOrganisation(b, u):
+		// A member of another workspace of the organisation whose org-wide
+		// installation serves team is no external member here; still not
+		// an admin here by their own workspace's rights.
+	default:
+		home = u.TeamID // a person of another workspace: never an admin here
 	}
 	if u.IsBot {
 		a.Kind = provenance.KindBot
@@ -129,6 +136,15 @@ func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared boo
 	d.cache[key] = c
 	d.mu.Unlock()
 	return c.in(shared), nil
+}
+
+// sameOrganisation says whether u belongs to the Enterprise Grid
+// organisation of the org-wide installation b is, by users.info's
+// enterprise_user. Where that can't be known (a workspace's own
+// installation, or no enterprise_user) it says false: the person is
+// placed by their workspace, as outside an organisation.
+func sameOrganisation(b install.Bot, u *slack.User) bool {
+	return b.Enterprise != "" && u.Enterprise.EnterpriseID == b.Enterprise
 }
 
 // in is the cached actor in a channel shared or not: in a shared one, a

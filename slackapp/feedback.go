@@ -18,17 +18,31 @@ const ActionFeedback = "mnemo_feedback"
 // sectionChars is Slack's limit on a section block's text.
 const sectionChars = 3000
 
-// feedbackBlock is the 👍/👎 buttons under a reply.
-func feedbackBlock() slack.Block {
-	up := slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, "👍", true, false), string(db.Positive)).WithAccessibilityLabel("Good answer")
-	down := slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, "👎", true, false), string(db.Negative)).WithAccessibilityLabel("Bad answer")
-	return slack.NewContextActionsBlock("mnemo_feedback", slack.NewFeedbackButtonsBlockElement(ActionFeedback, up, down))
+// feedbackBlockID is the block id of the feedback buttons.
+const feedbackBlockID = "mnemo_feedback"
+
+// feedbackBlock is the 👍/👎 buttons under a reply, saying no workspace:
+// feedbackBlockIn's say theirs.
+func feedbackBlock() slack.Block { return feedbackBlockIn("") }
+
+// feedbackBlockIn is the 👍/👎 buttons under a reply, saying they were
+// made for team (madeValue; madeFor of the bot that posts it): under an
+// org-wide installation Slack names no workspace when they are pressed,
+// nor when the Inspect shortcut is used on the reply (replyMadeIn).
+func feedbackBlockIn(team string) slack.Block {
+	up := slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, "👍", true, false), madeValue(team, string(db.Positive))).WithAccessibilityLabel("Good answer")
+	down := slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, "👎", true, false), madeValue(team, string(db.Negative))).WithAccessibilityLabel("Bad answer")
+	return slack.NewContextActionsBlock(feedbackBlockID, slack.NewFeedbackButtonsBlockElement(ActionFeedback, up, down))
 }
 
-// replyText is a reply part as a message: its text, and for the last part
-// of an answer, the same text in sections followed by the feedback buttons
-// (with blocks, the text is only the notification's).
-func replyText(part string, last bool) slack.MsgOption {
+// replyText is replyTextIn with feedback buttons that say no workspace.
+func replyText(part string, last bool) slack.MsgOption { return replyTextIn("", part, last) }
+
+// replyTextIn is a reply part as a message: its text, and for the last
+// part of an answer, the same text in sections followed by the feedback
+// buttons made for team (feedbackBlockIn; with blocks, the text is only
+// the notification's).
+func replyTextIn(team, part string, last bool) slack.MsgOption {
 	text := slack.MsgOptionText(part, false)
 	if !last {
 		return text
@@ -37,7 +51,30 @@ func replyText(part string, last bool) slack.MsgOption {
 	for _, chunk := range SplitMessage(part, sectionChars) {
 		blocks = append(blocks, slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, chunk, false, false), nil, nil))
 	}
-	return slack.MsgOptionCompose(text, slack.MsgOptionBlocks(append(blocks, feedbackBlock())...))
+	return slack.MsgOptionCompose(text, slack.MsgOptionBlocks(append(blocks, feedbackBlockIn(team))...))
+}
+
+// replyMadeIn is the workspace a reply of this app (appID) was posted in,
+// as its feedback buttons say, or "": another message, or a reply whose
+// buttons say none. Only the app's own messages are read: anyone can post
+// blocks that look like these.
+func replyMadeIn(m slack.Message, appID string) string {
+	if m.BotProfile == nil || appID == "" || m.BotProfile.AppID != appID {
+		return ""
+	}
+	for _, b := range m.Blocks.BlockSet {
+		ca, ok := b.(*slack.ContextActionsBlock)
+		if !ok || ca.BlockID != feedbackBlockID || ca.Elements == nil {
+			continue
+		}
+		for _, e := range ca.Elements.ElementSet {
+			if fb, ok := e.(*slack.FeedbackButtonsBlockElement); ok && fb.ActionID == ActionFeedback && fb.PositiveButton != nil {
+				team, _ := purgeValue(fb.PositiveButton.Value)
+				return team
+			}
+		}
+	}
+	return ""
 }
 
 // OnFeedback registers f to be told of every verdict stored, for metrics.
@@ -47,7 +84,8 @@ func (a *App) OnFeedback(f func(db.Verdict)) { a.feedbackHook = f }
 // onFeedback stores a press of a reply's feedback buttons with the reply's
 // turn, replacing the person's earlier verdict on it.
 func (a *App) onFeedback(ctx context.Context, team string, actor provenance.Actor, cb slack.InteractionCallback, act *slack.BlockAction) {
-	v := db.Verdict(act.Value)
+	_, verdict := purgeValue(act.Value) // the workspace was read by interactionTeam
+	v := db.Verdict(verdict)
 	channel, ts := cb.Channel.ID, cb.Container.MessageTs
 	if channel == "" {
 		channel = cb.Container.ChannelID

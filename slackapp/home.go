@@ -110,6 +110,7 @@ func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int
 		a.log.Warn().Err(err).Msg("home: no bot for the team")
 		return
 	}
+	h.Team = madeFor(b)
 	view := HomeView(h, time.Now())
 	err = a.call(ctx, a.budget, "views.publish", func(ctx context.Context) error {
 		_, err := b.API.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})

@@ -23,7 +23,12 @@ const ShortcutInspect = "mnemo_inspect"
 // memory's text is shown only where the admin may see it in the turn's
 // place, or through oversight (MNEMO_ADMIN_OVERSIGHT), which is audited.
 func (a *App) inspect(ctx context.Context, cb slack.InteractionCallback) {
+	// Under an org-wide installation the payload names no workspace: used
+	// on mnemo's reply, the shortcut is for the reply's (pressMadeIn).
 	team := interactionTeam(cb)
+	if a.madeElsewhere(cb, team, cb.CallbackID) {
+		return
+	}
 	channel, ts := cb.Channel.ID, cb.Message.Timestamp
 	actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
 	if err != nil {

@@ -31,8 +31,8 @@ func teamOf(dv *delivery) string {
 
 // interactionTeam is the workspace a button press or shortcut is for: the
 // payload's team; else (an org-wide installation sends none) the one its
-// button was made for, when its value says (madeIn); else the presser's
-// own workspace, as Bolt reads it.
+// button, or the reply it was used on, was made for, when that says
+// (pressMadeIn); else the presser's own workspace, as Bolt reads it.
 func interactionTeam(cb slack.InteractionCallback) string {
 	if cb.Team.ID != "" {
 		return cb.Team.ID
@@ -43,12 +43,17 @@ func interactionTeam(cb slack.InteractionCallback) string {
 	return cb.User.TeamID
 }
 
-// pressMadeIn is madeIn of a press's first action, or "".
+// pressMadeIn is the workspace an interaction was made for, as far as it
+// says: madeIn of a press's first action; for a message shortcut, the
+// workspace of the app's reply it was used on (replyMadeIn); else "".
 func pressMadeIn(cb slack.InteractionCallback) string {
-	if len(cb.ActionCallback.BlockActions) == 0 {
-		return ""
+	if len(cb.ActionCallback.BlockActions) > 0 {
+		return madeIn(cb.ActionCallback.BlockActions[0])
 	}
-	return madeIn(cb.ActionCallback.BlockActions[0])
+	if cb.Type == slack.InteractionTypeMessageAction {
+		return replyMadeIn(cb.Message, cb.APIAppID)
+	}
+	return ""
 }
 
 // interactionEnterprise is the organisation an interaction is looked up

@@ -3,10 +3,11 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"strconv"
 
 	"github.com/slack-go/slack"
 
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -27,8 +28,7 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		// presser's own may not be the one the button acts in: a button
 		// that acts on a workspace's data says where it was made.
 		team := interactionTeam(cb)
-		if made := madeIn(act); made != "" && made != team {
-			a.log.Warn().Str("team", team).Str("made_in", made).Str("action", act.ActionID).Msg("button pressed in another workspace than it was made for; refused")
+		if a.madeElsewhere(cb, team, act.ActionID) {
 			return
 		}
 		fromHome := cb.View.Type == slack.VTHomeTab
@@ -53,17 +53,19 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		var r reply
 		switch act.ActionID {
 		case ActionForget:
+			_, id := purgeValue(act.Value)
 			if fromHome {
-				a.forgetFromHome(ctx, actor, team, act.Value)
+				a.forgetFromHome(ctx, actor, team, id)
 				return
 			}
-			r = a.forget(ctx, v, act.Value, path)
+			r = a.forget(ctx, v, id, path)
 			r.replace = false
 		case ActionPage:
 			var st pageState
 			if json.Unmarshal([]byte(act.Value), &st) != nil {
 				return
 			}
+			st.Offset = pageOffset(st.Offset)
 			if (st.User != actor.ID || st.Channel != "") && !actor.IsAdmin {
 				r = textReply("Only an admin can page through someone else's memories.")
 				break
@@ -71,9 +73,9 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 			v.Oversight = st.User != actor.ID
 			r = a.memoriesPage(ctx, v, memory.Filter{Team: memory.HomeOf(actor, place).Team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
 		case ActionHomePage:
-			var offset int
-			fmt.Sscan(act.Value, &offset)
-			a.publishHome(ctx, team, actor.ID, offset)
+			_, value := purgeValue(act.Value)
+			page, _ := strconv.Atoi(value) // not a number: the first page
+			a.publishHome(ctx, team, actor.ID, page)
 			return
 		case ActionPurgeConfirm, ActionPurgeKeepShared:
 			_, user := purgeValue(act.Value)
@@ -93,13 +95,25 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 	})
 }
 
+// madeElsewhere says, and logs, that an interaction is refused: its
+// payload names another workspace (team) than its button, or the reply it
+// was used on, was made for. It would act where it was not asked.
+func (a *App) madeElsewhere(cb slack.InteractionCallback, team, action string) bool {
+	made := pressMadeIn(cb)
+	if made == "" || made == team {
+		return false
+	}
+	a.log.Warn().Str("team", team).Str("made_in", made).Str("action", action).Msg("button pressed in another workspace than it was made for; refused")
+	return true
+}
+
 // madeIn is the workspace a button that acts on a workspace's data was
-// made for, as its value carries it (a purge's confirmation, a list's
-// next page), or "": buttons made before their values carried it, and
-// the others.
+// made for, as its value carries it (a purge's confirmation, a Forget, a
+// feedback verdict, a list's or the Home's pages), or "": buttons made
+// before their values carried it.
 func madeIn(act *slack.BlockAction) string {
 	switch act.ActionID {
-	case ActionPurgeConfirm, ActionPurgeKeepShared, ActionPurgeCancel:
+	case ActionPurgeConfirm, ActionPurgeKeepShared, ActionPurgeCancel, ActionForget, ActionFeedback, ActionHomePage:
 		team, _ := purgeValue(act.Value)
 		return team
 	case ActionPage:
@@ -109,4 +123,26 @@ func madeIn(act *slack.BlockAction) string {
 		}
 	}
 	return ""
+}
+
+// madeValue is a button's value v made in team, "T…/v", as purgeValue
+// reads it back: under an org-wide installation Slack names no workspace
+// when the button is pressed. Without a team it is v, as before.
+// (A purge's buttons and a list's Next say their workspace always.)
+func madeValue(team, v string) string {
+	if team == "" {
+		return v
+	}
+	return team + "/" + v
+}
+
+// madeFor is the workspace the buttons b posts say they were made for
+// (madeValue): b's, under an org-wide installation, where Slack names no
+// workspace when they are pressed; elsewhere "", and their values stay as
+// they were.
+func madeFor(b install.Bot) string {
+	if b.Enterprise == "" {
+		return ""
+	}
+	return b.Team
 }

@@ -49,18 +49,37 @@ func origin(m memory.Memory, now time.Time) string {
 	return fmt.Sprintf("%s · %s%s %s, %s", m.Kind, how, who, where, memory.Age(m.ObservedAt, now))
 }
 
+// memoryBlock is a memory as a section, with a Forget button when
+// withForget and it is not archived. That button does not say where it
+// was made; memoryBlockIn's does.
 func memoryBlock(m memory.Memory, now time.Time, withForget bool) slack.Block {
+	if withForget {
+		return memoryBlockIn(m, now, "")
+	}
+	return slack.NewSectionBlock(mrkdwn(memoryText(m, now)), nil, nil)
+}
+
+// memoryBlockIn is a memory with its Forget button (unless it is
+// archived), made in team: under an org-wide installation Slack names no
+// workspace when it is pressed, so the button carries it (madeValue).
+func memoryBlockIn(m memory.Memory, now time.Time, team string) slack.Block {
+	var acc *slack.Accessory
+	if m.ArchivedAt == nil {
+		btn := slack.NewButtonBlockElement(ActionForget, madeValue(team, m.ID.String()), plain("Forget"))
+		btn.Style = slack.StyleDanger
+		acc = slack.NewAccessory(btn)
+	}
+	return slack.NewSectionBlock(mrkdwn(memoryText(m, now)), nil, acc)
+}
+
+// memoryText is a memory's text in its section: what it says, its id,
+// scope and origin, and why it was archived.
+func memoryText(m memory.Memory, now time.Time) string {
 	text := fmt.Sprintf("*%s*\n`%s` · %s · %s", escape(m.Content), m.ShortID(), m.Scope, origin(m, now))
 	if m.ArchivedAt != nil {
 		text += fmt.Sprintf("\n_archived: %s_", escape(m.ArchivedReason))
 	}
-	var acc *slack.Accessory
-	if withForget && m.ArchivedAt == nil {
-		btn := slack.NewButtonBlockElement(ActionForget, m.ID.String(), plain("Forget"))
-		btn.Style = slack.StyleDanger
-		acc = slack.NewAccessory(btn)
-	}
-	return slack.NewSectionBlock(mrkdwn(text), nil, acc)
+	return text
 }
 
 // escape keeps people's words from being read as Slack markup.
@@ -70,6 +89,10 @@ func escape(s string) string {
 
 // Home is what the App Home tab shows a person.
 type Home struct {
+	// Team is the workspace the Home's buttons say they were made for
+	// (madeFor): the one it is published in, under an org-wide
+	// installation, where Slack names none when they are pressed.
+	Team     string
 	Personal []Memory // a page of their personal memories (one more means a next page)
 	Total    int64    // all their active personal memories
 	Offset   int
@@ -108,9 +131,9 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 		if i == HomePageSize {
 			break
 		}
-		blocks = append(blocks, memoryBlock(m, now, true))
+		blocks = append(blocks, memoryBlockIn(m, now, h.Team))
 	}
-	if nav := pager(ActionHomePage, h.Offset, HomePageSize, len(h.Personal) > HomePageSize, func(o int) string { return fmt.Sprint(o) }); nav != nil {
+	if nav := pager(ActionHomePage, h.Offset, HomePageSize, len(h.Personal) > HomePageSize, func(o int) string { return madeValue(h.Team, fmt.Sprint(o)) }); nav != nil {
 		blocks = append(blocks, nav)
 	}
 	if (len(h.Shared) > 0 || h.SharedOffset > 0) && h.Offset == 0 {
@@ -119,10 +142,10 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 			if i == HomePageSize {
 				break
 			}
-			blocks = append(blocks, memoryBlock(m, now, true))
+			blocks = append(blocks, memoryBlockIn(m, now, h.Team))
 		}
 		// Its pager names its pages as homePage reads them.
-		if nav := pager(ActionHomePage, h.SharedOffset, HomePageSize, len(h.Shared) > HomePageSize, func(o int) string { return fmt.Sprint(-o) }); nav != nil {
+		if nav := pager(ActionHomePage, h.SharedOffset, HomePageSize, len(h.Shared) > HomePageSize, func(o int) string { return madeValue(h.Team, fmt.Sprint(-o)) }); nav != nil {
 			nav.(*slack.ActionBlock).BlockID = "mnemo_shared_pager" // a view's block ids are unique
 			blocks = append(blocks, nav)
 		}
@@ -133,12 +156,29 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 // homePage reads the page a Home pager button names (ActionHomePage
 // carries one number): 0 or more is that offset into the personal
 // memories, with the first page of the shared ones; below 0, the personal
-// memories' first page and the shared ones from -page.
+// memories' first page and the shared ones from -page. A page no pager
+// makes (from a crafted or stale value) is read by pageOffset: the first.
 func homePage(page int) (offset, sharedOffset int) {
 	if page < 0 {
-		return 0, -page
+		return 0, pageOffset(-page) // -page is below 0 again for the least int
 	}
-	return page, 0
+	return pageOffset(page), 0
+}
+
+// maxPageOffset is the furthest offset a pager button may name: far past
+// any list a person pages through, and with a page after it still within
+// the int4 the database takes an OFFSET as (db converts it, and a larger
+// one would wrap around to a negative OFFSET).
+const maxPageOffset = 1 << 30
+
+// pageOffset is the offset a pager button names as a list may be read
+// from: one below 0 or past maxPageOffset, which no pager makes, is the
+// first page's, 0.
+func pageOffset(o int) int {
+	if o < 0 || o > maxPageOffset {
+		return 0
+	}
+	return o
 }
 
 // historyBlocks renders a memory's history for /mnemo history.

@@ -80,6 +80,9 @@ type User struct {
 	// Team is the user's own workspace, when it is not the one asked
 	// (a member of another organisation, in a Slack Connect channel).
 	Team string
+	// Enterprise is the Enterprise Grid organisation the user belongs to:
+	// users.info then says so in its enterprise_user.
+	Enterprise string
 }
 
 // Call is one Web API request.
@@ -465,11 +468,15 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		if u.Team != "" {
 			team = u.Team
 		}
-		writeJSON(w, map[string]any{"ok": true, "user": map[string]any{
+		user := map[string]any{
 			"id": u.ID, "team_id": team, "name": strings.ToLower(u.Name), "real_name": u.Name,
 			"is_admin": u.IsAdmin, "is_owner": u.IsOwner, "is_bot": u.IsBot,
 			"profile": map[string]any{"display_name": u.Name, "real_name": u.Name},
-		}})
+		}
+		if u.Enterprise != "" {
+			user["enterprise_user"] = map[string]any{"id": u.ID, "enterprise_id": u.Enterprise, "teams": []string{team}}
+		}
+		writeJSON(w, map[string]any{"ok": true, "user": user})
 	case "conversations.replies":
 		s.mu.Lock()
 		msgs := s.thread(hkey(team, f.Get("channel")), f.Get("ts"), f.Get("oldest"), f.Get("latest"), f.Get("inclusive") == "1" || f.Get("inclusive") == "true")
