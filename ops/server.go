@@ -9,9 +9,12 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/rs/zerolog"
+
+	"github.com/mnemo-bot/mnemo/detect"
 )
 
 // Check is one condition of readiness; Check returns nil when it holds.
@@ -49,7 +52,7 @@ func Listen(addr string, m *Metrics, ready []Check, log zerolog.Logger) (*Server
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
 		defer cancel()
-		if failed := runChecks(ctx, ready); len(failed) > 0 {
+		if failed := runChecks(ctx, ready, log); len(failed) > 0 {
 			http.Error(w, "not ready: "+strings.Join(failed, "; "), http.StatusServiceUnavailable)
 			return
 		}
@@ -104,8 +107,11 @@ func (s *Server) Serve() {
 // Shutdown stops the server, waiting for requests in flight up to ctx.
 func (s *Server) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
 
-// runChecks runs the checks at once and returns the failures, in order.
-func runChecks(ctx context.Context, checks []Check) []string {
+// runChecks runs the checks at once and returns the failures, in order,
+// each as its check's name and a short reason (readyReason). The whole
+// error goes to log, at debug: a probe that fails every few seconds would
+// fill the log at any higher level.
+func runChecks(ctx context.Context, checks []Check, log zerolog.Logger) []string {
 	errs := make([]error, len(checks))
 	done := make(chan int, len(checks))
 	for i, c := range checks {
@@ -117,8 +123,29 @@ func runChecks(ctx context.Context, checks []Check) []string {
 	var failed []string
 	for i, err := range errs {
 		if err != nil {
-			failed = append(failed, checks[i].Name+": "+err.Error())
+			log.Debug().Err(err).Str("check", checks[i].Name).Msg("not ready")
+			failed = append(failed, checks[i].Name+": "+readyReason(err))
 		}
 	}
 	return failed
+}
+
+// reasonLimit bounds each failure's reason in /readyz's answer, in bytes.
+const reasonLimit = 120
+
+// readyReason is err as /readyz shows it: its first line, secrets redacted
+// (a dependency's error may quote a URL with its key, or a connection
+// string), cut to reasonLimit. The answer is for a probe and whoever reads
+// it, not a log: the whole error is logged, at debug.
+func readyReason(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	s = detect.Redact(s)
+	if len(s) <= reasonLimit {
+		return s
+	}
+	cut := reasonLimit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
