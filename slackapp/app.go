@@ -95,6 +95,11 @@ type Config struct {
 	// AdminOversight lets an admin's Inspect show recalled memories not
 	// visible to them in the turn's place, audited.
 	AdminOversight bool
+	// SlackAPIURL is the Web API base the bots were made with
+	// (SLACK_API_URL). A response URL on its scheme and host is answered
+	// to, beside Slack's own (hooks.slack.com): a proxy's, a test
+	// server's. Empty: only Slack's.
+	SlackAPIURL string
 }
 
 // App handles Slack events. Build it with New and start it with Run.
@@ -118,6 +123,7 @@ type App struct {
 	oversight    bool
 	orgMemories  map[string]bool // MNEMO_ORG_MEMORIES
 	eraseDeleted bool
+	slackAPIURL  string // Config.SlackAPIURL: see responseURLAllowed
 
 	authenticated bool
 	connected     atomic.Bool
@@ -152,7 +158,7 @@ func New(c Config) *App {
 		log: c.Logger, command: cmd, homeQueue: make(chan homeRequest, homeQueueSize),
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
 		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices, oversight: c.AdminOversight,
-		orgMemories: map[string]bool{},
+		slackAPIURL: c.SlackAPIURL, orgMemories: map[string]bool{},
 	}
 	for _, e := range c.OrgMemories {
 		a.orgMemories[e] = true

@@ -470,27 +470,60 @@ func withoutURL(err error) error {
 	return err
 }
 
+// slackHooksHost is where Slack's response URLs point
+// (https://hooks.slack.com/commands/…, /actions/…, /app/…).
+const slackHooksHost = "hooks.slack.com"
+
+// responseURLAllowed reports whether an answer may be posted to a response
+// URL: https://hooks.slack.com/…, or the scheme and host of apiBase, the
+// Web API base the bots were made with (SLACK_API_URL: a proxy's, a test
+// server's). The payload is signed, so this is defence in depth: a URL
+// that is not Slack's would have mnemo post the answer, which may quote
+// memories, anywhere it names, the operator's own network included.
+func responseURLAllowed(raw, apiBase string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.User != nil || u.Host == "" {
+		return false
+	}
+	if u.Scheme == "https" && strings.EqualFold(u.Host, slackHooksHost) {
+		return true
+	}
+	base, err := url.Parse(apiBase)
+	return err == nil && base.Host != "" && u.Scheme == base.Scheme && strings.EqualFold(u.Host, base.Host)
+}
+
 // respond sends an ephemeral answer through the response URL, or to the
-// user in the channel when there is none.
+// user in the channel when there is none, when it is not Slack's (see
+// responseURLAllowed) or when the post to it fails.
 func (a *App) respond(ctx context.Context, team, responseURL, channel, user string, r reply) {
+	b, berr := a.bot(ctx, team)
 	if responseURL != "" {
-		msg := &slack.WebhookMessage{Text: r.text, ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: r.replace}
-		if len(r.blocks) > 0 {
-			msg.Blocks = &slack.Blocks{BlockSet: r.blocks}
-		}
-		if err := slack.PostWebhookCustomHTTPContext(ctx, responseURL, webhookClient, msg); err == nil {
-			return
+		if !responseURLAllowed(responseURL, a.slackAPIURL) {
+			// Its host says where it pointed; its path is a credential
+			// when it is Slack's, so it is left out.
+			host := ""
+			if u, err := url.Parse(responseURL); err == nil {
+				host = u.Host
+			}
+			a.log.Warn().Str("host", host).Msg("response_url refused: not Slack's; answering ephemerally")
 		} else {
-			a.log.Warn().Err(withoutURL(err)).Msg("response_url failed; answering ephemerally")
+			msg := &slack.WebhookMessage{Text: r.text, ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: r.replace}
+			if len(r.blocks) > 0 {
+				msg.Blocks = &slack.Blocks{BlockSet: r.blocks}
+			}
+			if err := slack.PostWebhookCustomHTTPContext(ctx, responseURL, webhookClient, msg); err == nil {
+				return
+			} else {
+				a.log.Warn().Err(withoutURL(err)).Msg("response_url failed; answering ephemerally")
+			}
 		}
 	}
 	opts := []slack.MsgOption{slack.MsgOptionText(r.text, false)}
 	if len(r.blocks) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(r.blocks...))
 	}
-	b, err := a.bot(ctx, team)
-	if err != nil {
-		a.log.Error().Err(err).Msg("ephemeral answer failed")
+	if berr != nil {
+		a.log.Error().Err(berr).Msg("ephemeral answer failed")
 		return
 	}
 	if _, err := b.API.PostEphemeralContext(ctx, channel, user, opts...); err != nil {

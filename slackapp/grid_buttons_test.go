@@ -73,7 +73,7 @@ func newGrid(t *testing.T) *grid {
 	socket := slack.New("xoxb-unused", slack.OptionAPIURL(g.fs.URL), slack.OptionAppLevelToken("xapp-1-test"))
 	g.store = memory.New(g.d.DB, memory.Options{})
 	g.app = New(Config{Socket: socketmode.New(socket), Clients: g.clients, DB: g.d.DB, Memory: g.store,
-		Directory: NewTeamDirectory(g.clients, []string{gridB + ":" + gridAda}), Logger: zerolog.New(g.logs)})
+		Directory: NewTeamDirectory(g.clients, []string{gridB + ":" + gridAda}), Logger: zerolog.New(g.logs), SlackAPIURL: g.fs.URL})
 	return g
 }
 

@@ -31,7 +31,7 @@ func TestHomeChangeBeforeRunIsPublishedWhenTheAppStarts(t *testing.T) {
 	store := memory.New(d.DB, memory.Options{})
 	app := slackapp.New(slackapp.Config{
 		API: api, Socket: socketmode.New(api), DB: d.DB, Memory: store,
-		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(),
+		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), SlackAPIURL: fs.URL,
 	})
 	alice := provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: "U0ALICE"}
 	place := provenance.Place{Team: fakeslack.TeamID, Channel: "D0ALICE", SourceKey: "slack:" + fakeslack.TeamID + ":D0ALICE:1800000000.000100", Visibility: provenance.DM}
@@ -61,7 +61,7 @@ func homeApp(t *testing.T) (*fakeslack.Server, *memory.Store, *slackapp.App) {
 	store := memory.New(d.DB, memory.Options{})
 	app := slackapp.New(slackapp.Config{
 		API: api, Socket: socketmode.New(api), DB: d.DB, Memory: store,
-		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(),
+		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), SlackAPIURL: fs.URL,
 	})
 	return fs, store, app
 }

@@ -36,7 +36,7 @@ func httpAppLogging(t *testing.T, d *testdb.DB, in slackapp.Inbox, log zerolog.L
 	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL))
 	app := slackapp.New(slackapp.Config{
 		API: api, DB: d.DB, Memory: memory.New(d.DB, memory.Options{}),
-		Directory: slackapp.NewDirectory(api, nil), Logger: log, Inbox: in,
+		Directory: slackapp.NewDirectory(api, nil), Logger: log, Inbox: in, SlackAPIURL: fs.URL,
 	})
 	require.NoError(t, app.Authenticate(context.Background()))
 	mux := http.NewServeMux()

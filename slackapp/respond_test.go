@@ -24,3 +24,30 @@ func TestAFailedResponseURLIsLoggedWithoutIt(t *testing.T) {
 	require.NotContains(t, withoutURL(err).Error(), secret)
 	require.Contains(t, withoutURL(err).Error(), "response_url")
 }
+
+// Only Slack's response URLs, and those on the host of the Web API base the
+// bots are made with (SLACK_API_URL: a proxy, the fake Slack), are posted
+// to; lookalike hosts, plain http to Slack and credentials in the URL are
+// not.
+func TestResponseURLAllowedIsSlacksOrTheAPIHost(t *testing.T) {
+	t.Parallel()
+	const api = "http://127.0.0.1:8099/api/"
+	for raw, want := range map[string]bool{
+		"https://hooks.slack.com/commands/T0AAAA/123/abc":     true,
+		"https://HOOKS.slack.com/actions/T0AAAA/123/abc":      true,
+		"http://127.0.0.1:8099/response?envelope=1":           true,
+		"http://hooks.slack.com/commands/T0AAAA/123/abc":      false, // not https
+		"https://hooks.slack.com.evil.test/commands/T0AAAA/1": false,
+		"https://evil.test/hooks.slack.com/commands/T0AAAA/1": false,
+		"https://hooks.slack.com@evil.test/commands/T0AAAA/1": false,
+		"https://u:p@hooks.slack.com/commands/T0AAAA/123/abc": false,
+		"http://127.0.0.1:8100/response?envelope=1":           false, // another port
+		"https://127.0.0.1:8099/response":                     false, // another scheme
+		"http://169.254.169.254/latest/meta-data/":            false,
+		"/response?envelope=1":                                false,
+		"":                                                    false,
+	} {
+		require.Equal(t, want, responseURLAllowed(raw, api), raw)
+	}
+	require.False(t, responseURLAllowed("http://127.0.0.1:8099/response", ""), "without an API base, only Slack's host")
+}

@@ -76,7 +76,7 @@ func TestTurnRoundTripsBeforeTheModel(t *testing.T) {
 	meter := usage.NewMeter(traced, usage.Limits{}, zerolog.Nop(), nil)
 	runner := agent.NewRunner(traced, a, agent.RunnerOptions{Logger: zerolog.Nop(), Meter: meter})
 	app := slackapp.New(slackapp.Config{API: api, Socket: socketmode.New(api), DB: traced, Runner: runner, Memory: store,
-		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop()})
+		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), SlackAPIURL: fs.URL})
 	mark := river.WorkerMiddlewareFunc(func(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 		if job.Kind == (inbox.Post{}).Kind() {
 			ctx = context.WithValue(ctx, turnJob{}, true)

@@ -254,6 +254,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Retention: cfg.Retention(), EraseDeletedUsers: bool(cfg.EraseDeletedUsers),
 		OrgMemories: cfg.OrgMemories,
 		Prices:      cfg.Prices.Prices, AdminOversight: bool(cfg.AdminOversight),
+		SlackAPIURL: string(cfg.SlackAPIURL),
 	})
 	app.OnFeedback(metrics.Feedback)
 	learner := learn.NewLearner(c.db, c.memory, c.model, log)
