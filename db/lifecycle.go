@@ -119,8 +119,9 @@ func (r Receipt) Total() int64 {
 // Erase removes a person from the team's data, in one transaction
 // (docs/lifecycle.md says it table by table):
 //   - their DMs with mnemo are theirs alone: every row of one (log, turns
-//     with their usage, memories, inbox posts, jobs, settings, backfills)
-//     is deleted, so that no row keeps a DM's channel id;
+//     with their usage, memories, inbox posts, jobs, settings, backfills,
+//     thread leases and waiters) is deleted, so that no row keeps a DM's
+//     channel id;
 //   - every memory whose subject they are, in every scope and state, and
 //     the shared memories they wrote (archived ones always, active ones
 //     unless KeepShared) are deleted with their history; their ids are
@@ -282,6 +283,10 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		}
 		n, err = q.EraseBackfills(ctx, x, dbsqlc.EraseBackfillsParams{TeamID: team, DmChannels: dms})
 		if err := add("thread_backfills", "deleted", n, err); err != nil {
+			return err
+		}
+		n, err = q.EraseDMLeases(ctx, x, dbsqlc.EraseDMLeasesParams{TeamID: team, DmChannels: dms})
+		if err := add("thread_leases", "deleted", n, err); err != nil {
 			return err
 		}
 		n, err = q.EraseUserSettings(ctx, x, dbsqlc.EraseUserSettingsParams{TeamID: team, UserID: user})

@@ -53,6 +53,7 @@ var notOnServesPaths = map[string]string{
 	"EraseCountEvents":       "erasure: once per confirmed purge",
 	"EraseDMChannelSettings": "erasure: once per confirmed purge",
 	"EraseDMChannels":        "erasure: once per confirmed purge",
+	"EraseDMLeases":          "erasure: once per confirmed purge",
 	"EraseDMSessionMessages": "erasure: once per confirmed purge",
 	"EraseDMTurns":           "erasure: once per confirmed purge",
 	"EraseDMUsage":           "erasure: once per confirmed purge",

@@ -38,8 +38,14 @@ func (w *worker) Work(ctx context.Context, job *river.Job[Post]) error {
 }
 
 // errLeaseLost cancels a turn whose thread was taken from it: its lease
-// expired (its renewals failed for LeaseTTL) and another replica reaped it.
+// expired (its renewals failed for LeaseTTL) and another replica reaped it,
+// or its person's erasure deleted it (a DM's).
 var errLeaseLost = errors.New("the thread's lease was lost")
+
+// errErased ends the job of a post that was erased: there is nothing left
+// to answer, and nobody to tell. It is what the job's errors keep, so it
+// names nothing.
+var errErased = errors.New("the post was erased")
 
 // busyWait is how long a post waits before asking for its busy thread again.
 const busyWait = time.Second
@@ -50,6 +56,11 @@ func (i *Inbox) work(ctx context.Context, job *river.Job[Post]) error {
 		attribute.Int64("mnemo.job.id", job.ID), attribute.Int("mnemo.job.attempt", attempt(job)),
 		attribute.Float64("mnemo.job.wait_seconds", time.Since(job.CreatedAt).Seconds())))
 	defer span.End()
+	if p.erased() {
+		// Checked before giving up too: a tombstone has no thread to tell.
+		i.log.Info().Int64("job", job.ID).Msg("the post was erased; its job ends")
+		return river.JobCancel(errErased)
+	}
 	if attempt(job) > Attempts {
 		// The turn's attempts ended without the person being told: a process
 		// died during the last one, or telling them failed.
@@ -80,9 +91,42 @@ func (i *Inbox) work(ctx context.Context, job *river.Job[Post]) error {
 		return nil
 	}
 	if lost {
+		// A DM's lease goes with its person's erasure, which leaves the
+		// job's args a tombstone: the job ends now, rather than fail and
+		// find the tombstone on its next attempt.
+		if i.erasedMeanwhile(ctx, job) {
+			i.log.Info().Int64("job", job.ID).Msg("the post was erased while its turn ran; the turn stopped")
+			return river.JobCancel(errErased)
+		}
+		i.log.Warn().Str("source_key", l.SourceKey).Int64("job", l.JobID).Msg("thread lease lost; this attempt stopped")
 		return fmt.Errorf("inbox: %w: %w", errLeaseLost, err)
 	}
 	return i.failed(ctx, job, err)
+}
+
+// erased reports whether the post is erasure's tombstone: a running job's
+// args, once its person is erased, name no channel and no post (see
+// db.DB.Erase). A post taken in always has both.
+func (p Post) erased() bool { return p.Channel == "" && p.TS == "" }
+
+// erasedMeanwhile reports whether the job's post was erased while its
+// attempt ran: the args River holds now are a tombstone, though the job's
+// copy, read when the attempt began, is not. When River can't say, it was
+// not.
+func (i *Inbox) erasedMeanwhile(ctx context.Context, job *river.Job[Post]) bool {
+	// The attempt's context may be spent (a timeout); the look gets its own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	row, err := i.client.JobGet(ctx, job.ID)
+	if err != nil {
+		i.log.Debug().Err(err).Int64("job", job.ID).Msg("could not read the job's args again")
+		return false
+	}
+	var p Post
+	if err := json.Unmarshal(row.EncodedArgs, &p); err != nil {
+		return false
+	}
+	return p.erased()
 }
 
 // failed decides what follows a failed attempt. A shutdown puts the job
@@ -95,6 +139,12 @@ func (i *Inbox) failed(ctx context.Context, job *river.Job[Post], err error) err
 	}
 	if attempt(job) < Attempts {
 		return err
+	}
+	// GiveUp would tell the post's thread, and record the post's turn,
+	// again: not for a post erased while its attempt ran.
+	if i.erasedMeanwhile(ctx, job) {
+		i.log.Info().Int64("job", job.ID).Msg("the post was erased while its turn ran; nobody is told")
+		return river.JobCancel(errErased)
 	}
 	// The attempt's context may be spent (a timeout); telling gets its own.
 	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), giveUpTimeout)
@@ -133,7 +183,7 @@ func (i *Inbox) hold(ctx context.Context, l db.Lease) (context.Context, func()) 
 				// The database may be back before the lease expires.
 				i.log.Debug().Err(err).Str("source_key", l.SourceKey).Msg("lease renewal failed")
 			case !held:
-				i.log.Warn().Str("source_key", l.SourceKey).Int64("job", l.JobID).Msg("thread lease lost; stopping this attempt")
+				// work says why, once it knows (an erasure, or a reaping).
 				cancel(errLeaseLost)
 				return
 			}

@@ -278,6 +278,14 @@ WITH w AS (
 DELETE FROM thread_backfills b
 WHERE EXISTS (SELECT 1 FROM unnest(@dm_channels::text[]) AS d WHERE b.source_key LIKE 'slack:' || @team_id::text || ':' || d || ':%');
 
+-- name: EraseDMLeases :execrows
+-- The lease of a thread of their DMs, held by the job answering a post
+-- there: its row names the DM and the thread. The job's next renewal finds
+-- it gone and stops the turn (inbox's hold); its args a tombstone by then
+-- (EraseRunningJobs), the job ends without taking the thread again.
+DELETE FROM thread_leases tl
+WHERE EXISTS (SELECT 1 FROM unnest(@dm_channels::text[]) AS d WHERE tl.source_key LIKE 'slack:' || @team_id::text || ':' || d || ':%');
+
 -- name: EraseInstaller :execrows
 -- The person who installed mnemo in the workspace is nobody.
 UPDATE installations i SET installer_id = '' WHERE i.team_id = @team_id AND i.installer_id = @user_id::text;

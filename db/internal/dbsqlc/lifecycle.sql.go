@@ -198,6 +198,28 @@ func (q *Queries) EraseDMChannels(ctx context.Context, db DBTX, arg EraseDMChann
 	return items, nil
 }
 
+const eraseDMLeases = `-- name: EraseDMLeases :execrows
+DELETE FROM thread_leases tl
+WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS d WHERE tl.source_key LIKE 'slack:' || $2::text || ':' || d || ':%')
+`
+
+type EraseDMLeasesParams struct {
+	DmChannels []string `json:"dmChannels"`
+	TeamID     string   `json:"teamId"`
+}
+
+// The lease of a thread of their DMs, held by the job answering a post
+// there: its row names the DM and the thread. The job's next renewal finds
+// it gone and stops the turn (inbox's hold); its args a tombstone by then
+// (EraseRunningJobs), the job ends without taking the thread again.
+func (q *Queries) EraseDMLeases(ctx context.Context, db DBTX, arg EraseDMLeasesParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseDMLeases, arg.DmChannels, arg.TeamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const eraseDMSessionMessages = `-- name: EraseDMSessionMessages :execrows
 DELETE FROM session_messages s
 WHERE s.team_id = $1 AND s.channel_id = ANY($2::text[])
