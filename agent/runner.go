@@ -564,10 +564,11 @@ func (r *Runner) record(ctx context.Context, p Post, t db.Turn, status db.TurnSt
 
 const recordTimeout = 10 * time.Second
 
-// GiveUp ends a post's turn as failed and tells the person sentence, unless
-// the turn already finished; a notice the turn already decided is posted
-// instead. The inbox calls it when a post's last attempt failed. An error
-// means the person was not told; GiveUp may be called again.
+// GiveUp ends a post's turn, unless it already finished: as failed, the
+// person told sentence (or the notice the turn already decided), when the
+// turn decided nothing to say; as done, its answer delivered, when it had
+// decided one. The inbox calls it when a post's last attempt failed. An
+// error means the person was not told; GiveUp may be called again.
 func (r *Runner) GiveUp(ctx context.Context, p Post, s Surface, sentence string) error {
 	t, _, err := r.db.Turns().Open(ctx, db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID})
 	if err != nil {
@@ -576,7 +577,12 @@ func (r *Runner) GiveUp(ctx context.Context, p Post, s Surface, sentence string)
 	if t.Status != db.TurnRunning {
 		return nil
 	}
-	if t.Pending == nil || t.Pending.Kind != db.PendingNotice {
+	// An answer decided is delivered as a resumed run delivers it: an
+	// attempt that stopped after posting it (or some of its parts) before
+	// it could record it left it in the thread, and the surface finds what
+	// is there rather than post it again. A notice in its place would
+	// leave the answer and, under it, a sentence saying there is none.
+	if t.Pending == nil {
 		pending, err := r.db.Turns().Decide(ctx, t.ID, db.Pending{Kind: db.PendingNotice, Text: sentence}, false)
 		if err != nil {
 			if errors.Is(err, db.ErrTurnFinished) {
