@@ -326,7 +326,7 @@ func (a *App) GiveUp(ctx context.Context, ip inbox.Post, cause error) error {
 			return err
 		}
 	}
-	log.Error().AnErr("cause", cause).Msg("giving up on a post after its last attempt; telling the thread")
+	log.Error().AnErr("cause", cause).Msg("giving up on a post after its last attempt; the thread gets its decided answer, or else a notice")
 	s, err := a.surfaceFor(ctx, ip.Team)
 	if err != nil {
 		return err

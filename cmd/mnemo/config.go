@@ -45,7 +45,7 @@ type Config struct {
 	SlackMode     slackMode `env:"MNEMO_SLACK_MODE" envDefault:"socket" help:"how Slack reaches serve: socket (Socket Mode: no public URL, at most 10 connections) or http (the Events API over HTTPS at /slack/*, behind a load balancer)"`
 	SigningSecret string    `env:"SLACK_SIGNING_SECRET" help:"the app's signing secret (Basic Information → App Credentials); in http mode every request must be signed with it, and serve needs it"`
 	SlackHTTPAddr hostPort  `env:"MNEMO_SLACK_HTTP_ADDR" envDefault:"127.0.0.1:3000" help:"in http mode, where serve answers Slack's requests (POST /slack/events, /slack/interactivity, /slack/commands), apart from MNEMO_HTTP_ADDR so that only /slack/* is exposed"`
-	SlackAPIURL   apiURL    `env:"SLACK_API_URL" envDefault:"https://slack.com/api/" help:"Slack's Web API base URL; tests and proxies point it elsewhere"`
+	SlackAPIURL   apiURL    `env:"SLACK_API_URL" envDefault:"https://slack.com/api/" help:"Slack's Web API base URL; tests and proxies point it elsewhere. Response URLs on its host are answered, beside hooks.slack.com"`
 	// ClientID and ClientSecret turn on the OAuth install for many
 	// workspaces; EncryptionKey seals their bot tokens.
 	ClientID      string   `env:"SLACK_CLIENT_ID" help:"the app's client id (Basic Information): turns on the OAuth install for many workspaces at /slack/install, each with its own bot token; SLACK_BOT_TOKEN is then optional (see the README's Many workspaces)"`
