@@ -362,7 +362,7 @@ func (a *App) memoriesPage(ctx context.Context, v memory.Viewer, f memory.Filter
 		if i == ListPageSize {
 			break
 		}
-		blocks = append(blocks, memoryBlock(m, now, true))
+		blocks = append(blocks, memoryBlockIn(m, now, v.Place.Team))
 	}
 	st := pageState{Team: v.Place.Team, User: f.SubjectUser, Channel: f.Channel, Query: f.Query}
 	if nav := pager(ActionPage, offset, ListPageSize, len(ms) > ListPageSize, func(o int) string {

@@ -128,12 +128,12 @@ func (s *surface) Reply(ctx context.Context, d agent.Delivery) ([]threads.Messag
 		f, ok := found[i]
 		ts := f.ts
 		if ok && f.live {
-			if _, _, _, err := s.a.update(ctx, s.bot, key.Channel, string(ts), replyText(part, i == len(parts)-1), metadata(replyEvent, d.Post, i, len(parts))); err != nil {
+			if _, _, _, err := s.a.update(ctx, s.bot, key.Channel, string(ts), replyTextIn(madeFor(s.bot), part, i == len(parts)-1), metadata(replyEvent, d.Post, i, len(parts))); err != nil {
 				return posted, err
 			}
 		}
 		if !ok {
-			raw, err := s.a.post(ctx, s.bot, key.Channel, replyText(part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, d.Post, i, len(parts)))
+			raw, err := s.a.post(ctx, s.bot, key.Channel, replyTextIn(madeFor(s.bot), part, i == len(parts)-1), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, d.Post, i, len(parts)))
 			if err != nil {
 				return posted, err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -992,4 +994,59 @@ func TestAPressNamingNoWorkspaceRecordsNoneAsTheOrganisations(t *testing.T) {
 	})
 	b.slack.WaitAck(press, 5*time.Second)
 	require.Empty(t, servedBy(stranger), "the presser's own workspace is not recorded as the organisation's")
+}
+
+// A reply posted in workspace B under an org-wide installation carries its
+// workspace in its feedback buttons, so a 👍 pressed by someone whose own
+// workspace is A (the payload names no team, bolt-python#23) is recorded
+// on B's turn. Before, the buttons said nothing, the press was looked up
+// in A, where no turn posted that reply, and the verdict was dropped.
+func TestAnOrgWideReplysFeedbackIsRecordedInItsWorkspace(t *testing.T) {
+	t.Parallel()
+	b, addr := startMultiBot(t)
+	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
+	B := gridIn{b, orgTeamB, org, true}
+	require.NotEmpty(t, B.ask(alice, "C0ORGBGEN", "hello"))
+	var reply fakeslack.Message
+	for _, m := range b.slack.Posted() {
+		if m.Channel == "C0ORGBGEN" && m.Team == orgTeamB && strings.Contains(string(m.Blocks), slackapp.ActionFeedback) {
+			reply = m
+		}
+	}
+	require.NotEmpty(t, reply.TS, "the reply has feedback buttons")
+	// The turn records its reply after posting it: the press waits for
+	// that, as a person's would.
+	require.Eventually(t, func() bool {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM session_messages WHERE team_id = $1 AND channel_id = $2 AND ts = $3 AND turn_id IS NOT NULL`,
+			orgTeamB, "C0ORGBGEN", reply.TS).Scan(&n))
+		return n == 1
+	}, 10*time.Second, 10*time.Millisecond, "the reply is recorded as its turn's")
+	var blocks []struct {
+		Elements []struct {
+			PositiveButton struct {
+				Value string `json:"value"`
+			} `json:"positive_button"`
+		} `json:"elements"`
+	}
+	require.NoError(t, json.Unmarshal(reply.Blocks, &blocks))
+	up := ""
+	for _, bl := range blocks {
+		for _, e := range bl.Elements {
+			up = cmp.Or(up, e.PositiveButton.Value)
+		}
+	}
+	require.NotEmpty(t, up)
+
+	press := b.slack.SendInteractive(map[string]any{
+		"type": "block_actions", "team": nil, "enterprise": map[string]any{"id": org, "name": "Grid Org"}, "is_enterprise_install": true,
+		"user":       map[string]any{"id": alice, "team_id": orgTeamA},
+		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "channel": map[string]any{"id": "C0ORGBGEN"},
+		"container": map[string]any{"type": "message", "message_ts": reply.TS, "channel_id": "C0ORGBGEN", "is_ephemeral": false},
+		"message":   map[string]any{"ts": reply.TS, "type": "message"},
+		"actions":   []any{map[string]any{"type": "feedback_buttons", "action_id": slackapp.ActionFeedback, "block_id": "mnemo_feedback", "value": up, "action_ts": b.nextTS()}},
+	})
+	b.slack.WaitAck(press, 5*time.Second)
+	require.Eventually(t, func() bool { return b.feedback("C0ORGBGEN", reply.TS, alice) == string(db.Positive) }, 10*time.Second, 20*time.Millisecond,
+		"the verdict is recorded on B's turn")
 }
