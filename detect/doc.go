@@ -8,7 +8,8 @@
 // secrets.go, numbers.go and personal*.go hold one family of detectors
 // each; personal.go reads curated terms, personal_classes.go reads the same
 // categories by class (a medical suffix, a drug stem, a frame such as
-// "diagnosed with …" or "ran for city council").
+// "diagnosed with …" or "ran for city council"); redactor.go holds
+// Redactor, which redacts a streamed answer as it grows.
 // A personal category is read by meaning, not grammar: "I take", "she
 // takes", "Alice takes" and the canonical "Takes antidepressants" are one
 // fact. The labelled corpora are memory/testdata/detectors.json and

@@ -36,16 +36,30 @@ var secretDetectors = []detector{
 	// other run of full 64-character base64 lines is a PEM body too.
 	{name: "private key body", category: CategorySecret, gate: gate{words: []string{"mig", "mii", "mij", "mhccaq", "b3blbnnzac1rzxktdje"}}, valid: mixedCase,
 		re: regexp.MustCompile(`(?m)\b(?:MI[GIJ]|MHcCAQ|b3BlbnNzaC1rZXktdjE)` + b64 + `{58,}={0,2}(?:\r?\n` + b64 + `{64})*(?:\r?\n` + pemLast + `$)?`)},
-	{name: "PEM body", category: CategorySecret, gate: gate{minLen: 66, minDigits: 1}, valid: mixedCase,
-		re: regexp.MustCompile(`(?m)^` + b64 + `{64}\r?\n(?:` + b64 + `{64}\r?\n)*(?:` + b64 + `{64}|` + pemLast + `)$`)},
+	// A run of full 64-character base64 lines, each alone on its line,
+	// is a PEM body; its first line alone is one when it looks random
+	// (pemLine), so a streamed answer never shows it before the second
+	// line comes. A code block's fence may open the first line.
+	{name: "PEM body", category: CategorySecret, gate: gate{minLen: 64, minDigits: 1}, group: 1, valid: pemBody,
+		re: regexp.MustCompile("(?m)^(?:```)?(" + b64 + `{64}(?:\r?\n(?:` + b64 + `{64}\r?\n)*(?:` + b64 + `{64}|` + pemLast + `))?)\r?$`)},
+	// An encryption key's value as MNEMO_ENCRYPTION_KEY holds it
+	// (install.ParseKeyring): an id, a colon and 32 bytes in standard
+	// base64, alone or as a keyring's entry, wherever it is written. The
+	// id is kept; a digest (go.sum's h1:, sha256:) or a public key of the
+	// same shape is not a key (encryptionKey).
+	{name: "encryption key", category: CategorySecret, gate: gate{words: []string{":"}, minToken: 46}, group: 2, valid: encryptionKey,
+		re: regexp.MustCompile(`\b([A-Za-z0-9_.-]{1,32}):([A-Za-z0-9+/]{43}=)(?:[^A-Za-z0-9+/=]|$)`)},
 	// A password after its keyword, in any casing, after any separator: "is",
 	// "was", "is now", "set to", ":", "=", "-", "->", "'s", or only a space
 	// ("passwd Tr0ub4dor&3"), where the value must look like a password.
 	{name: "password", category: CategorySecret, gate: gate{words: []string{"pass", "pw", "pin", "wachtwoord", "contrase", "senha", "mot de passe"}}, group: 3, valid: keywordCredential,
 		re: regexp.MustCompile(`(?i)\b(password|passwd|passwort|passphrase|passcode|pass|pwd|pw|pin(?:\s+(?:code|number))?|wachtwoord|contrase(?:ñ|n)a|senha|mot\s+de\s+passe)\b["']?(?:\s+(?:for|to|of|on)\s+(?:the\s+|my\s+|our\s+)?[\w.@-]+(?:\s+[\w.@-]+)?)?(\s*(?:is\s+now|is|was|now|will\s+be|(?:is\s+|was\s+)?(?:set|changed|reset)\s+to|:|=|->|=>|[-–—]|['’]s)\s*|\s+)(\S+)`)},
 	// A secret named only by reference to one before it: "old password was
-	// X, new one is Y", "and the new one: Y", "then changed it to Y".
-	{name: "password by reference", category: CategorySecret, gate: gate{words: []string{"new one", "changed", "rotated", "reset", "updated", "switched", "now", "replaced", "new value"}}, group: 1, valid: referencedCredential,
+	// X, new one is Y", "and the new one: Y", "then changed it to Y". The
+	// gate has a word of every alternative, "set" and "new" alone among
+	// them: with "new one" and no "set", "I set it to Y" was found only
+	// where another gate word happened to be in the text.
+	{name: "password by reference", category: CategorySecret, gate: gate{words: []string{"new", "changed", "rotated", "set", "updated", "switched", "now", "replaced"}}, group: 1, valid: referencedCredential,
 		re: regexp.MustCompile(`(?i)\b(?:(?:the\s+)?new\s+(?:one|value)|(?:changed|rotated|reset|updated|switched|set)\s+(?:it\s+|them\s+)?to|(?:it['’]?s|it\s+is)\s+now|now\s+(?:it['’]?s|it\s+is)|replaced\s+(?:it\s+)?with)\b\s*(?:is|was|will\s+be|:|=|-|->)?\s*(\S+)`)},
 	// DB_PASSWORD=…, SLACK_BOT_TOKEN: …, as in an .env file or a config:
 	// the value is a credential whatever it looks like, unless it is a
@@ -65,7 +79,7 @@ var secretDetectors = []detector{
 		re: regexp.MustCompile(`(?i)\b(?:user(?:name)?|login)\s*[:=]?\s*\S+?\s*[,;/]?\s*(?:and\s+)?(?:pass(?:word)?|pw|pwd)\b\s*[:=]?\s*(\S+)`)},
 	{name: "username / password", category: CategorySecret, gate: gate{words: []string{"/", ":"}}, group: 3, valid: all(slashPair, notInURL),
 		re: regexp.MustCompile(`([A-Za-z0-9._%+@-]{2,64})(\s*[/:]\s*)(\S{6,64})`)},
-	{name: "credential in URL", category: CategorySecret, gate: gate{words: []string{"://"}}, group: 1, re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`)},
+	{name: "credential in URL", category: CategorySecret, gate: gate{words: []string{"://"}}, group: 1, valid: notURLPlaceholder, re: regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@`)},
 	{name: "API key", category: CategorySecret, gate: gate{words: []string{"api", "secret", "access", "auth", "client", "bearer"}, minDigits: 1}, group: 1, valid: hasLetterAndDigit(1),
 		re: regexp.MustCompile(`(?i)\b(?:api[_ -]?key|secret[_ -]?key|access[_ -]?token|auth[_ -]?token|client[_ -]?secret|bearer)\b\s*(?:is|was|:|=|-|->|=>)?\s*["']?([A-Za-z0-9_\-.]{16,})`)},
 	{name: "secret token", category: CategorySecret, gate: gate{words: []string{"token", "secret", "signing"}, minDigits: 1}, group: 1, valid: hasLetterAndDigit(1),
@@ -168,6 +182,75 @@ func mixedCase(text string, loc []int) bool {
 	s := group(text, loc, 0)
 	return strings.ContainsFunc(s, unicode.IsUpper) && strings.ContainsFunc(s, unicode.IsLower) && strings.ContainsFunc(s, unicode.IsDigit)
 }
+
+// pemBody accepts a run of base64 lines as a PEM body: mixed case and a
+// digit, as random base64 of this length has (mixedCase), and for a first
+// line alone, the look of random base64 (pemLine) and no digest named
+// just before it ("the sha384 digest is" on the line above).
+func pemBody(text string, loc []int) bool {
+	s := group(text, loc, 1)
+	if lower, upper, digit, _ := classes(s); !lower || !upper || !digit {
+		return false
+	}
+	if strings.Contains(s, "\n") {
+		return true
+	}
+	if digestNamed.MatchString(text[max(0, loc[2]-64):loc[2]]) {
+		return false
+	}
+	return pemLine(s)
+}
+
+// digestNamed is a word that names a digest: SHA-384 in base64 is a line
+// of 64 characters too.
+var digestNamed = regexp.MustCompile(`(?i)\b(?:sha(?:-?\d+)?|hash\w*|digests?|checksums?|integrity|fingerprints?)\b`)
+
+// pemLine tells a line of random base64 from an identifier or a path of
+// the same length: random base64 changes between capitals, small letters,
+// digits and symbols at about two characters in three (40 of 63 on
+// average, under 22 about once in a million lines), an identifier at its
+// humps (AbstractSingletonProxyFactoryBean…: 19).
+func pemLine(s string) bool {
+	kind := func(c byte) int {
+		switch {
+		case c >= 'A' && c <= 'Z':
+			return 0
+		case c >= 'a' && c <= 'z':
+			return 1
+		case c >= '0' && c <= '9':
+			return 2
+		}
+		return 3
+	}
+	n := 0
+	for i := 1; i < len(s); i++ {
+		if kind(s[i]) != kind(s[i-1]) {
+			n++
+		}
+	}
+	return n >= 22
+}
+
+// encryptionKey accepts an id:base64 key of MNEMO_ENCRYPTION_KEY's shape
+// unless its id names a digest, a signature or a public key (h1: in
+// go.sum, sha256:, pubkey:) or its value is a placeholder: a key has both
+// cases, as 43 random base64 characters all but always do.
+func encryptionKey(text string, loc []int) bool {
+	id := strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(group(text, loc, 1)))
+	if notKeyIDs[id] || digestID.MatchString(id) {
+		return false
+	}
+	v := group(text, loc, 2)
+	lower, upper, _, _ := classes(strings.TrimRight(v, "="))
+	return lower && upper && randomBody(text, []int{loc[4], loc[5]})
+}
+
+// notKeyIDs and digestID name what else is written id:base64 of 32 bytes.
+var (
+	notKeyIDs = wordSet(`hash digest checksum sum etag integrity fingerprint fp sig signature mac hmac
+		pub pubkey public publickey pk nonce iv salt`)
+	digestID = regexp.MustCompile(`^(?:h\d+|sha\d*|md\d|blake\w*|b3|xxh\w*|crc\d*|keccak\d*|sm3|ripemd\d*)$`)
+)
 
 // credentialValue accepts the word after "password is" when it looks like a
 // password rather than English ("password is stored in Vault"): quoted, or
@@ -315,6 +398,23 @@ func filePath(v string) bool {
 	}
 	return strings.HasPrefix(v, "/") && strings.Count(v, "/") > 1 && !strings.ContainsFunc(v, unicode.IsUpper)
 }
+
+// notURLPlaceholder drops a URL's password that stands for one, as a
+// connection string's form is written in documentation and in mnemo's own
+// errors: postgres://user:pass@host, :password@, :<password>@,
+// :${DB_PASSWORD}@, :$PGPASSWORD@.
+func notURLPlaceholder(text string, loc []int) bool {
+	v := group(text, loc, 1)
+	switch strings.ToLower(v) {
+	case "pass", "password", "passwd", "pwd":
+		return false
+	}
+	return !(strings.HasPrefix(v, "<") && strings.HasSuffix(v, ">")) && !envReference.MatchString(v) && !placeholder(v)
+}
+
+// envReference is a value that names an environment variable holding a
+// credential rather than the credential: ${DB_PASSWORD}, $PGPASSWORD.
+var envReference = regexp.MustCompile(`^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Z_][A-Z0-9_]*)$`)
 
 // placeholder reports a value written in place of a credential.
 func placeholder(v string) bool {
@@ -548,12 +648,17 @@ var (
 	algorithmName     = regexp.MustCompile(`(?i)^(?:rsa|aes|sha|hs|rs|es|ps|p|ed|ecdsa|dsa|hmac|gcm|cbc|tls|v)[-_]?\d+$`)
 )
 
+// referenceLookback is how far before "the new one is Y" referencedCredential
+// looks for the credential it refers to. Redactor keeps more context than
+// this before the text it redacts again (cutBytes).
+const referenceLookback = 240
+
 // referencedCredential accepts a value named by reference ("the new one
 // is Y") when a credential keyword comes before it in the text, and the
 // value looks like one (credentialValue): an algorithm ("RSA-4096") is
 // not, and digits alone are only after "pin" or "passcode".
 func referencedCredential(text string, loc []int) bool {
-	before := text[max(0, loc[0]-240):loc[0]]
+	before := text[max(0, loc[0]-referenceLookback):loc[0]]
 	if !credentialKeyword.MatchString(before) || !credentialValue(1)(text, loc) {
 		return false
 	}
@@ -625,12 +730,25 @@ func dashedKey(text string, loc []int) bool {
 
 // notInURL drops a match that starts inside a URL, whose credentials are
 // "credential in URL"'s: "user:pw@host/db?x=y" holds no "user … pw" pair.
-// A RedactedMarker in the URL is read as part of it.
+// A RedactedMarker in the URL is read as part of it. It reads only the
+// word the match starts in: a pass over the whole text for each match
+// made Redact of a long text cost the square of its length.
 func notInURL(text string, loc []int) bool {
-	text = strings.ReplaceAll(text, RedactedMarker, strings.ReplaceAll(RedactedMarker, " ", "_"))
-	start := strings.LastIndexAny(text[:loc[0]], " \t\r\n") + 1
+	// wordBreak is a white space that ends a word: the space inside a
+	// marker does not.
+	wordBreak := func(i int) bool {
+		if !strings.ContainsRune(" \t\r\n", rune(text[i])) {
+			return false
+		}
+		j := i - strings.IndexByte(RedactedMarker, ' ')
+		return j < 0 || !strings.HasPrefix(text[j:], RedactedMarker)
+	}
+	start := loc[0]
+	for start > 0 && !wordBreak(start-1) {
+		start--
+	}
 	end := loc[0]
-	for end < len(text) && !strings.ContainsRune(" \t\r\n", rune(text[end])) {
+	for end < len(text) && !wordBreak(end) {
 		end++
 	}
 	return !strings.Contains(text[start:end], "://")
