@@ -144,13 +144,15 @@ func StatusFor(name string, input json.RawMessage) string {
 // word it was in waits for the next (Flush, at the end, sends it all; a
 // stream that fails drops it: Settle). A redaction that reaches back into
 // what was shown (a private key's block, known only at its end) stops the
-// stream: the reply that replaces it at the end is redacted whole.
+// stream: the reply that replaces it at the end is redacted whole. The
+// text is redacted by a detect.Redactor, which redacts again only the end
+// of it, so a long answer does not cost the square of its length.
 type Throttle struct {
 	out TextStream
 	now func() time.Time
 
 	pending strings.Builder
-	said    strings.Builder // the text taken from pending so far, as said
+	said    detect.Redactor // the text taken from pending so far, as said
 	shownAs strings.Builder // the redacted text appended so far
 	stuck   bool            // a redaction reached back into shownAs
 	last    time.Time
@@ -226,7 +228,7 @@ func (t *Throttle) flushLocked(ctx context.Context, end bool) {
 	t.said.WriteString(t.pending.String())
 	t.pending.Reset()
 	t.last = t.now() // a try with nothing new to show waits a whole interval too
-	red := detect.Redact(t.said.String())
+	red := t.said.Redacted()
 	if !end {
 		red = throughLastBreak(red)
 	}
