@@ -113,25 +113,29 @@ func (p process) run(ctx context.Context, args []string) int {
 	case "help", "-h", "-help", "--help":
 		return p.help(ctx, cmd, rest)
 	default:
-		fmt.Fprintf(p.stderr, "mnemo: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(p.stderr, "mnemo: unknown command %q\n\n%s", detect.Redact(cmd), usage)
 		return 2
 	}
 	var ae argsError
 	var ue usageError
 	var ec exitCode
+	// The error is scrubbed as a log line is (errorWriter): it may quote
+	// what it failed on (a value pasted into the wrong flag, a URL with a
+	// key, a failed exchange's answer), and stderr is often a log.
+	errOut := errorWriter{p.stderr}
 	switch {
 	case err == nil, errors.Is(err, errHelpShown):
 		return 0
 	case errors.As(err, &ec):
 		return int(ec)
 	case errors.As(err, &ae):
-		fmt.Fprintf(p.stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for usage.\n", ae.command, err, ae.command)
+		fmt.Fprintf(errOut, "mnemo %s: %v\nRun 'mnemo %s -h' for usage.\n", ae.command, err, ae.command)
 		return 2
 	case errors.As(err, &ue):
-		fmt.Fprintf(p.stderr, "mnemo %s: %v\nRun 'mnemo %s -h' for usage.\n", cmd, err, cmd)
+		fmt.Fprintf(errOut, "mnemo %s: %v\nRun 'mnemo %s -h' for usage.\n", cmd, err, cmd)
 		return 2
 	default:
-		fmt.Fprintf(p.stderr, "mnemo %s: %v\n", cmd, err)
+		fmt.Fprintf(errOut, "mnemo %s: %v\n", cmd, err)
 	}
 	return 1
 }
@@ -150,13 +154,26 @@ func (p process) help(ctx context.Context, cmd string, rest []string) int {
 			fmt.Fprint(p.stdout, ConfigTable())
 			return 0
 		case len(rest) > 1:
-			fmt.Fprintf(p.stderr, "mnemo help: unexpected argument %q\n", rest[1])
+			fmt.Fprintf(p.stderr, "mnemo help: unexpected argument %q\n", detect.Redact(rest[1]))
 			return 2
 		}
 		writeEnvHelp(p.stdout)
 		return 0
 	}
 	return p.run(ctx, append(append([]string(nil), rest...), "-h"))
+}
+
+// errorWriter scrubs a command's final error, written whole in one Write,
+// as a log line is scrubbed (redactLine). mnemo's own errors are worded so
+// that none reads as a secret to it: a connection string's form has a
+// placeholder password, and no "NAME_TOKEN: value" precedes prose.
+type errorWriter struct{ w io.Writer }
+
+func (e errorWriter) Write(p []byte) (int, error) {
+	if _, err := e.w.Write(redactLine(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // newLogger writes JSON, or console format on a terminal, with secrets

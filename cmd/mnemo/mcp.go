@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	stdlog "log"
 	"maps"
 	"net"
 	"net/http"
@@ -109,7 +110,12 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 		log.Info().Str("user", *user).Msg("mcp serving on stdio")
 		stdio := newDrainingStdio(ctx, stdin, stdout)
-		return server.NewStdioServer(srv).Listen(ctx, stdio, stdio)
+		ss := server.NewStdioServer(srv)
+		// mcp-go's own error lines (a failed read or write, a recovered
+		// panic, which may quote a request) go through the redacting log,
+		// as serve's HTTP server's do, not raw to the process's stderr.
+		ss.SetErrorLogger(stdlog.New(log.With().Str("component", "mcp").Logger(), "", 0))
+		return ss.Listen(ctx, stdio, stdio)
 	}
 
 	srv, err := newMemoryMCPServer(c.memory, mcp.IdentityFromContext)
