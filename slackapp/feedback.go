@@ -21,10 +21,6 @@ const sectionChars = 3000
 // feedbackBlockID is the block id of the feedback buttons.
 const feedbackBlockID = "mnemo_feedback"
 
-// feedbackBlock is the 👍/👎 buttons under a reply, saying no workspace:
-// feedbackBlockIn's say theirs.
-func feedbackBlock() slack.Block { return feedbackBlockIn("") }
-
 // feedbackBlockIn is the 👍/👎 buttons under a reply, saying they were
 // made for team (madeValue; madeFor of the bot that posts it): under an
 // org-wide installation Slack names no workspace when they are pressed,
@@ -34,9 +30,6 @@ func feedbackBlockIn(team string) slack.Block {
 	down := slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, "👎", true, false), madeValue(team, string(db.Negative))).WithAccessibilityLabel("Bad answer")
 	return slack.NewContextActionsBlock(feedbackBlockID, slack.NewFeedbackButtonsBlockElement(ActionFeedback, up, down))
 }
-
-// replyText is replyTextIn with feedback buttons that say no workspace.
-func replyText(part string, last bool) slack.MsgOption { return replyTextIn("", part, last) }
 
 // replyTextIn is a reply part as a message: its text, and for the last
 // part of an answer, the same text in sections followed by the feedback

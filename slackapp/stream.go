@@ -212,7 +212,7 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 		// when the stream is the answer, live while it is to be replaced.
 		opts := []slack.MsgOption{liveMetadata(l.p)}
 		if exact {
-			opts = []slack.MsgOption{slack.MsgOptionBlocks(feedbackBlock()), metadata(replyEvent, l.p, 0, 1)}
+			opts = []slack.MsgOption{slack.MsgOptionBlocks(feedbackBlockIn(madeFor(l.bot))), metadata(replyEvent, l.p, 0, 1)}
 		}
 		if err := l.stop(ctx, opts...); err != nil {
 			if !notStreaming(err) {
@@ -226,7 +226,7 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 	}
 	if !l.streaming || !exact {
 		l.adoptPrior(ctx)
-		if _, _, _, err := l.a.update(ctx, l.bot, key.Channel, l.ts, replyText(parts[0], len(parts) == 1), metadata(replyEvent, l.p, 0, len(parts))); err != nil {
+		if _, _, _, err := l.a.update(ctx, l.bot, key.Channel, l.ts, replyTextIn(madeFor(l.bot), parts[0], len(parts) == 1), metadata(replyEvent, l.p, 0, len(parts))); err != nil {
 			return nil, err
 		}
 	}
@@ -236,7 +236,7 @@ func (l *liveReply) finish(ctx context.Context, text string) ([]threads.Message,
 	}
 	posted := []threads.Message{{TS: ts, Role: threads.RoleAssistant, Actor: botActor(l.bot), Authority: provenance.Context, Text: parts[0]}}
 	for i, part := range parts[1:] {
-		raw, err := l.a.post(ctx, l.bot, key.Channel, replyText(part, i == len(parts)-2), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, l.p, i+1, len(parts)))
+		raw, err := l.a.post(ctx, l.bot, key.Channel, replyTextIn(madeFor(l.bot), part, i == len(parts)-2), slack.MsgOptionTS(string(key.Root)), metadata(replyEvent, l.p, i+1, len(parts)))
 		if err != nil {
 			return posted, err
 		}

@@ -346,3 +346,25 @@ func TestAnAttemptAfterADeathMidStreamContinuesInItsMessage(t *testing.T) {
 		})
 	}
 }
+
+// Under an org-wide installation a streamed answer's feedback buttons say
+// the workspace it was streamed in, as a posted answer's do: Slack names
+// none when they are pressed. A workspace's own installation keeps the
+// bare values.
+func TestAStreamedAnswersFeedbackSaysItsWorkspaceUnderAnOrgWideInstall(t *testing.T) {
+	t.Parallel()
+	for _, enterprise := range []string{"E0ORG", ""} {
+		b := newStreamBed(t, "C0GENERAL")
+		b.bot.Enterprise = enterprise
+		s := b.stream("Hello ", "world, ")
+		_, err := s.Reply(context.Background(), agent.Delivery{Post: b.post, Text: "Hello world, THE END"})
+		require.NoError(t, err)
+		st := b.fs.WaitStream("C0GENERAL", string(b.post.Key.Root), 5*time.Second)
+		_, blocks := b.fs.Shown("C0GENERAL", st.TS)
+		want := `"value":"positive"`
+		if enterprise != "" {
+			want = `"value":"` + fakeslack.TeamID + `/positive"`
+		}
+		require.Contains(t, string(blocks), want, "enterprise %q: %s", enterprise, blocks)
+	}
+}

@@ -49,13 +49,8 @@ func origin(m memory.Memory, now time.Time) string {
 	return fmt.Sprintf("%s · %s%s %s, %s", m.Kind, how, who, where, memory.Age(m.ObservedAt, now))
 }
 
-// memoryBlock is a memory as a section, with a Forget button when
-// withForget and it is not archived. That button does not say where it
-// was made; memoryBlockIn's does.
-func memoryBlock(m memory.Memory, now time.Time, withForget bool) slack.Block {
-	if withForget {
-		return memoryBlockIn(m, now, "")
-	}
+// memoryBlock is a memory as a section, without buttons.
+func memoryBlock(m memory.Memory, now time.Time) slack.Block {
 	return slack.NewSectionBlock(mrkdwn(memoryText(m, now)), nil, nil)
 }
 
@@ -183,7 +178,7 @@ func pageOffset(o int) int {
 
 // historyBlocks renders a memory's history for /mnemo history.
 func historyBlocks(m memory.Memory, events []memory.Event, now time.Time) []slack.Block {
-	blocks := []slack.Block{memoryBlock(m, now, false)}
+	blocks := []slack.Block{memoryBlock(m, now)}
 	var b strings.Builder
 	for _, e := range events {
 		fmt.Fprintf(&b, "• %s · %s by %s via %s", e.At.UTC().Format("2006-01-02 15:04"), e.Action, actorRef(e.ActorID), e.Path)

@@ -129,7 +129,7 @@ func TestArchivedReasonIsEscaped(t *testing.T) {
 	m := memory.Memory{ID: uuid.New(), Team: "T1", Scope: memory.ScopePersonal, SubjectID: "UA", ActorID: "UA", Kind: memory.KindKnowledge,
 		Content: "Uses vim", Visibility: provenance.DM, ChannelID: "D1", WrittenBy: provenance.ByPassive, ObservedAt: now,
 		ArchivedAt: &at, ArchivedReason: "outdated <!channel> see <https://evil.example|docs> & more"}
-	b, _ := json.Marshal(memoryBlock(m, now, false))
+	b, _ := json.Marshal(memoryBlock(m, now))
 	require.Contains(t, string(b), `outdated \u0026lt;!channel\u0026gt; see \u0026lt;https://evil.example|docs\u0026gt; \u0026amp; more`)
 	require.NotContains(t, string(b), `\u003c!channel`)
 }

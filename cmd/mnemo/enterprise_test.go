@@ -1003,13 +1003,25 @@ func TestAPressNamingNoWorkspaceRecordsNoneAsTheOrganisations(t *testing.T) {
 // in A, where no turn posted that reply, and the verdict was dropped.
 func TestAnOrgWideReplysFeedbackIsRecordedInItsWorkspace(t *testing.T) {
 	t.Parallel()
+	// A mention in a channel and a DM. (A streamed answer's buttons are
+	// held by TestAStreamedAnswersFeedbackSaysItsWorkspaceUnderAnOrgWide-
+	// Install in slackapp.)
+	for _, channel := range []string{"C0ORGBGEN", "D0ALICEB"} {
+		t.Run(channel, func(t *testing.T) {
+			t.Parallel()
+			orgWideFeedback(t, channel)
+		})
+	}
+}
+
+func orgWideFeedback(t *testing.T, channel string) {
 	b, addr := startMultiBot(t)
 	installWorkspace(t, b, addr, fakeslack.Workspace{Enterprise: org, OrgWide: true, Name: "Grid Org"})
 	B := gridIn{b, orgTeamB, org, true}
-	require.NotEmpty(t, B.ask(alice, "C0ORGBGEN", "hello"))
+	require.NotEmpty(t, B.ask(alice, channel, "hello"))
 	var reply fakeslack.Message
 	for _, m := range b.slack.Posted() {
-		if m.Channel == "C0ORGBGEN" && m.Team == orgTeamB && strings.Contains(string(m.Blocks), slackapp.ActionFeedback) {
+		if m.Channel == channel && m.Team == orgTeamB && strings.Contains(string(m.Blocks), slackapp.ActionFeedback) {
 			reply = m
 		}
 	}
@@ -1019,7 +1031,7 @@ func TestAnOrgWideReplysFeedbackIsRecordedInItsWorkspace(t *testing.T) {
 	require.Eventually(t, func() bool {
 		var n int
 		require.NoError(t, b.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM session_messages WHERE team_id = $1 AND channel_id = $2 AND ts = $3 AND turn_id IS NOT NULL`,
-			orgTeamB, "C0ORGBGEN", reply.TS).Scan(&n))
+			orgTeamB, channel, reply.TS).Scan(&n))
 		return n == 1
 	}, 10*time.Second, 10*time.Millisecond, "the reply is recorded as its turn's")
 	var blocks []struct {
@@ -1041,12 +1053,12 @@ func TestAnOrgWideReplysFeedbackIsRecordedInItsWorkspace(t *testing.T) {
 	press := b.slack.SendInteractive(map[string]any{
 		"type": "block_actions", "team": nil, "enterprise": map[string]any{"id": org, "name": "Grid Org"}, "is_enterprise_install": true,
 		"user":       map[string]any{"id": alice, "team_id": orgTeamA},
-		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "channel": map[string]any{"id": "C0ORGBGEN"},
-		"container": map[string]any{"type": "message", "message_ts": reply.TS, "channel_id": "C0ORGBGEN", "is_ephemeral": false},
+		"api_app_id": fakeslack.AppID, "trigger_id": "trig", "channel": map[string]any{"id": channel},
+		"container": map[string]any{"type": "message", "message_ts": reply.TS, "channel_id": channel, "is_ephemeral": false},
 		"message":   map[string]any{"ts": reply.TS, "type": "message"},
 		"actions":   []any{map[string]any{"type": "feedback_buttons", "action_id": slackapp.ActionFeedback, "block_id": "mnemo_feedback", "value": up, "action_ts": b.nextTS()}},
 	})
 	b.slack.WaitAck(press, 5*time.Second)
-	require.Eventually(t, func() bool { return b.feedback("C0ORGBGEN", reply.TS, alice) == string(db.Positive) }, 10*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return b.feedback(channel, reply.TS, alice) == string(db.Positive) }, 10*time.Second, 20*time.Millisecond,
 		"the verdict is recorded on B's turn")
 }
