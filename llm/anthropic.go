@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,15 +23,19 @@ var (
 	_ Streamer = (*Anthropic)(nil)
 )
 
+// anthropicURL is Anthropic's API, where a model without a base URL goes.
+const anthropicURL = "https://api.anthropic.com/"
+
 // NewAnthropic returns a Messages API model. baseURL may be empty.
 func NewAnthropic(apiKey, baseURL, model string, opts ...Option) *Anthropic {
 	// The SDK's retries are off: withRetry retries, so that a Retry-After
 	// longer than the caller's deadline ends the call at once instead of
 	// being slept through.
-	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0), option.WithHTTPClient(httpClient)}
-	if baseURL != "" {
-		ro = append(ro, option.WithBaseURL(baseURL))
-	}
+	// The base URL is always given: the SDK would otherwise take
+	// ANTHROPIC_BASE_URL from the environment, and send the model's key to
+	// a host mnemo's settings never named.
+	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0), option.WithHTTPClient(httpClient),
+		option.WithBaseURL(cmp.Or(baseURL, anthropicURL))}
 	return &Anthropic{client: anthropic.NewClient(ro...), model: model, cfg: newConfig(opts)}
 }
 

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,16 +34,20 @@ func NewOpenAI(apiKey, baseURL, model string, opts ...Option) *OpenAI {
 	return &OpenAI{client: newOpenAIClient(apiKey, baseURL), model: model, baseURL: baseURL, cfg: newConfig(opts)}
 }
 
+// openAIURL is OpenAI's own API, where a model without a base URL goes.
+const openAIURL = "https://api.openai.com/v1/"
+
 func newOpenAIClient(apiKey, baseURL string) openai.Client {
-	// The SDK's retries are off: withRetry retries (see NewAnthropic).
-	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0), option.WithHTTPClient(httpClient)}
-	if baseURL != "" {
-		ro = append(ro, option.WithBaseURL(baseURL))
-	}
+	// The SDK's retries are off: withRetry retries (see NewAnthropic). The
+	// base URL is always given: the SDK would otherwise take
+	// OPENAI_BASE_URL from the environment, and send the model's key, and
+	// OpenAI's own parameters, to a host mnemo's settings never named.
+	ro := []option.RequestOption{option.WithAPIKey(apiKey), option.WithMaxRetries(0), option.WithHTTPClient(httpClient),
+		option.WithBaseURL(cmp.Or(baseURL, openAIURL))}
 	return openai.NewClient(ro...)
 }
 
-// openAIHost is OpenAI's own API, where the SDK goes without a base URL.
+// openAIHost is the host of OpenAI's own API (openAIURL).
 const openAIHost = "api.openai.com"
 
 // ownAPI reports whether requests go to OpenAI's own API: no base URL, or
