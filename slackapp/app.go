@@ -347,7 +347,7 @@ func (a *App) onConnectionError(refuse context.CancelCauseFunc) socketmode.Socke
 			return
 		case errors.Is(err, websocket.ErrBadHandshake):
 			if n := handshakes.Add(1); n >= refusedHandshakes {
-				refuse(fmt.Errorf("Slack refused the Socket Mode websocket of SLACK_APP_TOKEN %d times in a row (%w); check that the app-level token is this app's, with the connections:write scope, and that Socket Mode is on", n, err))
+				refuse(fmt.Errorf("the Socket Mode websocket of SLACK_APP_TOKEN was refused by Slack %d times in a row (%w); check that the app-level token is this app's, with the connections:write scope, and that Socket Mode is on", n, err))
 				return
 			}
 		default:
@@ -379,7 +379,7 @@ func tokenError(variable, method string, err error) error {
 		}
 		// Worded so that no "NAME_TOKEN: value" reads as a setting to the
 		// redactor, which every error line passes through.
-		return fmt.Errorf("Slack answered %s for %s with an error: %w", method, variable, err)
+		return fmt.Errorf("%s for %s failed, Slack answering with an error: %w", method, variable, err)
 	}
 	return reachError(err)
 }

@@ -107,8 +107,8 @@ func TestAFinalErrorKeepsMnemosOwnWords(t *testing.T) {
 		require.NoError(t, err)
 		return b.String()
 	}
-	in := "Slack answered auth.test for SLACK_BOT_TOKEN with an error: invalid_auth; Slack refused the Socket Mode websocket of SLACK_APP_TOKEN 3 times in a row; DATABASE_URL postgres://app:Sup3rS3cretZqx@db/prod: expected the form " + db.URLForm + "; SLACK_APP_TOKEN: " + token
-	want := "Slack answered auth.test for SLACK_BOT_TOKEN with an error: invalid_auth; Slack refused the Socket Mode websocket of SLACK_APP_TOKEN 3 times in a row; DATABASE_URL postgres://app:" + detect.RedactedMarker + "@db/prod: expected the form " + db.URLForm + "; SLACK_APP_TOKEN: " + detect.RedactedMarker
+	in := "auth.test for SLACK_BOT_TOKEN failed, Slack answering with an error: invalid_auth; the Socket Mode websocket of SLACK_APP_TOKEN was refused by Slack 3 times in a row; DATABASE_URL postgres://app:Sup3rS3cretZqx@db/prod: expected the form " + db.URLForm + "; SLACK_APP_TOKEN: " + token
+	want := "auth.test for SLACK_BOT_TOKEN failed, Slack answering with an error: invalid_auth; the Socket Mode websocket of SLACK_APP_TOKEN was refused by Slack 3 times in a row; DATABASE_URL postgres://app:" + detect.RedactedMarker + "@db/prod: expected the form " + db.URLForm + "; SLACK_APP_TOKEN: " + detect.RedactedMarker
 	require.Equal(t, want, scrub(in))
 	require.Equal(t, "mnemo: "+detect.RedactedMarker+"\n", scrub("mnemo: "+token+"\n"))
 }

@@ -105,7 +105,7 @@ func TestServeEndsNamingTheCauseWhenSlackRefusesOrIsUnreachable(t *testing.T) {
 			want:  []string{"mnemo serve: SLACK_APP_TOKEN rejected by apps.connections.open: invalid_auth"}},
 		{name: "app token refused by the websocket",
 			setup: func(fs *fakeslack.Server) { fs.RefuseSocket(http.StatusForbidden) },
-			want:  []string{"mnemo serve: Slack refused the Socket Mode websocket of SLACK_APP_TOKEN 3 times in a row (websocket: bad handshake)"}},
+			want:  []string{"mnemo serve: the Socket Mode websocket of SLACK_APP_TOKEN was refused by Slack 3 times in a row (websocket: bad handshake)"}},
 		{name: "bot token refused by auth.test",
 			setup: func(fs *fakeslack.Server) { fs.FailNext("auth.test", "invalid_auth") },
 			want:  []string{"mnemo serve: SLACK_BOT_TOKEN rejected by auth.test: invalid_auth"}},
