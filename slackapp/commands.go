@@ -457,8 +457,12 @@ func (a *App) audit(ctx context.Context, actor provenance.Actor, action db.Audit
 }
 
 // webhookClient posts to response URLs, each post within Slack's own
-// timeout for a Web API call.
-var webhookClient = &http.Client{Timeout: 30 * time.Second}
+// timeout for a Web API call. It follows no redirect: the URL posted to
+// is the one responseURLAllowed allowed, and a 3xx fails the post (the
+// answer is then ephemeral), where following it would go anywhere.
+var webhookClient = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error {
+	return http.ErrUseLastResponse
+}}
 
 // withoutURL is err with the URL it failed on left out: a response URL is
 // a credential (anyone holding it may answer the person for 30 minutes).
@@ -489,8 +493,20 @@ func responseURLAllowed(raw, apiBase string) bool {
 		return true
 	}
 	base, err := url.Parse(apiBase)
-	return err == nil && base.Host != "" && u.Scheme == base.Scheme && strings.EqualFold(u.Host, base.Host)
+	if err != nil || base.Host == "" {
+		return false
+	}
+	// GovSlack's Web API (slack-gov.com) sends its response URLs from its
+	// own hooks host.
+	if gov := strings.ToLower(base.Hostname()); u.Scheme == "https" && strings.EqualFold(u.Host, govHooksHost) && (gov == "slack-gov.com" || strings.HasSuffix(gov, ".slack-gov.com")) {
+		return true
+	}
+	return u.Scheme == base.Scheme && strings.EqualFold(u.Host, base.Host)
 }
+
+// govHooksHost is GovSlack's slackHooksHost, allowed when SLACK_API_URL
+// is GovSlack's.
+const govHooksHost = "hooks.slack-gov.com"
 
 // respond sends an ephemeral answer through the response URL, or to the
 // user in the channel when there is none, when it is not Slack's (see

@@ -3,6 +3,8 @@ package slackapp
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/slack-go/slack"
@@ -50,4 +52,29 @@ func TestResponseURLAllowedIsSlacksOrTheAPIHost(t *testing.T) {
 		require.Equal(t, want, responseURLAllowed(raw, api), raw)
 	}
 	require.False(t, responseURLAllowed("http://127.0.0.1:8099/response", ""), "without an API base, only Slack's host")
+	// GovSlack's hooks, only with GovSlack's Web API.
+	require.True(t, responseURLAllowed("https://hooks.slack-gov.com/commands/T0AAAA/123/abc", "https://slack-gov.com/api/"))
+	require.False(t, responseURLAllowed("https://hooks.slack-gov.com/commands/T0AAAA/123/abc", "https://slack.com/api/"))
+	require.False(t, responseURLAllowed("https://hooks.slack-gov.com/commands/T0AAAA/123/abc", "https://evilslack-gov.com/api/"))
+}
+
+// A response URL that answers with a redirect is not followed: the post
+// fails, and the answer goes ephemerally, rather than to wherever the
+// redirect points.
+func TestAResponseURLsRedirectIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	followed := make(chan struct{}, 1)
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { followed <- struct{}{} }))
+	t.Cleanup(elsewhere.Close)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/stolen", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	err := slack.PostWebhookCustomHTTPContext(context.Background(), redirector.URL+"/response", webhookClient, &slack.WebhookMessage{Text: "an answer"})
+	require.Error(t, err, "a redirect is a failed post")
+	select {
+	case <-followed:
+		t.Fatal("the redirect was followed")
+	default:
+	}
 }
