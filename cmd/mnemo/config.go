@@ -59,7 +59,7 @@ type Config struct {
 	LLMKey              string           `env:"MNEMO_LLM_API_KEY" requiredBy:"serve,chat" defaultNote:"ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider" help:"the provider's API key; optional with MNEMO_LLM_BASE_URL (a local server such as Ollama needs none)"`
 	AnthropicKey        string           `env:"ANTHROPIC_API_KEY" help:"the key when the provider is anthropic and MNEMO_LLM_API_KEY is unset"`
 	OpenAIKey           string           `env:"OPENAI_API_KEY" help:"the key when the provider is openai and MNEMO_LLM_API_KEY is unset"`
-	LLMBaseURL          httpURL          `env:"MNEMO_LLM_BASE_URL" defaultNote:"the provider's own" help:"the provider's base URL: an OpenAI-compatible server (Ollama, vLLM, OpenRouter), a proxy or a test server"`
+	LLMBaseURL          httpURL          `env:"MNEMO_LLM_BASE_URL" defaultNote:"the provider's own" help:"the provider's base URL: an OpenAI-compatible server (Ollama, vLLM, OpenRouter), a proxy or a test server. The SDKs' OPENAI_BASE_URL and ANTHROPIC_BASE_URL are not read"`
 	JudgeModel          string           `env:"MNEMO_JUDGE_MODEL" defaultNote:"MNEMO_MODEL" help:"the model that grades replies in mnemo eval --live"`
 	EmbeddingModel      string           `env:"MNEMO_EMBEDDING_MODEL" defaultNote:"none: recall is lexical only" help:"an embedding model for recall by meaning, through the OpenAI-compatible /v1/embeddings endpoint: with pgvector, hybrid recall over every memory, embedded in the background (mnemo embeddings status); without it, a rerank of the lexical candidates"`
 	EmbeddingBaseURL    httpURL          `env:"MNEMO_EMBEDDING_BASE_URL" defaultNote:"MNEMO_LLM_BASE_URL" help:"the embeddings endpoint's base URL"`
