@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -185,6 +186,21 @@ func (e *ModelError) Unwrap() error { return e.Err }
 // MaxMessageChars is the longest message a turn takes; longer ones are
 // refused when they arrive and cut when they come back as history.
 const MaxMessageChars = 12000
+
+// MaxPostChars bounds the text the inbox keeps of a post: Slack sends at
+// most 40,000 characters, and a longer one is cut there when it is taken
+// in. A post of that length was cut, or may have been, so its length is
+// said as at least this (lengthOf).
+const MaxPostChars = 40000
+
+// lengthOf is a post's length in characters as a person is told it: the
+// count, or, for a post cut when it was taken in, "at least 40000".
+func lengthOf(n int) string {
+	if n >= MaxPostChars {
+		return fmt.Sprintf("at least %d", MaxPostChars)
+	}
+	return strconv.Itoa(n)
+}
 
 // ErrNoReply is returned when the model ends a turn without any text.
 var ErrNoReply = errors.New("the model returned no reply")

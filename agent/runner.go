@@ -411,7 +411,7 @@ func (r *Runner) runAttempt(ctx context.Context, log zerolog.Logger, p Post, s S
 func (r *Runner) decide(ctx context.Context, p Post, s Surface, t db.Turn, recalled *Recalled) (db.Pending, Outcome, error) {
 	turnID := t.ID
 	if n := utf8.RuneCountInString(p.Text); n > MaxMessageChars {
-		return db.Pending{Kind: db.PendingNotice, Text: fmt.Sprintf("Your message is %d characters long and I can read at most %d, so please shorten it or split it and try again.", n, MaxMessageChars)}, Outcome{}, nil
+		return db.Pending{Kind: db.PendingNotice, Text: fmt.Sprintf("Your message is %s characters long and I can read at most %d, so please shorten it or split it and try again.", lengthOf(n), MaxMessageChars)}, Outcome{}, nil
 	}
 	history, err := r.history(ctx, p)
 	if err != nil {
@@ -683,7 +683,7 @@ func StoredText(s string) string {
 	if n <= MaxMessageChars {
 		return s
 	}
-	return string([]rune(s)[:MaxMessageChars]) + fmt.Sprintf("… [truncated: the message was %d characters; the first %d are kept]", n, MaxMessageChars)
+	return string([]rune(s)[:MaxMessageChars]) + fmt.Sprintf("… [truncated: the message was %s characters; the first %d are kept]", lengthOf(n), MaxMessageChars)
 }
 
 // FailureSentence says in one sentence what went wrong and whether asking

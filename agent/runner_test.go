@@ -301,6 +301,17 @@ func TestStoredTextIsSanitisedAndCut(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(hist[0].Text, strings.Repeat("é", agent.MaxMessageChars)+"… [truncated: the message was 12500 characters"), "kept cut, with a marker")
 	require.Len(t, b.llm.Requests(), 1, "the long message never reached the model")
+
+	// A post cut when it was taken in (agent.MaxPostChars) is said to be at
+	// least that long: its real length is not known here, and the count of
+	// what was kept would understate it.
+	cut := post("1800000002.000100", strings.Repeat("a ", agent.MaxPostChars/2))
+	res, err = b.runner.Run(context.Background(), cut, s)
+	require.NoError(t, err)
+	require.Contains(t, res.Failure, "at least 40000 characters long")
+	hist, err = b.db.DB.Sessions().History(context.Background(), cut.Key, 10)
+	require.NoError(t, err)
+	require.Contains(t, hist[0].Text, "… [truncated: the message was at least 40000 characters")
 }
 
 func TestGiveUpTellsOnceAndOnlyUnfinishedTurns(t *testing.T) {

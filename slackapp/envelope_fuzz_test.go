@@ -10,6 +10,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
+	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/threads"
 )
 
@@ -71,7 +72,7 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		if !utf8.ValidString(p.Text) || strings.ContainsRune(p.Text, 0) {
 			t.Fatalf("text the database refuses: %q", p.Text)
 		}
-		if utf8.RuneCountInString(p.Text) > maxEventText {
+		if utf8.RuneCountInString(p.Text) > agent.MaxPostChars {
 			t.Fatalf("text of %d characters", utf8.RuneCountInString(p.Text))
 		}
 		if _, _, err := threads.KeyFor(p.Team, p.Channel, p.TS, p.ThreadTS); err != nil {

@@ -41,9 +41,6 @@ var humanSubtypes = map[string]bool{"": true, "thread_broadcast": true, "file_sh
 // slackID matches team, channel and user ids.
 var slackID = regexp.MustCompile(`^[A-Z0-9]{2,32}$`)
 
-// maxEventText bounds the text the inbox keeps of a post; Slack sends at
-// most 40,000 characters, and a turn reads at most agent.MaxMessageChars.
-const maxEventText = 40000
 
 // postFrom turns an app_mention or message event into the post the inbox
 // takes in, or says why there is none. It reads nothing but the event, so
@@ -88,8 +85,11 @@ func postFrom(e slackevents.EventsAPIEvent, envelopeID, botUserID string) (inbox
 	// A secret is redacted before the post's first write: the inbox and the
 	// job queue keep what the turn reads, and the turn never sees a secret.
 	p.Text = detect.Redact(agent.Sanitize(p.Text))
-	if utf8.RuneCountInString(p.Text) > maxEventText {
-		p.Text = string([]rune(p.Text)[:maxEventText])
+	// The inbox keeps at most agent.MaxPostChars of it; a turn reads at
+	// most agent.MaxMessageChars, and says a cut post's length as at least
+	// that.
+	if utf8.RuneCountInString(p.Text) > agent.MaxPostChars {
+		p.Text = string([]rune(p.Text)[:agent.MaxPostChars])
 	}
 	return p, admit, nil
 }
