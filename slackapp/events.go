@@ -41,7 +41,6 @@ var humanSubtypes = map[string]bool{"": true, "thread_broadcast": true, "file_sh
 // slackID matches team, channel and user ids.
 var slackID = regexp.MustCompile(`^[A-Z0-9]{2,32}$`)
 
-
 // postFrom turns an app_mention or message event into the post the inbox
 // takes in, or says why there is none. It reads nothing but the event, so
 // it runs before the ack.
