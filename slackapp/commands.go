@@ -512,37 +512,42 @@ const govHooksHost = "hooks.slack-gov.com"
 // user in the channel when there is none, when it is not Slack's (see
 // responseURLAllowed) or when the post to it fails.
 func (a *App) respond(ctx context.Context, team, responseURL, channel, user string, r reply) {
-	b, berr := a.bot(ctx, team)
-	if responseURL != "" {
-		if !responseURLAllowed(responseURL, a.slackAPIURL) {
-			// Its host says where it pointed; its path is a credential
-			// when it is Slack's, so it is left out.
-			host := ""
-			if u, err := url.Parse(responseURL); err == nil {
-				host = u.Host
-			}
-			a.log.Warn().Str("host", host).Msg("response_url refused: not Slack's; answering ephemerally")
-		} else {
-			msg := &slack.WebhookMessage{Text: r.text, ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: r.replace}
-			if len(r.blocks) > 0 {
-				msg.Blocks = &slack.Blocks{BlockSet: r.blocks}
-			}
-			if err := slack.PostWebhookCustomHTTPContext(ctx, responseURL, webhookClient, msg); err == nil {
-				return
-			} else {
-				a.log.Warn().Err(withoutURL(err)).Msg("response_url failed; answering ephemerally")
-			}
-		}
+	if responseURL != "" && a.postResponse(ctx, responseURL, r) {
+		return
 	}
 	opts := []slack.MsgOption{slack.MsgOptionText(r.text, false)}
 	if len(r.blocks) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(r.blocks...))
 	}
-	if berr != nil {
-		a.log.Error().Err(berr).Msg("ephemeral answer failed")
+	b, err := a.bot(ctx, team)
+	if err != nil {
+		a.log.Error().Err(err).Msg("ephemeral answer failed")
 		return
 	}
 	if _, err := b.API.PostEphemeralContext(ctx, channel, user, opts...); err != nil {
 		a.log.Error().Err(err).Msg("ephemeral answer failed")
 	}
+}
+
+// postResponse posts r to a response URL that is Slack's
+// (responseURLAllowed), and reports whether it did; when not, it says why
+// in the log, without the URL's path (a credential).
+func (a *App) postResponse(ctx context.Context, responseURL string, r reply) bool {
+	if !responseURLAllowed(responseURL, a.slackAPIURL) {
+		host := ""
+		if u, err := url.Parse(responseURL); err == nil {
+			host = u.Host
+		}
+		a.log.Warn().Str("host", host).Msg("response_url refused: not Slack's; answering ephemerally")
+		return false
+	}
+	msg := &slack.WebhookMessage{Text: r.text, ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: r.replace}
+	if len(r.blocks) > 0 {
+		msg.Blocks = &slack.Blocks{BlockSet: r.blocks}
+	}
+	if err := slack.PostWebhookCustomHTTPContext(ctx, responseURL, webhookClient, msg); err != nil {
+		a.log.Warn().Err(withoutURL(err)).Msg("response_url failed; answering ephemerally")
+		return false
+	}
+	return true
 }
