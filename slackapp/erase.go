@@ -31,22 +31,13 @@ func (a *App) cmdPurge(ctx context.Context, c invocation) reply {
 		"It can't be undone, and nothing erased can be restored. The shared memories they wrote can be deleted too, or kept for the team, attributed to a former member.", user)
 	// The buttons carry the workspace the erasure is for: under an
 	// org-wide installation, Slack names none when they are pressed.
-	value := c.viewer.Place.Team + "/" + user
+	value := madeValue(c.viewer.Place.Team, user)
 	confirm := slack.NewButtonBlockElement(ActionPurgeConfirm, value, plain("Erase, delete their shared memories"))
 	confirm.Style = slack.StyleDanger
 	keep := slack.NewButtonBlockElement(ActionPurgeKeepShared, value, plain("Erase, keep their shared memories"))
 	keep.Style = slack.StyleDanger
 	cancel := slack.NewButtonBlockElement(ActionPurgeCancel, value, plain("Cancel"))
 	return reply{text: text, blocks: []slack.Block{slack.NewSectionBlock(mrkdwn(text), nil, nil), slack.NewActionBlock("mnemo_purge", confirm, keep, cancel)}}
-}
-
-// purgeValue reads a purge button's value: the workspace and the person,
-// "T…/U…", or the person alone (buttons made before it carried both).
-func purgeValue(v string) (team, user string) {
-	if t, u, ok := strings.Cut(v, "/"); ok {
-		return t, u
-	}
-	return "", v
 }
 
 // erase erases user for an admin who confirmed it, and answers with the

@@ -62,7 +62,7 @@ func replyMadeIn(m slack.Message, appID string) string {
 		}
 		for _, e := range ca.Elements.ElementSet {
 			if fb, ok := e.(*slack.FeedbackButtonsBlockElement); ok && fb.ActionID == ActionFeedback && fb.PositiveButton != nil {
-				team, _ := purgeValue(fb.PositiveButton.Value)
+				team, _ := valueMadeIn(fb.PositiveButton.Value)
 				return team
 			}
 		}
@@ -77,7 +77,7 @@ func (a *App) OnFeedback(f func(db.Verdict)) { a.feedbackHook = f }
 // onFeedback stores a press of a reply's feedback buttons with the reply's
 // turn, replacing the person's earlier verdict on it.
 func (a *App) onFeedback(ctx context.Context, team string, actor provenance.Actor, cb slack.InteractionCallback, act *slack.BlockAction) {
-	_, verdict := purgeValue(act.Value) // the workspace was read by interactionTeam
+	_, verdict := valueMadeIn(act.Value) // the workspace was read by interactionTeam
 	v := db.Verdict(verdict)
 	channel, ts := cb.Channel.ID, cb.Container.MessageTs
 	if channel == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/slack-go/slack"
 
@@ -53,7 +54,7 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		var r reply
 		switch act.ActionID {
 		case ActionForget:
-			_, id := purgeValue(act.Value)
+			_, id := valueMadeIn(act.Value)
 			if fromHome {
 				a.forgetFromHome(ctx, actor, team, id)
 				return
@@ -73,12 +74,12 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 			v.Oversight = st.User != actor.ID
 			r = a.memoriesPage(ctx, v, memory.Filter{Team: memory.HomeOf(actor, place).Team, SubjectUser: st.User, Channel: st.Channel, Query: st.Query}, st.Offset)
 		case ActionHomePage:
-			_, value := purgeValue(act.Value)
+			_, value := valueMadeIn(act.Value)
 			page, _ := strconv.Atoi(value) // not a number: the first page
 			a.publishHome(ctx, team, actor.ID, page)
 			return
 		case ActionPurgeConfirm, ActionPurgeKeepShared:
-			_, user := purgeValue(act.Value)
+			_, user := valueMadeIn(act.Value)
 			r = a.erase(ctx, actor, team, user, act.ActionID == ActionPurgeKeepShared)
 		case ActionFeedback:
 			a.onFeedback(ctx, team, actor, cb, act)
@@ -114,7 +115,7 @@ func (a *App) madeElsewhere(cb slack.InteractionCallback, team, action string) b
 func madeIn(act *slack.BlockAction) string {
 	switch act.ActionID {
 	case ActionPurgeConfirm, ActionPurgeKeepShared, ActionPurgeCancel, ActionForget, ActionFeedback, ActionHomePage:
-		team, _ := purgeValue(act.Value)
+		team, _ := valueMadeIn(act.Value)
 		return team
 	case ActionPage:
 		var st pageState
@@ -125,7 +126,7 @@ func madeIn(act *slack.BlockAction) string {
 	return ""
 }
 
-// madeValue is a button's value v made in team, "T…/v", as purgeValue
+// madeValue is a button's value v made in team, "T…/v", as valueMadeIn
 // reads it back: under an org-wide installation Slack names no workspace
 // when the button is pressed. Without a team it is v, as before.
 // (A purge's buttons and a list's Next say their workspace always.)
@@ -134,6 +135,16 @@ func madeValue(team, v string) string {
 		return v
 	}
 	return team + "/" + v
+}
+
+// valueMadeIn reads a button's value back (madeValue): the workspace it
+// was made in and the value, or the value alone (buttons made before
+// their values carried the workspace, and a workspace installation's).
+func valueMadeIn(v string) (team, value string) {
+	if t, rest, ok := strings.Cut(v, "/"); ok {
+		return t, rest
+	}
+	return "", v
 }
 
 // madeFor is the workspace the buttons b posts say they were made for
