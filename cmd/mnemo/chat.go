@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/mnemo-bot/mnemo/agent"
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/provenance"
@@ -163,7 +164,10 @@ func (c *chat) run(ctx context.Context) error {
 		case text == "/exit" || text == "/quit":
 			return nil
 		}
-		c.in.AppendHistory(text)
+		// The history file outlives the session log's retention and is out
+		// of erasure's reach: it keeps what was typed with its secrets
+		// redacted, as the session log does (docs/lifecycle.md).
+		c.in.AppendHistory(detect.Redact(text))
 		c.turn(ctx, text)
 		if ctx.Err() != nil {
 			return nil // SIGTERM: the turn was stopped and said so

@@ -189,6 +189,9 @@ func TestChatInATerminalCtrlCStopsTheTurnThenLeaves(t *testing.T) {
 	typeKeys("hello again\r")
 	scr.waitFor("mnemo> Hello!") // the chat goes on after a stopped turn
 	scr.waitFor("you> ")
+	typeKeys("hello, the deploy token is " + chatToken + "\r")
+	scr.waitFor("mnemo> Hello!")
+	scr.waitFor("you> ")
 	typeKeys("\x03") // Ctrl-C at an empty prompt leaves
 	select {
 	case err := <-exited:
@@ -207,7 +210,10 @@ func TestChatInATerminalCtrlCStopsTheTurnThenLeaves(t *testing.T) {
 	require.Contains(t, string(log), `"message":"turn failed"`, "the stopped turn is logged, in the file")
 	history, err := os.ReadFile(filepath.Join(dir, "cache", "mnemo", "chat_history"))
 	require.NoError(t, err)
-	require.Equal(t, "hello there\ntake your time\nhello again\n", string(history))
+	// The history file is kept past the session log's retention: a secret
+	// typed at the prompt is in it redacted, as in the session log.
+	require.Equal(t, "hello there\ntake your time\nhello again\nhello, the deploy token is [redacted secret]\n", string(history))
+	require.NotContains(t, string(history), chatToken)
 
 	var statuses []string
 	rows, err := d.Pool.Query(context.Background(), "SELECT status FROM turns ORDER BY id")
@@ -218,8 +224,11 @@ func TestChatInATerminalCtrlCStopsTheTurnThenLeaves(t *testing.T) {
 		statuses = append(statuses, s)
 	}
 	require.NoError(t, rows.Err())
-	require.Equal(t, []string{"done", "failed", "done"}, statuses, "the stopped turn is finished, not left running")
+	require.Equal(t, []string{"done", "failed", "done", "done"}, statuses, "the stopped turn is finished, not left running")
 }
+
+// chatToken is a bot token's shape, typed at the prompt.
+const chatToken = "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
 
 // The same behaviour without a terminal, through the interrupt channel
 // main feeds from SIGINT: an interrupt stops the running turn, and one at
