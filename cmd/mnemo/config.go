@@ -53,7 +53,7 @@ type Config struct {
 	EncryptionKey keyring  `env:"MNEMO_ENCRYPTION_KEY" help:"the key installed workspaces' bot tokens are sealed with (AES-256-GCM): 32 bytes in base64 (openssl rand -base64 32), or id:base64 keys separated by commas, the first current (mnemo keys rotate); required with SLACK_CLIENT_ID"`
 	AuthorizeURL  httpURL  `env:"SLACK_AUTHORIZE_URL" envDefault:"https://slack.com/oauth/v2/authorize" help:"Slack's OAuth authorize page; tests point it elsewhere"`
 	RedirectURL   httpURL  `env:"SLACK_REDIRECT_URL" defaultNote:"none: Slack uses the app's one configured redirect URL" help:"the public URL of /slack/oauth_redirect, sent as redirect_uri"`
-	Provider      provider `env:"MNEMO_LLM_PROVIDER" requiredBy:"serve,chat" help:"the model provider: anthropic, or openai for any OpenAI-compatible server"`
+	Provider      provider `env:"MNEMO_LLM_PROVIDER" requiredBy:"serve,chat" help:"the model provider: anthropic, or openai for any OpenAI-compatible server. Without one, mnemo mcp's remember refuses every call (its other tools work): only the model judges whether a memory is sensitive from what it means"`
 	Model         string   `env:"MNEMO_MODEL" requiredBy:"serve,chat" help:"the model name"`
 	// LLMKey falls back to the provider's own variable, below.
 	LLMKey              string           `env:"MNEMO_LLM_API_KEY" requiredBy:"serve,chat" defaultNote:"ANTHROPIC_API_KEY or OPENAI_API_KEY, by provider" help:"the provider's API key; optional with MNEMO_LLM_BASE_URL (a local server such as Ollama needs none)"`

@@ -46,10 +46,37 @@ func (id mcpIdentity) invocation(started time.Time) tools.Invocation {
 	}
 }
 
-// newMemoryMCPServer serves the memory tools; identity says whom each
-// request acts for.
-func newMemoryMCPServer(store *memory.Store, identity mcp.IdentityFunc) (*server.MCPServer, error) {
-	return mcp.NewServer("mnemo", version, store.Tools(), identity)
+// newMCPServer serves the memory tools; identity says whom each request
+// acts for. judged says that store has the model's review: without it,
+// remember refuses every call (see mcpTools).
+func newMCPServer(store *memory.Store, judged bool, identity mcp.IdentityFunc) (*server.MCPServer, error) {
+	return mcp.NewServer("mnemo", version, mcpTools(store.Tools(), judged), identity)
+}
+
+// rememberNeedsModel is remember's answer over MCP without a model.
+const rememberNeedsModel = "remember needs a model to judge what a memory means: set MNEMO_LLM_PROVIDER and MNEMO_MODEL"
+
+// mcpTools are the memory tools as mnemo mcp serves them. Whether a memory
+// is sensitive is judged on what it means, which only the model reads; the
+// detectors are a floor, and miss a health fact in plain words ("Prefers no
+// meetings on Tuesday mornings (therapy)"). A preference stored as ordinary
+// is applied in public channels, so without a model remember stores
+// nothing: it stays listed, for the client to say why, and refuses every
+// call, as it does when the model can't be reached. recall, list_memories
+// and forget judge nothing and work.
+func mcpTools(list []tools.Tool, judged bool) []tools.Tool {
+	if judged {
+		return list
+	}
+	out := slices.Clone(list)
+	for i, t := range out {
+		if t.Name == memory.ToolRemember {
+			out[i].Handler = func(context.Context, tools.Invocation, json.RawMessage) (any, error) {
+				return nil, errors.New(rememberNeedsModel)
+			}
+		}
+	}
+	return out
 }
 
 const mcpUsage = `usage: mnemo mcp --user U… --team T…
@@ -58,6 +85,10 @@ const mcpUsage = `usage: mnemo mcp --user U… --team T…
 Serves mnemo's memory tools (remember, recall, list_memories, forget) over MCP,
 on stdio for one identity, or over streamable HTTP where each bearer token maps
 to an identity. /healthz on the HTTP server needs no token.
+
+remember needs the model (MNEMO_LLM_PROVIDER and MNEMO_MODEL), which judges
+whether a memory is sensitive from what it means; without one it refuses
+every call, and recall, list_memories and forget work.
 `
 
 func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -101,10 +132,16 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return err
 	}
 	defer c.Close()
+	// buildCore gives the store the model's review exactly when there is a
+	// model.
+	judged := c.model != nil
+	if !judged {
+		log.Warn().Msg("mcp: no model is configured (MNEMO_LLM_PROVIDER, MNEMO_MODEL), so remember refuses every call; recall, list_memories and forget work")
+	}
 
 	if *httpAddr == "" {
 		inv := mcpIdentity{Team: *team, User: *user}.invocation(started)
-		srv, err := newMemoryMCPServer(c.memory, func(context.Context) (tools.Invocation, bool) { return inv, true })
+		srv, err := newMCPServer(c.memory, judged, func(context.Context) (tools.Invocation, bool) { return inv, true })
 		if err != nil {
 			return err
 		}
@@ -118,7 +155,7 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 		return ss.Listen(ctx, stdio, stdio)
 	}
 
-	srv, err := newMemoryMCPServer(c.memory, mcp.IdentityFromContext)
+	srv, err := newMCPServer(c.memory, judged, mcp.IdentityFromContext)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +18,15 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/rs/zerolog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
+	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
 	"github.com/mnemo-bot/mnemo/internal/testkit/syncbuf"
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
+	"github.com/mnemo-bot/mnemo/llm"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 	"github.com/mnemo-bot/mnemo/tools"
@@ -57,10 +63,45 @@ func initMCP(t *testing.T, c *client.Client) []string {
 	return names
 }
 
+// newMemoryMCPServer serves a test's store's memory tools as they are: the
+// store's own options say how remember is judged.
+func newMemoryMCPServer(store *memory.Store, identity mcp.IdentityFunc) (*server.MCPServer, error) {
+	return newMCPServer(store, true, identity)
+}
+
+// withFakeModel is env with a model configured: the fake at model, through
+// the real OpenAI SDK, as mnemo mcp's remember needs.
+func withFakeModel(model *fakellm.Server, env map[string]string) map[string]string {
+	out := maps.Clone(env)
+	maps.Copy(out, map[string]string{
+		"MNEMO_LLM_PROVIDER": "openai", "MNEMO_LLM_BASE_URL": model.URL + "/v1",
+		"MNEMO_LLM_API_KEY": "sk-test-0123456789abcdef", "MNEMO_MODEL": "gpt-test",
+	})
+	return out
+}
+
+// envLines is env as KEY=value lines, for a child process.
+func envLines(env map[string]string) []string {
+	var out []string
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// judgedMCPStore is a store whose writes the model reviews, as buildCore
+// builds it with a model: the scripted one, through the real OpenAI SDK.
+func judgedMCPStore(t *testing.T, d *testdb.DB, model *fakellm.Server) *memory.Store {
+	t.Helper()
+	judge := memory.ModelJudge{Model: llm.NewOpenAI("sk-test-0123456789abcdef", model.URL+"/v1", "gpt-test")}
+	return memory.New(d.DB, memory.Options{Reviewer: judge, Decider: judge})
+}
+
 func TestMemoryMCPServerInProcess(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
-	store := memory.New(d.DB, memory.Options{})
+	store := judgedMCPStore(t, d, fakellm.New(t, scripted.Memory()))
 	inv := mcpIdentity{Team: "T0TEAM", User: "U0ALICE"}.invocation(time.Now())
 	srv, err := newMemoryMCPServer(store, func(context.Context) (tools.Invocation, bool) { return inv, true })
 	require.NoError(t, err)
@@ -139,7 +180,8 @@ func TestMemoryMCPServerOverStdio(t *testing.T) {
 	d := testdb.New(t)
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	c, err := client.NewStdioMCPClient(exe, []string{"MNEMO_TEST_MAIN=1", "DATABASE_URL=" + d.URL, "MNEMO_LLM_PROVIDER="}, "mcp", "--user", "U0BOB", "--team", "T0TEAM")
+	env := withFakeModel(fakellm.New(t, scripted.Memory()), map[string]string{"MNEMO_TEST_MAIN": "1", "DATABASE_URL": d.URL})
+	c, err := client.NewStdioMCPClient(exe, envLines(env), "mcp", "--user", "U0BOB", "--team", "T0TEAM")
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	require.Contains(t, initMCP(t, c), "remember")
@@ -154,7 +196,7 @@ func TestMemoryMCPServerOverStdio(t *testing.T) {
 func TestMemoryMCPServerOverHTTPNeedsAToken(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
-	store := memory.New(d.DB, memory.Options{})
+	store := judgedMCPStore(t, d, fakellm.New(t, scripted.Memory()))
 	srv, err := newMemoryMCPServer(store, mcp.IdentityFromContext)
 	require.NoError(t, err)
 	hs := httptest.NewServer(mcp.BearerHandler(srv, map[string]tools.Invocation{"tok-carol": mcpIdentity{Team: "T0TEAM", User: "U0CAROL"}.invocation(time.Now())}, zerolog.Nop()))
@@ -247,9 +289,10 @@ func TestMCPOverStdioAnswersInFlightCallsBeforeExitingAtEOF(t *testing.T) {
 	for i := range calls {
 		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"remember","arguments":{"content":"Deploy step %d runs before the smoke test","kind":"procedure"}}}`+"\n", i+2, i+1)
 	}
+	env := withFakeModel(fakellm.New(t, scripted.Memory()), map[string]string{"DATABASE_URL": d.URL})
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), []string{"mcp", "--user", "U0BOB", "--team", "T0TEAM"},
-		func(k string) string { return map[string]string{"DATABASE_URL": d.URL}[k] }, strings.NewReader(in.String()), &out, &errOut)
+		func(k string) string { return env[k] }, strings.NewReader(in.String()), &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	answered := map[float64]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
@@ -283,13 +326,14 @@ func TestMCPOverHTTPEndsWhileACallWaitsOnALock(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.json")
 	require.NoError(t, os.WriteFile(tokens, []byte(`{"tok-bob": {"team": "T0TEAM", "user": "U0BOB"}}`), 0o600))
+	env := withFakeModel(fakellm.New(t, scripted.Memory()), map[string]string{"DATABASE_URL": d.URL})
 	logs := &syncbuf.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"mcp", "--http", "127.0.0.1:0", "--tokens", tokens},
-			func(k string) string { return map[string]string{"DATABASE_URL": d.URL}[k] }, strings.NewReader(""), io.Discard, logs)
+			func(k string) string { return env[k] }, strings.NewReader(""), io.Discard, logs)
 	}()
 	var addr string
 	require.Eventually(t, func() bool {

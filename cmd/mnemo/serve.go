@@ -92,8 +92,8 @@ func newModel(cfg Config, model string, log zerolog.Logger) llm.Model {
 }
 
 // buildCore wires the shared parts. Without a configured provider (the MCP
-// server may run without one) memory review is deterministic only and there
-// is no agent.
+// server may run without one) the store has no model's review and there is
+// no agent: mnemo mcp then refuses remember (mcpTools).
 func buildCore(ctx context.Context, cfg Config, log zerolog.Logger) (*core, error) {
 	return buildCoreWith(ctx, cfg, log, coreOptions{})
 }
