@@ -345,10 +345,10 @@ func (r *scenarioRun) checkAssertions(ctx context.Context) []string {
 // may take. A "nothing stored" assertion that names no scope checks each
 // pair, and counts the thread's rows in every state against the thread's
 // total, so a value missing here fails the assertion instead of hiding a
-// memory.
+// memory. Load rejects an assertion naming a value not here.
 var (
 	knownScopes       = []string{string(memory.ScopePersonal), string(memory.ScopeConversation), string(memory.ScopeChannel), string(memory.ScopeWorkspace)}
-	knownSubjectTypes = []string{"user", "conversation", "channel", "workspace", "team"}
+	knownSubjectTypes = []string{string(memory.SubjectUser), string(memory.SubjectConversation), string(memory.SubjectChannel), string(memory.SubjectTeam)}
 )
 
 // memories returns the thread's memories the assertion selects. For an

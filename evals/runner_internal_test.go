@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/db/evalcheck"
@@ -71,6 +73,55 @@ func TestNothingStoredChecksEveryScope(t *testing.T) {
 	fails = r.checkAssertions(ctx)
 	require.Len(t, fails, 1)
 	require.Contains(t, fails[0], "holds 1 memories, but only 0 have a scope and subject type the check knows")
+}
+
+// A misspelt scope, subject type or subject in a "nothing stored"
+// assertion selects no memory: it must not load, since the runner would
+// pass it with Alice's personal memory stored. Spelt right, the runner
+// fails it.
+func TestMisspeltNothingStoredNeverPasses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testdb.New(t)
+	const channel, ts = "C0MISSPELT", "1730000000.000100"
+	scenario := func(assertion string) string {
+		return "name: n\nevents:\n  - {id: e, user: alice, channel: " + channel + ", mention: true, text: hi, ts: \"" + ts + "\"}\nrubric: {pass: [x]}\nassert:\n  - " + assertion + "\n"
+	}
+	key, msgTS, err := threads.KeyFor(fakeslack.TeamID, channel, ts, "")
+	require.NoError(t, err)
+	alice := provenance.Actor{Kind: provenance.KindUser, Team: fakeslack.TeamID, ID: UserID("alice")}
+	_, err = d.DB.Sessions().Append(ctx, key, threads.Message{TS: msgTS, Role: threads.RoleUser, Actor: alice, Text: "hi"})
+	require.NoError(t, err)
+	out, err := memory.New(d.DB, memory.Options{}).Remember(ctx, memory.WriteRequest{
+		Actor: alice,
+		Place: provenance.Place{Team: fakeslack.TeamID, Channel: channel, SourceKey: key.SourceKey(), Visibility: provenance.Public},
+		Scope: memory.ScopePersonal, Kind: memory.KindPreference, Content: "Prefers answers in bullet points",
+		WrittenBy: provenance.ByPassive, MessageTS: ts,
+	})
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+
+	// The control: spelt right, the assertion sees the memory and fails.
+	ss, err := Load(fstest.MapFS{"s.yaml": {Data: []byte(scenario("{thread: e, scope: personal, subject_type: user, subject: alice, count: 0}"))}})
+	require.NoError(t, err)
+	r := &scenarioRun{s: ss[0], checks: evalcheck.New(d.DB), scopes: knownScopes, subjectTypes: knownSubjectTypes}
+	fails := r.checkAssertions(ctx)
+	require.Len(t, fails, 1)
+	require.Contains(t, fails[0], "bullet points")
+
+	for _, a := range []string{
+		"{thread: e, scope: personl, subject_type: user, subject: alice, count: 0}",
+		"{thread: e, scope: personal, subject_type: usr, subject: alice, count: 0}",
+		"{thread: e, scope: personal, subject_type: user, subject: alcie, count: 0}",
+		"{thread: e, scope: personl, count: 0}",
+	} {
+		ss, err := Load(fstest.MapFS{"s.yaml": {Data: []byte(scenario(a))}})
+		if err != nil {
+			continue // rejected before it could pass vacuously
+		}
+		r := &scenarioRun{s: ss[0], checks: evalcheck.New(d.DB), scopes: knownScopes, subjectTypes: knownSubjectTypes}
+		assert.NotEmpty(t, r.checkAssertions(ctx), "%s loaded and passed with Alice's personal memory stored", a)
+	}
 }
 
 func call(id, name string, in any) llm.ToolCall {

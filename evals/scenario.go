@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -168,7 +169,42 @@ func UserID(name string) string {
 	return name
 }
 
-var channelID = regexp.MustCompile(`^[CDG][A-Z0-9]{2,20}$`)
+var (
+	channelID = regexp.MustCompile(`^[CDG][A-Z0-9]{2,20}$`)
+	userID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,20}$`)
+	teamID    = regexp.MustCompile(`^[TE][A-Z0-9]{2,20}$`)
+)
+
+// subjectWant says what subject must look like to name a memory's subject
+// of the given type, or "" when it does: a user of Users (or a user id)
+// for a person, a channel id, a team id, or a thread's source key for a
+// conversation. Anything else is a typo the query would silently match
+// nothing with.
+func subjectWant(subjectType, subject string) string {
+	switch memory.SubjectType(subjectType) {
+	case memory.SubjectUser:
+		if _, named := Users[strings.ToLower(subject)]; named || userID.MatchString(subject) {
+			return ""
+		}
+		return fmt.Sprintf("one of the users %v or a user id", slices.Sorted(maps.Keys(Users)))
+	case memory.SubjectChannel:
+		if channelID.MatchString(subject) {
+			return ""
+		}
+		return "a channel id"
+	case memory.SubjectTeam:
+		if teamID.MatchString(subject) {
+			return ""
+		}
+		return "a team id"
+	case memory.SubjectConversation:
+		if _, err := threads.ParseSourceKey(subject); err == nil {
+			return ""
+		}
+		return "a thread's source key"
+	}
+	return "" // an unknown subject type is reported on its own
+}
 
 // Load reads every *.yaml scenario in fsys and validates it strictly. A
 // label-suffixed or otherwise malformed ts fails the load, naming the file,
@@ -298,6 +334,19 @@ func validate(s *Scenario) []string {
 			}
 		case a.Scope == "" || a.SubjectType == "":
 			bad("%s: scope and subject_type are required unless it expects nothing stored", where)
+		}
+		// A misspelt scope, subject type or subject selects no memory, so
+		// a "nothing stored" assertion would pass whatever was stored.
+		if a.Scope != "" && !slices.Contains(knownScopes, a.Scope) {
+			bad("%s: scope %q is none of %v", where, a.Scope, knownScopes)
+		}
+		if a.SubjectType != "" && !slices.Contains(knownSubjectTypes, a.SubjectType) {
+			bad("%s: subject_type %q is none of %v", where, a.SubjectType, knownSubjectTypes)
+		}
+		if a.Subject != "" {
+			if want := subjectWant(a.SubjectType, a.Subject); want != "" {
+				bad("%s: subject %q of subject_type %s is not %s", where, a.Subject, a.SubjectType, want)
+			}
 		}
 		if a.Content != "" {
 			if _, err := regexp.Compile(a.Content); err != nil {

@@ -80,14 +80,36 @@ func TestLoadChecksNothingStoredAssertions(t *testing.T) {
 		"{thread: e, subject_type: user, count: 0}":                  "without a scope",
 		"{thread: e, scope: personal, subject: alice, count: 0}":     "without a subject_type",
 		"{thread: e, scope: personal, subject_type: user, count: 1}": "",
+		// Real values, and ids shaped like Slack's, load.
+		"{thread: e, scope: personal, subject_type: user, subject: Alice, count: 0}":                                             "",
+		"{thread: e, scope: personal, subject_type: user, subject: U0EVALICE, count: 0}":                                         "",
+		"{thread: e, scope: channel, subject_type: channel, subject: C0NS, count: 0}":                                            "",
+		"{thread: e, scope: workspace, subject_type: team, subject: T0TEAM, count: 0}":                                           "",
+		"{thread: e, scope: conversation, subject_type: conversation, count: 0}":                                                 "",
+		"{thread: e, scope: conversation, subject_type: conversation, subject: 'slack:T0TEAM:C0NS:1730000000.000100', count: 0}": "",
+		// Typos select nothing, so each would pass whatever was stored.
+		"{thread: e, scope: personl, count: 0}":                                                      `scope "personl" is none of`,
+		"{thread: e, scope: personl, subject_type: user, subject: alice, count: 0}":                  `scope "personl" is none of`,
+		"{thread: e, scope: personal, subject_type: usr, subject: alice, count: 0}":                  `subject_type "usr" is none of`,
+		"{thread: e, scope: workspace, subject_type: workspace, count: 0}":                           `subject_type "workspace" is none of`,
+		"{thread: e, scope: personal, subject_type: user, subject: alcie, count: 0}":                 `subject "alcie" of subject_type user is not one of the users [alice bob carol] or a user id`,
+		"{thread: e, scope: personal, subject_type: user, subject: alcie, count: 0, archived: true}": `subject "alcie" of subject_type user is not one of the users [alice bob carol] or a user id`,
+		"{thread: e, scope: personl, subject_type: user, count: 0, archived: true}":                  `scope "personl" is none of`,
+		"{thread: e, scope: personal, subject_type: usr, count: 1}":                                  `subject_type "usr" is none of`,
+		"{thread: e, scope: channel, subject_type: channel, subject: alice, count: 0}":               `subject "alice" of subject_type channel is not a channel id`,
+		"{thread: e, scope: channel, subject_type: channel, subject: c0ns, count: 0}":                `subject "c0ns" of subject_type channel is not a channel id`,
+		"{thread: e, scope: conversation, subject_type: conversation, subject: C0NS, count: 0}":      `subject "C0NS" of subject_type conversation is not a thread's source key`,
 	}
 	for a, want := range tests {
-		_, err := Load(fstest.MapFS{"s.yaml": {Data: []byte(strings.Replace(base, "%s", a, 1))}})
-		if want == "" {
-			require.NoError(t, err, a)
-		} else {
-			require.ErrorContains(t, err, want, a)
-		}
+		t.Run(a, func(t *testing.T) {
+			t.Parallel()
+			_, err := Load(fstest.MapFS{"s.yaml": {Data: []byte(strings.Replace(base, "%s", a, 1))}})
+			if want == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, want)
+			}
+		})
 	}
 	_, err := Load(fstest.MapFS{"s.yaml": {Data: []byte(strings.Replace(base, "%s", "{thread: e, count: 0}", 1) + "expect_discovery: memory\n")}})
 	require.ErrorContains(t, err, "names no memory write tool")
