@@ -253,8 +253,15 @@ func TestGridHomePagingStaysInTheWorkspaceOfItsHome(t *testing.T) {
 	require.Equal(t, 1, strings.Count(string(view), "B memory"), "the second page of B's Home, its eleventh memory: %s", view)
 	require.NotContains(t, string(view), "Prefers terse PR summaries")
 
+	n := g.publishes(gridAlice)
 	g.press(gridAlice, gridA, ActionHomePage, next, fromHome)
 	require.True(t, g.logs.WaitFor("button pressed in another workspace than it was made for; refused", 10*time.Second), g.logs.String())
+	// The refused press published no Home: a later press, Previous back to
+	// B's first page, is seen published, and its Home is the only one
+	// published since.
+	g.press(gridAlice, "", ActionHomePage, homeButton(t, view, "Previous", ""), fromHome)
+	g.fs.WaitView(gridAlice, 10*time.Second, func(v json.RawMessage) bool { return strings.Count(string(v), "B memory") == HomePageSize })
+	require.Equal(t, n+1, g.publishes(gridAlice), "the refused press published a Home")
 }
 
 // Feedback under an org-wide installation was looked up in the presser's
@@ -330,8 +337,15 @@ func TestGridInspectReadsTheWorkspaceOfTheReply(t *testing.T) {
 
 	require.Contains(t, inspect("", "A0SOMEONEELSE", "theirs"), "Only an admin can inspect turns", "another app's look-alike message says nothing of where")
 
+	posted := len(g.fs.Posted())
 	inspect(gridA, fakeslack.AppID, "named")
 	require.True(t, g.logs.WaitFor("button pressed in another workspace than it was made for; refused", 10*time.Second), g.logs.String())
+	// The refused Inspect said nothing: a later one is answered, and its
+	// answer is the only message posted since.
+	require.Contains(t, inspect("", fakeslack.AppID, "after"), fmt.Sprintf("Turn %d in <#%s>", turn, gridChanB))
+	since := g.fs.Posted()[posted:]
+	require.Len(t, since, 1, "the refused Inspect was answered: %+v", since)
+	require.Equal(t, "after", since[0].Envelope)
 }
 
 // The Home's pagers name offsets, the shared memories' as negative ones.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
 )
@@ -261,18 +262,37 @@ func TestMalformedFrameIsAckedAndLogged(t *testing.T) {
 	b.replies("D0ALICE", ts, 1)
 }
 
+// serve's own tokens and key never reach its log: not in what it logs of
+// its work (a turn, a reconnect), nor when someone pastes them into a
+// message, which the Socket Mode client logs whole at debug level.
 func TestLogsNeverCarryTokensOrKeys(t *testing.T) {
 	t.Parallel()
 	b := startBot(t, scripted.Memory())
+	secrets := []string{b.env["SLACK_BOT_TOKEN"], b.env["SLACK_APP_TOKEN"], b.env["MNEMO_LLM_API_KEY"]}
 	ts, _ := b.dm(alice, "D0ALICE", "hello", "")
 	b.replies("D0ALICE", ts, 1)
 	b.waitDone("D0ALICE", ts)
 	b.slack.SendDisconnect()
 	require.Eventually(t, func() bool { return b.slack.Opens() >= 2 }, 10*time.Second, 50*time.Millisecond, "reconnects after disconnect")
 	b.slack.WaitConnected(10 * time.Second)
+
+	// The control: a message quoting them puts them on a line of the log,
+	// the frame socketmode's debug output holds, so only the scrubber
+	// keeps them out.
+	const pasted = "pasted our config by mistake"
+	ts, _ = b.dm(alice, "D0ALICE", pasted+": "+strings.Join(secrets, " "), "")
+	b.replies("D0ALICE", ts, 1)
+	b.waitDone("D0ALICE", ts)
 	logs := b.logs.String()
-	require.NotEmpty(t, logs)
-	for _, secret := range []string{b.env["SLACK_BOT_TOKEN"], b.env["SLACK_APP_TOKEN"], b.env["MNEMO_LLM_API_KEY"]} {
+	var frame string
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.HasPrefix(l, "socketmode: Received WebSocket message") && strings.Contains(l, pasted) {
+			frame = l
+		}
+	}
+	require.NotEmpty(t, frame, "control: the frame with the pasted secrets was logged")
+	require.Equal(t, len(secrets), strings.Count(frame, detect.RedactedMarker), "each secret is redacted in place: %s", frame)
+	for _, secret := range secrets {
 		require.NotContains(t, logs, secret)
 	}
 }
