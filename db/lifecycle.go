@@ -146,7 +146,10 @@ func (r Receipt) Total() int64 {
 //     team) go as the team's do: those about them and those they wrote
 //     are deleted, and what they did to the others is nobody's.
 //
-// Erasing someone with nothing left is a receipt of zeros.
+// A turn of theirs still running writes no memory past it: a write under
+// way when it starts is waited for and deleted with the rest, and one
+// after it is refused (Memories.HoldTurnSource). Erasing someone with
+// nothing left is a receipt of zeros.
 func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 	if e.Team == "" || e.User == "" {
 		return nil, fmt.Errorf("erase: a team and a person are needed")
@@ -161,6 +164,15 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 			}
 			r = append(r, ReceiptLine{Table: table, Action: action, Rows: n})
 			return nil
+		}
+		// First, the lock their turns' memory writes hold while they
+		// write (Memories.HoldTurnSource): a write under way commits before
+		// any statement below reads, so they see and delete what it wrote;
+		// a later one waits for this transaction and finds what it came
+		// from gone. Erasure takes no other advisory lock, so none waits
+		// on it in another order.
+		if err := q.EraseHoldPerson(ctx, x, dbsqlc.EraseHoldPersonParams{TeamID: team, UserID: user}); err != nil {
+			return fmt.Errorf("erase: hold off their turns' writes: %w", mapErr(err))
 		}
 		// What is theirs, found before anything changes: their DMs, their
 		// turns, the memories that go.

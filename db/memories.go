@@ -196,6 +196,34 @@ func (s Memories) LockSubject(ctx context.Context, key string) error {
 	return nil
 }
 
+// TurnSource is what a turn's write comes from: the turn, in its team, and
+// the message of the turn's thread that led to the write, by its author.
+type TurnSource struct {
+	Team      string
+	Turn      int64
+	MessageTS string
+	Author    string
+}
+
+// HoldTurnSource holds off the erasure of src's author until the
+// transaction ends, then reports whether src is still there. An erasure
+// that comes later waits for the transaction and sees what it wrote; one
+// that committed first deleted a DM's turn and log, or left the author's
+// messages elsewhere nobody's, and src is not found (false). Only
+// meaningful on a Tx.
+func (s Memories) HoldTurnSource(ctx context.Context, src TurnSource) (bool, error) {
+	if err := s.q.MemoryHoldPerson(ctx, s.e, dbsqlc.MemoryHoldPersonParams{TeamID: src.Team, UserID: src.Author}); err != nil {
+		return false, fmt.Errorf("hold off erasure: %w", mapErr(err))
+	}
+	// A statement of its own, after the lock: under READ COMMITTED it reads
+	// what an erasure that held the lock first committed.
+	kept, err := s.q.MemoryTurnSourceKept(ctx, s.e, dbsqlc.MemoryTurnSourceKeptParams{TurnID: src.Turn, TeamID: src.Team, MessageTs: src.MessageTS, ActorID: src.Author})
+	if err != nil {
+		return false, fmt.Errorf("turn source: %w", mapErr(err))
+	}
+	return kept, nil
+}
+
 // Get returns one of a team's memories, active or archived.
 func (s Memories) Get(ctx context.Context, team string, id uuid.UUID) (Memory, error) {
 	r, err := s.q.MemoryGetByID(ctx, s.e, dbsqlc.MemoryGetByIDParams{ID: id, TeamID: team})

@@ -59,6 +59,7 @@ var notOnServesPaths = map[string]string{
 	"EraseDMUsage":           "erasure: once per confirmed purge",
 	"EraseDoomedMemories":    "erasure: once per confirmed purge",
 	"EraseGuestMemories":     "erasure: once per confirmed purge of an external member",
+	"EraseHoldPerson":        "erasure: once per confirmed purge, an advisory lock that reads no table",
 	"EraseOrganisationOf":    "erasure: once per confirmed purge",
 	"EraseFeedback":          "erasure: once per confirmed purge",
 	"EraseInboxArrivals":     "erasure: once per confirmed purge",
@@ -285,10 +286,20 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Turns().Learned(ctx, turnID))
 	ok(d.Turns().RecordLearning(ctx, opened.ID, 0, 0))
 
-	// A memory write, as remember does it.
+	// A memory write, as remember does it; a turn's holds its author's
+	// erasure off and finds its turn and the message it came from.
+	var asker string
+	require.NoError(t, raw.QueryRow(ctx, `SELECT actor_id FROM turns WHERE id = $1`, turnID).Scan(&asker))
 	ok(nil, d.InTx(ctx, func(tx *db.Tx) error {
 		if err := tx.Memories().LockSubject(ctx, "k"); err != nil {
 			return err
+		}
+		kept, err := tx.Memories().HoldTurnSource(ctx, db.TurnSource{Team: team, Turn: turnID, MessageTS: ts, Author: asker})
+		if err != nil {
+			return err
+		}
+		if !kept {
+			return fmt.Errorf("turn %d: its source is not found", turnID)
 		}
 		if _, err := tx.Memories().FindSimilar(ctx, db.SimilarQuery{Team: m.team, Scope: "personal", SubjectType: "user", SubjectID: m.subject, Normalized: "deploys go out on tuesdays", MinSimilarity: 0.5, Limit: 8}); err != nil {
 			return err

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,10 +74,24 @@ func (l *Learner) Learn(ctx context.Context, turnID int64) (Result, error) {
 		return Result{Skipped: "already learned"}, nil
 	}
 	turn, err := turns.Get(ctx, turnID)
+	if errors.Is(err, db.ErrNotFound) {
+		// Its DM was erased (or the turn is past its retention) since the
+		// job was queued: nothing is left to learn from, and retrying
+		// would find nothing either.
+		return Result{Skipped: "the turn is gone"}, nil
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("learn: %w", err)
 	}
 	res, err := l.decide(ctx, turn)
+	if errors.Is(err, memory.ErrErased) {
+		// Its person was erased while it was learned from: the write was
+		// refused, what was written before it went with the erasure, and
+		// there is nothing left to learn from. No learning is recorded
+		// (an erased DM's turn has no row to record it on).
+		l.log.Info().Int64("turn", turnID).Msg("the turn's conversation was erased while it was learned from; nothing more is learned")
+		return Result{Skipped: "erased while it was learned from"}, nil
+	}
 	if err != nil {
 		return res, err
 	}
@@ -131,7 +146,7 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 			} else {
 				out, err := l.store.Remember(ctx, memory.WriteRequest{
 					Actor: d.Speaker, Place: place, MessageTS: d.MessageTS, Scope: d.Scope, Kind: p.Kind,
-					Content: p.Content, Said: d.Evidence, ExpiresAt: exp, WrittenBy: provenance.ByPassive,
+					Content: p.Content, Said: d.Evidence, ExpiresAt: exp, WrittenBy: provenance.ByPassive, Turn: turn.ID,
 				})
 				switch {
 				case err != nil:

@@ -73,6 +73,11 @@ var (
 	// completed (the model failed or answered out of schema): nothing was
 	// stored, and asking again later may work.
 	ErrReviewUnavailable = errors.New("the memory review could not be completed; nothing was stored")
+	// ErrErased is returned for a turn's write (WriteRequest.Turn) that
+	// comes after the erasure of its author, or of the DM it was said in:
+	// the turn or the message that led to it is gone, and nothing was
+	// stored.
+	ErrErased = errors.New("what the memory came from was erased; nothing was stored")
 )
 
 // Memory is one stored memory.
@@ -182,6 +187,10 @@ type Store struct {
 	embedder llm.Embedder
 	vec      vectorLeg
 	onChange atomic.Pointer[func(team, subject string)]
+	// holding, when set (by tests only), runs in persist's transaction once
+	// a turn's write holds its author's erasure off: a test stops a write
+	// there to start an erasure behind it.
+	holding func()
 }
 
 // OnPersonalChange registers f to hear of every change to a person's
@@ -256,6 +265,12 @@ type WriteRequest struct {
 	Said      []string
 	ExpiresAt *time.Time
 	WrittenBy provenance.WrittenBy
+	// Turn is the turn the write is made for (the remember tool in a turn,
+	// passive learning after it), from the live event, or 0 for a write
+	// that is no turn's (a slash command, MCP, the CLI). A turn's write is
+	// stored only while the turn and the message at MessageTS, by Actor,
+	// are still in its thread's log: their erasure refuses it (ErrErased).
+	Turn int64
 }
 
 // Status says what Remember did.

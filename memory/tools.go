@@ -132,10 +132,16 @@ func (s *Store) rememberTool(ctx context.Context, inv tools.Invocation, raw json
 	out, err := s.Remember(ctx, WriteRequest{
 		Actor: inv.Actor, Place: inv.Place, MessageTS: inv.MessageTS, Kind: Kind(args.Kind), Scope: Scope(args.Scope),
 		Content: args.Content, Said: said, ExpiresAt: exp, WrittenBy: by, About: aboutOf(args.About), AboutChannel: args.AboutChannel,
+		Turn: inv.TurnID,
 	})
 	if errors.Is(err, ErrReviewUnavailable) {
 		s.log.Warn().Err(err).Msg("memory review unavailable; nothing stored")
 		return nil, errors.New("the memory could not be checked just now, so nothing was stored; it can be tried again in a minute")
+	}
+	if errors.Is(err, ErrErased) {
+		// The person was erased while their turn ran: the model is told,
+		// and is not to try again.
+		return nil, errors.New("nothing was stored: this conversation has been erased, so nothing of it can be remembered")
 	}
 	if err != nil {
 		return nil, err

@@ -46,6 +46,8 @@ import (
 //
 // Every model call runs in stages 3 and 4, outside any transaction. A
 // review that can't complete is ErrReviewUnavailable and stores nothing.
+// A turn's write (req.Turn) that comes after the erasure of its author, or
+// of the DM it was said in, is ErrErased and stores nothing.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
 	if !req.Actor.IsHuman() {
 		return Outcome{}, fmt.Errorf("remember: actor %q is not a person", req.Actor.ID)
@@ -438,9 +440,11 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 // stores nothing and returns them (met), for stage 4. A decision that
 // merges or replaces a memory that is no longer active (forgotten, past
 // its expiry, or merged or replaced by another write since stage 4) stores
-// nothing and is errOvertaken. A memory with the same idempotency key that
-// is past its expiry but not yet archived by the sweep is archived as the
-// sweep would, so that it does not keep the memory out.
+// nothing and is errOvertaken. A turn's write whose turn, or the message
+// that led to it, an erasure took is ErrErased and stores nothing. A
+// memory with the same idempotency key that is past its expiry but not yet
+// archived by the sweep is archived as the sweep would, so that it does
+// not keep the memory out.
 func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Similar, error) {
 	path, ins := string(PathOf(w.req.WrittenBy)), w.insert(s.now())
 	ins.Created = &db.Creation{Path: path, Reason: w.note}
@@ -459,6 +463,23 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 		mem := tx.Memories()
 		if err := mem.LockSubject(ctx, subjectLock(w.team, w.scope, w.subjectType, w.subject)); err != nil {
 			return err
+		}
+		if w.req.Turn != 0 {
+			// Before any memory row: a turn still running when its author
+			// is erased must not write after the erasure. The hold makes
+			// an erasure wait for this transaction (it then deletes what
+			// this writes), or this wait for the erasure, whose commit
+			// the check then reads.
+			kept, err := mem.HoldTurnSource(ctx, db.TurnSource{Team: w.req.Place.Team, Turn: w.req.Turn, MessageTS: w.req.MessageTS, Author: w.req.Actor.ID})
+			if err != nil {
+				return err
+			}
+			if !kept {
+				return ErrErased
+			}
+			if s.holding != nil {
+				s.holding()
+			}
 		}
 		found, err := mem.FindSimilar(ctx, w.similar())
 		if err != nil {

@@ -52,6 +52,12 @@ WHERE (team_id, id) IN (
     LIMIT @max_rows::int
 );
 
+-- name: EraseHoldPerson :exec
+-- Erasure's first statement: it waits for the turns' writes by the person
+-- under way (MemoryHoldPerson), and sees what they wrote; those that come
+-- after wait for it to commit and find what they came from gone.
+SELECT pg_advisory_xact_lock(hashtext('erasure'), hashtext(@team_id::text || '/' || @user_id::text));
+
 -- name: EraseDMChannels :many
 -- The person's DMs with mnemo: a D… channel is one person's with the bot,
 -- so everything in one is theirs. Found from their turns, memories, log

@@ -386,6 +386,23 @@ func (q *Queries) EraseGuestMemories(ctx context.Context, db DBTX, arg EraseGues
 	return items, nil
 }
 
+const eraseHoldPerson = `-- name: EraseHoldPerson :exec
+SELECT pg_advisory_xact_lock(hashtext('erasure'), hashtext($1::text || '/' || $2::text))
+`
+
+type EraseHoldPersonParams struct {
+	TeamID string `json:"teamId"`
+	UserID string `json:"userId"`
+}
+
+// Erasure's first statement: it waits for the turns' writes by the person
+// under way (MemoryHoldPerson), and sees what they wrote; those that come
+// after wait for it to commit and find what they came from gone.
+func (q *Queries) EraseHoldPerson(ctx context.Context, db DBTX, arg EraseHoldPersonParams) error {
+	_, err := db.Exec(ctx, eraseHoldPerson, arg.TeamID, arg.UserID)
+	return err
+}
+
 const eraseInboxArrivals = `-- name: EraseInboxArrivals :execrows
 DELETE FROM inbox_arrivals a
 WHERE a.team = $1

@@ -385,6 +385,26 @@ WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND
 -- concurrent identical writes can't both miss each other's row.
 SELECT pg_advisory_xact_lock(hashtext(@lock_key::text));
 
+-- name: MemoryHoldPerson :exec
+-- Holds off, for the rest of the transaction, the erasure of the person a
+-- turn's write is by: EraseHoldPerson takes the same lock, exclusively. So
+-- the write commits wholly before an erasure, which then sees and deletes
+-- it, or wholly after one, and MemoryTurnSourceKept finds what it came from
+-- gone. A lock of two keys: apart from the subject locks, which take one.
+SELECT pg_advisory_xact_lock_shared(hashtext('erasure'), hashtext(@team_id::text || '/' || @user_id::text));
+
+-- name: MemoryTurnSourceKept :one
+-- Whether a turn's write still has what it came from: its turn, and the
+-- message of the turn's thread that led to it, said by the write's author.
+-- A person's erasure deletes their DMs' turns and log and leaves their
+-- messages elsewhere nobody's, so after it neither is found.
+SELECT EXISTS (
+    SELECT 1 FROM turns t
+    JOIN session_messages s ON s.source_key = t.source_key
+    WHERE t.id = @turn_id AND t.team_id = @team_id::text
+      AND s.ts = @message_ts::text AND s.actor_id = @actor_id::text
+) AS kept;
+
 -- name: MemoryEmbedPending :many
 -- Memories the background embedding job has to embed (memory_embed_queue,
 -- which holds active memories only), newest first: what was just said is

@@ -709,6 +709,25 @@ func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, arg MemoryGetByIDP
 	return i, err
 }
 
+const memoryHoldPerson = `-- name: MemoryHoldPerson :exec
+SELECT pg_advisory_xact_lock_shared(hashtext('erasure'), hashtext($1::text || '/' || $2::text))
+`
+
+type MemoryHoldPersonParams struct {
+	TeamID string `json:"teamId"`
+	UserID string `json:"userId"`
+}
+
+// Holds off, for the rest of the transaction, the erasure of the person a
+// turn's write is by: EraseHoldPerson takes the same lock, exclusively. So
+// the write commits wholly before an erasure, which then sees and deletes
+// it, or wholly after one, and MemoryTurnSourceKept finds what it came from
+// gone. A lock of two keys: apart from the subject locks, which take one.
+func (q *Queries) MemoryHoldPerson(ctx context.Context, db DBTX, arg MemoryHoldPersonParams) error {
+	_, err := db.Exec(ctx, memoryHoldPerson, arg.TeamID, arg.UserID)
+	return err
+}
+
 const memoryInsert = `-- name: MemoryInsert :one
 WITH m AS (
     INSERT INTO memories (
@@ -1484,4 +1503,36 @@ SELECT pg_advisory_xact_lock(hashtext($1::text))
 func (q *Queries) MemorySubjectLock(ctx context.Context, db DBTX, lockKey string) error {
 	_, err := db.Exec(ctx, memorySubjectLock, lockKey)
 	return err
+}
+
+const memoryTurnSourceKept = `-- name: MemoryTurnSourceKept :one
+SELECT EXISTS (
+    SELECT 1 FROM turns t
+    JOIN session_messages s ON s.source_key = t.source_key
+    WHERE t.id = $1 AND t.team_id = $2::text
+      AND s.ts = $3::text AND s.actor_id = $4::text
+) AS kept
+`
+
+type MemoryTurnSourceKeptParams struct {
+	TurnID    int64  `json:"turnId"`
+	TeamID    string `json:"teamId"`
+	MessageTs string `json:"messageTs"`
+	ActorID   string `json:"actorId"`
+}
+
+// Whether a turn's write still has what it came from: its turn, and the
+// message of the turn's thread that led to it, said by the write's author.
+// A person's erasure deletes their DMs' turns and log and leaves their
+// messages elsewhere nobody's, so after it neither is found.
+func (q *Queries) MemoryTurnSourceKept(ctx context.Context, db DBTX, arg MemoryTurnSourceKeptParams) (bool, error) {
+	row := db.QueryRow(ctx, memoryTurnSourceKept,
+		arg.TurnID,
+		arg.TeamID,
+		arg.MessageTs,
+		arg.ActorID,
+	)
+	var kept bool
+	err := row.Scan(&kept)
+	return kept, err
 }
