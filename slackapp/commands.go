@@ -68,18 +68,20 @@ func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
 }
 
 // actorAt is the person who ran a command or pressed a button in channel
-// of team, by the live payload's user id. In a Slack Connect channel, a
-// person of another organisation is an external member: their memories
-// are their own workspace's, by users.info, whatever workspace the payload
-// names (a button press names the host's). shared says whether channel is
-// one; in one, a person users.info can't place is an error.
+// of team, by the live payload's user id. A person of another
+// organisation is an external member wherever they are, in a Slack Connect
+// channel or in a DM with the bot (Directory.ActorFromEvent): their
+// memories are their own workspace's, by users.info, whatever workspace
+// the payload names (a button press names the host's). shared says whether
+// channel is a Slack Connect channel (conversations.info; a DM is not
+// asked); in one, a person users.info can't place is an error.
 func (a *App) actorAt(ctx context.Context, team, channel, user string) (actor provenance.Actor, shared bool, err error) {
 	if channel != "" && !strings.HasPrefix(channel, "D") {
 		if b, err := a.bot(ctx, team); err == nil {
 			shared = a.channelInfo(ctx, b, channel, "").shared
 		}
 	}
-	actor, err = a.dir.ActorIn(ctx, team, user, shared)
+	actor, err = a.dir.ActorFromEvent(ctx, team, user)
 	return actor, shared, err
 }
 

@@ -25,8 +25,7 @@ type Directory struct {
 }
 
 type cached struct {
-	actor provenance.Actor
-	home  string // the person's own workspace, per users.info
+	actor provenance.Actor // as users.info places them (ActorFromEvent)
 	at    time.Time
 }
 
@@ -69,21 +68,17 @@ func (d *Directory) admin(team, user string) bool {
 
 // ActorFromEvent is the one way an actor enters mnemo: the team and user id
 // of a live Slack event (a message, a mention, a slash command, a button
-// press). Model output and tool arguments never name an actor. A users.info
-// failure still yields the actor, unenriched.
+// press, the App Home). Model output and tool arguments never name an
+// actor. users.info names the person's own workspace: one of another
+// workspace is never an admin here, and is an external member (their Team
+// is their own; provenance.Actor.ExternalTo), unless they belong to the
+// organisation whose org-wide installation serves team
+// (sameOrganisation). That holds wherever they are: through Slack Connect,
+// people of another organisation can DM the bot and open its App Home, as
+// well as post in a shared channel. A users.info failure still yields the
+// actor, unenriched, with the error: in a shared channel the caller refuses
+// them, since whose member they are can't be known.
 func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (provenance.Actor, error) {
-	return d.ActorIn(ctx, team, userID, false)
-}
-
-// ActorIn is ActorFromEvent in a channel that may be shared with another
-// organisation (Slack Connect). users.info names the person's own
-// workspace: one of another workspace is never an admin here, and in a
-// shared channel they are an external member (their Team is their own;
-// provenance.Actor.ExternalTo), unless they belong to the organisation
-// whose org-wide installation serves team (sameOrganisation). In a shared
-// channel, a users.info failure is an error: whose member they are can't
-// be known.
-func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared bool) (provenance.Actor, error) {
 	if userID == "" {
 		return provenance.Actor{}, fmt.Errorf("event has no user")
 	}
@@ -100,7 +95,7 @@ func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared boo
 	c, ok := d.cache[key]
 	d.mu.Unlock()
 	if ok && d.now().Sub(c.at) < d.ttl {
-		return c.in(shared), nil
+		return c.actor, nil
 	}
 	b, err := d.bots.Bot(ctx, team)
 	if err != nil {
@@ -117,7 +112,6 @@ func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared boo
 	if a.Name == "" {
 		a.Name = u.Name
 	}
-	home := team
 	switch {
 	case u.TeamID == "" || u.TeamID == team:
 		a.IsAdmin = a.IsAdmin || u.IsAdmin || u.IsOwner || u.IsPrimaryOwner
@@ -126,16 +120,25 @@ func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared boo
 		// installation serves team is no external member here; still not
 		// an admin here by their own workspace's rights.
 	default:
-		home = u.TeamID // a person of another workspace: never an admin here
+		// A person of another organisation, wherever they are (a shared
+		// channel, a DM or group DM, the App Home): an external member, of
+		// their own team, never an admin here.
+		a.Team, a.IsAdmin = u.TeamID, false
 	}
 	if u.IsBot {
 		a.Kind = provenance.KindBot
 	}
-	c = cached{actor: a, home: home, at: d.now()}
 	d.mu.Lock()
-	d.cache[key] = c
+	d.cache[key] = cached{actor: a, at: d.now()}
 	d.mu.Unlock()
-	return c.in(shared), nil
+	return a, nil
+}
+
+// ActorIn is ActorFromEvent. shared is no longer read: users.info places a
+// person the same way in every kind of channel.
+func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared bool) (provenance.Actor, error) {
+	_ = shared
+	return d.ActorFromEvent(ctx, team, userID)
 }
 
 // sameOrganisation says whether u belongs to the Enterprise Grid
@@ -145,14 +148,4 @@ func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared boo
 // placed by their workspace, as outside an organisation.
 func sameOrganisation(b install.Bot, u *slack.User) bool {
 	return b.Enterprise != "" && u.Enterprise.EnterpriseID == b.Enterprise
-}
-
-// in is the cached actor in a channel shared or not: in a shared one, a
-// person of another workspace is an external member, of their own team.
-func (c cached) in(shared bool) provenance.Actor {
-	a := c.actor
-	if shared && c.home != a.Team {
-		a.Team, a.IsAdmin = c.home, false
-	}
-	return a
 }

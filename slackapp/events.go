@@ -177,14 +177,20 @@ const giveUpSentence = "Sorry, I couldn't answer this after several tries becaus
 type slackPost struct {
 	agent.Post
 	visibility provenance.Visibility
-	// host is the workspace a Slack Connect channel belongs to ("" for
-	// one not shared, or when Slack did not say).
-	host string
 }
 
 // resolve makes an inbox post a turn's post: its thread, the place's
 // visibility (conversations.info when the event did not say), and the
 // actor from the live event.
+//
+// The post's workspace is the installation Slack delivered it for
+// (routeOf), and that installation answers it, in a Slack Connect channel
+// too: Slack delivers an event once, for one installation, even when
+// the app is installed on both sides of the channel. Its authorizations
+// name that one (the full list needs apps.event.authorizations.list:
+// https://api.slack.com/changelog/2020-09-15-events-api-truncate-authed-users),
+// and an app_mention comes for the bot it mentions. No other
+// installation is sent a copy to answer it.
 func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 	key, ts, err := threads.KeyFor(ip.Team, ip.Channel, ip.TS, ip.ThreadTS)
 	if err != nil {
@@ -198,16 +204,22 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 	}
 	info := a.channelInfo(ctx, b, ip.Channel, ip.ChannelType)
 	vis := provenance.VisibilityOf(info.typ, ip.Channel)
-	// In a Slack Connect channel, users.info says whose member the actor
-	// is; one it can't place is not taken in (the inbox tries again).
-	actor, err := a.dir.ActorIn(ctx, ip.Team, ip.User, info.shared)
+	// users.info says whose member the actor is (Directory.ActorFromEvent);
+	// in a Slack Connect channel, one it can't place is not taken in (the
+	// inbox tries again).
+	actor, err := a.dir.ActorFromEvent(ctx, ip.Team, ip.User)
 	if err != nil && info.shared {
 		return slackPost{}, fmt.Errorf("actor in a shared channel: %w", err)
 	} else if err != nil {
 		a.log.Warn().Err(err).Str("ts", ip.TS).Msg("actor not enriched")
 	}
 	place := provenance.Place{Team: ip.Team, Org: a.orgOf(b), Channel: ip.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis, Shared: info.shared}
-	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: CleanText(ip.Text, b.UserID)}, visibility: vis, host: info.host}, nil
+	// A person of another organisation reaches the bot's DM and group DMs
+	// through Slack Connect as well, where conversations.info is not
+	// asked: the conversation is then shared with another organisation
+	// as a Slack Connect channel is.
+	place.Shared = place.Shared || actor.ExternalTo(place)
+	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: CleanText(ip.Text, b.UserID)}, visibility: vis}, nil
 }
 
 // Accept takes a post in from the inbox: a mention or a DM needs a turn; a
@@ -222,17 +234,6 @@ func (a *App) Accept(ctx context.Context, ip inbox.Post, c inbox.Claim) (inbox.A
 		return inbox.Accepted{}, err
 	}
 	log := a.log.With().Str("envelope_id", ip.EnvelopeID).Str("channel", ip.Channel).Str("ts", ip.TS).Logger()
-	if p.host != "" && p.host != ip.Team && a.clients.Multi() {
-		// A Slack Connect channel of another organisation: when mnemo is
-		// installed there too, Slack delivers the post to both
-		// installations, and the channel's host answers it, once.
-		if _, err := a.bot(ctx, p.host); err == nil {
-			log.Info().Str("host", p.host).Msg("post in another organisation's shared channel; its own installation answers it")
-			return inbox.Accepted{}, nil
-		} else if !errors.Is(err, install.ErrNotInstalled) {
-			return inbox.Accepted{}, err
-		}
-	}
 	if !ip.Mention && p.visibility != provenance.DM {
 		// A thread message whose turn is recorded was found addressed
 		// before: its addressing is not decided again.
@@ -355,7 +356,6 @@ const channelInfoTTL = 10 * time.Minute
 type channelInfo struct {
 	typ    string
 	shared bool
-	host   string // a shared channel's host workspace
 	at     time.Time
 }
 
@@ -363,7 +363,8 @@ type channelInfo struct {
 // channelInfoTTL. When Slack can't say, it fails closed: the type is "",
 // so the place counts as private (provenance.VisibilityOf), and the channel
 // counts as shared; the failure is counted and not cached, so the next
-// event asks again. A DM is neither asked nor shared.
+// event asks again. A DM is not asked: whether a person of another
+// organisation is in it is users.info's to say (resolve).
 func (a *App) channelInfo(ctx context.Context, b install.Bot, channel, eventType string) channelInfo {
 	if eventType == "im" || eventType == "mpim" {
 		return channelInfo{typ: eventType}
@@ -390,12 +391,6 @@ func (a *App) channelInfo(ctx context.Context, b install.Bot, channel, eventType
 		t = "group"
 	}
 	info := channelInfo{typ: t, shared: ch.IsExtShared, at: a.now()}
-	if ch.IsExtShared {
-		info.host = ch.ConversationHostID
-		if info.host == "" {
-			info.host = ch.ContextTeamID
-		}
-	}
 	a.chanTypes.Store(key, info)
 	return info
 }

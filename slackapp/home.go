@@ -78,10 +78,17 @@ func (a *App) publishHome(ctx context.Context, team, user string, page int) {
 
 // publishHomeNotice is publishHome, saying notice at the top.
 func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int, notice string) {
-	v := memory.Viewer{Actor: provenance.Actor{Kind: provenance.KindUser, Team: team, ID: user}, Place: provenance.Place{Team: team}, Private: true}
+	// A person of another organisation can open the App Home through Slack
+	// Connect: users.info places them, and their Home lists their own
+	// team's memories (memory.HomeOf), as their turns keep them. When it
+	// can't, the Home still lists only memories about them or by them.
+	actor, err := a.dir.ActorFromEvent(ctx, team, user)
+	if err != nil {
+		a.log.Warn().Err(err).Msg("home: actor not enriched")
+	}
+	v := memory.Viewer{Actor: actor, Place: provenance.Place{Team: team}, Private: true}
 	h := Home{LearningHere: true, Notice: notice}
 	h.Offset, h.SharedOffset = homePage(page)
-	var err error
 	if h.Personal, err = a.memory.Mine(ctx, v, memory.MineQuery{Limit: HomePageSize + 1, Offset: h.Offset}); err != nil {
 		a.log.Error().Err(err).Msg("home: list")
 		return
@@ -92,7 +99,7 @@ func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int
 			return
 		}
 	}
-	if h.Total, err = a.memory.CountPersonal(ctx, team, user); err != nil {
+	if h.Total, err = a.memory.CountPersonal(ctx, memory.HomeOf(actor, v.Place).Team, user); err != nil {
 		a.log.Error().Err(err).Msg("home: count")
 		return
 	}
