@@ -171,6 +171,52 @@ func (s Installations) Disable(ctx context.Context, u Uninstall) (Uninstalled, e
 	return Uninstalled{Duplicate: r.Fresh == 0, Disabled: r.Disabled > 0, Newer: r.Newer > 0}, nil
 }
 
+// TeamAccess is an event that changes which workspaces of an
+// organisation its org-wide installation serves: team_access_revoked
+// (Revoked), when an org admin removes the app from them, or
+// team_access_granted, when one adds it again.
+type TeamAccess struct {
+	Enterprise string
+	Teams      []string
+	Revoked    bool
+	// EventID is Slack's event_id: a retry of an event already taken in
+	// does nothing.
+	EventID string
+	// Sent is the event's event_time: a workspace that an event sent
+	// after it changed already is left as that one left it.
+	Sent time.Time
+}
+
+// AccessChanged is what a TeamAccess did.
+type AccessChanged struct {
+	// Duplicate: the event was taken in before; nothing was done.
+	Duplicate bool
+	// Changed is how many of the organisation's workspaces it changed.
+	Changed int
+	// Newer is how many a newer event had changed, which it left alone.
+	Newer int
+}
+
+// ChangeTeamAccess records, once per event, that an organisation's
+// org-wide installation stopped or started again serving some of its
+// workspaces (see TeamAccess). A workspace it stopped serving is served by
+// it no more (Find finds none), and comes due for erasure like an
+// uninstalled one (DisabledBefore). Only workspaces recorded as the
+// organisation's change: one never served has nothing to stop.
+func (s Installations) ChangeTeamAccess(ctx context.Context, a TeamAccess) (AccessChanged, error) {
+	if a.EventID == "" || a.Enterprise == "" {
+		return AccessChanged{}, fmt.Errorf("team access: an event id and an enterprise are needed")
+	}
+	// event_time has whole seconds.
+	r, err := s.q.InstallationTeamAccess(ctx, s.e, dbsqlc.InstallationTeamAccessParams{
+		EnterpriseID: a.Enterprise, TeamIds: a.Teams, Sent: a.Sent.Truncate(time.Second), EventID: a.EventID, Revoked: a.Revoked,
+	})
+	if err != nil {
+		return AccessChanged{}, fmt.Errorf("team access: %w", mapErr(err))
+	}
+	return AccessChanged{Duplicate: r.Fresh == 0, Changed: int(r.Changed), Newer: int(r.Newer)}, nil
+}
+
 // List returns every installation.
 func (s Installations) List(ctx context.Context) ([]Installation, error) {
 	rows, err := s.q.InstallationList(ctx, s.e)
@@ -197,7 +243,10 @@ func (s Installations) Reseal(ctx context.Context, i Installation, old, now Seal
 	return n > 0, nil
 }
 
-// DisabledBefore returns up to max teams disabled before a time.
+// DisabledBefore returns up to max teams disabled before a time: their own
+// installation, or their organisation's, was disabled then, or that one
+// stopped serving them (ChangeTeamAccess); none with an active
+// installation of its own.
 func (s Installations) DisabledBefore(ctx context.Context, before time.Time, max int) ([]string, error) {
 	teams, err := s.q.InstallationDisabledBefore(ctx, s.e, dbsqlc.InstallationDisabledBeforeParams{Before: before, MaxRows: int32(max)})
 	if err != nil {

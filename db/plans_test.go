@@ -382,6 +382,10 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(nil, d.Installations().Save(ctx, db.Installation{Enterprise: "E1", Token: db.Sealed{Ciphertext: []byte{1}, Nonce: []byte{2}, KeyID: "k1"}, BotUserID: "UBOT", InstallerID: "U1"}))
 	ok(nil, d.Installations().ServeTeam(ctx, "T0ORGMEMBER", "E1"))
 	ok(d.Installations().Find(ctx, "T0ORGMEMBER", ""))
+	// An org admin removes the org-wide installation from a workspace, and
+	// adds it again.
+	ok(d.Installations().ChangeTeamAccess(ctx, db.TeamAccess{Enterprise: "E1", Teams: []string{"T0ORGMEMBER"}, Revoked: true, EventID: "Ev0ACCESS1", Sent: time.Now()}))
+	ok(d.Installations().ChangeTeamAccess(ctx, db.TeamAccess{Enterprise: "E1", Teams: []string{"T0ORGMEMBER"}, EventID: "Ev0ACCESS2", Sent: time.Now()}))
 	ok(d.Installations().Disable(ctx, db.Uninstall{Team: team, Why: "app_uninstalled", EventID: "Ev1", Sent: time.Now()}))
 	ok(d.Installations().DisabledBefore(ctx, time.Now(), 100))
 	ok(d.Installations().SpendOAuthState(ctx, []byte("nonce hash"), time.Now().Add(10*time.Minute)))

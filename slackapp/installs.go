@@ -129,8 +129,9 @@ func enterpriseOf(dv *delivery) string {
 // calls it): one from a workspace the app is not installed in, or no
 // longer (uninstalled, tokens revoked), is acked and dropped before
 // anything reads or writes that team's data. Only the events that disable
-// an installation pass. A failure to read the installation leaves the
-// delivery unacked, so Slack delivers it again.
+// an installation, or change which workspaces an organisation's serves,
+// pass. A failure to read the installation leaves the delivery unacked, so
+// Slack delivers it again.
 func (a *App) installed(ctx context.Context, d *delivery) bool {
 	team := teamOf(d)
 	if team == "" || !a.clients.Multi() {
@@ -138,7 +139,10 @@ func (a *App) installed(ctx context.Context, d *delivery) bool {
 	}
 	if e, ok := d.data.(slackevents.EventsAPIEvent); ok {
 		switch e.InnerEvent.Type {
-		case string(slackevents.AppUninstalled), string(slackevents.TokensRevoked):
+		case string(slackevents.AppUninstalled), string(slackevents.TokensRevoked),
+			// About an organisation's installation: the workspace the
+			// envelope names may be the one it no longer serves.
+			string(slackevents.TeamAccessRevoked), string(slackevents.TeamAccessGranted):
 			return true
 		}
 	}
@@ -213,6 +217,76 @@ func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 		log.Warn().Msg("installation disabled; the team's data is erased after MNEMO_RETENTION_UNINSTALLED, or by mnemo teams erase")
 	case did.Newer:
 		log.Warn().Time("event_time", u.Sent).Msg("uninstall event older than the active installation; ignored")
+	}
+}
+
+// onTeamAccess takes in team_access_revoked and team_access_granted: an
+// org admin removed the organisation's org-wide installation from some of
+// its workspaces, or added it again. A workspace removed is served no
+// more: its events are dropped, no call is made for it with the
+// organisation's token, and its data is erased after
+// MNEMO_RETENTION_UNINSTALLED, as an uninstalled workspace's is. One added
+// again is served again. Like an uninstall, an event is taken in once (by
+// its event_id), and never undoes a newer one.
+func (a *App) onTeamAccess(ctx context.Context, d *delivery) {
+	e, _ := d.data.(slackevents.EventsAPIEvent)
+	why := e.InnerEvent.Type
+	log := a.log.With().Str("event", why).Str("enterprise", e.EnterpriseID).Logger()
+	var teams []string
+	switch ev := e.InnerEvent.Data.(type) {
+	case *slackevents.TeamAccessRevokedEvent:
+		teams = ev.TeamIDs
+	case *slackevents.TeamAccessGrantedEvent:
+		teams = ev.TeamIDs
+	}
+	if !a.clients.Multi() {
+		// SLACK_BOT_TOKEN is one workspace's token: no organisation's
+		// installation serves anything here.
+		log.Warn().Strs("teams", teams).Msg("org-wide access changed, but mnemo serves SLACK_BOT_TOKEN's workspace alone; ignored")
+		a.ack(d)
+		return
+	}
+	cb, _ := e.Data.(*slackevents.EventsAPICallbackEvent)
+	if cb == nil || cb.EventID == "" || cb.EventTime <= 0 {
+		log.Error().Msg("team access event without its event id or time; ignored")
+		a.ack(d)
+		return
+	}
+	valid := make([]string, 0, len(teams))
+	for _, t := range teams {
+		if slackID.MatchString(t) {
+			valid = append(valid, t)
+		}
+	}
+	if !slackID.MatchString(e.EnterpriseID) || len(valid) == 0 {
+		log.Error().Int("teams", len(teams)).Msg("team access event without a usable enterprise or team id; ignored")
+		a.ack(d)
+		return
+	}
+	if len(valid) < len(teams) {
+		log.Warn().Int("unusable", len(teams)-len(valid)).Msg("team access event names team ids that are not Slack ids; those are ignored")
+	}
+	change := db.TeamAccess{Enterprise: e.EnterpriseID, Teams: valid, Revoked: why == string(slackevents.TeamAccessRevoked),
+		EventID: cb.EventID, Sent: time.Unix(int64(cb.EventTime), 0)}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
+	defer cancel()
+	did, err := a.db.Installations().ChangeTeamAccess(wctx, change)
+	if err != nil {
+		log.Error().Err(err).Msg("team access not changed; delivery not acked, so Slack delivers it again")
+		return
+	}
+	for _, t := range valid {
+		a.clients.Forget(t)
+	}
+	a.ack(d)
+	log = log.With().Strs("teams", valid).Str("event_id", change.EventID).Int("retry_attempt", d.retry).Logger()
+	switch {
+	case did.Duplicate:
+		log.Info().Msg("team access event already taken in; the retry is ignored")
+	case change.Revoked:
+		log.Warn().Int("changed", did.Changed).Int("newer", did.Newer).Msg("the organisation's installation no longer serves these workspaces; their data is erased after MNEMO_RETENTION_UNINSTALLED, or by mnemo teams erase")
+	default:
+		log.Info().Int("changed", did.Changed).Int("newer", did.Newer).Msg("the organisation's installation serves these workspaces again")
 	}
 }
 

@@ -100,7 +100,7 @@ func checkManifest(t *testing.T, name string, socketMode bool) {
 	require.Equal(t, "/mnemo", m.Features.SlashCommands[0].Command)
 	// Group DMs (mpim) are handled as private places, so their events and
 	// scopes are asked for too.
-	require.ElementsMatch(t, []string{"app_mention", "app_home_opened", "assistant_thread_started", "assistant_thread_context_changed", "message.channels", "message.groups", "message.im", "message.mpim", "user_change", "app_uninstalled", "tokens_revoked"}, m.Settings.Events.Bot)
+	require.ElementsMatch(t, []string{"app_mention", "app_home_opened", "assistant_thread_started", "assistant_thread_context_changed", "message.channels", "message.groups", "message.im", "message.mpim", "user_change", "app_uninstalled", "tokens_revoked", "team_access_revoked", "team_access_granted"}, m.Settings.Events.Bot)
 	// The assistant container: described, with prompts Slack shows before
 	// the app sets its own (at most four).
 	require.NotEmpty(t, m.Features.Assistant.Description)

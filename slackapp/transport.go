@@ -118,6 +118,8 @@ func (a *App) dispatch(ctx context.Context, d *delivery) {
 			a.onUserChange(ctx, d)
 		case slackevents.AppUninstalled, slackevents.TokensRevoked:
 			a.onUninstalled(ctx, d)
+		case slackevents.TeamAccessRevoked, slackevents.TeamAccessGranted:
+			a.onTeamAccess(ctx, d)
 		default:
 			a.ack(d)
 			a.log.Debug().Str("type", data.InnerEvent.Type).Msg("ignored event type")

@@ -20,7 +20,9 @@ SET token_ciphertext = EXCLUDED.token_ciphertext, token_nonce = EXCLUDED.token_n
 -- org-wide installation's team_id is ''). A workspace recorded as served
 -- by an organisation whose org-wide installation is active is served by
 -- no other organisation's: a delivery that names another (an external
--- member's home workspace under the host organisation) finds none.
+-- member's home workspace under the host organisation) finds none. Nor
+-- does a workspace the organisation's installation no longer serves
+-- (team_access_revoked).
 SELECT i.* FROM installations i
 WHERE (i.team_id = @team_id AND @team_id::text <> '')
    OR (i.team_id = '' AND i.enterprise_id = COALESCE(NULLIF(@enterprise_id::text, ''),
@@ -28,7 +30,10 @@ WHERE (i.team_id = @team_id AND @team_id::text <> '')
        AND NOT EXISTS (SELECT 1 FROM installation_teams r
                        JOIN installations o ON o.team_id = '' AND o.enterprise_id = r.enterprise_id
                                            AND o.disabled_at IS NULL
-                       WHERE r.team_id = @team_id AND r.enterprise_id <> i.enterprise_id))
+                       WHERE r.team_id = @team_id AND r.enterprise_id <> i.enterprise_id)
+       AND NOT EXISTS (SELECT 1 FROM installation_teams v
+                       WHERE v.team_id = @team_id AND v.enterprise_id = i.enterprise_id
+                         AND v.revoked_at IS NOT NULL))
 ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
 LIMIT 1;
 
@@ -36,12 +41,15 @@ LIMIT 1;
 -- A workspace served by its organisation's org-wide installation. A
 -- workspace recorded as another organisation's stays that organisation's
 -- while its org-wide installation is active: it moves only away from one
--- disabled or gone. It returns the organisation recorded now (in the
--- statement's snapshot when this one did not write it; none when the
--- row was written by another transaction after that snapshot was taken).
+-- disabled or gone, and then with the new organisation's access (the old
+-- one's revocation is not the new one's). It returns the organisation
+-- recorded now (in the statement's snapshot when this one did not write
+-- it; none when the row was written by another transaction after that
+-- snapshot was taken).
 WITH served AS (
     INSERT INTO installation_teams AS t (team_id, enterprise_id) VALUES (@team_id, @enterprise_id)
-    ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+    ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now(),
+        revoked_at = NULL, access_event_at = NULL
     WHERE t.enterprise_id <> EXCLUDED.enterprise_id
       AND NOT EXISTS (SELECT 1 FROM installations o
                       WHERE o.team_id = '' AND o.enterprise_id = t.enterprise_id AND o.disabled_at IS NULL)
@@ -81,6 +89,35 @@ SELECT (SELECT count(*) FROM fresh)::int AS fresh,
         WHERE n.team_id = @team_id AND (@team_id::text <> '' OR n.enterprise_id = @enterprise_id)
           AND n.disabled_at IS NULL AND n.installed_at >= @before::timestamptz)::int AS newer;
 
+-- name: InstallationTeamAccess :one
+-- team_access_revoked (revoked) or team_access_granted, once per
+-- event_id: the workspaces it names stop, or start again, being served by
+-- their organisation's org-wide installation. Only workspaces recorded as
+-- that organisation's change, and none that an event sent after this one
+-- (sent) changed already. A second revocation keeps the first one's time:
+-- retention counts from it. It reports whether the event was new, how
+-- many workspaces it changed and how many a newer event had changed.
+-- Events older than a day are forgotten on the way.
+WITH fresh AS (
+    INSERT INTO install_events (event_id) VALUES (@event_id) ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id
+), forgotten AS (
+    DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), changed AS (
+    UPDATE installation_teams t
+    SET revoked_at = CASE WHEN @revoked::bool THEN COALESCE(t.revoked_at, now()) END,
+        access_event_at = @sent::timestamptz
+    WHERE t.enterprise_id = @enterprise_id AND t.team_id = ANY(@team_ids::text[])
+      AND (t.access_event_at IS NULL OR t.access_event_at <= @sent::timestamptz)
+      AND EXISTS (SELECT 1 FROM fresh)
+    RETURNING t.team_id
+)
+SELECT (SELECT count(*) FROM fresh)::int AS fresh,
+       (SELECT count(*) FROM changed)::int AS changed,
+       (SELECT count(*) FROM installation_teams n
+        WHERE n.enterprise_id = @enterprise_id AND n.team_id = ANY(@team_ids::text[])
+          AND n.access_event_at > @sent::timestamptz)::int AS newer;
+
 -- name: InstallationList :many
 SELECT * FROM installations i ORDER BY i.team_id, i.enterprise_id;
 
@@ -95,12 +132,18 @@ WHERE i.team_id = @team_id AND i.enterprise_id = @enterprise_id AND i.token_key_
 -- name: InstallationDisabledBefore :many
 -- Teams uninstalled before a time: their data is erased once the grace
 -- period has passed. A workspace served by its organisation's installation
--- is uninstalled with it, unless it has an active installation of its own.
+-- is uninstalled with it, or when the organisation's installation stopped
+-- serving it (team_access_revoked), unless it has an active installation
+-- of its own.
 SELECT i.team_id FROM installations i
 WHERE i.disabled_at < @before::timestamptz AND i.team_id <> ''
 UNION
 SELECT t.team_id FROM installations o JOIN installation_teams t ON t.enterprise_id = o.enterprise_id
 WHERE o.team_id = '' AND o.disabled_at < @before::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
+UNION
+SELECT t.team_id FROM installation_teams t
+WHERE t.revoked_at < @before::timestamptz
   AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
 LIMIT @max_rows::int;
 

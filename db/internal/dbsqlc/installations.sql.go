@@ -70,6 +70,10 @@ UNION
 SELECT t.team_id FROM installations o JOIN installation_teams t ON t.enterprise_id = o.enterprise_id
 WHERE o.team_id = '' AND o.disabled_at < $2::timestamptz
   AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
+UNION
+SELECT t.team_id FROM installation_teams t
+WHERE t.revoked_at < $2::timestamptz
+  AND NOT EXISTS (SELECT 1 FROM installations w WHERE w.team_id = t.team_id AND w.disabled_at IS NULL)
 LIMIT $1::int
 `
 
@@ -80,7 +84,9 @@ type InstallationDisabledBeforeParams struct {
 
 // Teams uninstalled before a time: their data is erased once the grace
 // period has passed. A workspace served by its organisation's installation
-// is uninstalled with it, unless it has an active installation of its own.
+// is uninstalled with it, or when the organisation's installation stopped
+// serving it (team_access_revoked), unless it has an active installation
+// of its own.
 func (q *Queries) InstallationDisabledBefore(ctx context.Context, db DBTX, arg InstallationDisabledBeforeParams) ([]string, error) {
 	rows, err := db.Query(ctx, installationDisabledBefore, arg.MaxRows, arg.Before)
 	if err != nil {
@@ -109,7 +115,10 @@ WHERE (i.team_id = $1 AND $1::text <> '')
        AND NOT EXISTS (SELECT 1 FROM installation_teams r
                        JOIN installations o ON o.team_id = '' AND o.enterprise_id = r.enterprise_id
                                            AND o.disabled_at IS NULL
-                       WHERE r.team_id = $1 AND r.enterprise_id <> i.enterprise_id))
+                       WHERE r.team_id = $1 AND r.enterprise_id <> i.enterprise_id)
+       AND NOT EXISTS (SELECT 1 FROM installation_teams v
+                       WHERE v.team_id = $1 AND v.enterprise_id = i.enterprise_id
+                         AND v.revoked_at IS NOT NULL))
 ORDER BY (i.disabled_at IS NULL) DESC, i.team_id DESC, i.installed_at DESC
 LIMIT 1
 `
@@ -125,7 +134,9 @@ type InstallationFindParams struct {
 // org-wide installation's team_id is ”). A workspace recorded as served
 // by an organisation whose org-wide installation is active is served by
 // no other organisation's: a delivery that names another (an external
-// member's home workspace under the host organisation) finds none.
+// member's home workspace under the host organisation) finds none. Nor
+// does a workspace the organisation's installation no longer serves
+// (team_access_revoked).
 func (q *Queries) InstallationFind(ctx context.Context, db DBTX, arg InstallationFindParams) (Installation, error) {
 	row := db.QueryRow(ctx, installationFind, arg.TeamID, arg.EnterpriseID)
 	var i Installation
@@ -314,7 +325,8 @@ func (q *Queries) InstallationReseal(ctx context.Context, db DBTX, arg Installat
 const installationServeTeam = `-- name: InstallationServeTeam :many
 WITH served AS (
     INSERT INTO installation_teams AS t (team_id, enterprise_id) VALUES ($1, $2)
-    ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now()
+    ON CONFLICT (team_id) DO UPDATE SET enterprise_id = EXCLUDED.enterprise_id, seen_at = now(),
+        revoked_at = NULL, access_event_at = NULL
     WHERE t.enterprise_id <> EXCLUDED.enterprise_id
       AND NOT EXISTS (SELECT 1 FROM installations o
                       WHERE o.team_id = '' AND o.enterprise_id = t.enterprise_id AND o.disabled_at IS NULL)
@@ -334,9 +346,11 @@ type InstallationServeTeamParams struct {
 // A workspace served by its organisation's org-wide installation. A
 // workspace recorded as another organisation's stays that organisation's
 // while its org-wide installation is active: it moves only away from one
-// disabled or gone. It returns the organisation recorded now (in the
-// statement's snapshot when this one did not write it; none when the
-// row was written by another transaction after that snapshot was taken).
+// disabled or gone, and then with the new organisation's access (the old
+// one's revocation is not the new one's). It returns the organisation
+// recorded now (in the statement's snapshot when this one did not write
+// it; none when the row was written by another transaction after that
+// snapshot was taken).
 func (q *Queries) InstallationServeTeam(ctx context.Context, db DBTX, arg InstallationServeTeamParams) ([]string, error) {
 	rows, err := db.Query(ctx, installationServeTeam, arg.TeamID, arg.EnterpriseID)
 	if err != nil {
@@ -355,6 +369,63 @@ func (q *Queries) InstallationServeTeam(ctx context.Context, db DBTX, arg Instal
 		return nil, err
 	}
 	return items, nil
+}
+
+const installationTeamAccess = `-- name: InstallationTeamAccess :one
+WITH fresh AS (
+    INSERT INTO install_events (event_id) VALUES ($4) ON CONFLICT (event_id) DO NOTHING
+    RETURNING event_id
+), forgotten AS (
+    DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), changed AS (
+    UPDATE installation_teams t
+    SET revoked_at = CASE WHEN $5::bool THEN COALESCE(t.revoked_at, now()) END,
+        access_event_at = $3::timestamptz
+    WHERE t.enterprise_id = $1 AND t.team_id = ANY($2::text[])
+      AND (t.access_event_at IS NULL OR t.access_event_at <= $3::timestamptz)
+      AND EXISTS (SELECT 1 FROM fresh)
+    RETURNING t.team_id
+)
+SELECT (SELECT count(*) FROM fresh)::int AS fresh,
+       (SELECT count(*) FROM changed)::int AS changed,
+       (SELECT count(*) FROM installation_teams n
+        WHERE n.enterprise_id = $1 AND n.team_id = ANY($2::text[])
+          AND n.access_event_at > $3::timestamptz)::int AS newer
+`
+
+type InstallationTeamAccessParams struct {
+	EnterpriseID string    `json:"enterpriseId"`
+	TeamIds      []string  `json:"teamIds"`
+	Sent         time.Time `json:"sent"`
+	EventID      string    `json:"eventId"`
+	Revoked      bool      `json:"revoked"`
+}
+
+type InstallationTeamAccessRow struct {
+	Fresh   int32 `json:"fresh"`
+	Changed int32 `json:"changed"`
+	Newer   int32 `json:"newer"`
+}
+
+// team_access_revoked (revoked) or team_access_granted, once per
+// event_id: the workspaces it names stop, or start again, being served by
+// their organisation's org-wide installation. Only workspaces recorded as
+// that organisation's change, and none that an event sent after this one
+// (sent) changed already. A second revocation keeps the first one's time:
+// retention counts from it. It reports whether the event was new, how
+// many workspaces it changed and how many a newer event had changed.
+// Events older than a day are forgotten on the way.
+func (q *Queries) InstallationTeamAccess(ctx context.Context, db DBTX, arg InstallationTeamAccessParams) (InstallationTeamAccessRow, error) {
+	row := db.QueryRow(ctx, installationTeamAccess,
+		arg.EnterpriseID,
+		arg.TeamIds,
+		arg.Sent,
+		arg.EventID,
+		arg.Revoked,
+	)
+	var i InstallationTeamAccessRow
+	err := row.Scan(&i.Fresh, &i.Changed, &i.Newer)
+	return i, err
 }
 
 const installationTeamsOf = `-- name: InstallationTeamsOf :many

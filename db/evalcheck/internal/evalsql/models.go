@@ -64,9 +64,11 @@ type Installation struct {
 }
 
 type InstallationTeam struct {
-	TeamID       string    `json:"teamId"`
-	EnterpriseID string    `json:"enterpriseId"`
-	SeenAt       time.Time `json:"seenAt"`
+	TeamID        string     `json:"teamId"`
+	EnterpriseID  string     `json:"enterpriseId"`
+	SeenAt        time.Time  `json:"seenAt"`
+	RevokedAt     *time.Time `json:"revokedAt"`
+	AccessEventAt *time.Time `json:"accessEventAt"`
 }
 
 type Memory struct {
