@@ -23,6 +23,11 @@ type Bot struct {
 	// Enterprise is the organisation of an org-wide (Enterprise Grid)
 	// installation that serves Team; empty for the workspace's own.
 	Enterprise string
+	// Organisation is the Enterprise Grid organisation Team belongs to,
+	// whoever installed the app: Enterprise for an org-wide installation,
+	// the enterprise id Slack gave a workspace's own installation in an
+	// organisation; empty outside one, or where it is not known.
+	Organisation string
 }
 
 // ErrNotInstalled is a team the app is not installed in, or no longer
@@ -152,7 +157,7 @@ func (c *Clients) load(ctx context.Context, team, enterprise string) (Bot, error
 	if err != nil {
 		return Bot{}, err
 	}
-	return Bot{Team: team, API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID, Enterprise: org}, nil
+	return Bot{Team: team, API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID, Enterprise: org, Organisation: inst.Enterprise}, nil
 }
 
 // Forget drops team's bot from the cache: the next call reads its

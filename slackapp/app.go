@@ -208,7 +208,7 @@ func (a *App) Authenticate(ctx context.Context) error {
 		a.authenticated = false
 		return tokenError("SLACK_BOT_TOKEN", "auth.test", err)
 	}
-	a.clients.Single = &install.Bot{Team: auth.TeamID, API: a.api, UserID: auth.UserID, BotID: auth.BotID}
+	a.clients.Single = &install.Bot{Team: auth.TeamID, API: a.api, UserID: auth.UserID, BotID: auth.BotID, Organisation: auth.EnterpriseID}
 	a.log.Info().Str("bot_user", auth.UserID).Str("team", auth.TeamID).Msg("connected to Slack")
 	return nil
 }

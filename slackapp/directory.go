@@ -116,9 +116,9 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	case u.TeamID == "" || u.TeamID == team:
 		a.IsAdmin = a.IsAdmin || u.IsAdmin || u.IsOwner || u.IsPrimaryOwner
 	case sameOrganisation(b, u):
-		// A member of another workspace of the organisation whose org-wide
-		// installation serves team is no external member here; still not
-		// an admin here by their own workspace's rights.
+		// A member of another workspace of team's organisation is no
+		// external member here; still not an admin here by their own
+		// workspace's rights.
 	default:
 		// A person of another organisation, wherever they are (a shared
 		// channel, a DM or group DM, the App Home): an external member, of
@@ -134,18 +134,17 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	return a, nil
 }
 
-// ActorIn is ActorFromEvent. shared is no longer read: users.info places a
-// person the same way in every kind of channel.
-func (d *Directory) ActorIn(ctx context.Context, team, userID string, shared bool) (provenance.Actor, error) {
-	_ = shared
-	return d.ActorFromEvent(ctx, team, userID)
-}
-
 // sameOrganisation says whether u belongs to the Enterprise Grid
-// organisation of the org-wide installation b is, by users.info's
-// enterprise_user. Where that can't be known (a workspace's own
-// installation, or no enterprise_user) it says false: the person is
-// placed by their workspace, as outside an organisation.
+// organisation b's workspace is part of, by users.info's enterprise_user:
+// the org-wide installation's, or the one Slack gave a workspace's own
+// installation (a Grid member's users.info names one home workspace, not
+// every workspace they are a member of). Where that can't be known (no
+// organisation recorded, or no enterprise_user) it says false: the person
+// is placed by their workspace, as outside an organisation.
 func sameOrganisation(b install.Bot, u *slack.User) bool {
-	return b.Enterprise != "" && u.Enterprise.EnterpriseID == b.Enterprise
+	org := b.Organisation
+	if org == "" {
+		org = b.Enterprise
+	}
+	return org != "" && u.Enterprise.EnterpriseID == org
 }

@@ -53,7 +53,7 @@ func (a *App) erase(ctx context.Context, actor provenance.Actor, team, user stri
 	// their personal memories under their own team (memory.HomeOf): users.info
 	// says which, and what this workspace's conversations stored there goes
 	// too. Without an answer, the erasure is not done by halves.
-	person, err := a.dir.ActorIn(ctx, team, user, true)
+	person, err := a.dir.ActorFromEvent(ctx, team, user)
 	var gone slack.SlackErrorResponse
 	if errors.As(err, &gone) && gone.Err == "user_not_found" {
 		err = nil // Slack knows them no more: only this workspace's rows are theirs to erase here

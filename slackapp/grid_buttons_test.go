@@ -405,7 +405,7 @@ func TestGridSameOrganisationMemberIsNoExternalMember(t *testing.T) {
 	for _, c := range []struct {
 		user, team string
 	}{{"U0CAROL", gridB}, {"U0XAVIER", "T0EXT"}, {"U0YURI", "T0EXT2"}} {
-		a, err := dir.ActorIn(ctx, gridB, c.user, true)
+		a, err := dir.ActorFromEvent(ctx, gridB, c.user)
 		require.NoError(t, err)
 		require.Equal(t, c.team, a.Team, c.user)
 		require.False(t, a.IsAdmin, "%s: an admin of their own workspace is none in B", c.user)
@@ -414,7 +414,39 @@ func TestGridSameOrganisationMemberIsNoExternalMember(t *testing.T) {
 	// A workspace's own installation says nothing of an organisation: the
 	// person is placed by their workspace, as before.
 	single := NewDirectory(slack.New("xoxb-b", slack.OptionAPIURL(g.fs.URL)), nil)
-	a, err := single.ActorIn(ctx, gridB, "U0CAROL", true)
+	a, err := single.ActorFromEvent(ctx, gridB, "U0CAROL")
 	require.NoError(t, err)
 	require.Equal(t, gridA, a.Team)
+}
+
+// A workspace's own installation in an organisation: Slack records the
+// organisation with it (oauth.v2.access's enterprise), and a member of the
+// organisation whose users.info names another of its workspaces is no
+// external member here; someone of another organisation still is.
+func TestGridWorkspaceInstallKnowsItsOrganisation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, fs := testdb.New(t), fakeslack.New(t)
+	keys, err := install.ParseKeyring(base64.StdEncoding.EncodeToString(make([]byte, 32)))
+	require.NoError(t, err)
+	sealed, err := keys.Seal(gridB, "xoxb-b")
+	require.NoError(t, err)
+	require.NoError(t, d.DB.Installations().Save(ctx, db.Installation{Team: gridB, Enterprise: gridOrg, Token: sealed, BotUserID: "U0BBOT", InstallerID: gridAda}))
+	clients := &install.Clients{Store: d.DB, Keyring: keys, NewClient: func(token string) *slack.Client {
+		return slack.New(token, slack.OptionAPIURL(fs.URL))
+	}}
+	for _, u := range []fakeslack.User{
+		{ID: "U0CAROL", Name: "Carol", Team: gridA, Enterprise: gridOrg, IsAdmin: true},
+		{ID: "U0XAVIER", Name: "Xavier", Team: "T0EXT", Enterprise: "E0OTHER"},
+	} {
+		fs.AddUser(u)
+	}
+	dir := NewTeamDirectory(clients, nil)
+	carol, err := dir.ActorFromEvent(ctx, gridB, "U0CAROL")
+	require.NoError(t, err)
+	require.Equal(t, gridB, carol.Team, "a member of B's organisation is B's here")
+	require.False(t, carol.IsAdmin, "an admin of A is none in B")
+	xavier, err := dir.ActorFromEvent(ctx, gridB, "U0XAVIER")
+	require.NoError(t, err)
+	require.Equal(t, "T0EXT", xavier.Team, "another organisation's member is still external")
 }
