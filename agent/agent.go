@@ -259,7 +259,7 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 			return out, &ModelError{Err: err}
 		}
 		if len(resp.ToolCalls) == 0 {
-			out.Reply = strings.TrimSpace(resp.Text)
+			out.Reply = reply(resp.Text)
 			if out.Reply == "" {
 				return out, ErrNoReply
 			}
@@ -287,12 +287,17 @@ func (a *Agent) Run(ctx context.Context, t Turn) (Outcome, error) {
 	if err != nil {
 		return out, &ModelError{Err: err}
 	}
-	out.Reply = strings.TrimSpace(resp.Text)
+	out.Reply = reply(resp.Text)
 	if out.Reply == "" {
 		return out, ErrNoReply
 	}
 	return out, nil
 }
+
+// reply is the model's answer as a turn keeps and posts it: sanitized, as
+// a NUL in it would be refused by the database on every attempt, and
+// trimmed. An answer that was only such characters is no answer.
+func reply(text string) string { return strings.TrimSpace(Sanitize(text)) }
 
 // TraceChars bounds one tool step in the session log.
 const TraceChars = 400
@@ -304,8 +309,9 @@ func compactStep(c llm.ToolCall, ran, result string) string {
 	if ran != "" && ran != c.Name {
 		name = c.Name + "→" + ran
 	}
-	// Redacted before the cut, like a message (StoredText).
-	s := detect.Redact(name + " " + string(c.Input) + " = " + result)
+	// Sanitized (the model's input may hold a NUL) and redacted before the
+	// cut, like a message (StoredText).
+	s := detect.Redact(Sanitize(name + " " + string(c.Input) + " = " + result))
 	if r := []rune(s); len(r) > TraceChars {
 		s = string(r[:TraceChars-1]) + "…"
 	}

@@ -547,7 +547,6 @@ func (r *Runner) record(ctx context.Context, p Post, t db.Turn, status db.TurnSt
 	return r.db.InTx(ctx, func(tx *db.Tx) error {
 		for _, m := range posted {
 			m.TurnID = &t.ID
-			m.Text = Sanitize(m.Text)
 			if _, err := tx.Sessions().Append(ctx, p.Key, m); err != nil {
 				return err
 			}
@@ -657,21 +656,15 @@ func (r *Runner) readThread(ctx context.Context, p Post, s Surface) error {
 	if err != nil {
 		return err
 	}
-	for i := range msgs {
-		msgs[i].Text = Sanitize(msgs[i].Text)
-	}
+	// Backfill sanitizes what it stores.
 	_, err = r.db.Sessions().Backfill(ctx, p.Key, msgs)
 	return err
 }
 
-// Sanitize makes text storable: PostgreSQL refuses NUL bytes and invalid
-// UTF-8 in text and JSON, so both are removed.
-func Sanitize(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, ""), "\x00", "")
-}
+// Sanitize makes text storable: without NUL bytes, invalid UTF-8, control
+// characters and bidirectional overrides. It is db.Sanitize, the one rule
+// for every text mnemo stores.
+func Sanitize(s string) string { return db.Sanitize(s) }
 
 // StoredText is a post's text as the thread's log keeps it: sanitised and redacted, and,
 // past MaxMessageChars, cut there with a marker that says how long it was.

@@ -137,8 +137,8 @@ func JoinCues(cues []string) string {
 	seen := map[string]bool{}
 	n := 0
 	for _, c := range cues {
-		c = strings.Join(strings.Fields(strings.ReplaceAll(strings.ToValidUTF8(c, ""), ",", " ")), " ")
-		c = strings.ReplaceAll(c, "\x00", "") // text the database can store
+		// Text the database can store and a terminal can show (Sanitize).
+		c = strings.Join(strings.Fields(strings.ReplaceAll(Sanitize(c), ",", " ")), " ")
 		key := strings.ToLower(c)
 		if c == "" || seen[key] || n == MaxCues {
 			continue

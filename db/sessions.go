@@ -20,11 +20,12 @@ type Sessions struct {
 }
 
 // Append logs a message of the thread key. A message already logged (same
-// ts) is left as it was and returned. Secrets the detectors find are
-// replaced with detect.RedactedMarker before the text is stored: the log
-// goes back to the model on every later turn of the thread.
+// ts) is left as it was and returned. Its text and its tools' trace are
+// sanitized (Sanitize: a model's tool input may hold a NUL), and secrets the
+// detectors find are replaced with detect.RedactedMarker before they are
+// stored: the log goes back to the model on every later turn of the thread.
 func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message) (threads.Message, error) {
-	m.Text = detect.Redact(m.Text)
+	m.Text, m.Tools = storedText(m.Text), storedText(m.Tools)
 	if m.Authority == "" {
 		m.Authority = provenance.Context
 	}
@@ -35,13 +36,17 @@ func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message
 	row, err := s.q.SessionMessageAppend(ctx, s.e, dbsqlc.SessionMessageAppendParams{
 		SourceKey: key.SourceKey(), TeamID: key.Team, ChannelID: key.Channel, Ts: string(m.TS),
 		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, ActorTeam: actorTeam(key, m.Actor), Authority: string(m.Authority),
-		Text: m.Text, TurnID: m.TurnID, Tools: detect.Redact(m.Tools),
+		Text: m.Text, TurnID: m.TurnID, Tools: m.Tools,
 	})
 	if err != nil {
 		return threads.Message{}, fmt.Errorf("session log append: %w", mapErr(err))
 	}
 	return messageFromRow(row), nil
 }
+
+// storedText is a text as the session log keeps it: sanitized, then
+// redacted, so that a secret a control character ran through is found.
+func storedText(s string) string { return detect.Redact(Sanitize(s)) }
 
 // History returns the last limit messages of the thread, oldest first.
 func (s Sessions) History(ctx context.Context, key threads.Key, limit int) ([]threads.Message, error) {
@@ -65,9 +70,10 @@ func (s Sessions) BackfillNeeded(ctx context.Context, key threads.Key) (bool, er
 
 // Backfill records a thread's backfill as done and logs its earlier
 // messages, in one statement: all of it or none, so a failed backfill is
-// tried again. Messages already logged are kept as they were; secrets are
-// redacted as Append does. It reports false, and logs nothing, when an
-// earlier backfill of the thread had completed (another replica's, say).
+// tried again. Messages already logged are kept as they were; texts are
+// sanitized and redacted as Append does. It reports false, and logs
+// nothing, when an earlier backfill of the thread had completed (another
+// replica's, say).
 func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.Message) (bool, error) {
 	// Empty arrays, not NULL, for a thread with nothing before its post:
 	// the mark's count is cardinality(ts), which is NULL for NULL.
@@ -92,7 +98,7 @@ func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.
 		p.ActorID = append(p.ActorID, m.Actor.ID)
 		p.ActorTeam = append(p.ActorTeam, actorTeam(key, m.Actor))
 		p.Authority = append(p.Authority, string(m.Authority))
-		p.Text = append(p.Text, detect.Redact(m.Text))
+		p.Text = append(p.Text, storedText(m.Text))
 	}
 	r, err := s.q.SessionBackfill(ctx, s.e, p)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mnemo-bot/mnemo/db/internal/dbsqlc"
-	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
 
@@ -35,13 +34,15 @@ type Pending struct {
 	Text string
 }
 
-// Stored is p as Decide stores it: its text with the secrets the detectors
-// find replaced with detect.RedactedMarker, as the session log keeps a
-// message (Sessions.Append). The model's reply may quote a secret (a tool's
-// result, say), and the turn keeps it for the conversation's retention;
-// what is posted is this text too, so the post and the turn agree.
+// Stored is p as Decide stores it: its text sanitized (Sanitize) and with
+// the secrets the detectors find replaced with detect.RedactedMarker, as
+// the session log keeps a message (Sessions.Append). The model's reply may
+// quote a secret (a tool's result, say), and the turn keeps it for the
+// conversation's retention; it may hold a NUL, which PostgreSQL would
+// refuse on every attempt. What is posted is this text too, so the post
+// and the turn agree.
 func (p Pending) Stored() Pending {
-	p.Text = detect.Redact(p.Text)
+	p.Text = storedText(p.Text)
 	return p
 }
 

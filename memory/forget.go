@@ -111,7 +111,9 @@ func (s *Store) ForgetMemory(ctx context.Context, v Viewer, m Memory, reason str
 	if ok, why := CanForget(v, m); !ok {
 		return ForgetOutcome{Refusal: why}, nil
 	}
-	if reason == "" {
+	// The reason is the model's or an MCP client's words, stored with the
+	// archive and its event: a NUL in it would fail the forget.
+	if reason = strings.TrimSpace(sanitize(reason)); reason == "" {
 		reason = "forgotten on request"
 	}
 	var f Memory

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/mnemo-bot/mnemo/db"
 	"github.com/mnemo-bot/mnemo/detect"
@@ -380,7 +379,8 @@ var canonicalRules = []struct {
 
 // Canonicalize rewrites first-person text into a self-contained statement
 // ("I prefer terse PR summaries" → "Prefers terse PR summaries"), without
-// NUL characters and invalid UTF-8 (sanitize).
+// NUL characters, invalid UTF-8, control characters and bidirectional
+// overrides (sanitize).
 func Canonicalize(text string) string {
 	s := strings.Join(strings.Fields(sanitize(text)), " ")
 	for _, r := range canonicalRules {
@@ -397,17 +397,13 @@ func Canonicalize(text string) string {
 	return string(r)
 }
 
-// sanitize is text the database can store or be asked about: without NUL
-// characters and invalid UTF-8, which a client of the MCP server, a slash
-// command or a model may send and PostgreSQL refuses, even in a query's
-// argument (as agent.Sanitize does for the thread's log). A memory's text
-// and every search and list query go through it.
-func sanitize(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, ""), "\x00", "")
-}
+// sanitize is text the database can store or be asked about, and a
+// terminal can show: db.Sanitize, the rule the thread's log and a turn's
+// answer follow too. A client of the MCP server, a slash command or a
+// model may send a NUL, which PostgreSQL refuses even in a query's
+// argument, or a terminal escape. A memory's text, a forget's reason and
+// every search and list query go through it.
+func sanitize(s string) string { return db.Sanitize(s) }
 
 // Normalize folds content for duplicate detection.
 func Normalize(text string) string {

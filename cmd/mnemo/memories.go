@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -675,9 +676,20 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// oneLine is s on one line, cut to at most n characters.
+// oneLine is s on one line, cut to at most n characters, with the
+// characters a terminal would act on (escapes, bells, bidirectional
+// overrides: db.Unsafe) written as Go escapes ("\x1b"). Stored text is
+// sanitized; rows written before it was may still hold them.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	for _, r := range strings.Join(strings.Fields(s), " ") {
+		if db.Unsafe(r) {
+			b.WriteString(strings.Trim(strconv.QuoteRuneToASCII(r), "'"))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	s = b.String()
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
