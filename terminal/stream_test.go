@@ -83,3 +83,26 @@ func TestSessionStreamsToTheTerminal(t *testing.T) {
 		})
 	}
 }
+
+// A model's answer is written to an operator's terminal as it comes: an
+// escape sequence or a bell in it must not act there, as it is not kept
+// in the reply (db.Sanitize).
+func TestAStreamedAnswerCarriesNoTerminalEscapes(t *testing.T) {
+	t.Parallel()
+	answer := longAnswer + " \x1b[2J\x1b]0;pwned\x07Cleared\u202e."
+	d := testdb.New(t)
+	srv := fakellm.New(t, func(int, *fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: answer} })
+	a := agent.New(agent.Options{Model: llm.NewOpenAI("k", srv.URL+"/v1", "m"), Registry: registry(t)})
+	s := terminal.NewSession(agent.NewRunner(d.DB, a, agent.RunnerOptions{}), provenance.Actor{Kind: provenance.KindUser, Team: "local", ID: "dev"}, zerolog.Nop(), nil)
+	w := &writes{}
+	s.StreamTo(w)
+	reply, err := s.Say(context.Background(), "what time is it?")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(w.got), 2, "the control: printed as it came")
+	printed := strings.Join(w.got, "")
+	require.NotContains(t, printed, "\x1b")
+	require.NotContains(t, printed, "\x07")
+	require.NotContains(t, printed, "\u202e")
+	require.Contains(t, printed, "[2J]0;pwnedCleared.", "the printable rest is shown")
+	require.Equal(t, reply, strings.TrimSpace(printed), "printed once, as the reply")
+}
