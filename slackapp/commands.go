@@ -54,9 +54,9 @@ func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
 		return
 	}
 	a.async(ctx, func(ctx context.Context) {
-		actor, shared, err := a.actorAt(ctx, cmd.TeamID, cmd.ChannelID, cmd.UserID)
-		if err != nil && shared {
-			a.log.Warn().Err(err).Msg("command in a shared channel from a person users.info can't place; refused")
+		actor, mustPlace, err := a.actorAt(ctx, cmd.TeamID, cmd.ChannelID, cmd.UserID)
+		if err != nil && mustPlace {
+			a.log.Warn().Err(err).Msg("command where another organisation's people can be, from a person users.info can't place; refused")
 			a.respond(ctx, cmd.TeamID, cmd.ResponseURL, cmd.ChannelID, cmd.UserID, textReply("I can't tell which organisation you belong to right now; please try again in a moment."))
 			return
 		} else if err != nil {
@@ -72,17 +72,19 @@ func (a *App) onSlashCommand(ctx context.Context, d *delivery) {
 // organisation is an external member wherever they are, in a Slack Connect
 // channel or in a DM with the bot (Directory.ActorFromEvent): their
 // memories are their own workspace's, by users.info, whatever workspace
-// the payload names (a button press names the host's). shared says whether
-// channel is a Slack Connect channel (conversations.info; a DM is not
-// asked); in one, a person users.info can't place is an error.
-func (a *App) actorAt(ctx context.Context, team, channel, user string) (actor provenance.Actor, shared bool, err error) {
-	if channel != "" && !strings.HasPrefix(channel, "D") {
+// the payload names (a button press names the host's). mustPlace says
+// whether a person of another organisation can be there, so that one
+// users.info can't place must be refused rather than taken for the
+// host's member: a Slack Connect channel (conversations.info) or a DM.
+func (a *App) actorAt(ctx context.Context, team, channel, user string) (actor provenance.Actor, mustPlace bool, err error) {
+	mustPlace = strings.HasPrefix(channel, "D")
+	if !mustPlace && channel != "" {
 		if b, err := a.bot(ctx, team); err == nil {
-			shared = a.channelInfo(ctx, b, channel, "").shared
+			mustPlace = a.channelInfo(ctx, b, channel, "").shared
 		}
 	}
 	actor, err = a.dir.ActorFromEvent(ctx, team, user)
-	return actor, shared, err
+	return actor, mustPlace, err
 }
 
 // command is one /mnemo subcommand: who may run it and what it does.

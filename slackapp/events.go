@@ -204,12 +204,14 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 	}
 	info := a.channelInfo(ctx, b, ip.Channel, ip.ChannelType)
 	vis := provenance.VisibilityOf(info.typ, ip.Channel)
-	// users.info says whose member the actor is (Directory.ActorFromEvent);
-	// in a Slack Connect channel, one it can't place is not taken in (the
-	// inbox tries again).
+	// users.info says whose member the actor is (Directory.ActorFromEvent).
+	// Where a person of another organisation can be, in a Slack Connect
+	// channel, a DM or a group DM, one it can't place is not taken in (the
+	// inbox tries again): taken for the host's member, they would read the
+	// host's memories and keep theirs under the host.
 	actor, err := a.dir.ActorFromEvent(ctx, ip.Team, ip.User)
-	if err != nil && info.shared {
-		return slackPost{}, fmt.Errorf("actor in a shared channel: %w", err)
+	if mustPlace := info.shared || info.typ == "im" || info.typ == "mpim" || strings.HasPrefix(ip.Channel, "D"); err != nil && mustPlace {
+		return slackPost{}, fmt.Errorf("actor where another organisation's people can be: %w", err)
 	} else if err != nil {
 		a.log.Warn().Err(err).Str("ts", ip.TS).Msg("actor not enriched")
 	}

@@ -42,9 +42,9 @@ func (a *App) onInteractive(ctx context.Context, d *delivery) {
 		}
 		// In a Slack Connect channel the payload's team is the host's, and
 		// an external member's buttons are theirs as their command was.
-		actor, shared, err := a.actorAt(ctx, team, place.Channel, cb.User.ID)
-		if err != nil && shared {
-			a.log.Warn().Err(err).Msg("button pressed in a shared channel by a person users.info can't place; refused")
+		actor, mustPlace, err := a.actorAt(ctx, team, place.Channel, cb.User.ID)
+		if err != nil && mustPlace {
+			a.log.Warn().Err(err).Msg("button pressed where another organisation's people can be, by a person users.info can't place; refused")
 			a.respond(ctx, team, cb.ResponseURL, cb.Channel.ID, cb.User.ID, textReply("I can't tell which organisation you belong to right now; please try again in a moment."))
 			return
 		} else if err != nil {

@@ -525,6 +525,24 @@ func TestAnExternalMembersDMIsNotTheHostsMembers(t *testing.T) {
 	require.Contains(t, x.ask(`call memory__list {}`), xenasOwn, "their own team's memories are theirs in the DM")
 }
 
+// users.info is what says a person in a DM is of another organisation:
+// when it fails, the DM is not taken for a host member's (the host's
+// memories would reach their model request, and theirs be kept under the
+// host), but retried, as in a Slack Connect channel.
+func TestAnExternalMembersDMIsRetriedWhenUsersInfoFails(t *testing.T) {
+	t.Parallel()
+	x := startExternalDM(t)
+	x.b.slack.FailNext("users.info", "ratelimited")
+	reply := x.ask("what is the launch codename, zqxunplaced?")
+	require.NotContains(t, reply, launchCodename)
+	reqs := turnRequests(x.b, "zqxunplaced")
+	require.NotEmpty(t, reqs, "answered once users.info answers")
+	for _, r := range reqs {
+		require.NotContains(t, r, launchCodename, "the host's workspace memory in the request of a person users.info could not place")
+	}
+	require.Contains(t, x.b.logs.String(), "actor where another organisation's people can be", "the first attempt was refused")
+}
+
 // /mnemo in a DM with the bot, from a person of another organisation: the
 // list and the export are their own team's, and no admin command is
 // theirs here.
