@@ -126,9 +126,11 @@ func (r Receipt) Total() int64 {
 //     the shared memories they wrote (archived ones always, active ones
 //     unless KeepShared) are deleted with their history; their ids are
 //     kept, alone, so that restore can say why one is gone;
-//   - other people's answers that recalled one of those memories, named it
-//     in their tool trace, or ran in a thread where the person spoke, lose
-//     their tool trace and any word-for-word quote of such a memory;
+//   - other people's answers that recalled one of those memories (or an
+//     external member's, below), named it in their tool trace, or ran in a
+//     thread where the person spoke, lose their tool trace and any
+//     word-for-word quote of such a memory, or of a whole message of the
+//     person's in that thread (minQuotedMessage);
 //   - what they wrote or did to the memories that stay is nobody's;
 //   - their posts in the inbox and their jobs, in every state, are
 //     deleted; a running job's args name nobody and nowhere;
@@ -137,10 +139,12 @@ func (r Receipt) Total() int64 {
 //     nobody there; their model usage is nobody's (the channels' budgets
 //     stay true);
 //   - their feedback and settings are deleted; the admin record and the
-//     installation name them nowhere;
+//     installations (the team's, and the org-wide one of its organisation)
+//     name them nowhere;
 //   - an external member's (e.Home): the memories the team's conversations
 //     stored under their own team, about them or by them, are deleted
-//     with their history;
+//     with their history, and scrubbed from the team's answers as the
+//     team's own are;
 //   - their organisation's memories (org-scope ones, stored under the
 //     enterprise id of the organisation whose installation served the
 //     team) go as the team's do: those about them and those they wrote
@@ -205,12 +209,28 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 				return fmt.Errorf("erase memories in %s: %w", org, mapErr(err))
 			}
 		}
-		ids, orgIDs := doomedIDs(doomed), doomedIDs(orgDoomed)
+		// An external member's memories kept under their own team, found
+		// as the team's are: the team's turns recall them too (a second
+		// guest of their organisation in the same thread).
+		guest := e.Home != "" && e.Home != team
+		var guestDoomed []dbsqlc.EraseDoomedMemoriesRow
+		if guest {
+			rows, err := q.EraseGuestMemories(ctx, x, dbsqlc.EraseGuestMemoriesParams{TeamID: e.Home, UserID: user, SourcePrefix: "slack:" + team + ":"})
+			if err != nil {
+				return fmt.Errorf("erase their memories in %s: %w", e.Home, mapErr(err))
+			}
+			for _, m := range rows {
+				guestDoomed = append(guestDoomed, dbsqlc.EraseDoomedMemoriesRow(m))
+			}
+		}
+		ids, orgIDs, guestIDs := doomedIDs(doomed), doomedIDs(orgDoomed), doomedIDs(guestDoomed)
 
 		// Other people's traces, while the recall records and the log still
 		// say what they used: the team's turns recall its organisation's
-		// memories as they do its own.
-		if err := scrubTraces(ctx, q, x, team, user, dms, append(slices.Clip(doomed), orgDoomed...), add); err != nil {
+		// memories, and a guest's kept under their own team, as they do its
+		// own.
+		all := slices.Concat(doomed, orgDoomed, guestDoomed)
+		if err := scrubTraces(ctx, q, x, team, user, dms, all, add); err != nil {
 			return err
 		}
 
@@ -223,8 +243,10 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 				return err
 			}
 		}
-		if e.Home != "" && e.Home != team {
-			if err := eraseGuest(ctx, q, x, e.Home, team, user, add); err != nil {
+		// What the team's conversations stored of an external member
+		// under their own team; the receipt's lines name that team.
+		if guest {
+			if err := deleteMemories(ctx, q, x, e.Home, guestIDs, " in their own workspace "+e.Home, add); err != nil {
 				return err
 			}
 		}
@@ -317,6 +339,14 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		if err := add("installations", "unattributed", n, err); err != nil {
 			return err
 		}
+		// An org-wide installation is stored with no team: the
+		// organisation's, which served the team.
+		if hasOrg {
+			n, err = q.EraseOrgInstaller(ctx, x, dbsqlc.EraseOrgInstallerParams{EnterpriseID: org, UserID: user})
+			if err := add("installations", "unattributed"+inOrg, n, err); err != nil {
+				return err
+			}
+		}
 		// The team's admin record may name a memory of its organisation's
 		// (an admin of the team forgot or restored it).
 		memoryIDs := make([]string, 0, len(ids)+len(orgIDs))
@@ -332,11 +362,22 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 	return r, nil
 }
 
+// minQuotedMessage is the length, in characters, from which a message of
+// the person's is looked for, whole, in the answers of its thread. Below
+// it are acknowledgements and stock phrases ("ok", "yes please", "sounds
+// good to me", "I'm not sure about that") that an answer says in its own
+// words as often as it quotes them: taking those out would blank other
+// people's answers that never quoted the person. A message this long,
+// found whole in an answer of its own thread, is a quote.
+const minQuotedMessage = 24
+
 // scrubTraces takes out of other people's turns what they hold of the
-// memories erasure deletes: the tool trace of each answer tied to one (by
-// its recall record, its trace, or its thread, where the person spoke),
-// and every word-for-word quote of one in those answers and in the
-// answers their turns keep for a retry. A paraphrase is not found.
+// person: the tool trace of each answer tied to a memory erasure deletes
+// (by its recall record, its trace, or its thread, where the person
+// spoke), and every word-for-word quote, in those answers and in the
+// answers their turns keep for a retry, of such a memory, and of a
+// message of theirs in the answer's thread (minQuotedMessage characters
+// at least). A paraphrase, or part of a message, is not found.
 func scrubTraces(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team, user string, dms []string, doomed []dbsqlc.EraseDoomedMemoriesRow,
 	add func(table, action string, n int64, err error) error) error {
 	ids := make([]uuid.UUID, len(doomed))
@@ -348,33 +389,45 @@ func scrubTraces(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team, us
 			quotes = append(quotes, m.Content)
 		}
 	}
-	// The longest first, so a memory that holds another is taken whole.
-	sort.Slice(quotes, func(i, j int) bool { return len(quotes[i]) > len(quotes[j]) })
-	unquote := func(s string) string {
-		for _, c := range quotes {
+	// The longest first, so a quote that holds another is taken whole.
+	longest := func(qs []string) {
+		sort.SliceStable(qs, func(i, j int) bool { return len(qs[i]) > len(qs[j]) })
+	}
+	longest(quotes)
+	// said are the person's messages of the answer's thread that it holds,
+	// as the queries found them: a few at most.
+	unquote := func(s string, said []string) string {
+		all := quotes
+		if len(said) > 0 {
+			all = append(slices.Clip(quotes), said...)
+			longest(all)
+		}
+		for _, c := range all {
 			s = strings.ReplaceAll(s, c, Tombstone)
 		}
 		return s
 	}
-	msgs, err := q.EraseTraceCandidates(ctx, x, dbsqlc.EraseTraceCandidatesParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: ids, ShortIds: short})
+	msgs, err := q.EraseTraceCandidates(ctx, x, dbsqlc.EraseTraceCandidatesParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: ids, ShortIds: short,
+		Quotes: quotes, MinQuote: minQuotedMessage})
 	if err != nil {
 		return fmt.Errorf("erase traces: %w", mapErr(err))
 	}
 	m := dbsqlc.EraseScrubMessagesParams{TeamID: team}
 	for _, c := range msgs {
-		m.Ids, m.Texts, m.Tools = append(m.Ids, c.ID), append(m.Texts, unquote(c.Text)), append(m.Tools, "")
+		m.Ids, m.Texts, m.Tools = append(m.Ids, c.ID), append(m.Texts, unquote(c.Text, c.Said)), append(m.Tools, "")
 	}
 	n, err := q.EraseScrubMessages(ctx, x, m)
 	if err := add("session_messages", "scrubbed", n, err); err != nil {
 		return err
 	}
-	turns, err := q.EraseTraceTurns(ctx, x, dbsqlc.EraseTraceTurnsParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: ids, MessageIds: nonNil(m.Ids)})
+	turns, err := q.EraseTraceTurns(ctx, x, dbsqlc.EraseTraceTurnsParams{TeamID: team, UserID: user, DmChannels: dms, MemoryIds: ids, MessageIds: nonNil(m.Ids),
+		Quotes: quotes, MinQuote: minQuotedMessage})
 	if err != nil {
 		return fmt.Errorf("erase traces: %w", mapErr(err))
 	}
 	t := dbsqlc.EraseScrubTurnsParams{TeamID: team}
 	for _, c := range turns {
-		t.Ids, t.Texts = append(t.Ids, c.ID), append(t.Texts, unquote(c.PendingText))
+		t.Ids, t.Texts = append(t.Ids, c.ID), append(t.Texts, unquote(c.PendingText, c.Said))
 	}
 	n, err = q.EraseScrubTurns(ctx, x, t)
 	return add("turns", "scrubbed", n, err)
@@ -407,19 +460,6 @@ func deleteMemories(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, team 
 		return err
 	}
 	return add("memory_events", "deleted"+in, events, nil)
-}
-
-// eraseGuest deletes what host's conversations stored of an external
-// member under their own team, home: the memories about them or by them
-// whose source key is host's, with their history, recording their ids.
-// The receipt's lines name their team.
-func eraseGuest(ctx context.Context, q *dbsqlc.Queries, x dbsqlc.DBTX, home, host, user string,
-	add func(table, action string, n int64, err error) error) error {
-	ids, err := q.EraseGuestMemories(ctx, x, dbsqlc.EraseGuestMemoriesParams{TeamID: home, UserID: user, SourcePrefix: "slack:" + host + ":"})
-	if err != nil {
-		return fmt.Errorf("erase their memories in %s: %w", home, mapErr(err))
-	}
-	return deleteMemories(ctx, q, x, home, nonNil(ids), " in their own workspace "+home, add)
 }
 
 // nonNil is s, or an empty slice for nil: a nil slice is NULL to

@@ -64,6 +64,7 @@ var notOnServesPaths = map[string]string{
 	"EraseFeedback":          "erasure: once per confirmed purge",
 	"EraseInboxArrivals":     "erasure: once per confirmed purge",
 	"EraseInstaller":         "erasure: once per confirmed purge",
+	"EraseOrgInstaller":      "erasure: once per confirmed purge in a workspace an organisation served",
 	"EraseJobs":              "erasure: once per confirmed purge",
 	"EraseMemories":          "erasure: once per confirmed purge",
 	"EraseMemoryEventsBy":    "erasure: once per confirmed purge",

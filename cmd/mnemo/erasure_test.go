@@ -9,9 +9,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-bot/mnemo/internal/testkit/fakellm"
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
 	"github.com/mnemo-bot/mnemo/internal/testkit/scripted"
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
+	"github.com/mnemo-bot/mnemo/learn"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -22,10 +24,11 @@ import (
 // mnemo; she presses 👍 on an answer, she remembers (a memory, its
 // history, its words), switches learning off (her settings), and an admin
 // forgets a thread-only instruction about her and exports her memories
-// (the admin record). Bob talks in another thread; his words must survive
-// her erasure. Then Bob asks about deploys: his turn recalls the channel
-// memory she wrote, and its answer and tool trace quote it. It returns
-// that memory and Bob's turn.
+// (the admin record). Bob asks in her thread what she said, and his answer
+// quotes her message whole, with no tool trace (quotesHer). Bob talks in
+// another thread; his words must survive her erasure. Then Bob asks about
+// deploys: his turn recalls the channel memory she wrote, and its answer
+// and tool trace quote it. It returns that memory and Bob's turn.
 func aliceEverywhere(t *testing.T, b *bot) (memory.Memory, int64) {
 	t.Helper()
 	const ch = "C0TEAM"
@@ -34,6 +37,9 @@ func aliceEverywhere(t *testing.T, b *bot) (memory.Memory, int64) {
 	b.waitDone(ch, root)
 	b.pressFeedback(alice, ch, answer.TS, "positive")
 	require.Eventually(t, func() bool { return b.feedback(ch, answer.TS, alice) == "positive" }, 5*time.Second, 20*time.Millisecond)
+	what, _ := b.mention(bob, ch, whatDidSheSay, root)
+	require.Contains(t, b.replies(ch, root, 2)[1].Text, "zqxalpha", "Bob's answer quotes her")
+	b.waitDone(ch, what)
 	other, _ := b.mention(bob, ch, "hello there, zqxbob here", "")
 	b.replies(ch, other, 1)
 	b.waitDone(ch, other)
@@ -74,10 +80,37 @@ func aliceEverywhere(t *testing.T, b *bot) (memory.Memory, int64) {
 // aliceDM is Alice's DM with mnemo.
 const aliceDM = "D0ALICE"
 
+// whatDidSheSay is Bob's question in Alice's thread, and herWords her first
+// message there as the log keeps it (the bot's mention reads @mnemo).
+const (
+	whatDidSheSay = "what did she just say?"
+	herWords      = "@mnemo remember that I prefer zqxalpha summaries"
+)
+
+// quotesHer is script, but asked whatDidSheSay in a turn it quotes
+// herWords whole, as a model reading the thread would, when the thread it
+// was shown holds them.
+func quotesHer(script fakellm.Script) fakellm.Script {
+	return func(i int, req *fakellm.Request) fakellm.Reply {
+		judging := strings.HasPrefix(req.System, memory.ReviewPromptMarker) || strings.HasPrefix(req.System, memory.DecidePromptMarker) ||
+			strings.HasPrefix(req.System, learn.ExtractPromptMarker)
+		if n := len(req.Messages); !judging && n > 0 && len(req.Messages[n-1].ToolResults) == 0 && strings.HasSuffix(req.Messages[n-1].Text, whatDidSheSay) {
+			for _, m := range req.Messages {
+				if strings.Contains(m.Text, herWords) {
+					return fakellm.Reply{Text: `She said: "` + herWords + `"`}
+				}
+			}
+			return fakellm.Reply{Text: "I can't see what she said."}
+		}
+		return script(i, req)
+	}
+}
+
 // erasureProbes are what the walk looks for: Alice's id, her DM's id, her
 // name (which holds both ids), and her distinctive words: said to mnemo
 // (alpha, in a channel; golf, in her DM), in a memory about her (bravo),
-// in a memory she wrote for the channel and Bob's answer quoted (charlie),
+// in her thread, where Bob's answer quoted her message (alpha too), in a
+// memory she wrote for the channel and Bob's answer quoted (charlie),
 // and in a memory of her DM (foxtrot). Charlie is probed by its stem,
 // zqxcharli, as the recall index keeps it, so the probe finds the word and
 // its index terms alike.
@@ -90,7 +123,7 @@ var erasureProbes = []string{alice, aliceDM, "alice", "zqxalpha", "zqxbravo", "z
 // still there. Bob's turn, which quoted her memory, no longer shows it.
 func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 	t.Parallel()
-	b := startBot(t, scripted.Memory(), "MNEMO_ADMINS", admin)
+	b := startBot(t, quotesHer(scripted.Memory()), "MNEMO_ADMINS", admin)
 	_, bobsTurn := aliceEverywhere(t, b)
 	show := func() string {
 		t.Helper()
@@ -106,7 +139,7 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 		alice: {"admin_audit.target", "inbox_arrivals.args", "memories.actor_id", "memories.subject_id", "memory_events.actor_id",
 			"model_usage.person_id", "river_job.args", "session_messages.actor_id", "turn_feedback.user_id", "turns.actor_id", "user_settings.user_id"},
 		aliceDM:      {"inbox_arrivals.channel", "memories.channel_id", "model_usage.channel_id", "river_job.args", "session_messages.channel_id", "session_messages.source_key", "turns.channel_id", "turns.source_key"},
-		"zqxalpha":   {"inbox_arrivals.args", "memories.content", "river_job.args", "session_messages.text", "session_messages.tools"},
+		"zqxalpha":   {"inbox_arrivals.args", "memories.content", "river_job.args", "session_messages.text", "session_messages.tools", "turns.pending_text"},
 		"zqxbravo":   {"memories.content"},
 		"zqxcharli":  {"memories.content", "memory_postings.term", "session_messages.text", "session_messages.tools", "turns.pending_text"},
 		"zqxfoxtrot": {"memories.content", "memory_postings.term"},
@@ -138,8 +171,8 @@ func TestPurgeErasesAPersonFromEveryTable(t *testing.T) {
 	for _, table := range []string{"memories", "memory_events", "erased_memories", "session_messages", "turn_feedback", "turns", "model_usage", "inbox_arrivals", "river_job", "user_settings", "admin_audit"} {
 		require.Contains(t, receipt.Text, "• "+table+": ", "the receipt counts %s", table)
 	}
-	require.Regexp(t, `• session_messages: 1 scrubbed, [1-9]\d* deleted, [1-9]\d* tombstoned`, receipt.Text, "Bob's answer scrubbed, her DM's log deleted, her words elsewhere tombstoned")
-	require.Contains(t, receipt.Text, "• turns: 1 scrubbed, 1 deleted, 1 tombstoned", "Bob's turn's kept answer scrubbed, her DM's turn deleted, her turn in the channel tombstoned")
+	require.Regexp(t, `• session_messages: 2 scrubbed, [1-9]\d* deleted, [1-9]\d* tombstoned`, receipt.Text, "Bob's two answers scrubbed, her DM's log deleted, her words elsewhere tombstoned")
+	require.Contains(t, receipt.Text, "• turns: 2 scrubbed, 1 deleted, 1 tombstoned", "Bob's turns' kept answers scrubbed, her DM's turn deleted, her turn in the channel tombstoned")
 	require.Contains(t, b.auditActions(), admin+" erase", "the erasure is in the admin record, naming nobody")
 
 	// Erasing again finds nothing left.

@@ -99,8 +99,11 @@ WHERE m.team_id = @team_id
 -- An external member's memories that another workspace's conversations
 -- stored under their own team (memory.HomeOf): those about them or
 -- written by them whose source key is one of that workspace's
--- (@source_prefix, 'slack:<host>:'). Nothing else of their team's.
-SELECT m.id FROM memories m
+-- (@source_prefix, 'slack:<host>:'). Nothing else of their team's. With
+-- their text: the host's answers that quote one lose the quote (a second
+-- guest of their organisation in the same thread recalls their thread
+-- memories, memory_visible).
+SELECT m.id, m.content FROM memories m
 WHERE m.team_id = @team_id
   AND ((m.subject_type = 'user' AND m.subject_id = @user_id::text) OR m.actor_id = @user_id::text)
   AND starts_with(m.source_key, @source_prefix::text);
@@ -131,29 +134,70 @@ DELETE FROM memories m WHERE m.team_id = @team_id AND m.id = ANY(@memory_ids::uu
 
 -- name: EraseTraceCandidates :many
 -- Other people's logged answers (not in the person's DMs, not to their
--- turns: those go whole) that may quote what erasure deletes: the
--- answers of turns that recalled one of the deleted memories, those whose
--- tool trace names one (a tool's result gives a memory's short id before
--- its text), and those with a tool trace in a thread where the person
--- spoke (a tool's input may quote them).
-SELECT s.id, s.text, s.tools FROM session_messages s
+-- turns: those go whole) that may quote what erasure takes: the answers of
+-- turns that recalled one of the deleted memories, those whose tool trace
+-- names one (a tool's result gives a memory's short id before its text),
+-- and, in a thread where the person spoke, those with a tool trace (a
+-- tool's input may quote them) and those that hold a deleted memory's text
+-- (@quotes) or one of the person's messages there whole. Each comes with
+-- the person's messages of its thread that it holds (said): an answer
+-- reads its own thread's log, so those are what it can quote of it. A
+-- message under @min_quote characters ("ok", "sounds good") is not looked
+-- for: an answer may say the same words without quoting anyone.
+-- Its cost: one read of the team's answers (their traces are searched for
+-- the short ids), and each message of the person's compared with the
+-- answers of its own thread only (joined by source key), so a prolific
+-- person's erasure grows with the length of their threads, not with their
+-- messages times the team's answers; of their threads' answers, only those
+-- it changes come back.
+WITH said AS (
+    -- The person's messages outside their DMs, and so their threads, each
+    -- as an answer would quote it: without the blank around it.
+    SELECT p.source_key, btrim(p.text, E' \t\r\n') AS text FROM session_messages p
+    WHERE p.team_id = @team_id AND p.actor_id = @user_id::text AND NOT (p.channel_id = ANY(@dm_channels::text[]))
+), quoting AS (
+    SELECT a.id, array_agg(DISTINCT q.text) AS said
+    FROM said q JOIN session_messages a ON a.source_key = q.source_key
+    WHERE a.team_id = @team_id AND a.role = 'assistant' AND char_length(q.text) >= @min_quote::int AND strpos(a.text, q.text) > 0
+    GROUP BY a.id
+)
+SELECT s.id, s.text, s.tools, COALESCE(w.said, '{}')::text[] AS said
+FROM session_messages s LEFT JOIN quoting w ON w.id = s.id
 WHERE s.team_id = @team_id AND s.role = 'assistant' AND NOT (s.channel_id = ANY(@dm_channels::text[]))
   AND (s.turn_id IS NULL OR s.turn_id NOT IN (SELECT t.id FROM turns t WHERE t.team_id = @team_id AND t.actor_id = @user_id::text))
-  AND (s.turn_id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY(@memory_ids::uuid[]))
-       OR (s.tools <> ''
-           AND (EXISTS (SELECT 1 FROM unnest(@short_ids::text[]) AS i WHERE strpos(s.tools, i) > 0)
-                OR s.source_key IN (SELECT p.source_key FROM session_messages p
-                                    WHERE p.team_id = @team_id AND p.actor_id = @user_id::text))))
+  AND (w.id IS NOT NULL
+       OR s.turn_id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY(@memory_ids::uuid[]))
+       OR (s.tools <> '' AND EXISTS (SELECT 1 FROM unnest(@short_ids::text[]) AS i WHERE strpos(s.tools, i) > 0))
+       OR (s.source_key IN (SELECT q.source_key FROM said q)
+           AND (s.tools <> '' OR EXISTS (SELECT 1 FROM unnest(@quotes::text[]) AS c WHERE strpos(s.text, c) > 0))))
 ORDER BY s.id;
 
 -- name: EraseTraceTurns :many
--- Other people's turns whose kept answer (for a retry) may quote a deleted
--- memory: those that recalled one, or whose logged answer is a candidate.
-SELECT t.id, t.pending_text::text AS pending_text FROM turns t
+-- Other people's turns whose kept answer (for a retry) may quote what
+-- erasure takes: those that recalled a deleted memory, those whose logged
+-- answer is a candidate, and, in a thread where the person spoke, those
+-- whose kept answer holds a deleted memory's text (@quotes) or one of the
+-- person's messages there whole (an answer not logged yet, or logged
+-- without it). Each comes with the person's messages of its thread that
+-- it holds (said), as EraseTraceCandidates, at the same cost.
+WITH said AS (
+    SELECT p.source_key, btrim(p.text, E' \t\r\n') AS text FROM session_messages p
+    WHERE p.team_id = @team_id AND p.actor_id = @user_id::text AND NOT (p.channel_id = ANY(@dm_channels::text[]))
+), quoting AS (
+    SELECT a.id, array_agg(DISTINCT q.text) AS said
+    FROM said q JOIN turns a ON a.source_key = q.source_key
+    WHERE a.team_id = @team_id AND a.pending_text IS NOT NULL AND char_length(q.text) >= @min_quote::int AND strpos(a.pending_text, q.text) > 0
+    GROUP BY a.id
+)
+SELECT t.id, t.pending_text::text AS pending_text, COALESCE(w.said, '{}')::text[] AS said
+FROM turns t LEFT JOIN quoting w ON w.id = t.id
 WHERE t.team_id = @team_id AND t.pending_text IS NOT NULL
   AND t.actor_id <> @user_id::text AND NOT (t.channel_id = ANY(@dm_channels::text[]))
-  AND (t.id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY(@memory_ids::uuid[]))
-       OR t.id IN (SELECT s.turn_id FROM session_messages s WHERE s.id = ANY(@message_ids::bigint[])))
+  AND (w.id IS NOT NULL
+       OR t.id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY(@memory_ids::uuid[]))
+       OR t.id IN (SELECT s.turn_id FROM session_messages s WHERE s.id = ANY(@message_ids::bigint[]))
+       OR (t.source_key IN (SELECT q.source_key FROM said q)
+           AND EXISTS (SELECT 1 FROM unnest(@quotes::text[]) AS c WHERE strpos(t.pending_text, c) > 0)))
 ORDER BY t.id;
 
 -- name: EraseScrubMessages :execrows
@@ -295,6 +339,14 @@ WHERE EXISTS (SELECT 1 FROM unnest(@dm_channels::text[]) AS d WHERE tl.source_ke
 -- name: EraseInstaller :execrows
 -- The person who installed mnemo in the workspace is nobody.
 UPDATE installations i SET installer_id = '' WHERE i.team_id = @team_id AND i.installer_id = @user_id::text;
+
+-- name: EraseOrgInstaller :execrows
+-- The person who installed mnemo for the organisation that served the
+-- workspace is nobody too: an org-wide installation (Enterprise Grid) is
+-- stored with no team, under its enterprise id, and a member's id is the
+-- same in every workspace of the organisation.
+UPDATE installations i SET installer_id = ''
+WHERE i.team_id = '' AND i.enterprise_id = @enterprise_id::text AND i.installer_id = @user_id::text;
 
 -- name: EraseAudit :execrows
 -- The admin record: the person, or one of their DMs, as actor or target is

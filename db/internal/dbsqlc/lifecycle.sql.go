@@ -350,7 +350,7 @@ func (q *Queries) EraseFeedback(ctx context.Context, db DBTX, arg EraseFeedbackP
 }
 
 const eraseGuestMemories = `-- name: EraseGuestMemories :many
-SELECT m.id FROM memories m
+SELECT m.id, m.content FROM memories m
 WHERE m.team_id = $1
   AND ((m.subject_type = 'user' AND m.subject_id = $2::text) OR m.actor_id = $2::text)
   AND starts_with(m.source_key, $3::text)
@@ -362,23 +362,31 @@ type EraseGuestMemoriesParams struct {
 	SourcePrefix string `json:"sourcePrefix"`
 }
 
+type EraseGuestMemoriesRow struct {
+	ID      uuid.UUID `json:"id"`
+	Content string    `json:"content"`
+}
+
 // An external member's memories that another workspace's conversations
 // stored under their own team (memory.HomeOf): those about them or
 // written by them whose source key is one of that workspace's
-// (@source_prefix, 'slack:<host>:'). Nothing else of their team's.
-func (q *Queries) EraseGuestMemories(ctx context.Context, db DBTX, arg EraseGuestMemoriesParams) ([]uuid.UUID, error) {
+// (@source_prefix, 'slack:<host>:'). Nothing else of their team's. With
+// their text: the host's answers that quote one lose the quote (a second
+// guest of their organisation in the same thread recalls their thread
+// memories, memory_visible).
+func (q *Queries) EraseGuestMemories(ctx context.Context, db DBTX, arg EraseGuestMemoriesParams) ([]EraseGuestMemoriesRow, error) {
 	rows, err := db.Query(ctx, eraseGuestMemories, arg.TeamID, arg.UserID, arg.SourcePrefix)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []uuid.UUID
+	var items []EraseGuestMemoriesRow
 	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
+		var i EraseGuestMemoriesRow
+		if err := rows.Scan(&i.ID, &i.Content); err != nil {
 			return nil, err
 		}
-		items = append(items, id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -509,6 +517,28 @@ type EraseMemoryEventsByParams struct {
 // forget reason is their words).
 func (q *Queries) EraseMemoryEventsBy(ctx context.Context, db DBTX, arg EraseMemoryEventsByParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseMemoryEventsBy, arg.TeamID, arg.UserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseOrgInstaller = `-- name: EraseOrgInstaller :execrows
+UPDATE installations i SET installer_id = ''
+WHERE i.team_id = '' AND i.enterprise_id = $1::text AND i.installer_id = $2::text
+`
+
+type EraseOrgInstallerParams struct {
+	EnterpriseID string `json:"enterpriseId"`
+	UserID       string `json:"userId"`
+}
+
+// The person who installed mnemo for the organisation that served the
+// workspace is nobody too: an org-wide installation (Enterprise Grid) is
+// stored with no team, under its enterprise id, and a member's id is the
+// same in every workspace of the organisation.
+func (q *Queries) EraseOrgInstaller(ctx context.Context, db DBTX, arg EraseOrgInstallerParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseOrgInstaller, arg.EnterpriseID, arg.UserID)
 	if err != nil {
 		return 0, err
 	}
@@ -892,14 +922,26 @@ func (q *Queries) EraseTeamUserSettings(ctx context.Context, db DBTX, teamID str
 }
 
 const eraseTraceCandidates = `-- name: EraseTraceCandidates :many
-SELECT s.id, s.text, s.tools FROM session_messages s
+WITH said AS (
+    -- The person's messages outside their DMs, and so their threads, each
+    -- as an answer would quote it: without the blank around it.
+    SELECT p.source_key, btrim(p.text, E' \t\r\n') AS text FROM session_messages p
+    WHERE p.team_id = $1 AND p.actor_id = $3::text AND NOT (p.channel_id = ANY($2::text[]))
+), quoting AS (
+    SELECT a.id, array_agg(DISTINCT q.text) AS said
+    FROM said q JOIN session_messages a ON a.source_key = q.source_key
+    WHERE a.team_id = $1 AND a.role = 'assistant' AND char_length(q.text) >= $7::int AND strpos(a.text, q.text) > 0
+    GROUP BY a.id
+)
+SELECT s.id, s.text, s.tools, COALESCE(w.said, '{}')::text[] AS said
+FROM session_messages s LEFT JOIN quoting w ON w.id = s.id
 WHERE s.team_id = $1 AND s.role = 'assistant' AND NOT (s.channel_id = ANY($2::text[]))
   AND (s.turn_id IS NULL OR s.turn_id NOT IN (SELECT t.id FROM turns t WHERE t.team_id = $1 AND t.actor_id = $3::text))
-  AND (s.turn_id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY($4::uuid[]))
-       OR (s.tools <> ''
-           AND (EXISTS (SELECT 1 FROM unnest($5::text[]) AS i WHERE strpos(s.tools, i) > 0)
-                OR s.source_key IN (SELECT p.source_key FROM session_messages p
-                                    WHERE p.team_id = $1 AND p.actor_id = $3::text))))
+  AND (w.id IS NOT NULL
+       OR s.turn_id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY($4::uuid[]))
+       OR (s.tools <> '' AND EXISTS (SELECT 1 FROM unnest($5::text[]) AS i WHERE strpos(s.tools, i) > 0))
+       OR (s.source_key IN (SELECT q.source_key FROM said q)
+           AND (s.tools <> '' OR EXISTS (SELECT 1 FROM unnest($6::text[]) AS c WHERE strpos(s.text, c) > 0))))
 ORDER BY s.id
 `
 
@@ -909,20 +951,34 @@ type EraseTraceCandidatesParams struct {
 	UserID     string      `json:"userId"`
 	MemoryIds  []uuid.UUID `json:"memoryIds"`
 	ShortIds   []string    `json:"shortIds"`
+	Quotes     []string    `json:"quotes"`
+	MinQuote   int32       `json:"minQuote"`
 }
 
 type EraseTraceCandidatesRow struct {
-	ID    int64  `json:"id"`
-	Text  string `json:"text"`
-	Tools string `json:"tools"`
+	ID    int64    `json:"id"`
+	Text  string   `json:"text"`
+	Tools string   `json:"tools"`
+	Said  []string `json:"said"`
 }
 
 // Other people's logged answers (not in the person's DMs, not to their
-// turns: those go whole) that may quote what erasure deletes: the
-// answers of turns that recalled one of the deleted memories, those whose
-// tool trace names one (a tool's result gives a memory's short id before
-// its text), and those with a tool trace in a thread where the person
-// spoke (a tool's input may quote them).
+// turns: those go whole) that may quote what erasure takes: the answers of
+// turns that recalled one of the deleted memories, those whose tool trace
+// names one (a tool's result gives a memory's short id before its text),
+// and, in a thread where the person spoke, those with a tool trace (a
+// tool's input may quote them) and those that hold a deleted memory's text
+// (@quotes) or one of the person's messages there whole. Each comes with
+// the person's messages of its thread that it holds (said): an answer
+// reads its own thread's log, so those are what it can quote of it. A
+// message under @min_quote characters ("ok", "sounds good") is not looked
+// for: an answer may say the same words without quoting anyone.
+// Its cost: one read of the team's answers (their traces are searched for
+// the short ids), and each message of the person's compared with the
+// answers of its own thread only (joined by source key), so a prolific
+// person's erasure grows with the length of their threads, not with their
+// messages times the team's answers; of their threads' answers, only those
+// it changes come back.
 func (q *Queries) EraseTraceCandidates(ctx context.Context, db DBTX, arg EraseTraceCandidatesParams) ([]EraseTraceCandidatesRow, error) {
 	rows, err := db.Query(ctx, eraseTraceCandidates,
 		arg.TeamID,
@@ -930,6 +986,8 @@ func (q *Queries) EraseTraceCandidates(ctx context.Context, db DBTX, arg EraseTr
 		arg.UserID,
 		arg.MemoryIds,
 		arg.ShortIds,
+		arg.Quotes,
+		arg.MinQuote,
 	)
 	if err != nil {
 		return nil, err
@@ -938,7 +996,12 @@ func (q *Queries) EraseTraceCandidates(ctx context.Context, db DBTX, arg EraseTr
 	var items []EraseTraceCandidatesRow
 	for rows.Next() {
 		var i EraseTraceCandidatesRow
-		if err := rows.Scan(&i.ID, &i.Text, &i.Tools); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Text,
+			&i.Tools,
+			&i.Said,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -950,11 +1013,24 @@ func (q *Queries) EraseTraceCandidates(ctx context.Context, db DBTX, arg EraseTr
 }
 
 const eraseTraceTurns = `-- name: EraseTraceTurns :many
-SELECT t.id, t.pending_text::text AS pending_text FROM turns t
+WITH said AS (
+    SELECT p.source_key, btrim(p.text, E' \t\r\n') AS text FROM session_messages p
+    WHERE p.team_id = $1 AND p.actor_id = $2::text AND NOT (p.channel_id = ANY($3::text[]))
+), quoting AS (
+    SELECT a.id, array_agg(DISTINCT q.text) AS said
+    FROM said q JOIN turns a ON a.source_key = q.source_key
+    WHERE a.team_id = $1 AND a.pending_text IS NOT NULL AND char_length(q.text) >= $7::int AND strpos(a.pending_text, q.text) > 0
+    GROUP BY a.id
+)
+SELECT t.id, t.pending_text::text AS pending_text, COALESCE(w.said, '{}')::text[] AS said
+FROM turns t LEFT JOIN quoting w ON w.id = t.id
 WHERE t.team_id = $1 AND t.pending_text IS NOT NULL
   AND t.actor_id <> $2::text AND NOT (t.channel_id = ANY($3::text[]))
-  AND (t.id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY($4::uuid[]))
-       OR t.id IN (SELECT s.turn_id FROM session_messages s WHERE s.id = ANY($5::bigint[])))
+  AND (w.id IS NOT NULL
+       OR t.id IN (SELECT r.turn_id FROM turn_recalls r WHERE r.memory_id = ANY($4::uuid[]))
+       OR t.id IN (SELECT s.turn_id FROM session_messages s WHERE s.id = ANY($5::bigint[]))
+       OR (t.source_key IN (SELECT q.source_key FROM said q)
+           AND EXISTS (SELECT 1 FROM unnest($6::text[]) AS c WHERE strpos(t.pending_text, c) > 0)))
 ORDER BY t.id
 `
 
@@ -964,15 +1040,23 @@ type EraseTraceTurnsParams struct {
 	DmChannels []string    `json:"dmChannels"`
 	MemoryIds  []uuid.UUID `json:"memoryIds"`
 	MessageIds []int64     `json:"messageIds"`
+	Quotes     []string    `json:"quotes"`
+	MinQuote   int32       `json:"minQuote"`
 }
 
 type EraseTraceTurnsRow struct {
-	ID          int64  `json:"id"`
-	PendingText string `json:"pendingText"`
+	ID          int64    `json:"id"`
+	PendingText string   `json:"pendingText"`
+	Said        []string `json:"said"`
 }
 
-// Other people's turns whose kept answer (for a retry) may quote a deleted
-// memory: those that recalled one, or whose logged answer is a candidate.
+// Other people's turns whose kept answer (for a retry) may quote what
+// erasure takes: those that recalled a deleted memory, those whose logged
+// answer is a candidate, and, in a thread where the person spoke, those
+// whose kept answer holds a deleted memory's text (@quotes) or one of the
+// person's messages there whole (an answer not logged yet, or logged
+// without it). Each comes with the person's messages of its thread that
+// it holds (said), as EraseTraceCandidates, at the same cost.
 func (q *Queries) EraseTraceTurns(ctx context.Context, db DBTX, arg EraseTraceTurnsParams) ([]EraseTraceTurnsRow, error) {
 	rows, err := db.Query(ctx, eraseTraceTurns,
 		arg.TeamID,
@@ -980,6 +1064,8 @@ func (q *Queries) EraseTraceTurns(ctx context.Context, db DBTX, arg EraseTraceTu
 		arg.DmChannels,
 		arg.MemoryIds,
 		arg.MessageIds,
+		arg.Quotes,
+		arg.MinQuote,
 	)
 	if err != nil {
 		return nil, err
@@ -988,7 +1074,7 @@ func (q *Queries) EraseTraceTurns(ctx context.Context, db DBTX, arg EraseTraceTu
 	var items []EraseTraceTurnsRow
 	for rows.Next() {
 		var i EraseTraceTurnsRow
-		if err := rows.Scan(&i.ID, &i.PendingText); err != nil {
+		if err := rows.Scan(&i.ID, &i.PendingText, &i.Said); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
