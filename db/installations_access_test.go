@@ -87,3 +87,36 @@ func TestTeamAccessRevokedComesDueForErasure(t *testing.T) {
 	disableOrg(t, d, "E0ORG")
 	require.ElementsMatch(t, []string{"T0ORGA", "T0ORGB"}, due(later))
 }
+
+// A workspace whose own installation was uninstalled, but which its
+// organisation's org-wide installation still serves, keeps being served:
+// its data is not due for erasure. One with no organisation to serve it
+// is the control, and so is the same workspace once the organisation's
+// installation stops serving it.
+func TestAnUninstalledWorkspaceItsOrganisationStillServesIsNotErased(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := twoOrgs(t)
+	inst := d.DB.Installations()
+	require.NoError(t, inst.ServeTeam(ctx, "T0ORGA", "E0ORG"))
+	sealed := db.Sealed{Ciphertext: []byte{1}, Nonce: []byte{2}, KeyID: "k1"}
+	for _, team := range []string{"T0ORGA", "T0LONE"} {
+		require.NoError(t, inst.Save(ctx, db.Installation{Team: team, Token: sealed, BotUserID: "U0BOT" + team, InstallerID: "U0ADMIN"}))
+		did, err := inst.Disable(ctx, db.Uninstall{Team: team, Why: "app_uninstalled", EventID: "Ev" + team, Sent: time.Now()})
+		require.NoError(t, err)
+		require.True(t, did.Disabled)
+	}
+	org, err := inst.Find(ctx, "T0ORGA", "E0ORG")
+	require.NoError(t, err)
+	require.Equal(t, "E0ORG", org.Enterprise, "the organisation's installation serves it still")
+	later := time.Now().Add(time.Hour)
+	due, err := inst.DisabledBefore(ctx, later, 100)
+	require.NoError(t, err)
+	require.Equal(t, []string{"T0LONE"}, due, "only the workspace nobody serves any more")
+
+	_, err = inst.ChangeTeamAccess(ctx, db.TeamAccess{Enterprise: "E0ORG", Teams: []string{"T0ORGA"}, Revoked: true, EventID: "EvRevoke", Sent: time.Now()})
+	require.NoError(t, err)
+	due, err = inst.DisabledBefore(ctx, later, 100)
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"T0LONE", "T0ORGA"}, due, "once the organisation stops serving it too")
+}

@@ -66,6 +66,9 @@ func (q *Queries) InstallationDisable(ctx context.Context, db DBTX, arg Installa
 const installationDisabledBefore = `-- name: InstallationDisabledBefore :many
 SELECT i.team_id FROM installations i
 WHERE i.disabled_at < $2::timestamptz AND i.team_id <> ''
+  AND NOT EXISTS (
+      SELECT 1 FROM installation_teams t JOIN installations o ON o.enterprise_id = t.enterprise_id AND o.team_id = ''
+      WHERE t.team_id = i.team_id AND t.revoked_at IS NULL AND o.disabled_at IS NULL)
 UNION
 SELECT t.team_id FROM installations o JOIN installation_teams t ON t.enterprise_id = o.enterprise_id
 WHERE o.team_id = '' AND o.disabled_at < $2::timestamptz
@@ -86,7 +89,9 @@ type InstallationDisabledBeforeParams struct {
 // period has passed. A workspace served by its organisation's installation
 // is uninstalled with it, or when the organisation's installation stopped
 // serving it (team_access_revoked), unless it has an active installation
-// of its own.
+// of its own. A workspace whose own installation was uninstalled while its
+// organisation's active installation still serves it is not due: it is
+// still served (InstallationFind finds the organisation's).
 func (q *Queries) InstallationDisabledBefore(ctx context.Context, db DBTX, arg InstallationDisabledBeforeParams) ([]string, error) {
 	rows, err := db.Query(ctx, installationDisabledBefore, arg.MaxRows, arg.Before)
 	if err != nil {
