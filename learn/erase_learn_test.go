@@ -78,10 +78,47 @@ func TestLearningOvertakenByErasureStoresNothingAndEnds(t *testing.T) {
 				return
 			}
 			require.NoError(t, <-erased, "the erasure ran while learning extracted")
-			require.Equal(t, "erased while it was learned from", res.Skipped)
+			require.Zero(t, res.Stored)
+			require.Len(t, res.Decisions, 1)
+			require.False(t, res.Decisions[0].Store)
+			require.Equal(t, "erased while it was learned from", res.Decisions[0].Reason)
 			require.Zero(t, n, "nothing of the erased person was learned")
 		})
 	}
+}
+
+// In a thread where two people spoke, the erasure of one while learning
+// runs refuses what was learned of them, not what was learned of the
+// other: their proposal is still stored.
+func TestLearningOvertakenByOneSpeakersErasureKeepsTheOthers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var erase atomic.Pointer[func()]
+	b := erasingBundle(t, &erase, []learn.Proposal{
+		{Kind: memory.KindPreference, Content: "Prefers release notes as bullet lists", Evidence: []int{0}},
+		{Kind: memory.KindKnowledge, Content: "The changelog is grouped by component", Evidence: []int{1}},
+	})
+	turnID := b.turn(t, "UA",
+		msg{who: "UA", instruction: true, text: "@mnemo I prefer release notes as bullet lists"},
+		msg{who: "UB", text: "Our changelog is grouped by component."})
+	erased := make(chan error, 1)
+	f := func() {
+		_, err := b.db.DB.Erase(ctx, db.Erasure{Team: team, User: "UA", By: "U0ADMIN"})
+		erased <- err
+	}
+	erase.Store(&f)
+	res, err := b.learner.Learn(ctx, turnID)
+	require.NoError(t, err)
+	require.NoError(t, <-erased)
+	count := func(user string) int {
+		var n int
+		require.NoError(t, b.db.Pool.QueryRow(ctx,
+			`SELECT count(*) FROM memories WHERE team_id = $1 AND ((subject_type = 'user' AND subject_id = $2) OR actor_id = $2)`, team, user).Scan(&n))
+		return n
+	}
+	require.Zero(t, count("UA"), "nothing of the erased person")
+	require.Equal(t, 1, count("UB"), "the other speaker's knowledge is stored")
+	require.Equal(t, 1, res.Stored, "%+v", res.Decisions)
 }
 
 // A learning job whose turn went with its DM's erasure before it ran finds

@@ -84,24 +84,26 @@ func (l *Learner) Learn(ctx context.Context, turnID int64) (Result, error) {
 		return Result{}, fmt.Errorf("learn: %w", err)
 	}
 	res, err := l.decide(ctx, turn)
-	if errors.Is(err, memory.ErrErased) {
-		// Its person was erased while it was learned from: the write was
-		// refused, what was written before it went with the erasure, and
-		// there is nothing left to learn from. No learning is recorded
-		// (an erased DM's turn has no row to record it on).
-		l.log.Info().Int64("turn", turnID).Msg("the turn's conversation was erased while it was learned from; nothing more is learned")
-		return Result{Skipped: "erased while it was learned from"}, nil
-	}
 	if err != nil {
 		return res, err
 	}
 	dropped := len(res.Decisions) - res.Stored
-	if _, err := turns.RecordLearning(ctx, turnID, res.Stored, dropped); err != nil {
+	if _, err := turns.RecordLearning(ctx, turnID, res.Stored, dropped); errors.Is(err, db.ErrNotFound) {
+		// Its DM was erased while it was learned from (the writes were
+		// refused, decide says so): there is no row left to record it on,
+		// and nothing to learn from on a retry.
+		l.log.Info().Int64("turn", turnID).Msg("the turn's conversation was erased while it was learned from; nothing more is learned")
+		return Result{Skipped: erasedMeanwhile, Decisions: res.Decisions}, nil
+	} else if err != nil {
 		return res, fmt.Errorf("learn: record: %w", err)
 	}
 	l.log.Info().Str("event", EventDecided).Int64("turn", turnID).Str("skipped", res.Skipped).Int("stored", res.Stored).Int("dropped", dropped).Msg("passive learning decided")
 	return res, nil
 }
+
+// erasedMeanwhile is the reason of a decision whose write an erasure
+// overtook (memory.ErrErased).
+const erasedMeanwhile = "erased while it was learned from"
 
 func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 	switch {
@@ -149,6 +151,11 @@ func (l *Learner) decide(ctx context.Context, turn db.Turn) (Result, error) {
 					Content: p.Content, Said: d.Evidence, ExpiresAt: exp, WrittenBy: provenance.ByPassive, Turn: turn.ID,
 				})
 				switch {
+				case errors.Is(err, memory.ErrErased):
+					// Its speaker (or the DM it was said in) was erased
+					// while this was learned: nothing of theirs is
+					// stored; the other speakers' proposals still are.
+					d.Store, d.Reason = false, erasedMeanwhile
 				case err != nil:
 					return res, fmt.Errorf("learn: store: %w", err)
 				case out.Status == memory.Rejected:
