@@ -10,6 +10,7 @@ import (
 // Category names the kind of data a Finding is. Secrets are refused because
 // they are credentials; the other categories are personal data that a shared
 // memory must not hold (GDPR's special categories and their neighbours).
+// Genetic data is health: a gene a person carries says what they may have.
 type Category string
 
 // The categories Detect reports.
@@ -26,6 +27,8 @@ const (
 	CategoryReligion     Category = "religion"
 	CategoryPolitics     Category = "politics"
 	CategoryUnion        Category = "union"
+	// CategoryEthnicity is racial or ethnic origin.
+	CategoryEthnicity Category = "ethnicity"
 )
 
 // Finding is one detected span of text: Start and End are byte offsets into
@@ -250,8 +253,9 @@ func DetectSecret(text string) string {
 
 // Sensitive reports the first personal-data finding in text that is not a
 // secret (government id, payment card, bank account, phone, health,
-// finances, legal, sexuality, religion, politics, union) and a reason to show
-// the person, or "" and "" when there is none. Secrets are DetectSecret's.
+// finances, legal, sexuality, religion, politics, union, ethnicity) and a
+// reason to show the person, or "" and "" when there is none. Secrets are
+// DetectSecret's.
 func Sensitive(text string) (Category, string) {
 	for _, f := range detect(text, func(c Category) bool { return c != CategorySecret }) {
 		return f.Category, reasons[f.Detector]

@@ -44,6 +44,10 @@ var (
 		"allergy", "ulcers", "tumours", "tumors", "hernia", "concussions", "surgeries", "anaemia", "anemia", "menopause",
 		"perimenopause", "glaucoma", "cataracts", "scoliosis", "osteoporosis", "gout", "shingles", "sciatica", "vertigo",
 		"eczema", "acne", "herpes", "chlamydia", "syphilis", "gonorrhea", "gonorrhoea", "sti", "stis",
+		"asd", "sight loss", "vision loss", "low vision", "sickle cell", "sickle cell disease", "sickle cell anaemia",
+		"sickle cell anemia", "ehlers-danlos", "ehlers-danlos syndrome", "tourette's", "tourette syndrome",
+		"cystic fibrosis", "huntington's", "huntington's disease", "haemophilia", "hemophilia", "muscular dystrophy",
+		"motor neurone disease", "motor neuron disease",
 	}
 	medications = []string{
 		"antidepressants", "antidepressant", "anti-depressants", "insulin", "medication", "medications", "meds", "ssris",
@@ -114,7 +118,7 @@ var (
 		"religious", "shia", "sunni", "person of faith", "lds", "latter-day saint", "amish", "mennonite", "hare krishna",
 		"scientologist", "zoroastrian", "parsi", "taoist", "unitarian", "adventist", "seventh-day adventist", "coptic",
 		"orthodox christian", "greek orthodox", "russian orthodox", "episcopalian", "orthodox jew", "hasidic", "druze",
-		"alevi", "ismaili", "ahmadi", "born-again christian",
+		"alevi", "ismaili", "ahmadi", "born-again christian", "churchgoer", "church-goer", "regular churchgoer",
 	}
 	worship = []string{
 		"church", "mosque", "masjid", "synagogue", "shul", "temple", "gurdwara", "mandir", "chapel", "mass",
@@ -133,6 +137,13 @@ var (
 		"religious observance", "religion", "prayer", "prayers", "prayer times", "daily prayers",
 		"friday prayers", "church", "sunday mass", "midnight mass", "mosque", "synagogue", "temple", "gurdwara",
 	}
+	// ownWorship are the worship and observances a person's "my" or
+	// "her" may own; a mass, a lent, a temple and a confession may be
+	// something else's ("the object's mass", "my confession: …"), and
+	// halal and kosher describe a thing ("my halal options").
+	ownWorship = slices.DeleteFunc(slices.Concat(worship, observances), func(p string) bool {
+		return p == "mass" || p == "lent" || p == "temple" || p == "confession" || p == "halal" || p == "kosher"
+	})
 
 	politicalIdentities = []string{
 		"democrat", "republican", "socialist", "democratic socialist", "social democrat", "liberal democrat", "lib dem",
@@ -175,7 +186,24 @@ var (
 	unionTerms = []string{
 		"union member", "union membership", "union rep", "union representative", "union steward", "union dues",
 		"union meeting", "union meetings", "union organizer", "union organiser", "union activist", "union card",
-		"shop steward",
+		"shop steward", "trade unionist", "trade union member", "trade union rep", "trade union activist",
+	}
+
+	// ethnicIdentities are racial and ethnic origins, read as what a
+	// person is ("is mixed race", "Black British"); origins that are also
+	// a colour or a name are ethnicCapitals.
+	ethnicIdentities = []string{
+		"mixed race", "mixed heritage", "mixed ethnicity", "biracial", "multiracial", "person of colour",
+		"person of color", "woman of colour", "woman of color", "man of colour", "man of color", "bame", "bipoc",
+		"latino", "latina", "latinx", "latine", "hispanic", "chicano", "chicana", "romani", "romany", "gypsy",
+		"irish traveller", "indigenous", "aboriginal", "torres strait islander", "first nations", "native american",
+		"alaska native", "native hawaiian", "pacific islander", "inuit", "métis", "sami", "sámi", "maori", "māori",
+		"kurdish", "kurd", "berber", "amazigh", "uyghur", "hmong", "pashtun", "hazara", "tamil", "sinhalese", "yoruba",
+		"igbo", "hausa", "zulu", "xhosa", "afro-caribbean", "african american", "african-american", "black british",
+		"black african", "black caribbean", "black american", "british asian", "british indian", "british pakistani",
+		"british bangladeshi", "british chinese", "south asian", "east asian", "southeast asian", "asian-american",
+		"asian", "arab", "arab-american", "ashkenazi", "sephardic", "sephardi", "mizrahi", "white british",
+		"white irish", "han chinese", "dalit", "adivasi", "an ethnic minority", "ethnic minority",
 	}
 
 	financialTroubles = []string{
@@ -202,7 +230,7 @@ const (
 	// healthStateMods come between a verb and a health state: "is
 	// severely dyslexic", "is type 1 diabetic".
 	healthStateMods = `a|an|now|also|still|recently|newly|currently|mildly|severely|clinically|profoundly|partially|legally|totally|very|quite|approved|paid|unpaid|extended|long-?term|temporarily|type\s+(?:[12]|one|two|i{1,2})`
-	religionMods    = `a|an|devout|devoutly|practi[cs]ing|observant|orthodox|strict|strictly|lapsed|non-practi[cs]ing|born-again|very|deeply|quite|also|proud|proudly|committed|reform|conservative|roman|shia|sunni`
+	religionMods    = `a|an|evangelical|devout|devoutly|practi[cs]ing|observant|orthodox|strict|strictly|lapsed|non-practi[cs]ing|born-again|very|deeply|quite|also|proud|proudly|committed|reform|conservative|roman|shia|sunni`
 	politicsMods    = `a|an|registered|lifelong|life-long|card-carrying|committed|staunch|proud|paid-up|active|longtime|long-time|die-hard|diehard|self-described|hardcore|devoted|strongly|firmly|very|quite|politically`
 	// clauseStart opens a sentence or a clause that has no verb before a
 	// state or an identity: the start of the text, a sentence's or a
@@ -211,8 +239,14 @@ const (
 	// the only capturing group of a rule that holds it, which headTerm
 	// reads.
 	clauseStart = `(^|[,.;:!?(\n]|\s[-–—])\s*`
+	// timeIsFor is a time of the week said to be given to something:
+	// "Tuesday mornings are therapy", "Sundays are for church".
+	timeIsFor = `(?:days|mornings|afternoons|evenings|nights|lunchtimes|weekends|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\s+(?:are|is)(?:\s+(?:for|reserved\s+for|kept\s+(?:free\s+)?for|blocked\s+(?:off\s+)?for))?`
 	// possessive is "my", "his", "her", "their", or a name's "'s".
 	possessive = `(?:\b(?:my|his|her|their)|['’]s)`
+	// ethnicCapitals are origins that are also a colour or a name ("the
+	// Black Duck scanner", "Roma" for Rome), read in capitals only.
+	ethnicCapitals = `(?-i:Black|White|Brown|Roma|Traveller|Gypsy\s+Traveller)`
 )
 
 // phrases turns term lists into one alternation, longest first.
@@ -305,29 +339,35 @@ func longestRun(w string) string {
 
 // personalDetectors find statements in GDPR's special categories and their
 // neighbours: health, finances, legal matters, sexuality, religion,
-// politics and union membership.
+// politics, union membership and racial or ethnic origin.
 var personalDetectors = []detector{
 	// Health.
-	{name: "health condition", category: CategoryHealth, reason: healthReason, valid: plainTerm,
+	// A condition after another ("has ASD and ADHD", "has hypermobility
+	// and ADHD") is the person's too: one word and "and" may come first.
+	{name: "health condition", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notOperationOnAThing),
 		gate: gate{terms: terms(nil, conditions)},
-		re: regexp.MustCompile(`(?i)\b(?:has|have|had|having|got|gets|suffers?\s+from|suffered\s+from|suffering\s+from|lives?\s+with|living\s+with|struggles?\s+with|struggling\s+with|deals?\s+with|dealing\s+with|copes?\s+with|coping\s+with|battles?|battling|fighting|recovering\s+from|recovered\s+from|recovery\s+from|treated\s+for|treatment\s+for|diagnosed\s+with|diagnosis\s+of|history\s+of|manag(?:es|ed|ing)|in\s+remission\s+from|survivor\s+of|survived|disclosed|reported|shared|revealed)\s+` +
-			`(?:(?:been\s+)?(?:diagnosed\s+with\s+)?)?(?:` + healthMods + `\s+){0,3}` + phrases(conditions) + `\b`)},
+		re: regexp.MustCompile(`(?i)\b(?:has|have|had|having|got|gets|suffers?\s+from|suffered\s+from|suffering\s+from|lives?\s+with|living\s+with|struggles?\s+with|struggling\s+with|deals?\s+with|dealing\s+with|copes?\s+with|coping\s+with|battles?|battling|fighting|recovering\s+from|recovered\s+from|recovery\s+from|treated\s+for|treatment\s+for|diagnosed\s+with|diagnosis\s+of|history\s+of|manag(?:es|ed|ing)|in\s+remission\s+from|survivor\s+of|survived|disclosed|reported|shared|revealed|(?:signed\s+)?off\s+(?:work\s+|sick\s+)?with|home\s+with|in\s+(?:hospital|bed)\s+with)\s+` +
+			`(?:[\w'’-]+\s+(?:and|&)\s+)?(?:(?:been\s+)?(?:diagnosed\s+with\s+)?)?(?:` + healthMods + `\s+){0,3}` + phrases(conditions) + `\b`)},
 	{name: "health state", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, headTerm(healthStates)),
 		gate: gate{terms: terms(nil, healthStates, allergens)},
-		re: clauseRule(`(?i)(?:\b` + be + `|\bbecame|\bbecomes?|\bdiagnosed\s+as|\bstill|\bnow)\s+(?:(?:` + healthStateMods + `)\s+){0,3}(?:` + phrases(healthStates) + `|allergic\s+to\s+` + phrases(allergens) + `)\b` +
+		re: clauseRule(`(?i)(?:\b` + be + `|\bbecame|\bbecomes?|\bdiagnosed\s+as|\bstill|\bnow|\bwhile|\bwhen)\s+(?:(?:` + healthStateMods + `)\s+){0,3}(?:` + phrases(healthStates) + `|allergic\s+to\s+` + phrases(allergens) + `)\b` +
 			`|` + clauseStart + `(?:(?:` + healthStateMods + `|recovering|former|heavily|insulin-?dependent)\s+){0,3}(?:` + phrases(healthStates) + `|allergic\s+to\s+` + phrases(allergens) + `)\b`)},
+	// A dose may come before the name ("takes 20mg of citalopram"); an aid
+	// is worn ("wears hearing aids"). PrEP is read in its own capitals.
 	{name: "medication", category: CategoryHealth, reason: healthReason, valid: plainTerm,
-		gate: gate{terms: terms(nil, medications)},
-		re:   regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|needing|injects?|injecting|uses?|using|prescribed|switched\s+to|came\s+off|coming\s+off|off)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly)\s+){0,2}` + phrases(medications) + `\b`)},
+		gate: gate{terms: terms([]string{"prep"}, medications)},
+		re:   regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|needing|injects?|injecting|uses?|using|wears?|wearing|wore|prescribed|switched\s+to|came\s+off|coming\s+off|off)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly|\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|milligrams?|micrograms?)(?:\s+of)?)\s+){0,2}(?:` + phrases(medications) + `|(?-i:PrEP))\b`)},
 	{name: "health care", category: CategoryHealth, reason: healthReason, valid: plainTerm,
 		gate: gate{terms: terms(nil, care)},
-		re:   regexp.MustCompile(`(?i)\b(?:sees?|saw|seeing|visits?|visited|visiting|goes\s+to|go\s+to|going\s+to|went\s+to|attends?|attended|attending|books?|booked|has\s+(?:an?\s+)?(?:appointments?|sessions?)\s+with|talks?\s+to|talking\s+to|started|starts?|in|doing|does|undergoing|undergoes|underwent|receiving|receives?|getting|gets|had|has|having|needs?|scheduled|finished|finishes|finishing|completed|completes|began|begins|resumed|resumes|continues|continuing|paused|stopped|ended|ends|going\s+through|goes\s+through|went\s+through|after|back\s+from|back\s+in|out\s+of)\s+(?:(?:a|an|his|her|their|my|the|weekly|regular|daily|group|grief|family|cognitive|behavioral|behavioural|physical|hormone|marriage|private)\s+){0,2}` + phrases(care) + `\b`)},
+		re:   regexp.MustCompile(`(?i)\b(?:` + timeIsFor + `|sees?|saw|seeing|visits?|visited|visiting|goes\s+to|go\s+to|going\s+to|went\s+to|attends?|attended|attending|books?|booked|has\s+(?:an?\s+)?(?:appointments?|sessions?)\s+with|talks?\s+to|talking\s+to|started|starts?|in|doing|does|undergoing|undergoes|underwent|receiving|receives?|getting|gets|had|has|having|needs?|scheduled|finished|finishes|finishing|completed|completes|began|begins|resumed|resumes|continues|continuing|paused|stopped|ended|ends|going\s+through|goes\s+through|went\s+through|after|back\s+from|back\s+in|out\s+of)\s+(?:(?:a|an|his|her|their|my|the|weekly|regular|daily|group|grief|family|cognitive|behavioral|behavioural|physical|hormone|marriage|private)\s+){0,2}` + phrases(care) + `\b`)},
 	{name: "own health", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notContraction),
 		gate: gate{terms: terms(nil, conditions, medications, care, healthNouns)},
 		re:   regexp.MustCompile(`(?i)` + possessive + `\s+(?:(?:` + healthMods + `|own|ongoing|upcoming)\s+){0,2}` + phrases(conditions, medications, care, healthNouns) + `\b`)},
 	{name: "health reason", category: CategoryHealth, reason: healthReason, valid: plainTerm,
 		gate: gate{terms: terms(nil, conditions, medications, care, healthNouns)},
-		re:   regexp.MustCompile(`(?i)\b(?:because\s+of|due\s+to|owing\s+to|on\s+account\s+of|given|for|during|while\s+(?:in|on|having|doing|getting|undergoing|recovering\s+from)|after|following|from|around)\s+(?:(?:` + healthMods + `|the|upcoming)\s+){0,2}` + phrases(conditions, medications, care, healthNouns) + `\b`)},
+		re: regexp.MustCompile(`(?i)\b(?:because\s+of|due\s+to|owing\s+to|on\s+account\s+of|given|for|during|while\s+(?:in|on|having|doing|getting|undergoing|recovering\s+from)|after|following|from|around)\s+(?:(?:` + healthMods + `|the|upcoming)\s+){0,2}` + phrases(conditions, medications, care, healthNouns) + `\b` +
+			// The days that care takes: "late starts on IVF days".
+			`|\b(?:on|before|between)\s+(?:(?:his|her|their|my|the)\s+)?` + phrases(medications, care) + `\s+(?:days?|mornings?|afternoons?|evenings?|nights?|weeks?)\b`)},
 
 	// Finances.
 	{name: "pay", category: CategoryFinances, reason: "personal finances (pay)", valid: moneyAmount,
@@ -342,30 +382,30 @@ var personalDetectors = []detector{
 	{name: "debt", category: CategoryFinances, reason: "personal debt", valid: all(plainTerm, aboutAPerson),
 		gate: gate{terms: terms([]string{"owe", "owes", "owed", "owing", "bankrupt", "bankruptcy"}, debts, financialTroubles)},
 		re: regexp.MustCompile(`(?i)\b(?:(?:has|have|had|having|got|carries|carrying|` + be + `\s+in|in|paying\s+off|paying\s+down|pays\s+off|repaying|repays|my|his|her|their)\s+(?:(?:a|an|some|huge|big|lot|lots|of|massive|serious|deep|crippling|personal|private|the|[$€£₹]?[\d,.]+k?|about|around|over|still|many|several|multiple|mounting|outstanding|unpaid|so\s+much)\s+){0,3}` + phrases(debts) +
-			`|owe[sd]?\s+(?:[$€£₹]\s?\d|\d[\d,.]*\s*(?:k|m|grand|thousand|dollars|euros|pounds|usd|eur|gbp)\b)|(?:filed|filing|files|declared|declaring)\s+(?:for\s+)?(?:(?:chapter\s+\d+|personal)\s+)?bankruptcy|went\s+bankrupt` +
+			`|owe[sd]?\s+(?:(?:about|around|over|nearly|almost|roughly)\s+)?(?:[$€£₹]\s?\d[\d,.]*(?:\s*(?:k|m|grand|thousand)\b)?|\d[\d,.]*\s*(?:k|m|grand|thousand|dollars|euros|pounds|usd|eur|gbp)\b)|(?:filed|filing|files|declared|declaring)\s+(?:for\s+)?(?:(?:chapter\s+\d+|personal)\s+)?bankruptcy|went\s+bankrupt` +
 			`|(?:because\s+of|due\s+to|owing\s+to|for|from)\s+(?:(?:his|her|their|my|the)\s+)?` + phrases(financialTroubles) + `)\b`)},
 	// Money trouble that only a person has, wherever it is said.
 	{name: "money trouble", category: CategoryFinances, reason: "personal debt", valid: plainTerm,
-		gate: gate{terms: terms([]string{"owe", "owes", "owed", "broke", "bankrupt", "insolvent", "behind", "paycheck", "garnished", "drowning", "buried", "deep", "struggling", "struggles", "hardship", "troubles", "problems", "difficulties", "financially", "financial", "money"})},
+		gate: gate{terms: terms([]string{"owe", "owes", "owed", "broke", "bankrupt", "insolvent", "behind", "paycheck", "paycheque", "garnished", "drowning", "buried", "deep", "struggling", "struggles", "hardship", "troubles", "problems", "difficulties", "financially", "financial", "money"})},
 		re: regexp.MustCompile(`(?i)\b(?:(?:drowning|buried|deep)\s+in\s+(?:(?:debt|student\s+loans?|credit\s+card\s+debt|medical\s+bills|bills))|(?:struggling|struggles)\s+(?:with\s+)?(?:(?:his|her|their|my|the)\s+)?(?:debt|student\s+loans?|medical\s+bills|rent|bills|money|finances)|(?:struggling|struggles)\s+financially|owe[sd]?\s+(?:(?:his|her|their|my|the)\s+)?(?:landlord|bank|parents|irs|hmrc|tax\s+office|ex|family)\s+(?:\w+\s+){0,4}?(?:rent|money|taxes|support)` +
-			`|` + be + `\s+(?:(?:flat|totally|completely|so)\s+)?(?:broke|bankrupt|insolvent|behind\s+on\s+(?:(?:his|her|their|my|the)\s+)?(?:rent|mortgage|payments|bills|loan\s+payments|child\s+support|taxes|credit\s+card))|broke\s+until\s+(?:payday|the\s+end\s+of\s+the\s+month)|paycheck\s+to\s+paycheck|(?:wages|salary|pay)\s+(?:are|is|were|was)\s+(?:being\s+)?garnished|(?:financial|money)\s+(?:hardship|troubles|problems|difficulties))\b`)},
+			`|` + be + `\s+(?:(?:flat|totally|completely|so)\s+)?(?:broke|bankrupt|insolvent|behind\s+on\s+(?:(?:his|her|their|my|the)\s+)?(?:rent|mortgage|payments|bills|loan\s+payments|child\s+support|taxes|credit\s+card))|broke\s+until\s+(?:payday|the\s+end\s+of\s+the\s+month)|pay(?:check|cheque)\s+to\s+pay(?:check|cheque)|(?:wages|salary|pay)\s+(?:are|is|were|was)\s+(?:being\s+)?garnished|(?:financial|money)\s+(?:hardship|troubles|problems|difficulties))\b`)},
 	{name: "savings", category: CategoryFinances, reason: "personal savings or balance",
 		gate: gate{terms: terms([]string{"balance", "savings", "worth", "credit", "pension", "bank", "score", "rating", "checking", "account"})},
 		re:   regexp.MustCompile(`(?i)(?:` + possessive + `\s+(?:bank\s+|checking\s+|savings\s+|account\s+)?balance\s+(?:is|was|:)|` + possessive + `\s+(?:savings\s+(?:account|are|is|of)|net\s+worth|credit\s+score|credit\s+rating|pension\s+pot)\b|\bha(?:s|ve)\s+` + money + `\s+in\s+(?:(?:my|his|her|their)\s+)?(?:savings|the\s+bank|(?:bank|savings|checking)\s+account)|\b(?:has|have|had|with)\s+(?:a\s+)?(?:bad\s+|poor\s+|low\s+|terrible\s+|good\s+)?credit\s+(?:score|rating)\s+(?:of|is|around|below)\b|\bcredit\s+score\s+(?:is|of|:)\s*\d)`)},
 
 	// Legal matters.
 	{name: "legal matter", category: CategoryLegal, reason: "a personal legal matter (arrest, conviction, lawsuit)", valid: all(plainTerm, notProbationPeriod),
-		gate: gate{terms: terms([]string{"arrested", "convicted", "indicted", "deported", "detained", "jailed", "imprisoned", "incarcerated", "sentenced", "charged", "prosecuted", "criminal", "record", "conviction", "probation", "parole", "dui", "dwi", "felony", "lawsuit", "divorce", "divorced", "custody", "court", "immigration", "suing", "jail", "prison", "guilty", "misdemeanour", "misdemeanor", "asylum", "restraining", "undocumented", "visa", "served", "sued"})},
-		re:   regexp.MustCompile(`(?i)\b(?:(?:was|were|been|got|gets|is\s+being|are\s+being|['’]s\s+been|being)\s+(?:arrested|convicted(?:\s+of)?|indicted|deported|detained|jailed|imprisoned|incarcerated|sentenced|prosecuted|charged\s+with)|convicted\s+of|pleaded\s+guilty|served\s+time|(?:in|out\s+of|from)\s+(?:the\s+)?(?:jail|prison)|(?:has|have|had|with)\s+an?\s+(?:criminal\s+record|conviction|record\s+for|dui|dwi|felony|(?:felony|misdemeanou?r|drug|criminal)\s+(?:conviction|charge|record))|(?:on|violated|violating)\s+(?:probation|parole)|(?:has|have|had|with|my|his|her|their|['’]s)\s+(?:an?\s+|the\s+)?(?:(?:pending|upcoming|ongoing|next)\s+)?(?:criminal\s+record|conviction|dui|dwi|probation\s+officer|parole\s+officer|lawsuit|divorce|custody\s+(?:case|hearing|battle|dispute|fight)|court\s+(?:case|date|hearing|appearance)|immigration\s+(?:case|hearing|status|lawyer)|asylum\s+(?:case|claim|hearing|application)|restraining\s+order|visa\s+status)|` + be + `\s+(?:suing|getting\s+divorced|going\s+through\s+a\s+divorce|undocumented|an?\s+asylum\s+seeker)|(?:suing|sued)\s+(?:his|her|their|my)\s+(?:former\s+|old\s+|previous\s+|last\s+|ex-?)?(?:employer|landlord|ex|partner|husband|wife|company|boss)|(?:hearing|trial)\s+in\s+(?:the|his|her|their|my)\s+(?:custody|divorce|criminal|immigration)\s+case)\b`)},
+		gate: gate{terms: terms([]string{"arrested", "convicted", "indicted", "deported", "detained", "jailed", "imprisoned", "incarcerated", "sentenced", "charged", "prosecuted", "criminal", "record", "conviction", "probation", "parole", "dui", "dwi", "felony", "lawsuit", "divorce", "divorced", "custody", "court", "immigration", "suing", "jail", "prison", "guilty", "misdemeanour", "misdemeanor", "asylum", "restraining", "undocumented", "visa", "served", "sued", "caution"})},
+		re:   regexp.MustCompile(`(?i)\b(?:(?:was|were|been|got|gets|is\s+being|are\s+being|['’]s\s+been|being)\s+(?:arrested|convicted(?:\s+of)?|indicted|deported|detained|jailed|imprisoned|incarcerated|sentenced|prosecuted|charged\s+with)|convicted\s+of|pleaded\s+guilty|served\s+time|(?:in|out\s+of|from)\s+(?:the\s+)?(?:jail|prison)|(?:has|have|had|with)\s+an?\s+(?:criminal\s+record|conviction|record\s+for|dui|dwi|felony|(?:felony|misdemeanou?r|drug|criminal)\s+(?:conviction|charge|record))|(?:got|gets|getting|received|receives|picked\s+up)\s+an?\s+(?:criminal\s+record|conviction|dui|dwi|felony|(?:felony|misdemeanou?r|drug|criminal)\s+(?:conviction|charge|record)|police\s+caution|suspended\s+sentence)|(?:on|violated|violating)\s+(?:probation|parole)|(?:has|have|had|with|my|his|her|their|['’]s)\s+(?:an?\s+|the\s+)?(?:(?:pending|upcoming|ongoing|next|weekly|monthly)\s+)?(?:criminal\s+record|conviction|dui|dwi|(?:probation|parole)\s+(?:officers?|appointments?|meetings?|hearings?|check-?ins?)|lawsuit|divorce|custody\s+(?:case|hearing|battle|dispute|fight)s?|court\s+(?:case|date|hearing|appearance)s?|immigration\s+(?:case|hearing|status|lawyer)|asylum\s+(?:case|claim|hearing|application)|restraining\s+order|visa\s+status)|` + be + `\s+(?:suing|getting\s+divorced|going\s+through\s+a\s+divorce|undocumented|an?\s+asylum\s+seeker)|(?:getting|got)\s+divorced|going\s+through\s+(?:a|the|his|her|their|my)\s+divorce|(?:suing|sued)\s+(?:his|her|their|my)\s+(?:former\s+|old\s+|previous\s+|last\s+|ex-?)?(?:employer|landlord|ex|partner|husband|wife|company|boss)|(?:hearing|trial)\s+in\s+(?:the|his|her|their|my)\s+(?:custody|divorce|criminal|immigration)\s+case)\b`)},
 
 	// Sexual orientation and gender identity.
 	{name: "sexual orientation", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, notBI, headTerm(sexualIdentities)),
 		gate: gate{terms: terms(nil, sexualIdentities)},
 		re: clauseRule(`(?i)\b(?:` + be + `|came\s+out\s+as|comes\s+out\s+as|coming\s+out\s+as|out\s+as|identif(?:y|ies|ied|ying)\s+as|lives?\s+as|living\s+as|transitioned\s+to\s+being)\s+(?:(?:a|an|openly|proudly|also|now|out|closeted|happily|married|and|not)\s+){0,2}` + phrases(sexualIdentities) + `\b` +
 			`|` + clauseStart + `(?:(?:a|an|openly|proudly|out|closeted|happily|married)\s+){0,2}` + phrases(sexualIdentities) + `\b`)},
-	{name: "coming out", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, notTransitioningTo),
-		gate: gate{terms: terms([]string{"came", "come", "comes", "coming", "sex", "closeted", "closet", "out", "transitioning", "affirming", "sexual", "sexuality", "orientation", "gender", "identity", "samesex"})},
-		re:   regexp.MustCompile(`(?i)\b(?:c(?:ame|omes?|oming)\s+out\s+(?:to|at)\s+(?:(?:his|her|their|my|the|close|some|a|few|only)\s+){0,2}(?:family|parents|friends|team|colleagues|coworkers|co-workers|manager|boss|work|mum|mom|dad|everyone)|same[-\s]?sex\s+(?:marriage|partner|relationship|couple|spouse|wife|husband|partnership)|(?:i|he|she|they)(?:\s+is|\s+are|\s+am|['’]s|['’]re|['’]m)\s+not\s+(?:yet\s+)?out\b|not\s+out\s+(?:at\s+work|to\s+(?:his|her|their|my|the)\s+\w+)|(?:is|am|are|['’]s|['’]re|['’]m|was)\s+(?:still\s+)?(?:closeted|in\s+the\s+closet)|(?:is|am|are|['’]s|['’]re|['’]m|started|began|begun)\s+transitioning|gender[-\s]affirming\s+(?:care|surgery|treatment)|` + possessive + `\s+(?:sexual\s+orientation|sexuality|gender\s+identity|coming\s+out))\b`)},
+	{name: "coming out", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, notTransitioningTo, notOutedAsOther),
+		gate: gate{terms: terms([]string{"came", "come", "comes", "coming", "sex", "closeted", "closet", "out", "outed", "transitioning", "affirming", "sexual", "sexuality", "orientation", "gender", "identity", "samesex"})},
+		re:   regexp.MustCompile(`(?i)\b(?:c(?:ame|omes?|oming)\s+out\s+(?:to|at)\s+(?:(?:his|her|their|my|the|close|some|a|few|only)\s+){0,2}(?:family|parents|friends|team|colleagues|coworkers|co-workers|manager|boss|work|mum|mom|dad|everyone)|same[-\s]?sex\s+(?:marriage|partner|relationship|couple|spouse|wife|husband|partnership)|(?:i|he|she|they)(?:\s+is|\s+are|\s+am|['’]s|['’]re|['’]m)\s+not\s+(?:yet\s+)?out\b|not\s+out\s+(?:at\s+work|to\s+(?:his|her|their|my|the)\s+\w+)|(?:is|am|are|['’]s|['’]re|['’]m|was)\s+(?:still\s+)?(?:closeted|in\s+the\s+closet)|(?:is|am|are|['’]s|['’]re|['’]m|started|began|begun)\s+transitioning|gender[-\s]affirming\s+(?:care|surgery|treatment)|(?:be|being|been|was|were|got|get|gets|getting)\s+outed|outed\s+(?:me|him|her|them)|` + possessive + `\s+(?:sexual\s+orientation|sexuality|gender\s+identity|coming\s+out))\b`)},
 
 	// Religion.
 	{name: "religion", category: CategoryReligion, reason: "religious belief", valid: all(plainTerm, headTerm(religiousIdentities)),
@@ -374,22 +414,30 @@ var personalDetectors = []detector{
 			`|` + clauseStart + `(?:(?:` + religionMods + `|former|converted)\s+){0,3}` + phrases(religiousIdentities) + `\b`)},
 	{name: "religious practice", category: CategoryReligion, reason: "religious belief", valid: plainTerm,
 		gate: gate{terms: terms([]string{"pray", "prays", "prayed", "praying", "convert", "converts", "converted", "converting", "islam", "christianity", "judaism", "catholicism", "hinduism", "buddhism", "sikhism", "hijab", "turban", "kippah", "kippa", "yarmulke", "niqab", "burqa", "headscarf", "dastar", "prayer", "religion", "religious", "faith"}, worship, observances)},
-		re: regexp.MustCompile(`(?i)\b(?:(?:attends?|attended|attending|goes\s+to|go\s+to|going\s+to|went\s+to|visits?|visiting)\s+(?:(?:the|a|his|her|their|my|local|weekly|daily|sunday|friday|saturday|evening|morning|midnight|regular|every)\s+){0,2}` + phrases(worship) +
+		re: regexp.MustCompile(`(?i)\b(?:(?:` + timeIsFor + `|attends?|attended|attending|goes\s+to|go\s+to|going\s+to|went\s+to|visits?|visiting)\s+(?:(?:the|a|his|her|their|my|local|weekly|daily|sunday|friday|saturday|evening|morning|midnight|regular|every)\s+){0,2}` + phrases(worship) +
 			`|(?:observes?|observed|observing|keeps?|kept|keeping|celebrates?|celebrated|celebrating|fasts?|fasted|fasting|eats?|eating|eat|follows?|following|practi[cs]es?|practi[cs]ing|prefers?|needs?|wants?|requires?|only)\s+(?:(?:the|a|strict|strictly|only|for|during|on|food|meals)\s+){0,2}` + phrases(observances) +
 			`|pray(?:s|ed|ing)?\s+(?:(?:five|three|two|several|\d+)\s+times|daily|regularly|every|each|before|after|at\s+(?:noon|dawn|sunset|midday|lunch|lunchtime|work|the\s+mosque)|during|on\s+\w+days|facing|in\s+the\s+(?:morning|evening|prayer\s+room))` +
 			`|convert(?:ed|s|ing)?\s+to\s+(?:islam|christianity|judaism|catholicism|hinduism|buddhism|sikhism)` +
 			`|(?:wears?|wearing|wore)\s+(?:(?:a|an|the|her|his|their)\s+)?(?:hijab|turban|kippah|kippa|yarmulke|niqab|burqa|headscarf|head\s+scarf|dastar)` +
 			`|(?:uses?|using|needs?|books?|booked|requests?|requested|wants?|asks?\s+for|asked\s+for)\s+(?:(?:the|a|an)\s+)?prayer\s+(?:room|space|breaks?|mat)` +
 			`|` + possessive + `\s+(?:religion|religious\s+(?:beliefs|views|observance)|faith)` +
+			// A person's own worship or observance: "my Jummah", "her
+			// Shabbat". Mass and Lent are read in capitals ("the
+			// object's mass"), a temple and a confession not at all.
+			`|` + possessive + `\s+(?:(?:daily|weekly|friday|sunday|saturday|evening|morning|midday|local)\s+)?(?:` + phrases(ownWorship) + `|(?-i:Mass|Lent))` +
+			`|^\s*(?:halal|kosher)\s+(?:food\s+|meals\s+)?only` +
 			`|for\s+religious\s+reasons)\b`)},
 	{name: "religious reason", category: CategoryReligion, reason: "religious belief", valid: all(plainTerm, aboutAPerson),
 		gate: gate{terms: terms(nil, observances, religiousNouns, worship)},
-		re:   regexp.MustCompile(`(?i)\b(?:because\s+of|due\s+to|for|during|over|around|on|while\s+observing|while\s+fasting\s+for|through|throughout|until\s+after|after)\s+(?:(?:the|his|her|their|my|a|daily|friday|evening|morning|midday|sunday|saturday|weekly)\s+){0,2}` + phrases(observances, religiousNouns, worship) + `\b`)},
+		re: regexp.MustCompile(`(?i)\b(?:because\s+of|due\s+to|for|during|over|around|on|while\s+observing|while\s+fasting\s+for|through|throughout|until\s+after|after)\s+(?:(?:the|his|her|their|my|a|daily|friday|evening|morning|midday|sunday|saturday|weekly)\s+){0,2}` + phrases(observances, religiousNouns, worship) + `\b` +
+			// "In" is a time only before an observance: "in Ramadan", not
+			// "a degree in religion".
+			`|\bin\s+(?:the\s+)?(?:month\s+of\s+|days\s+of\s+)?` + phrases(observances) + `\b`)},
 
 	// Politics. Where alternatives share a start, the longer comes first:
 	// FindAll keeps the first that matches, and a validator that drops it
 	// ("Republican" before "campaign", a domain noun) loses the longer one.
-	{name: "political affiliation", category: CategoryPolitics, reason: "political opinion or affiliation", valid: all(plainTerm, headTerm(politicalIdentities)),
+	{name: "political affiliation", category: CategoryPolitics, reason: "political opinion or affiliation", valid: all(plainTerm, headTerm(politicalIdentities), notAName),
 		gate: gate{terms: terms([]string{"vote", "votes", "voted", "voting", "party", "politically", "politics", "political"}, politicalIdentities, parties, partyAdjectives, politicians)},
 		re: clauseRule(`(?i)\b(?:` +
 			`(?:` + be + `|standing\s+as|stands\s+as|ran\s+as|running\s+as|identif(?:y|ies)\s+as)\s+(?:(?:` + politicsMods + `)\s+){0,2}` + phrases(politicalIdentities) +
@@ -398,13 +446,24 @@ var personalDetectors = []detector{
 			`|(?:\b(?:as|a|an)|lifelong|life-long|registered|longtime|long-time|committed|staunch|card-carrying|die-hard|diehard)\s+(?:(?:a|an|lifelong|registered)\s+)?` + phrases(partyAdjectives, parties, politicians) + `\s+(?:party\s+)?` + phrases(politicalRoles) +
 			`|(?:active|involved|activist)\s+in\s+(?:local\s+|national\s+|party\s+|student\s+)?politics|politically\s+active` +
 			`|` + possessive + `\s+` + phrases(politicalNouns) + `)\b` +
-			// Last, so that a longer alternative at the same start wins.
-			`|` + clauseStart + `(?:(?:` + politicsMods + `|former)\s+|ex-){0,2}` + phrases(politicalIdentities) + `\b`)},
+			// Last, so that a longer alternative at the same start wins. A
+			// side's voter or member opens a clause too: "Labour voter".
+			`|` + clauseStart + `(?:(?:` + politicsMods + `|former)\s+|ex-){0,2}(?:` + phrases(partyAdjectives, parties) + `\s+(?:party\s+)?(?:voter|supporter|member|activist|donor|loyalist)|` + phrases(politicalIdentities) + `)\b`)},
 
 	// Trade unions.
 	{name: "union membership", category: CategoryUnion, reason: "trade union membership", valid: all(plainTerm, notOtherUnion),
-		gate: gate{terms: terms([]string{"union", "steward"})}, // every union term holds one
+		gate: gate{terms: terms([]string{"union", "steward", "unionist"})}, // every union term holds one
 		re:   regexp.MustCompile(`(?i)\b(?:` + phrases(unionTerms) + `|(?:member\s+of|joined|joins|join|belongs?\s+to|in|rep\s+for|representative\s+for|steward\s+for|organi[sz]ing|organi[sz]es)\s+(?:the\s+|a\s+|an\s+)?(?:[\w'’]+\s+){0,3}union(?:\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}workers)?|union\s+of\s+(?:the\s+)?(?:\w+\s+){0,2}workers)\b`)},
+
+	// Racial or ethnic origin, said as what a person is: "is mixed race",
+	// "identifies as Latina", or a clause with no verb ("Black British",
+	// "Kurdish, based in Leeds"). An origin ends its clause or heads a
+	// person ("Black woman in tech"): "Black Friday sale", "Indigenous
+	// languages NLP project" and "a Roma fan" are about something else.
+	{name: "ethnicity", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, ethnicHead(headTerm(ethnicIdentities)), aboutAPersonByVerb),
+		gate: gate{terms: terms([]string{"black", "white", "brown", "roma", "traveller", "gypsy"}, ethnicIdentities)},
+		re: clauseRule(`(?i)\b(?:` + be + `|identif(?:y|ies|ied|ying)\s+as|born|raised|grew\s+up)\s+(?:(?:a|an|proudly|also|half|part|mixed|british|american|irish)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `)\b` +
+			`|` + clauseStart + `(?:(?:a|an|proudly|half|british|american)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `)\b`)},
 }
 
 const healthReason = "a personal health statement (a condition, treatment or medication)"
@@ -424,7 +483,9 @@ func all(checks ...func(string, []int) bool) func(string, []int) bool {
 // domainNouns are what a term modifies when it names a product, a team, a
 // dataset or a field of work rather than a person's condition, belief or
 // affiliation: "the diabetes-risk dashboard", "medication reminder
-// feature", "cancer registry migration", "Temple University".
+// feature", "cancer registry migration", "Temple University", "the Ramadan
+// traffic peak"; or a role that serves it: "a mental health first aider",
+// "a cancer patient advocate".
 var domainNouns = wordSet(`data dataset datasets dashboard dashboards pipeline pipelines team teams service services
 	app apps application applications feature features project projects product products model models api apis
 	module modules research study studies trial trials patient patients ward unit units screening screenings
@@ -447,7 +508,9 @@ var domainNouns = wordSet(`data dataset datasets dashboard dashboards pipeline p
 	mode analyzer analyser theory beverage beverages bar pub district station square chatbot assistant copilot
 	initiative initiatives program programme programs rollout budget budgets strategy roadmap launch release sprint
 	epic okr okrs hackathon persona personas interviews arr mrr revenue sales profit profits bookings gmv ebitda
-	margin margins funding`)
+	margin margins funding traffic peak peaks spike spikes surge surges sale promo promos promotion promotions load
+	volume volumes freeze code advocate advocates navigator navigators liaison liaisons coordinator coordinators
+	champion champions ambassador ambassadors aider aiders`)
 
 // stopWords end the look past a term: what follows them is a new phrase.
 var stopWords = wordSet(`and or but so since because as every each on at in for from with to of twice once the a an
@@ -643,7 +706,7 @@ var headFollowers = wordSet(`since with for from in at after until till during w
 // nameLike are terms that are also first names ("Christian, the new PM,
 // starts Monday"): alone and capitalised at the head of a verbless
 // clause, before punctuation or "and", they are read as a name.
-var nameLike = wordSet(`christian jain pan bi tory parsi shia amish trans lds`)
+var nameLike = wordSet(`christian jain pan bi tory parsi shia amish trans lds roma black white brown`)
 
 // headTerm checks a match of a rule's verbless alternative (its group 1,
 // clauseStart): a state or an identity that opens a clause is said of a
@@ -693,6 +756,30 @@ func headTerm(lists ...[]string) func(string, []int) bool {
 	}
 }
 
+// ethnicHead checks an origin's clause with head, and an origin after a
+// verb as head does a clause's: it ends its clause or heads a person ("is
+// Black and proud", "is Kurdish on his mother's side"), not a thing ("is a
+// Roma fan", "is Black Friday shopping").
+func ethnicHead(head func(string, []int) bool) func(string, []int) bool {
+	return func(text string, loc []int) bool {
+		if len(loc) >= 4 && loc[2] >= 0 {
+			return head(text, loc)
+		}
+		w, _, ok := nextWord(text[loc[1]:])
+		w = strings.ToLower(w)
+		return !ok || headFollowers[w] || stopWords[w]
+	}
+}
+
+// aboutAPersonByVerb checks a match by a verb with aboutAPerson ("The
+// theme is Black" is about a theme); a clause with no verb is headTerm's.
+func aboutAPersonByVerb(text string, loc []int) bool {
+	if len(loc) >= 4 && loc[2] >= 0 {
+		return true
+	}
+	return aboutAPerson(text, loc)
+}
+
 // lastWord is the word that ends text, before any spaces.
 func lastWord(text string) string {
 	text = strings.TrimRight(text, " ")
@@ -701,6 +788,27 @@ func lastWord(text string) string {
 		i--
 	}
 	return text[i:]
+}
+
+// partyFollowers are the capitalised words that may follow a side and
+// still be about the side: "a Tory MP", "a Labour Party member".
+var partyFollowers = wordSet(`mp mps mep meps party member members voter voters supporter supporters councillor
+	councilor senator candidate activist donor government`)
+
+// notAName drops a side whose capitalised word a capitalised word
+// continues, as a name: "is a Tory Lanez fan". Words in capitals are
+// shouted, not names: "IS A REGISTERED DEMOCRAT AND VOTES".
+func notAName(text string, loc []int) bool {
+	last := lastWord(text[loc[0]:loc[1]])
+	if last == "" || last[0] < 'A' || last[0] > 'Z' {
+		return true
+	}
+	w, _, ok := nextWord(text[loc[1]:])
+	if !ok || w[0] < 'A' || w[0] > 'Z' || strings.ToUpper(w) == w {
+		return true
+	}
+	lw := strings.ToLower(w)
+	return partyFollowers[lw] || stopWords[lw] || headFollowers[lw]
 }
 
 // notBI drops "BI", business intelligence, written in capitals.
@@ -723,6 +831,38 @@ func notTransitioningTo(text string, loc []int) bool {
 	}
 	return true
 }
+
+// notOutedAsOther drops a person outed as something other than an
+// orientation or a gender identity: "was outed as the leaker".
+func notOutedAsOther(text string, loc []int) bool {
+	if !strings.HasSuffix(strings.ToLower(text[loc[0]:loc[1]]), "outed") {
+		return true
+	}
+	w, next, ok := nextWord(text[loc[1]:])
+	if !ok || !strings.EqualFold(w, "as") {
+		return true
+	}
+	for i := 0; i < 3; i++ {
+		if w, next, ok = nextWord(next); !ok {
+			return false
+		}
+		if sexualWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
+// sexualWords are the words of sexualIdentities.
+var sexualWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range sexualIdentities {
+		for _, w := range strings.Fields(p) {
+			m[w] = true
+		}
+	}
+	return m
+}()
 
 // notProbationPeriod drops a new hire's probation: "on probation for the
 // new role", "on a probation period".

@@ -110,6 +110,39 @@ var (
 	}
 	unionsInCapitals = `(?-i:Unite|Prospect|Equity)`
 
+	// pronounPair is the pronouns a person goes by: "she/her", "they/them",
+	// "she/they"; not the generic "he/she".
+	pronounPair = `(?:she\s*/\s*(?:hers?|they)|he\s*/\s*(?:him|his|they)|they\s*/\s*(?:them|theirs|she|he)|ze\s*/\s*(?:zir|hir|zem)|xe\s*/\s*(?:xem|xyr))(?:\s*/\s*[a-z]+)?\b`
+
+	// hereditaryConditions are what a person carries a gene for: "a
+	// carrier for Tay-Sachs", "carries the Huntington's gene".
+	hereditaryConditions = []string{
+		"tay-sachs", "cystic fibrosis", "sickle cell", "sickle cell disease", "sickle cell anaemia", "sickle cell anemia",
+		"thalassaemia", "thalassemia", "huntington's", "huntington's disease", "haemophilia", "hemophilia",
+		"spinal muscular atrophy", "fragile x", "duchenne", "muscular dystrophy", "gaucher", "canavan", "brca", "brca1",
+		"brca2", "lynch syndrome", "factor v leiden", "haemochromatosis", "hemochromatosis", "apoe4",
+	}
+
+	// healthAbbreviations are conditions known by their letters, read in
+	// capitals only: "has MS", "has T1D" (not "MS Teams").
+	healthAbbreviations = `(?-i:MS|T1D|T2D|ASD|CFS|ME/CFS|IBD|COPD|BPD|MDD|CKD|MND|ALS|DVT|EDS|hEDS|PMDD|PCOS|GAD|ARFID|OCD|PTSD|ADHD|HIV)`
+
+	// legalStates are what a person is in law: "undocumented", "an
+	// ex-offender", "a refugee".
+	legalStates = []string{
+		"undocumented", "a refugee", "refugee", "an asylum seeker", "asylum seeker", "an ex-offender", "ex-offender",
+		"a former offender", "a convicted felon", "convicted felon", "a felon", "an ex-con", "ex-con", "an ex-prisoner",
+		"ex-prisoner", "on parole", "out on parole", "stateless", "an illegal immigrant", "an undocumented immigrant",
+		"undocumented immigrant",
+	}
+
+	// welfare is what a person lives on: "on Universal Credit".
+	welfare = []string{
+		"benefits", "welfare", "universal credit", "food stamps", "income support", "disability benefits",
+		"housing benefit", "jobseeker's allowance", "unemployment benefits", "sickness benefits", "snap benefits",
+		"the dole", "social assistance",
+	}
+
 	worshipPlaces = []string{
 		"church", "mosque", "masjid", "synagogue", "shul", "temple", "gurdwara", "mandir", "chapel", "congregation",
 		"kingdom hall", "cathedral", "ashram", "monastery", "sangha",
@@ -135,7 +168,8 @@ var personalClassDetectors = []detector{
 	{name: "medication by stem", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notListed(notDrugs)),
 		gate: gate{words: []string{"mg", "mcg", "µg", "milligram", "microgram", "statin", "pril", "sartan", "olol", "pine", "prazole", "zepam", "zolam", "oxetine", "triptan", "triptyline", "pramine", "gliptin", "glutide", "gliflozin", "formin", "lukast", "tidine", "mab", "tinib", "cillin", "mycin", "cycline", "floxacin", "thyroxine", "parin", "xaban", "gatran", "afil", "profen", "codone", "semide", "thiazide", "nisone", "solone", "cortisone", "methasone", "vudine", "vir", "done", "pam"}},
 		re: regexp.MustCompile(`(?i)\b(?:takes?|took|taking|on|started|starts|starting|stopped|stopping|needs?|injects?|uses?|prescribed|switched\s+to|came\s+off|coming\s+off|off|given|gets|getting|been\s+on|back\s+on)\s+(?:(?:a|an|some|daily|regular|new|his|her|their|my|the|low-dose|high-dose|prescription|prescribed|extra|strong|weekly|\d+\s?mg(?:\s+of)?)\s+){0,3}[a-z]{2,}` + drugStems + `\b` +
-			`|\b(?:takes?|took|taking|on|prescribed|up\s+to|down\s+to|upped\s+to|increased\s+to|reduced\s+to)\s+(?:(?:a|his|her|their|my|the)\s+)?(?:\w+\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|µg|milligrams?|micrograms?)\b`)},
+			// A dose, and what it is of: "takes 20mg of citalopram".
+			`|\b(?:takes?|took|taking|on|prescribed|up\s+to|down\s+to|upped\s+to|increased\s+to|reduced\s+to)\s+(?:(?:a|his|her|their|my|the)\s+)?(?:\w+\s+)?\d+(?:\.\d+)?\s?(?:mg|mcg|µg|milligrams?|micrograms?)\b(?:\s+of\s+[a-z][\w-]*\b)?`)},
 	// A specialist or a place of care, visited: "has a follow-up with
 	// the oncologist", "sees a dermatologist", "needs mornings free for
 	// clinic visits".
@@ -151,9 +185,9 @@ var personalClassDetectors = []detector{
 			`)\b`)},
 	// A condition that no list names, by what it is called: "has the
 	// sugar illness", "was diagnosed with a rare genetic disorder".
-	{name: "illness", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson, notSoftware),
+	{name: "illness", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson, notSoftware, notIdiomCase),
 		gate: gate{words: []string{"ill", "disease", "syndrome", "disorder", "infection", "deficien", "sick", "tumo", "cancer", "allerg", "injur", "fracture", "ulcer", "cyst", "hernia", "diagnos"}},
-		re: regexp.MustCompile(`(?i)\b(?:(?:has|have|had|having|got|gets|getting|caught|suffers?\s+from|suffered\s+from|suffering\s+from|lives?\s+with|living\s+with|struggles?\s+with|struggling\s+with|recovering\s+from|recovered\s+from|treated\s+for|treatment\s+for|in\s+remission\s+from|off\s+(?:work\s+)?with|home\s+with|in\s+bed\s+with|in\s+hospital\s+with|born\s+with)\s+(?:(?:a|an|the|some|rare|serious|chronic|genetic|autoimmune|\w+)\s+){0,3}` + medicalHeads +
+		re: regexp.MustCompile(`(?i)\b(?:(?:has|have|had|having|got|gets|getting|caught|suffers?\s+from|suffered\s+from|suffering\s+from|lives?\s+with|living\s+with|struggles?\s+with|struggling\s+with|recovering\s+from|recovered\s+from|treated\s+for|treatment\s+for|in\s+remission\s+from|off\s+(?:work\s+)?with|home\s+with|in\s+bed\s+with|in\s+hospital\s+with|born\s+with)\s+(?:(?:a|an|the|some|rare|serious|chronic|genetic|autoimmune|[\w'’-]+)\s+){0,3}` + medicalHeads +
 			`|diagnosed\s+(?:with|as\s+having)\s+\w+` +
 			`|(?:got|gets|getting|received|receives)\s+(?:(?:a|an|the|his|her|their|my)\s+)?diagnosis)\b`)},
 	// A body part and what happened to it, or what is done for it: "a bad
@@ -164,10 +198,14 @@ var personalClassDetectors = []detector{
 			`|` + phrases(bodyParts) + `\s+(?:injury|injuries|replacement|surgery|operation|problems?|issues?|condition|fracture|transplant|infection|trouble|cancer|disease|failure|stones?)` +
 			`|` + treatments + `\s+(?:on|for|to|of)\s+(?:(?:the|his|her|their|my|a|an|both|left|right|lower|upper|high|low)\s+){0,2}` + phrases(bodyParts) + `)\b`)},
 	// Pregnancy, whatever the words: "having a baby in March", "baby due
-	// in April", "maternity leave", "second trimester".
+	// in April", "maternity leave", "second trimester"; and a birth ("had
+	// a baby"), a season a baby is expected in ("is expecting in the
+	// spring") and feeding one ("breastfeeding").
 	{name: "pregnancy", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, notBabyThing),
-		gate: gate{terms: terms([]string{"baby", "babies", "child", "twins", "triplets", "trimester", "maternity", "pregnant", "pregnancy", "due", "morning", "prenatal", "antenatal", "postnatal", "postpartum", "conceive", "conceiving", "expecting", "miscarried"})},
-		re: regexp.MustCompile(`(?i)\b(?:(?:having|expecting|due\s+to\s+have|going\s+to\s+have|trying\s+for|trying\s+to\s+have|lost)\s+(?:(?:a|an|their|his|her|our|the|first|second|third|fourth|another|new)\s+){0,2}(?:baby|child|twins|triplets)` +
+		gate: gate{terms: terms([]string{"baby", "babies", "child", "twins", "triplets", "trimester", "maternity", "pregnant", "pregnancy", "due", "morning", "prenatal", "antenatal", "postnatal", "postpartum", "conceive", "conceiving", "expecting", "miscarried", "breastfeeding", "breastfeeds", "breast", "lactation", "milk"})},
+		re: regexp.MustCompile(`(?i)\b(?:(?:having|had|has\s+had|expecting|due\s+to\s+have|going\s+to\s+have|trying\s+for|trying\s+to\s+have|lost|gave\s+birth\s+to)\s+(?:(?:a|an|their|his|her|our|the|first|second|third|fourth|another|new)\s+){0,2}(?:baby|child|twins|triplets)` +
+			`|` + be + `\s+expecting(?:\s+again)?\s+(?:in|this|next|around|by)\s+(?:the\s+)?(?:(?:early|late|mid)[-\s]?)?(?:spring|summer|autumn|fall|winter|new\s+year|january|february|march|april|may|june|july|august|september|october|november|december)` +
+			`|breast[-\s]?feed(?:ing|s)?|(?:uses?|using|needs?|books?|booked|requests?|wants?)\s+(?:the\s+|a\s+)?lactation\s+(?:room|breaks?|space|pod)|expressing\s+(?:breast\s+)?milk` +
 			`|(?:baby|twins|triplets)\s+(?:is\s+|are\s+)?due|(?:his|her|their|my)\s+due\s+date|(?:first|second|third|last|final)\s+trimester|maternity\s+leave|morning\s+sickness` +
 			`|(?:pre|ante|post)[-\s]?natal\s+(?:appointments?|classes|class|scans?|care|checks?|check-?ups?|depression)|postpartum|trying\s+to\s+conceive|miscarried)\b`)},
 	// Addiction and recovery: "18 months sober", "relapsed".
@@ -180,6 +218,7 @@ var personalClassDetectors = []detector{
 	{name: "medical leave", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson),
 		gate: gate{terms: terms([]string{"phased", "signed", "sickness", "note", "occupational", "breakdown", "burnout", "burn", "operation", "procedure", "injury", "illness", "accident", "collapse", "surgery", "stress", "exhaustion", "mental", "health", "medical"})},
 		re: regexp.MustCompile(`(?i)\b(?:(?:on|started|starts|began)\s+(?:a\s+)?phased\s+return|phased\s+return\s+to\s+work|signed\s+off\s+(?:sick|work|for\s+\w+\s+weeks?)` +
+			`|signed\s+off\s+(?:work\s+|sick\s+)?(?:with|because\s+of|due\s+to|for)\s+(?:(?:a|an|his|her|their|my|the|work-related|severe|acute)\s+)?(?:stress|exhaustion|burnout|burn-out|` + phrases(conditions) + `)` +
 			`|(?:on|took|taking|takes|off|away|out|absent|been\s+off|was\s+off)\s+(?:(?:\w+|\d+)\s+){0,3}?(?:leave|time\s+off|off|work|weeks?|months?|days?)\s+(?:for|after|because\s+of|due\s+to|following|with)\s+(?:(?:a|an|his|her|their|my|the|major|minor|serious|bad)\s+)?(?:breakdown|burnout|burn-out|operation|procedure|injury|illness|accident|collapse|surgery|stress|exhaustion|mental\s+health|health\s+reasons|medical\s+reasons)` +
 			`|sickness\s+absence|(?:sick|fit)\s+note|occupational\s+health\s+(?:referral|assessment|review|appointment))\b`)},
 
@@ -191,6 +230,11 @@ var personalClassDetectors = []detector{
 			`|(?:in|into)\s+(?:an?\s+)?(?:open|polyamorous|poly|non-?monogamous)\s+(?:relationship|marriage)|polyamorous|polyamory|non-?monogamous|throuple|swingers?|bdsm|celibate` +
 			`|(?:uses?|using|on)\s+(?:grindr|scruff)|attracted\s+to\s+(?:men|women|both|other\s+(?:men|women))|dates\s+(?:both\s+)?(?:men\s+and\s+women|women\s+and\s+men)` +
 			`|(?:uses?|goes\s+by|prefers)\s+(?:the\s+)?(?:they/them|ze/zir|ze/hir|xe/xem|they\s+and\s+them)(?:\s+pronouns)?|dead-?named?)`)},
+	// Pronouns a person gives: "Pronouns: they/them", "prefers she/her
+	// pronouns". Every match holds a pair with its slash.
+	{name: "pronouns", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: plainTerm,
+		gate: gate{terms: []string{"she", "he", "they", "ze", "xe"}, words: []string{"/"}},
+		re:   regexp.MustCompile(`(?i)\b(?:` + pronounPair + `\s+pronouns|pronouns\s*(?:are|:|=|-|–|—)?\s*` + pronounPair + `|(?:uses?|goes\s+by|prefers)\s+` + pronounPair + `)`)},
 
 	// Legal sanctions beyond a conviction: a tag, bail, a driving ban, an
 	// investigation.
@@ -220,7 +264,7 @@ var personalClassDetectors = []detector{
 	{name: "political leaning", category: CategoryPolitics, reason: "political opinion or affiliation", valid: endsClause,
 		gate: gate{terms: terms([]string{"politically", "vote", "votes", "voted", "voting", "pro", "anti"}, politicalLeanings)},
 		re: regexp.MustCompile(`(?i)\b(?:` + be + `\s+(?:(?:a|an|staunch|lifelong|life-long|committed|proud|die-hard|diehard|card-carrying|hardcore|devoted|self-described|self-declared|true|real|classic|old-school|bleeding-heart|fiscal|social|socially|fiscally|politically)\s+){1,3}` + phrases(politicalLeanings) +
-			`|politically\s+(?:\w+\s+)?` + phrases(politicalLeanings) + `|` + be + `\s+(?:(?:very|strongly|firmly|fiercely|openly|vocally|quite|staunchly)\s+)?(?:pro|anti)-(?:life|choice|abortion|gun|guns|immigration|brexit|eu|trump|israel|palestine|palestinian|vax|monarchy|establishment)` + `|(?:votes?|voted|voting)\s+(?-i:Green|Labour|Labor|Tory|Conservative|Liberal|Democrat|Republican|Reform|Left|Linke|SNP|UKIP|GOP|SPD|CDU|FDP|AfD)|(?:votes?|voted|voting)\s+(?:left|right|left-wing|right-wing|far-left|far-right|tactically|blue|red))\b`)},
+			`|politically\s+(?:\w+\s+)?` + phrases(politicalLeanings) + `|` + be + `\s+(?:(?:very|quite|fairly|pretty|broadly|socially|fiscally)\s+)?` + phrases(politicalLeanings) + `\s+politically|` + be + `\s+(?:(?:very|strongly|firmly|fiercely|openly|vocally|quite|staunchly)\s+)?(?:pro|anti)-(?:life|choice|abortion|gun|guns|immigration|brexit|eu|trump|israel|palestine|palestinian|vax|monarchy|establishment)` + `|(?:votes?|voted|voting)\s+(?-i:Green|Labour|Labor|Tory|Conservative|Liberal|Democrat|Republican|Reform|Left|Linke|SNP|UKIP|GOP|SPD|CDU|FDP|AfD|Leave|Remain)|(?:votes?|voted|voting)\s+(?:left|right|left-wing|right-wing|far-left|far-right|tactically|blue|red))\b`)},
 
 	// Trade unions by name, and strikes.
 	{name: "union by name", category: CategoryUnion, reason: "trade union membership", valid: all(plainTerm, notNamePart),
@@ -256,8 +300,57 @@ var personalClassDetectors = []detector{
 		re: regexp.MustCompile(`(?i)\b(?:asylum\s+(?:application|claim|case|seeker|hearing|decision|appeal|interview|request)|(?:immigration|deportation|removal)\s+(?:lawyer|attorney|solicitor|case|hearing|status|appeal|proceedings|order|detention|tribunal|court)` +
 			`|(?:lawyer|attorney|solicitor|barrister|advocate)\s+(?:for|on|in)\s+(?:(?:the|his|her|their|my)\s+)?(?:immigration|asylum|divorce|custody|criminal|dui)|(?:immigration|divorce|custody|criminal|family|defen[cs]e|employment|dui)\s+(?:lawyer|attorney|solicitor|barrister|case|proceedings|settlement|tribunal|hearing)` +
 			`|(?:refugee|residency|immigration|citizenship)\s+(?:status|application|appeal|case)|(?:residence|residency|work)\s+permit\s+(?:expires|expiring|expired|runs\s+out|was\s+(?:refused|denied|revoked)|renewal|application)` +
-			`|visas?\s+(?:expires|expiring|expired|runs\s+out|ran\s+out|was\s+(?:refused|denied|revoked|rejected)|is\s+(?:expiring|running\s+out)|overstay)|overstay(?:ed|ing)?\s+(?:(?:a|his|her|their|the)\s+)?visa|(?:facing|faces|threatened\s+with)\s+deportation|seeking\s+asylum|(?:applied|applying)\s+for\s+asylum|claim(?:ed|ing|s)?\s+asylum` +
+			`|visas?\s+(?:expires|expiring|expired|runs\s+out|ran\s+out|was\s+(?:refused|denied|revoked|rejected)|is\s+(?:expiring|running\s+out)|overstay|(?:is\s+|still\s+)?pending)|pending\s+visa|overstay(?:ed|ing)?\s+(?:(?:a|his|her|their|the)\s+)?visa|(?:facing|faces|threatened\s+with)\s+deportation|seeking\s+asylum|(?:applied|applying)\s+for\s+asylum|claim(?:ed|ing|s)?\s+asylum` +
 			`|custody\s+(?:fight|battle|case|hearing|dispute|arrangement|order)|(?:has|have|had|having)\s+(?:a\s+)?court\s+(?:on|next|tomorrow|today|this|date|case|hearing|appearance)|(?:appears?|appearing|appeared|due)\s+in\s+court|(?:being|was|been|got|is)\s+sued|(?:out\s+on|released\s+on|granted)\s+bail|(?:pays?|paid|paying|owes?|owed)\s+(?:\w+\s+)?(?:alimony|child\s+support))\b`)},
+
+	// Health, as a patient: "is a cancer patient", "Cancer patient;
+	// mornings are hard" ("a cancer patient advocate" and "the cancer
+	// patient portal" are a role and a product, which plainTerm drops).
+	{name: "patient", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, headTerm(conditions)),
+		gate: gate{terms: terms([]string{"patient", "sufferer"})},
+		re:   clauseRule(`(?i)(?:\b` + be + `\s+(?:(?:now|also|still|currently|a\s+former)\s+)?(?:a|an)\s+|` + clauseStart + `(?:(?:a|an)\s+)?)(?:(?:mild|severe|chronic|long-term|terminal|stage\s+[0-4iv]+|type\s+[12]|breast|lung|skin|prostate|bowel|brain)\s+){0,2}` + phrases(conditions) + `\s+(?:patient|sufferer)\b`)},
+	// Genetic data is health: a gene or a mutation a person carries, or a
+	// hereditary condition they are a carrier of.
+	{name: "genetic", category: CategoryHealth, reason: healthReason, valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: []string{"gene", "genes", "mutation", "mutations", "variant", "allele", "trait", "carrier"}},
+		re: regexp.MustCompile(`(?i)\b(?:(?:carr(?:y|ies|ying|ied)|ha(?:s|ve|d)|inherited|tested\s+positive\s+for|positive\s+for)\s+(?:(?:a|an|the|one|two|his|her|their|my|faulty|defective|mutated|recessive|dominant)\s+){0,2}(?:` + phrases(hereditaryConditions) + `\s+(?:gene|genes|mutation|mutations|variant|allele|trait)|(?-i:[A-Z][A-Za-z0-9'’-]*)\s+(?:gene|genes|mutation|mutations|gene\s+mutation|gene\s+variant|allele))` +
+			`|(?:` + be + `\s+)?(?:a|an)\s+(?:(?:genetic|known|confirmed)\s+)?carrier\s+(?:for|of)\s+(?:the\s+)?` + phrases(hereditaryConditions) +
+			`|` + phrases(hereditaryConditions) + `\s+carrier)\b`)},
+	// A condition known by its letters: "has MS", "has T1D and ADHD".
+	{name: "health abbreviation", category: CategoryHealth, reason: healthReason, valid: endsAbbreviation,
+		gate: gate{minUpper: 2, terms: []string{"has", "have", "had", "having", "diagnosed", "live", "lives", "living", "suffer", "suffers", "my", "his", "her", "their"}},
+		re:   regexp.MustCompile(`(?i)\b(?:has|have|had|having|diagnosed\s+with|lives?\s+with|living\s+with|suffers?\s+from|my|his|her|their)\s+(?:(?:mild|severe|chronic|relapsing|progressive|type\s+[12])\s+)?(?:[\w'’-]+\s+(?:and|&)\s+)?` + healthAbbreviations + `\b`)},
+
+	// Ethnic origin by its frames: descent, heritage ("is of Pakistani
+	// descent", "is ethnically Chinese"), and a network of colleagues who
+	// share it ("member of the Black employee network").
+	{name: "ethnic origin", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: []string{"descent", "heritage", "ancestry", "extraction", "origin", "ethnicity", "background", "ethnically", "ethnic", "racial"}},
+		re: regexp.MustCompile(`(?i)\b(?:(?:` + be + `|born|family\s+(?:is|are|was|were)|parents\s+are|person|woman|man|someone|comes\s+from\s+a\s+family)\s+of\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,3}?(?-i:descent|heritage|ancestry|extraction|origin|ethnicity|background)` +
+			`|(?:has|have|had|my|his|her|their)\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,2}?(?-i:descent|heritage|ancestry)` +
+			`|ethnically\s+(?:mixed|(?-i:[A-Z])[\w'’-]*)|(?:my|his|her|their)\s+(?:ethnicity|ethnic\s+(?:background|origin|group)|racial\s+background))\b`)},
+	{name: "ethnic network", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"black", "white", "brown", "roma", "traveller", "gypsy", "ethnic", "colour", "color"}, ethnicIdentities)},
+		re:   regexp.MustCompile(`(?i)\b(?:member\s+of|joined|joins|belongs\s+to|part\s+of|chairs?|co-?chairs?|leads?|active\s+in|involved\s+in)\s+(?:the\s+|our\s+|a\s+|an\s+)?(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|ethnic\s+minority|ethnic\s+minorities|people\s+of\s+colou?r|colleagues\s+of\s+colou?r)\s+(?:(?:employee|employees['’]?|staff|colleague|colleagues['’]?|workers['’]?|professionals['’]?|heritage|inclusion|equity)\s+){0,2}(?:network|erg|resource\s+group|affinity\s+group|group|society|association|forum|caucus|collective)\b`)},
+
+	// A legal status, said of a person or as a clause with no verb:
+	// "Undocumented", "Ex-offender", "is a refugee" ("Undocumented API
+	// endpoints" and "the endpoint is undocumented" are about things).
+	{name: "legal status", category: CategoryLegal, reason: "a personal legal matter (arrest, conviction, lawsuit)", valid: all(plainTerm, headTerm(legalStates), aboutAPersonByVerb),
+		gate: gate{terms: terms(nil, legalStates)},
+		re: clauseRule(`(?i)(?:\b` + be + `|\bbecame|\bstill|\bnow)\s+(?:(?:now|still|also|currently|legally)\s+){0,2}` + phrases(legalStates) + `\b` +
+			`|` + clauseStart + `(?:(?:now|still|currently|former)\s+){0,2}` + phrases(legalStates) + `\b`)},
+
+	// Living on welfare, as a clause with no verb: "On Universal Credit",
+	// "On benefits since 2021" (not "on the benefits team").
+	{name: "welfare", category: CategoryFinances, reason: "personal debt", valid: all(plainTerm, headTerm(welfare)),
+		gate: gate{terms: terms(nil, welfare)},
+		re:   clauseRule(`(?i)` + clauseStart + `(?:(?:still|now|currently)\s+)?(?:on|claims?|claiming|receives?|receiving)\s+` + phrases(welfare) + `\b`)},
+
+	// Coming out, by when: "came out last year", "came out in college".
+	{name: "coming out, when", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, aboutAPerson),
+		gate: gate{terms: terms([]string{"came", "comes", "coming"})},
+		re:   regexp.MustCompile(`(?i)\bc(?:ame|omes?|oming)\s+out\s+(?:(?:publicly|officially|finally|recently|only)\s+)?(?:last\s+(?:year|month|spring|summer|autumn|fall|winter)|this\s+year|(?:a|one|two|three|four|five|six|ten|\d+|a\s+few|several|many)\s+years\s+ago|in\s+(?:\d{4}|college|university|uni|high\s+school|school|(?:his|her|their|my)\s+(?:teens|twenties|thirties|forties)))\b`)},
 }
 
 // notDrugs end like a drug and are not one.
@@ -309,7 +402,8 @@ func notBabyThing(text string, loc []int) bool {
 		return true
 	}
 	switch strings.ToLower(w) {
-	case "shower", "showers", "monitor", "monitors", "gift", "gifts", "steps", "step", "sitter", "photo", "photos", "pictures", "name", "names":
+	case "shower", "showers", "monitor", "monitors", "gift", "gifts", "steps", "step", "sitter", "photo", "photos", "pictures", "name", "names",
+		"process", "processes", "node", "nodes", "element", "elements", "component", "components", "thread", "threads", "span", "spans", "window", "windows", "theme", "themes":
 		return false
 	}
 	return true
@@ -347,4 +441,81 @@ func plainTermOrOf(text string, loc []int) bool {
 		return plainTerm(text, []int{loc[0], len(text) - len(next)})
 	}
 	return plainTerm(text, loc)
+}
+
+// notOperationOnAThing drops an operation on a thing: "had surgery on the
+// legacy code", where no body part, person or time follows "on" ("had
+// surgery on her knee", "on Monday", "on the 12th").
+func notOperationOnAThing(text string, loc []int) bool {
+	m := strings.ToLower(text[loc[0]:loc[1]])
+	if !strings.HasSuffix(m, "surgery") && !strings.HasSuffix(m, "surgeries") {
+		return true
+	}
+	w, next, ok := nextWord(text[loc[1]:])
+	if !ok || !strings.EqualFold(w, "on") {
+		return true
+	}
+	for i := 0; i < 4; i++ {
+		if w, next, ok = nextWord(next); !ok {
+			break
+		}
+		if w = strings.ToLower(w); operatedOn[w] || w[0] >= '0' && w[0] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// operatedOn are what an operation "on" is of, or when it is: a body part,
+// a person, a day or a month.
+var operatedOn = func() map[string]bool {
+	m := wordSet(`his her their my him them me both left right monday tuesday wednesday thursday friday saturday
+		sunday january february march april may june july august september october november december nhs`)
+	for _, p := range bodyParts {
+		for _, w := range strings.Fields(p) {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+var (
+	diagnosedWith = regexp.MustCompile(`(?i)^diagnosed\s+(?:with|as\s+having)\s+`)
+	caseOf        = regexp.MustCompile(`(?i)^(?:an?\s+|the\s+)?(?:[a-z]+\s+)?case\s+of\s+`)
+	medicalWord   = regexp.MustCompile(`(?i)\b(?:` + phrases(conditions) + `|[a-z]{2,}` + medicalSuffixes + `|` + medicalHeads + `|flu|influenza|measles|mumps|chickenpox|strep|norovirus|glandular\s+fever|pneumonia|bronchitis)\b`)
+)
+
+// notIdiomCase drops a diagnosis that is a figure of speech: "diagnosed
+// with a bad case of scope creep" names no illness.
+func notIdiomCase(text string, loc []int) bool {
+	rest := text[loc[0]:]
+	d := diagnosedWith.FindStringIndex(rest)
+	if d == nil {
+		return true
+	}
+	rest = rest[d[1]:]
+	c := caseOf.FindStringIndex(rest)
+	if c == nil {
+		return true
+	}
+	end := strings.IndexAny(rest, ".;!?\n")
+	if end < 0 {
+		end = len(rest)
+	}
+	return medicalWord.MatchString(rest[c[1]:max(end, c[1])])
+}
+
+// endsAbbreviation accepts a condition's letters that end a phrase or go
+// on to another ("has MS and works from home", "has T1D since 2010"); a
+// word after them is something they name ("has MS Teams open").
+func endsAbbreviation(text string, loc []int) bool {
+	w, _, ok := nextWord(text[loc[1]:])
+	w = strings.ToLower(w)
+	switch {
+	case !ok || stopWords[w] || headFollowers[w]:
+		return true
+	case w == "diagnosis" || w == "symptoms" || w == "flare" || w == "flares" || w == "flare-ups" || w == "stage" || w == "type":
+		return true
+	}
+	return false
 }

@@ -53,7 +53,7 @@ var ExtractSchema = &llm.Schema{Name: "memory_extraction", Description: "Durable
 // Route's decision.
 func Extract(ctx context.Context, model llm.Model, lines []Line) ([]Proposal, error) {
 	system := ExtractPromptMarker + ` Propose at most 5 memories worth keeping for months: people's stated preferences about how they want to be served, procedures, and durable operational knowledge.
-Never propose questions, task requests, point-in-time figures, secrets, sensitive personal data (health, finances, legal matters, sexuality, religion, politics, union membership), or anything the transcript does not state.
+Never propose questions, task requests, point-in-time figures, secrets, sensitive personal data (health, genetic data, finances, legal matters, sexuality, gender identity, religion, politics, union membership, racial or ethnic origin), or anything the transcript does not state.
 Each memory: a kind (preference, procedure or knowledge), canonical self-contained content without "I" or names of who said it ("Prefers terse PR summaries", "Deploys go out on Tuesdays after QA sign-off"), an expiry (ISO 8601, or empty), and evidence: the indices of the lines that state it, all written by one person (a memory has one author; a fact only several people state together is not stored).`
 	var b strings.Builder
 	for _, l := range lines {

@@ -31,9 +31,10 @@ const ReviewPromptMarker = "You review memories before a Slack assistant stores 
 const DecidePromptMarker = "You decide how a new memory relates to the memories already stored about the same subject."
 
 // SensitiveCategories are the special categories of personal data the
-// review names to the model. A memory in one of them is stored only where
-// it was said and never leaves it.
-var SensitiveCategories = []string{"health", "finances", "legal", "sexuality", "religion", "politics", "union", "third_party"}
+// review names to the model (ethnicity is racial or ethnic origin; genetic
+// data is health). A memory in one of them is stored only where it was
+// said and never leaves it.
+var SensitiveCategories = []string{"health", "finances", "legal", "sexuality", "religion", "politics", "union", "ethnicity", "third_party"}
 
 // NotSensitive is the review's answer for a memory in none of
 // SensitiveCategories.
@@ -49,7 +50,7 @@ var ReviewSchema = &llm.Schema{Name: "memory_review", Description: "The verdict 
     "store": {"type": "boolean"},
     "reason": {"type": "string", "minLength": 1, "description": "Why, in a sentence a person can read."},
     "canonical": {"type": "string", "description": "The memory as one self-contained sentence; empty when not stored."},
-    "sensitive": {"type": "string", "enum": ["none", "health", "finances", "legal", "sexuality", "religion", "politics", "union", "third_party"], "description": "The sensitive category of what the memory means, whoever it is about and however it is worded; none when it is in no category."},
+    "sensitive": {"type": "string", "enum": ["none", "health", "finances", "legal", "sexuality", "religion", "politics", "union", "ethnicity", "third_party"], "description": "The sensitive category of what the memory means, whoever it is about and however it is worded; none when it is in no category."},
     "restated": {"type": "string", "description": "When the memory is sensitive only because of one part, such as the reason for a preference, the memory restated without that part; else empty."},
     "cues": {"type": "array", "items": {"type": "string", "maxLength": 60}, "maxItems": 8, "description": "Words and short questions a person would use when this memory is relevant."},
     "expires": {"type": "string", "pattern": "^$|^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?)?$", "description": "ISO 8601 date (2026-05-01) or date-time when the memory states its own end, else empty."}
@@ -61,7 +62,7 @@ var ReviewSchema = &llm.Schema{Name: "memory_review", Description: "The verdict 
 // Review asks the model whether content is worth storing and how to keep it.
 func (j ModelJudge) Review(ctx context.Context, content string, kind Kind) (ReviewVerdict, error) {
 	system := ReviewPromptMarker + ` Refuse secrets and credentials, government ids, payment cards and bank accounts, point-in-time figures, personal facts about a third party, and vague or not self-contained text.
-Name the sensitive category of what the memory means, however it is worded and whoever it is about: health (conditions, treatment, medication, appointments), finances, legal matters, sexuality, religion, politics, union membership, or other people's personal data (third_party); otherwise answer none. "Takes statins every evening" is health; a preference with such a reason ("Prefers late starts on dialysis days") is too.
+Name the sensitive category of what the memory means, however it is worded and whoever it is about: health (conditions, treatment, medication, appointments, pregnancy, genetic data), finances, legal matters, sexuality (and gender identity), religion, politics, union membership, racial or ethnic origin (ethnicity), or other people's personal data (third_party); otherwise answer none. "Takes statins every evening" is health; a preference with such a reason is too, however the reason is attached ("Prefers late starts on dialysis days", "Prefers no Tuesday meetings (therapy)", "Prefers Fridays off — Jummah").
 When the memory is sensitive only because of one part, such as the reason for a preference, give it restated without that part ("Prefers late starts"); otherwise leave restated empty.
 When storing, give the memory as one canonical, self-contained sentence without "I" or "the user" (for example "Prefers terse PR summaries"), up to 8 short retrieval cues (words and questions someone would use when it matters: "timezone", "what time is it for me"), and an expiry date when the memory states its own end ("until Friday"). A rejection always says why.`
 	var v struct {

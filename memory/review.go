@@ -26,16 +26,20 @@ type verdict struct {
 // would store: a new memory's, an update's merged text, and a memory
 // restated without its sensitive part. said are the words that led to the
 // write. The most sensitive verdict of every check wins; when the model
-// restates a sensitive memory without its sensitive part and the
-// restatement passes every check clean, it is stored instead, and the note
-// says so. Otherwise the sensitive policy judges the memory.
+// itself names the memory's category and restates it without its
+// sensitive part, and the restatement passes every check clean, it is
+// stored instead, and the note says so. A restatement from a model that
+// called the memory none is not taken, whatever the detectors found: it
+// was not given as the memory without a part the model judged sensitive,
+// so what it leaves out may be the part the detectors found. Otherwise the
+// sensitive policy judges the memory.
 func (s *Store) review(ctx context.Context, w *write, raw string, said []string) (verdict, error) {
-	v, restated, err := s.check(ctx, w, raw, said)
+	v, m, err := s.check(ctx, w, raw, said)
 	if err != nil || v.reason != "" {
 		return v, err
 	}
-	if restated != "" && v.sensitive != "" && v.sensitive != thirdParty {
-		r, _, err := s.check(ctx, w, restated, nil)
+	if m.text != "" && m.sensitive != "" && m.sensitive != thirdParty && v.sensitive != thirdParty {
+		r, _, err := s.check(ctx, w, m.text, nil)
 		if err != nil {
 			return verdict{}, err
 		}
@@ -57,12 +61,13 @@ func (s *Store) review(ctx context.Context, w *write, raw string, said []string)
 // as it may from words that spell one ("five three six, two two, …"), is
 // refused as the same in the text would be, and a special category found
 // in it raises the memory's sensitivity, never lowers it. It returns the
-// model's restatement too; the sensitive policy is review's, after it.
-func (s *Store) check(ctx context.Context, w *write, raw string, said []string) (verdict, string, error) {
+// model's restatement too, with the category the model itself named,
+// apart from the detectors'; the sensitive policy is review's, after it.
+func (s *Store) check(ctx context.Context, w *write, raw string, said []string) (verdict, restatement, error) {
 	v := verdict{canonical: Canonicalize(raw)}
-	reject := func(reason string) (verdict, string, error) {
+	reject := func(reason string) (verdict, restatement, error) {
 		v.reason = reason
-		return v, "", nil
+		return v, restatement{}, nil
 	}
 	category := categoryIn(readings(*w, raw, v.canonical, said))
 	name := w.req.Actor.Name
@@ -76,11 +81,11 @@ func (s *Store) check(ctx context.Context, w *write, raw string, said []string) 
 	}
 	if s.reviewer == nil {
 		v.sensitive = category
-		return v, "", nil
+		return v, restatement{}, nil
 	}
 	m, err := s.reviewer.Review(ctx, v.canonical, w.kind)
 	if err != nil {
-		return v, "", fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
+		return v, restatement{}, fmt.Errorf("%w: %w", ErrReviewUnavailable, err)
 	}
 	if !m.Store {
 		return reject(m.Reason)
@@ -111,7 +116,15 @@ func (s *Store) check(ctx context.Context, w *write, raw string, said []string) 
 	}
 	// The detectors' category is certain; third_party outranks it.
 	v.sensitive, v.cues, v.expires = strongest(category, m.Sensitive), m.Cues, m.Expires
-	return v, strings.TrimSpace(sanitize(m.Restated)), nil
+	return v, restatement{text: strings.TrimSpace(sanitize(m.Restated)), sensitive: m.Sensitive}, nil
+}
+
+// restatement is what the model's review offers to store in a memory's
+// place: text, the memory without its sensitive part, and sensitive, the
+// category the model itself named ("" for none), whatever the detectors
+// found.
+type restatement struct {
+	text, sensitive string
 }
 
 // refused is why the detectors refuse a memory that holds texts, or "": a
@@ -201,21 +214,82 @@ func categoryIn(texts []string) string {
 
 var (
 	leadingAdverbs = regexp.MustCompile(`(?i)^(?:(?:also|always|never|still|now|usually|often|sometimes|regularly|currently|recently|really|only|just)\s+)+`)
-	reasonClause   = regexp.MustCompile(`(?i)\b(?:for|because(?:\s+of)?|due\s+to|since|as|given|owing\s+to)\s+(?:(?:my|his|her|their|the|a|an|some)\s+)?(\pL.*)$`)
+	reasonClause   = regexp.MustCompile(`(?i)\b(for|because(?:\s+of)?|due\s+to|since|as|given|owing\s+to)\s+(?:(my|his|her|their|the|a|an|some)\s+)?(\pL.*)$`)
+	// A reason may be set beside a statement rather than joined to it
+	// by a word: in parentheses, or after a dash, a colon, a semicolon or
+	// a lone comma. A dash between words ("gluten-free", "1-2pm") and a
+	// colon in a time ("10:30") set nothing aside, and commas that list
+	// ("Options: Christian, Muslim, none") are a list's.
+	asideParens = regexp.MustCompile(`\(([^()]*)\)`)
+	asideBreak  = regexp.MustCompile(`\s+[-–—]+\s+|[–—]|[:;]\s+`)
+	asideLead   = regexp.MustCompile(`(?i)^(?:(?:my|his|her|their|the|a|an|some)\s+)`)
 )
+
+// maxAsides bounds the asides read in one memory: each is one more text
+// for the detectors.
+const maxAsides = 4
+
+// determiners open a sentence about a thing.
+var determiners = map[string]bool{
+	"the": true, "this": true, "that": true, "these": true, "those": true, "a": true, "an": true,
+	"our": true, "its": true, "it": true, "there": true, "we": true, "your": true,
+}
 
 // asSaidBySubject restates a canonical memory about a person the way that
 // person would say it, for detectors that read personal statements in the
 // first person: "Takes insulin daily" as "I take insulin daily"; "Diabetes
-// diagnosis came in May" as "My diabetes diagnosis came in May"; and a
-// reason in it as theirs: "Prefers remote Fridays for chemotherapy" as "my
-// chemotherapy".
+// diagnosis came in May" as "My diabetes diagnosis came in May"; a reason
+// in it as theirs: "Prefers remote Fridays for chemotherapy" as "my
+// chemotherapy"; and a reason set aside as theirs too, however it is set:
+// "Prefers no meetings on Tuesday mornings (therapy)", "Prefers remote
+// Fridays — chemo days", "Doesn't drink; AA" as "my therapy", "my chemo
+// days", "my AA". A role said with "as a" is what the person is, not
+// theirs: "Volunteers as a mental health first aider" is read as "I am
+// mental health first aider", never "my mental health". A memory that
+// opens with a determiner is about a thing ("The release came out last
+// year"), and is read as the person's only in its reasons.
 func asSaidBySubject(canonical string) []string {
 	verb, tail, _ := strings.Cut(leadingAdverbs.ReplaceAllString(canonical, ""), " ")
-	out := []string{"I " + baseVerb(verb) + " " + tail, "My " + canonical}
+	var out []string
+	if !determiners[strings.ToLower(verb)] {
+		out = append(out, "I "+baseVerb(verb)+" "+tail, "My "+canonical)
+	}
 	if m := reasonClause.FindStringSubmatch(canonical); m != nil {
-		verb, tail, _ := strings.Cut(m[1], " ")
-		out = append(out, "my "+m[1], "I am "+m[1], "I "+baseVerb(verb)+" "+tail)
+		verb, tail, _ := strings.Cut(m[3], " ")
+		role := strings.EqualFold(m[1], "as") && (strings.EqualFold(m[2], "a") || strings.EqualFold(m[2], "an"))
+		if !role {
+			out = append(out, "my "+m[3])
+		}
+		out = append(out, "I am "+m[3], "I "+baseVerb(verb)+" "+tail)
+	}
+	// An aside is read as the person's only: the detectors read a state
+	// or an identity set aside ("(pregnant)") in the text itself.
+	for _, a := range asides(canonical) {
+		out = append(out, "my "+a)
+	}
+	return out
+}
+
+// asides are the parts of canonical set aside from its statement, in
+// parentheses or after a dash, a colon, a semicolon or a lone comma,
+// without a leading "my" or "the", at most maxAsides.
+func asides(canonical string) []string {
+	var out []string
+	add := func(a string) {
+		if a = strings.TrimSpace(asideLead.ReplaceAllString(strings.TrimSpace(a), "")); a != "" && len(out) < maxAsides {
+			out = append(out, a)
+		}
+	}
+	for _, m := range asideParens.FindAllStringSubmatch(canonical, maxAsides) {
+		add(m[1])
+	}
+	rest := asideParens.ReplaceAllString(canonical, " ")
+	for _, p := range asideBreak.Split(rest, maxAsides+1)[1:] {
+		add(p)
+	}
+	if strings.Count(rest, ", ") == 1 {
+		_, p, _ := strings.Cut(rest, ", ")
+		add(p)
 	}
 	return out
 }

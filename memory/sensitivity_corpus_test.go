@@ -21,7 +21,8 @@ import (
 // or HR would write it, labelled with its category ("none" for a hard
 // negative), the kind of writer, the person's name when it leads, and the
 // half it belongs to ("dev" was read while the detectors were written;
-// "check" was only scored).
+// "check" was only scored; "audit" holds what an audit found misread, and
+// their look-alikes, each of which must be read right).
 type sensitiveStatement struct {
 	Text     string `json:"text"`
 	Category string `json:"category"`
@@ -54,7 +55,30 @@ func TestSensitivityCorpusWithoutAReviewModel(t *testing.T) {
 	all := scoreSensitivity(&report, results, "")
 	scoreSensitivity(&report, results, "dev")
 	scoreSensitivity(&report, results, "check")
+	scoreSensitivity(&report, results, audited)
 	t.Log("\n" + report.String())
+
+	// The audit's statements are each what they are labelled, in its
+	// category: a reason set aside in parentheses or after a dash, a
+	// short form, an origin, a look-alike. The floors below are for the
+	// rest.
+	var wrong []string
+	for _, r := range results {
+		if r.Split != audited {
+			continue
+		}
+		want, got := r.Category, r.as
+		if want == "none" {
+			want = ""
+		}
+		if !r.detected {
+			got = ""
+		}
+		if got != want {
+			wrong = append(wrong, fmt.Sprintf("%q: want %q, got %q", r.Text, want, got))
+		}
+	}
+	require.Empty(t, wrong, "audit statements read wrong")
 
 	// The corpus is what the issue asks for: at least 200 statements, half
 	// sensitive across the five named categories, half hard negatives, by
@@ -155,7 +179,8 @@ func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 	// Main's detectors first scored recall 0.652 (103/158) and a
 	// false-positive rate 0.013 (2/155) here. Generalised by class on the
 	// dev half, they score 0.937 (148/158), 2/155; the floor is that, the
-	// false-positive ceiling the issue's 0.03.
+	// false-positive ceiling the issue's 0.03. After the audit of 2026-12
+	// (asides, short forms, ethnicity), 0.949 (150/158), 2/155.
 	require.GreaterOrEqual(t, all.recall(), blindRecallFloor, "recall over the blind set")
 	require.LessOrEqual(t, all.fpr(), blindFPRCeiling, "false-positive rate over the blind set")
 	// The union measured 0.966 (285/295) and 2/292 = 0.007.
@@ -165,6 +190,11 @@ func TestSensitivityBlindSetWithoutAReviewModel(t *testing.T) {
 
 // heldOut is the blind set's split that is only scored.
 const heldOut = "held-out"
+
+// audited is the corpus's split of the statements an audit found misread
+// (a reason set aside, a short form, an origin) and their look-alikes;
+// each must be read right.
+const audited = "audit"
 
 const (
 	blindRecallFloor = 0.93
