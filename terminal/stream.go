@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mnemo-bot/mnemo/agent"
-	"github.com/mnemo-bot/mnemo/db"
 )
 
 // StreamTo makes Say write each answer to w as the model generates it, and
@@ -54,10 +53,10 @@ type localStream struct {
 	shown strings.Builder
 }
 
-// Append writes text as the reply keeps it (db.Sanitize): an escape
+// Append writes text as the reply keeps it (agent.Sanitize): an escape
 // sequence or a bell a model wrote must not act in the terminal.
 func (ls *localStream) Append(_ context.Context, text string) error {
-	text = db.Sanitize(text)
+	text = agent.Sanitize(text)
 	ls.shown.WriteString(text)
 	_, err := io.WriteString(ls.w, text)
 	return err
