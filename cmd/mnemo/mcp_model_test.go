@@ -108,7 +108,7 @@ func TestMCPRememberIsJudgedByTheModel(t *testing.T) {
 	d := testdb.New(t)
 	mem := scripted.Memory()
 	model := fakellm.New(t, func(n int, req *fakellm.Request) fakellm.Reply {
-		if strings.HasPrefix(req.System, memory.ReviewPromptMarker) && strings.Contains(req.Transcript(), "(therapy)") {
+		if strings.HasPrefix(req.System, memory.ReviewPromptMarker) && strings.Contains(req.Transcript(), therapy) {
 			b, _ := json.Marshal(map[string]any{"store": true, "reason": "a preference with a health reason", "canonical": therapy,
 				"sensitive": "health", "restated": "", "cues": []string{"meetings", "tuesday"}, "expires": ""})
 			return fakellm.Reply{JSON: string(b)}
