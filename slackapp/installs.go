@@ -200,7 +200,7 @@ func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 		a.ack(d)
 		return
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
+	wctx, cancel := a.admission(ctx, d) // one budget from arrival, as a post's
 	defer cancel()
 	did, err := a.db.Installations().Disable(wctx, u)
 	if err != nil {
@@ -268,7 +268,7 @@ func (a *App) onTeamAccess(ctx context.Context, d *delivery) {
 	}
 	change := db.TeamAccess{Enterprise: e.EnterpriseID, Teams: valid, Revoked: why == string(slackevents.TeamAccessRevoked),
 		EventID: cb.EventID, Sent: time.Unix(int64(cb.EventTime), 0)}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), admitTimeout)
+	wctx, cancel := a.admission(ctx, d) // one budget from arrival, as a post's
 	defer cancel()
 	did, err := a.db.Installations().ChangeTeamAccess(wctx, change)
 	if err != nil {
