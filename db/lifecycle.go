@@ -173,8 +173,8 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		// write (Memories.HoldTurnSource): a write under way commits before
 		// any statement below reads, so they see and delete what it wrote;
 		// a later one waits for this transaction and finds what it came
-		// from gone. Erasure takes no other advisory lock, so none waits
-		// on it in another order.
+		// from gone. Erasure takes no other advisory lock (a team's takes
+		// the team's alone), so none waits on it in another order.
 		if err := q.EraseHoldPerson(ctx, x, dbsqlc.EraseHoldPersonParams{TeamID: team, UserID: user}); err != nil {
 			return fmt.Errorf("erase: hold off their turns' writes: %w", mapErr(err))
 		}
@@ -480,7 +480,11 @@ func nonNil[T any](s []T) []T {
 // external members' memories, kept under their own team (memory.HomeOf),
 // whose organisation may never install mnemo to erase them, and its
 // organisation's memories said there.
-// Erasing a team with nothing left is a receipt of zeros.
+//
+// A memory write of the team's turns writes nothing past it: one under way
+// when it starts is waited for and deleted with the rest, and one after it
+// finds its turn gone (Memories.HoldTurnSource). Erasing a team with
+// nothing left is a receipt of zeros.
 func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 	if team == "" {
 		return nil, fmt.Errorf("erase team: a team is needed")
@@ -489,6 +493,14 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 	err := d.InTxRetrying(ctx, func(tx *Tx) error {
 		r = nil // a deadlocked attempt's lines are not the receipt
 		q, x := tx.q, tx.tx
+		// First, the lock the team's turns' memory writes hold while they
+		// write, as a person's erasure takes theirs: every memory a turn
+		// writes, under any team, is said in the team's conversations and
+		// found below by its team or its source key. Its only advisory
+		// lock.
+		if err := q.EraseHoldTeam(ctx, x, team); err != nil {
+			return fmt.Errorf("erase team: hold off its turns' writes: %w", mapErr(err))
+		}
 		steps := []struct {
 			table, action string
 			run           func() (int64, error)
@@ -536,6 +548,11 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 // workspace with an installation of its own keeps its data and is served
 // by it alone; the organisation's memories said there are the
 // organisation's, and go.
+//
+// The memory writes of the erased workspaces' turns are held off by each
+// one's erasure (EraseTeam), which comes before the organisation's own
+// transaction. A workspace with an installation of its own goes on writing
+// the organisation's memories after it, so its writes are not.
 func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []string, r Receipt, err error) {
 	if enterprise == "" {
 		return nil, nil, fmt.Errorf("erase organisation: an enterprise id is needed")

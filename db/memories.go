@@ -205,13 +205,18 @@ type TurnSource struct {
 	Author    string
 }
 
-// HoldTurnSource holds off the erasure of src's author until the
-// transaction ends, then reports whether src is still there. An erasure
-// that comes later waits for the transaction and sees what it wrote; one
-// that committed first deleted a DM's turn and log, or left the author's
-// messages elsewhere nobody's, and src is not found (false). Only
-// meaningful on a Tx.
+// HoldTurnSource holds off the erasure of src's team and of its author
+// until the transaction ends, then reports whether src is still there. An
+// erasure that comes later waits for the transaction and sees what it
+// wrote; one that committed first deleted the team's turns and log, or a
+// DM's, or left the author's messages elsewhere nobody's, and src is not
+// found (false). Only meaningful on a Tx.
 func (s Memories) HoldTurnSource(ctx context.Context, src TurnSource) (bool, error) {
+	// The team's lock before the person's, always: an erasure takes one of
+	// them, so none waits on this transaction while holding the other.
+	if err := s.q.MemoryHoldTeam(ctx, s.e, src.Team); err != nil {
+		return false, fmt.Errorf("hold off the team's erasure: %w", mapErr(err))
+	}
 	if err := s.q.MemoryHoldPerson(ctx, s.e, dbsqlc.MemoryHoldPersonParams{TeamID: src.Team, UserID: src.Author}); err != nil {
 		return false, fmt.Errorf("hold off erasure: %w", mapErr(err))
 	}

@@ -94,6 +94,7 @@ var notOnServesPaths = map[string]string{
 	"EraseTeamAudit":             "team erasure: once per workspace",
 	"EraseTeamBackfills":         "team erasure: once per workspace",
 	"EraseTeamErasedMemories":    "team erasure: once per workspace",
+	"EraseHoldTeam":              "team erasure: once per workspace, an advisory lock that reads no table",
 	"EraseTeamChannelSettings":   "team erasure: once per workspace",
 	"EraseTeamInboxArrivals":     "team erasure: once per workspace",
 	"EraseTeamInstallations":     "team erasure: once per workspace",

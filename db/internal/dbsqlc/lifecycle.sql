@@ -58,6 +58,13 @@ WHERE (team_id, id) IN (
 -- after wait for it to commit and find what they came from gone.
 SELECT pg_advisory_xact_lock(hashtext('erasure'), hashtext(@team_id::text || '/' || @user_id::text));
 
+-- name: EraseHoldTeam :exec
+-- A workspace's erasure's first statement, as EraseHoldPerson is a
+-- person's: it waits for the writes of the team's turns under way
+-- (MemoryHoldTeam) and sees what they wrote; those that come after wait for
+-- it to commit and find their turn gone.
+SELECT pg_advisory_xact_lock(hashtext('erasure team'), hashtext(@team_id::text));
+
 -- name: EraseDMChannels :many
 -- The person's DMs with mnemo: a D… channel is one person's with the bot,
 -- so everything in one is theirs. Found from their turns, memories, log

@@ -411,6 +411,19 @@ func (q *Queries) EraseHoldPerson(ctx context.Context, db DBTX, arg EraseHoldPer
 	return err
 }
 
+const eraseHoldTeam = `-- name: EraseHoldTeam :exec
+SELECT pg_advisory_xact_lock(hashtext('erasure team'), hashtext($1::text))
+`
+
+// A workspace's erasure's first statement, as EraseHoldPerson is a
+// person's: it waits for the writes of the team's turns under way
+// (MemoryHoldTeam) and sees what they wrote; those that come after wait for
+// it to commit and find their turn gone.
+func (q *Queries) EraseHoldTeam(ctx context.Context, db DBTX, teamID string) error {
+	_, err := db.Exec(ctx, eraseHoldTeam, teamID)
+	return err
+}
+
 const eraseInboxArrivals = `-- name: EraseInboxArrivals :execrows
 DELETE FROM inbox_arrivals a
 WHERE a.team = $1

@@ -385,6 +385,14 @@ WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND
 -- concurrent identical writes can't both miss each other's row.
 SELECT pg_advisory_xact_lock(hashtext(@lock_key::text));
 
+-- name: MemoryHoldTeam :exec
+-- Holds off, for the rest of the transaction, the erasure of the workspace
+-- a turn's write comes from: EraseHoldTeam takes the same lock,
+-- exclusively, as MemoryHoldPerson's is a person's. Taken before the
+-- person's: erasures take one of the two, and every write both, in this
+-- order.
+SELECT pg_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team_id::text));
+
 -- name: MemoryHoldPerson :exec
 -- Holds off, for the rest of the transaction, the erasure of the person a
 -- turn's write is by: EraseHoldPerson takes the same lock, exclusively. So

@@ -728,6 +728,20 @@ func (q *Queries) MemoryHoldPerson(ctx context.Context, db DBTX, arg MemoryHoldP
 	return err
 }
 
+const memoryHoldTeam = `-- name: MemoryHoldTeam :exec
+SELECT pg_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text))
+`
+
+// Holds off, for the rest of the transaction, the erasure of the workspace
+// a turn's write comes from: EraseHoldTeam takes the same lock,
+// exclusively, as MemoryHoldPerson's is a person's. Taken before the
+// person's: erasures take one of the two, and every write both, in this
+// order.
+func (q *Queries) MemoryHoldTeam(ctx context.Context, db DBTX, teamID string) error {
+	_, err := db.Exec(ctx, memoryHoldTeam, teamID)
+	return err
+}
+
 const memoryInsert = `-- name: MemoryInsert :one
 WITH m AS (
     INSERT INTO memories (
