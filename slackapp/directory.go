@@ -22,7 +22,15 @@ type Directory struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+	// hosts: a person of another organisation, by their own team/user,
+	// → the team whose installation last placed them (hostOf).
+	hosts map[string]string
 }
+
+// maxHosts bounds Directory.hosts: past it, one person's host is
+// forgotten to remember another's, and their App Home is then brought up
+// to date when they next open it.
+const maxHosts = 10000
 
 type cached struct {
 	actor provenance.Actor // as users.info places them (ActorFromEvent)
@@ -45,7 +53,7 @@ func NewDirectory(api *slack.Client, admins []string) *Directory {
 // workspace (in every workspace when there are no installations); T…:U…
 // names the workspace.
 func NewTeamDirectory(bots *install.Clients, admins []string) *Directory {
-	d := &Directory{bots: bots, admins: map[string]bool{}, ttl: 10 * time.Minute, now: time.Now, cache: map[string]cached{}}
+	d := &Directory{bots: bots, admins: map[string]bool{}, ttl: 10 * time.Minute, now: time.Now, cache: map[string]cached{}, hosts: map[string]string{}}
 	for _, a := range admins {
 		d.admins[a] = true
 	}
@@ -93,10 +101,12 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	key := team + "/" + userID
 	d.mu.Lock()
 	c, ok := d.cache[key]
-	d.mu.Unlock()
 	if ok && d.now().Sub(c.at) < d.ttl {
+		d.servedLocked(team, c.actor)
+		d.mu.Unlock()
 		return c.actor, nil
 	}
+	d.mu.Unlock()
 	b, err := d.bots.Bot(ctx, team)
 	if err != nil {
 		return a, fmt.Errorf("users.info %s: %w", userID, err)
@@ -130,8 +140,41 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	}
 	d.mu.Lock()
 	d.cache[key] = cached{actor: a, at: d.now()}
+	d.servedLocked(team, a)
 	d.mu.Unlock()
 	return a, nil
+}
+
+// servedLocked remembers host as the team whose installation serves a, when
+// a is a person of another organisation (hostOf). The caller holds d.mu.
+func (d *Directory) servedLocked(host string, a provenance.Actor) {
+	if a.Team == host || a.Team == "" {
+		return
+	}
+	k := a.Team + "/" + a.ID
+	if _, ok := d.hosts[k]; !ok && len(d.hosts) >= maxHosts {
+		for old := range d.hosts {
+			delete(d.hosts, old)
+			break
+		}
+	}
+	d.hosts[k] = host
+}
+
+// hostOf is the team whose installation last placed a person of another
+// organisation, user of team (their own): the one they reached mnemo
+// through, in a turn, a command or the App Home. Their memories are kept
+// under their own team (memory.HomeOf), where the app may not be
+// installed, so their Home is published through it. False for anyone it
+// has not placed as such.
+func (d *Directory) hostOf(team, user string) (string, bool) {
+	if d == nil {
+		return "", false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	host, ok := d.hosts[team+"/"+user]
+	return host, ok
 }
 
 // sameOrganisation says whether u belongs to the Enterprise Grid

@@ -216,10 +216,10 @@ func (a *App) resolve(ctx context.Context, ip inbox.Post) (slackPost, error) {
 		a.log.Warn().Err(err).Str("ts", ip.TS).Msg("actor not enriched")
 	}
 	place := provenance.Place{Team: ip.Team, Org: a.orgOf(b), Channel: ip.Channel, SourceKey: key.SourceKey(), ThreadTS: string(key.Root), Visibility: vis, Shared: info.shared}
-	// A person of another organisation reaches the bot's DM and group DMs
-	// through Slack Connect as well, where conversations.info is not
-	// asked: the conversation is then shared with another organisation
-	// as a Slack Connect channel is.
+	// A person of another organisation reaches the bot's DM through Slack
+	// Connect as well, where conversations.info is not asked: the DM is
+	// then shared with another organisation as a Slack Connect channel is.
+	// A group DM is asked (channelInfo).
 	place.Shared = place.Shared || actor.ExternalTo(place)
 	return slackPost{Post: agent.Post{Key: key, TS: ts, Actor: actor, Place: place, Text: CleanText(ip.Text, b.UserID)}, visibility: vis}, nil
 }
@@ -362,13 +362,18 @@ type channelInfo struct {
 }
 
 // channelInfo asks conversations.info about a channel, cached for
-// channelInfoTTL. When Slack can't say, it fails closed: the type is "",
-// so the place counts as private (provenance.VisibilityOf), and the channel
-// counts as shared; the failure is counted and not cached, so the next
-// event asks again. A DM is not asked: whether a person of another
-// organisation is in it is users.info's to say (resolve).
+// channelInfoTTL. When Slack can't say, it fails closed: the type is the
+// event's ("" when it gave none, so the place counts as private:
+// provenance.VisibilityOf), and the channel counts as shared; the failure
+// is not cached, so the next event asks again (conversations.info's is
+// counted: Observer.ChannelTypeUnknown). A DM is not asked: whether a
+// person of another organisation is in it is users.info's to say
+// (resolve). A group DM is, whichever event brought it (a follow-up's
+// message says channel_type "mpim", a mention says none): a person of
+// another organisation can be in one through Slack Connect, and reads a
+// host member's answer there (groupDMShared).
 func (a *App) channelInfo(ctx context.Context, b install.Bot, channel, eventType string) channelInfo {
-	if eventType == "im" || eventType == "mpim" {
+	if eventType == "im" {
 		return channelInfo{typ: eventType}
 	}
 	key := b.Team + "/" + channel
@@ -393,9 +398,55 @@ func (a *App) channelInfo(ctx context.Context, b install.Bot, channel, eventType
 		t = "group"
 	}
 	info := channelInfo{typ: t, shared: ch.IsExtShared, at: a.now()}
+	if t == "mpim" && !info.shared {
+		if info.shared, err = a.groupDMShared(ctx, b, channel); err != nil {
+			a.log.Warn().Err(err).Str("channel", channel).Msg("a group DM's members could not be placed; it is treated as shared with another organisation")
+			return channelInfo{typ: t, shared: true}
+		}
+	}
 	a.chanTypes.Store(key, info)
 	return info
 }
+
+// groupDMShared says whether a person of another organisation is in a
+// group DM: conversations.members lists its members, and users.info
+// places each (Directory.ActorFromEvent, cached). Slack's reference does
+// not say that conversations.info's is_ext_shared covers a group DM, and
+// a group DM has nine people at most, so they are asked. Slack's help
+// says inviting someone to a group DM starts a new one, so its members
+// stay as found; channelInfo keeps the answer channelInfoTTL anyway. It
+// fails closed: a member who can't be placed is an error.
+func (a *App) groupDMShared(ctx context.Context, b install.Bot, channel string) (bool, error) {
+	here := provenance.Place{Team: b.Team}
+	cursor := ""
+	for range maxMemberPages {
+		ids, next, err := b.API.GetUsersInConversationContext(ctx, &slack.GetUsersInConversationParameters{ChannelID: channel, Cursor: cursor, Limit: 100})
+		if err != nil {
+			return true, fmt.Errorf("conversations.members: %w", err)
+		}
+		for _, id := range ids {
+			if id == b.UserID {
+				continue
+			}
+			actor, err := a.dir.ActorFromEvent(ctx, b.Team, id)
+			if err != nil {
+				return true, err
+			}
+			if actor.ExternalTo(here) {
+				return true, nil
+			}
+		}
+		if next == "" {
+			return false, nil
+		}
+		cursor = next
+	}
+	return true, fmt.Errorf("conversations.members: more than %d pages", maxMemberPages)
+}
+
+// maxMemberPages bounds the pages of conversations.members read for a
+// group DM: one holds them all.
+const maxMemberPages = 3
 
 var namesBot = regexp.MustCompile(`(?i)(^|[\s,.:;!?(])@?mnemo([\s,.:;!?)]|$)`)
 

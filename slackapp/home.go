@@ -8,6 +8,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/memory"
 	"github.com/mnemo-bot/mnemo/provenance"
 )
@@ -52,9 +53,27 @@ func (a *App) publishHomes(ctx context.Context) {
 		case r := <-a.homeQueue:
 			a.homeTaken(r)
 			pctx, cancel := context.WithTimeout(ctx, asyncTimeout)
-			a.publishHome(pctx, r.team, r.user, 0)
+			a.republishHome(pctx, r)
 			cancel()
 		}
+	}
+}
+
+// republishHome publishes r's Home where its person sees it. r names the
+// team their memories are kept under: a person of another organisation's
+// own (memory.HomeOf), where the app may not be installed. They see the
+// Home of the installation that served them (Directory.hostOf), so it is
+// published there, and through their own organisation's installation as
+// well when it has one.
+func (a *App) republishHome(ctx context.Context, r homeRequest) {
+	host, ok := a.dir.hostOf(r.team, r.user)
+	if !ok {
+		a.publishHome(ctx, r.team, r.user, 0)
+		return
+	}
+	a.publishHome(ctx, host, r.user, 0)
+	if b, err := a.bot(ctx, r.team); err == nil && b.Team == r.team {
+		a.publishHome(ctx, r.team, r.user, 0)
 	}
 }
 
@@ -76,15 +95,23 @@ func (a *App) publishHome(ctx context.Context, team, user string, page int) {
 	a.publishHomeNotice(ctx, team, user, page, "")
 }
 
+// homeUnplaced is what the Home says when users.info could not place its
+// viewer.
+const homeUnplaced = "mnemo couldn't load your memories just now; please open this tab again in a moment."
+
 // publishHomeNotice is publishHome, saying notice at the top.
 func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int, notice string) {
 	// A person of another organisation can open the App Home through Slack
 	// Connect: users.info places them, and their Home lists their own
 	// team's memories (memory.HomeOf), as their turns keep them. When it
-	// can't, the Home still lists only memories about them or by them.
+	// can't, whose member they are is not known, and, as resolve refuses
+	// their turn (mustPlace), the Home lists nothing and says so: taken
+	// for the host's member, they would see the host's memories of them.
 	actor, err := a.dir.ActorFromEvent(ctx, team, user)
 	if err != nil {
-		a.log.Warn().Err(err).Msg("home: actor not enriched")
+		a.log.Warn().Err(err).Str("user", user).Msg("home: the person could not be placed; no memories shown")
+		a.publishView(ctx, team, user, func(install.Bot) slack.HomeTabViewRequest { return unplacedHomeView() })
+		return
 	}
 	v := memory.Viewer{Actor: actor, Place: provenance.Place{Team: team}, Private: true}
 	h := Home{LearningHere: true, Notice: notice}
@@ -112,20 +139,37 @@ func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int
 			h.LearningHere = on
 		}
 	}
+	a.publishView(ctx, team, user, func(b install.Bot) slack.HomeTabViewRequest {
+		h.Team = madeFor(b)
+		return HomeView(h, time.Now())
+	})
+}
+
+// publishView publishes user's Home through team's bot, as view makes it
+// for that bot.
+func (a *App) publishView(ctx context.Context, team, user string, view func(install.Bot) slack.HomeTabViewRequest) {
 	b, err := a.bot(ctx, team)
 	if err != nil {
 		a.log.Warn().Err(err).Msg("home: no bot for the team")
 		return
 	}
-	h.Team = madeFor(b)
-	view := HomeView(h, time.Now())
+	v := view(b)
 	err = a.call(ctx, a.budget, "views.publish", func(ctx context.Context) error {
-		_, err := b.API.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: view})
+		_, err := b.API.PublishViewContext(ctx, slack.PublishViewContextRequest{UserID: user, View: v})
 		return err
 	})
 	if err != nil {
 		a.log.Error().Err(err).Msg("home: views.publish")
 	}
+}
+
+// unplacedHomeView is the Home of a person users.info could not place: no
+// memories, and why.
+func unplacedHomeView() slack.HomeTabViewRequest {
+	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, CallbackID: "mnemo_home", Blocks: slack.Blocks{BlockSet: []slack.Block{
+		slack.NewHeaderBlock(plain("What mnemo remembers about you")),
+		slack.NewSectionBlock(mrkdwn(":warning: "+escape(homeUnplaced)), nil, nil),
+	}}}
 }
 
 // forgetFromHome runs the Forget button of the App Home, which lists the

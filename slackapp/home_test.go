@@ -27,6 +27,7 @@ func TestHomeChangeBeforeRunIsPublishedWhenTheAppStarts(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
 	fs := fakeslack.New(t)
+	fs.AddUser(fakeslack.User{ID: "U0ALICE", Name: "Alice"})
 	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-test"))
 	store := memory.New(d.DB, memory.Options{})
 	app := slackapp.New(slackapp.Config{

@@ -186,7 +186,7 @@ func New(t harness.TB) *Server {
 		s.srv.Close()
 	})
 	s.users[BotUserID] = User{ID: BotUserID, Name: "mnemo", IsBot: true}
-	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}, chanTeam: map[string]string{}, shared: map[string]string{}}
+	s.oauth = oauthState{tokens: map[string]Workspace{}, codes: map[string]Workspace{}, revoked: map[string]bool{}, chanTeam: map[string]string{}, shared: map[string]string{}, groupDMs: map[string]GroupDM{}}
 	return s
 }
 
@@ -502,6 +502,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		id := f.Get("channel")
 		s.mu.Lock()
 		host, shared := s.oauth.shared[id]
+		g, mpim := s.oauth.groupDMs[id]
 		s.mu.Unlock()
 		ch := map[string]any{"id": id, "name": strings.ToLower(id), "is_channel": strings.HasPrefix(id, "C"),
 			"is_private": strings.HasPrefix(id, "G"), "is_im": strings.HasPrefix(id, "D"), "is_mpim": false,
@@ -509,7 +510,24 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		if shared {
 			ch["context_team_id"], ch["conversation_host_id"] = host, host
 		}
+		if mpim {
+			// As Slack describes a group DM: a private conversation, no
+			// channel and no group, named after its members.
+			ch["name"] = "mpdm-" + strings.ToLower(strings.Join(g.Members, "--")) + "-1"
+			ch["is_channel"], ch["is_group"], ch["is_private"], ch["is_mpim"] = false, false, true, true
+			ch["is_ext_shared"], ch["is_shared"] = g.ExtShared, g.ExtShared
+			ch["context_team_id"] = team
+		}
 		writeJSON(w, map[string]any{"ok": true, "channel": ch})
+	case "conversations.members":
+		s.mu.Lock()
+		g, ok := s.oauth.groupDMs[f.Get("channel")]
+		s.mu.Unlock()
+		if !ok {
+			writeJSON(w, map[string]any{"ok": false, "error": "channel_not_found"})
+			return
+		}
+		writeJSON(w, map[string]any{"ok": true, "members": g.Members, "response_metadata": map[string]any{"next_cursor": ""}})
 	case "conversations.open":
 		writeJSON(w, map[string]any{"ok": true, "channel": map[string]any{"id": "D" + strings.TrimPrefix(f.Get("users"), "U")}})
 	case "views.publish":

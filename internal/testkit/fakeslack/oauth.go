@@ -38,6 +38,7 @@ type oauthState struct {
 	revoked  map[string]bool
 	chanTeam map[string]string // channel → the workspace its events came from
 	shared   map[string]string // Slack Connect channel → its host workspace
+	groupDMs map[string]GroupDM
 	n        int
 }
 
@@ -183,4 +184,22 @@ func (s *Server) ShareChannel(channel, host string) {
 	defer s.mu.Unlock()
 	s.oauth.shared[channel] = host
 	s.oauth.chanTeam[channel] = host
+}
+
+// GroupDM is a group DM (a multi-person DM, mpim) of Members, the bot
+// among them: conversations.info says is_mpim, and conversations.members
+// lists them. Through Slack Connect a person of another organisation can
+// be a member; conversations.info says is_ext_shared only when ExtShared,
+// since Slack's reference does not say it sets it for a group DM.
+type GroupDM struct {
+	Channel   string
+	Members   []string
+	ExtShared bool
+}
+
+// AddGroupDM makes g.Channel a group DM.
+func (s *Server) AddGroupDM(g GroupDM) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.oauth.groupDMs[g.Channel] = g
 }
