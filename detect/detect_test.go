@@ -284,6 +284,14 @@ func FuzzDetect(f *testing.F) {
 	for _, text := range loadStatements(f) {
 		f.Add(text)
 	}
+	for _, fact := range casingFacts {
+		for _, text := range fact.forms {
+			f.Add(text)
+		}
+	}
+	for _, text := range casingNegatives {
+		f.Add(text)
+	}
 	f.Add("pw is " + RedactedMarker + " x")
 	f.Add("aws key = " + RedactedMarker + strings.Repeat("A", 40))
 	f.Fuzz(func(t *testing.T, text string) {

@@ -12,10 +12,12 @@ import (
 // term owned by one ("her chemo"), or a reason a person gives ("for
 // chemotherapy", "during Ramadan"). Who says it does not matter: "I take",
 // "she takes", "Alice takes", "The user takes" and the canonical "Takes"
-// are one fact. What keeps work talk out is the term's use: a term that
-// names a product, a team or a dataset ("the diabetes-risk dashboard",
-// "on the medication reminder feature", "for the cancer registry") is
-// followed by the thing it modifies, and plainTerm drops it.
+// are one fact, and so are "Is Black" and "is black", "has MS" and "has
+// ms": case is read only to tell a term from a name or another word
+// ("Roma", "Mass", "Unite"). What keeps work talk out is the term's use:
+// a term that names a product, a team or a dataset ("the diabetes-risk
+// dashboard", "on the medication reminder feature", "for the cancer
+// registry") is followed by the thing it modifies, and plainTerm drops it.
 
 // Term lists. Words in a phrase are separated by one space, which matches
 // any run of spaces; a hyphen matches a hyphen or a space; an apostrophe
@@ -191,7 +193,8 @@ var (
 
 	// ethnicIdentities are racial and ethnic origins, read as what a
 	// person is ("is mixed race", "Black British"); origins that are also
-	// a colour or a name are ethnicCapitals.
+	// a colour are ethnicColours, and those that are also a name or a
+	// common noun are ethnicCapitals.
 	ethnicIdentities = []string{
 		"mixed race", "mixed heritage", "mixed ethnicity", "biracial", "multiracial", "person of colour",
 		"person of color", "woman of colour", "woman of color", "man of colour", "man of color", "bame", "bipoc",
@@ -244,9 +247,14 @@ const (
 	timeIsFor = `(?:days|mornings|afternoons|evenings|nights|lunchtimes|weekends|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\s+(?:are|is)(?:\s+(?:for|reserved\s+for|kept\s+(?:free\s+)?for|blocked\s+(?:off\s+)?for))?`
 	// possessive is "my", "his", "her", "their", or a name's "'s".
 	possessive = `(?:\b(?:my|his|her|their)|['’]s)`
-	// ethnicCapitals are origins that are also a colour or a name ("the
-	// Black Duck scanner", "Roma" for Rome), read in capitals only.
-	ethnicCapitals = `(?-i:Black|White|Brown|Roma|Traveller|Gypsy\s+Traveller)`
+	// ethnicColours are origins that are also a colour, read in any case:
+	// colourOfAPerson reads whether a person is the colour ("is black",
+	// "a black woman") or a thing is ("the theme is black").
+	ethnicColours = `(?:black|white|brown)`
+	// ethnicCapitals are origins that are also a name or a common noun
+	// ("Roma" for Rome or its club, a "traveller" who travels), read in
+	// capitals only.
+	ethnicCapitals = `(?-i:Roma|Traveller|Gypsy\s+Traveller)`
 )
 
 // phrases turns term lists into one alternation, longest first.
@@ -460,10 +468,11 @@ var personalDetectors = []detector{
 	// "Kurdish, based in Leeds"). An origin ends its clause or heads a
 	// person ("Black woman in tech"): "Black Friday sale", "Indigenous
 	// languages NLP project" and "a Roma fan" are about something else.
-	{name: "ethnicity", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, ethnicHead(headTerm(ethnicIdentities)), aboutAPersonByVerb),
+	// A colour is read by colourOfAPerson instead.
+	{name: "ethnicity", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, colourOrElse(ethnicHead(headTerm(ethnicIdentities)), aboutAPersonByVerb)),
 		gate: gate{terms: terms([]string{"black", "white", "brown", "roma", "traveller", "gypsy"}, ethnicIdentities)},
-		re: clauseRule(`(?i)\b(?:` + be + `|identif(?:y|ies|ied|ying)\s+as|born|raised|grew\s+up)\s+(?:(?:a|an|proudly|also|half|part|mixed|british|american|irish)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `)\b` +
-			`|` + clauseStart + `(?:(?:a|an|proudly|half|british|american)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `)\b`)},
+		re: clauseRule(`(?i)\b(?:` + be + `|identif(?:y|ies|ied|ying)\s+as|born|raised|grew\s+up)\s+(?:(?:a|an|proudly|also|half|part|mixed|british|american|irish)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|` + ethnicColours + `)\b` +
+			`|` + clauseStart + `(?:(?:a|an|proudly|half|british|american)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|` + ethnicColours + `)\b`)},
 }
 
 const healthReason = "a personal health statement (a condition, treatment or medication)"
@@ -706,7 +715,7 @@ var headFollowers = wordSet(`since with for from in at after until till during w
 // nameLike are terms that are also first names ("Christian, the new PM,
 // starts Monday"): alone and capitalised at the head of a verbless
 // clause, before punctuation or "and", they are read as a name.
-var nameLike = wordSet(`christian jain pan bi tory parsi shia amish trans lds roma black white brown`)
+var nameLike = wordSet(`christian jain pan bi tory parsi shia amish trans lds roma`)
 
 // headTerm checks a match of a rule's verbless alternative (its group 1,
 // clauseStart): a state or an identity that opens a clause is said of a
@@ -779,6 +788,149 @@ func aboutAPersonByVerb(text string, loc []int) bool {
 	}
 	return aboutAPerson(text, loc)
 }
+
+// colourOrElse reads an origin that is also a colour with colourOfAPerson,
+// and any other origin with checks.
+func colourOrElse(checks ...func(string, []int) bool) func(string, []int) bool {
+	others := all(checks...)
+	return func(text string, loc []int) bool {
+		if originColours[strings.ToLower(lastWord(text[loc[0]:loc[1]]))] {
+			return colourOfAPerson(text, loc)
+		}
+		return others(text, loc)
+	}
+}
+
+// colourOfAPerson accepts a colour that is what a person is, whatever its
+// case: after a verb whose subject is the person ("Is black", "she is
+// white", "Identifies as brown"), or opening a clause with no verb, where
+// it heads a person or an identity ("a black woman", "black and proud").
+// A thing's colour is not an origin: another subject owns the predicate
+// ("Background is white", "The theme is black", "Her car is black"), the
+// colour modifies a thing ("black theme") or stands alone as a value
+// ("Theme: black"), or it is one of a pair of colours ("is black and
+// white").
+func colourOfAPerson(text string, loc []int) bool {
+	w, next, ok := nextWord(text[loc[1]:])
+	w = strings.ToLower(w)
+	w2, _, ok2 := nextWord(next)
+	w2 = strings.ToLower(w2)
+	if ok && (w == "and" || w == "or") && ok2 && colourWords[w2] {
+		return false
+	}
+	if len(loc) >= 4 && loc[2] >= 0 {
+		switch {
+		case ok && (w == "and" || w == "or"):
+			return ok2 && identityWords[w2]
+		case ok:
+			return personNouns[w]
+		}
+		// Alone at the end of its clause, a colour is a label's value
+		// or a name ("Theme: black", "Brown, the new PM"), unless a
+		// modifier says it is a person's ("Proudly black").
+		for _, m := range strings.Fields(strings.ToLower(text[loc[3]:loc[1]])) {
+			if m == "proudly" || m == "half" {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case ok && w == "as" && w2 != "well":
+		return false // "was white as a sheet"
+	case ok && !headFollowers[w] && !stopWords[w]:
+		return false // "is a black belt"
+	}
+	colour := lastWord(text[loc[0]:loc[1]])
+	return personIsSubject(text, loc[0], colour[0] >= 'A' && colour[0] <= 'Z')
+}
+
+// personIsSubject reports that the clause whose verb starts at verb is
+// said of a person: it has no subject (the canonical "Is black", or "Lives
+// in Leeds, is black"), or its subject is a pronoun, a person ("the
+// user") or a mention. A name is two capitalised words; one capitalised
+// word at the start of a sentence may be a thing ("Background is white"),
+// so it is a name only where the predicate is capitalised too ("Alice is
+// Black"): the only place the case of a colour counts.
+func personIsSubject(text string, verb int, capitalised bool) bool {
+	sentence := text[strings.LastIndexAny(text[:verb], ".!?;\n")+1 : verb]
+	clause, goesOn := sentence, false
+	if i := strings.LastIndexAny(clause, ",:("); i >= 0 {
+		clause, goesOn = clause[i+1:], true
+	}
+	words := strings.Fields(clause)
+	for i := len(words) - 1; i >= 0; i-- {
+		if w := strings.ToLower(words[i]); w == "and" || w == "but" {
+			words, goesOn = words[i+1:], true
+			break
+		}
+	}
+	if len(words) == 0 && goesOn {
+		// A clause that goes on from another has the sentence's subject:
+		// none ("Lives in Leeds, is black"), or the words before its verb.
+		words = strings.Fields(clausePunctuation.Replace(sentence))
+		for i, w := range words {
+			if statementVerbs[strings.ToLower(w)] {
+				words = words[:i]
+				break
+			}
+		}
+		if len(words) == 0 {
+			return true
+		}
+	}
+	for len(words) > 0 && verbAuxiliaries[strings.ToLower(words[len(words)-1])] {
+		words = words[:len(words)-1]
+	}
+	lower := func(i int) string { return strings.ToLower(words[i]) }
+	switch {
+	case len(words) == 0:
+		return true
+	case len(words) == 1 && (subjectPronouns[lower(0)] || strings.HasPrefix(words[0], "<@") || personWords[lower(0)] && !personObjects[lower(0)]):
+		return true
+	case len(words) == 2 && (lower(0) == "the" || lower(0) == "this" || lower(0) == "a" || lower(0) == "our") && personWords[lower(1)] && !personObjects[lower(1)]:
+		return true
+	case len(words) > 2:
+		return false
+	}
+	for i, w := range words {
+		if w[0] < 'A' || w[0] > 'Z' || nonNames[lower(i)] || statementVerbs[lower(i)] || personObjects[lower(i)] {
+			return false
+		}
+	}
+	return len(words) == 2 || capitalised
+}
+
+var (
+	// originColours are the words of ethnicColours.
+	originColours = wordSet(`black white brown`)
+	// colourWords name colours: beside an origin's colour, a pair of
+	// colours ("black and white").
+	colourWords = wordSet(`black white brown grey gray red blue green yellow orange pink purple gold silver beige cream navy`)
+	// personNouns are the people a colour may head: "a black woman".
+	personNouns = wordSet(`man woman guy girl boy lady gentleman person mum mom mother dad father parent wife husband`)
+	// subjectPronouns and personWords are a clause's person subject;
+	// personObjects are personWords that are not ("her car is black").
+	subjectPronouns = wordSet(`i he she they we you`)
+	personObjects   = wordSet(`my his her their me him them report`)
+	// verbAuxiliaries come before the verb of an origin: "was born white".
+	verbAuxiliaries = wordSet(`is am are was were be been being has have had also still always now`)
+	// identityWords are the words of the identities a person is, which an
+	// origin may be said beside: "black and proud", "black and queer".
+	identityWords = func() map[string]bool {
+		m := wordSet(`proud disabled female male`)
+		for _, l := range [][]string{sexualIdentities, religiousIdentities, ethnicIdentities} {
+			for _, p := range l {
+				for _, w := range strings.Fields(p) {
+					if !stopWords[w] && !colourWords[w] {
+						m[w] = true
+					}
+				}
+			}
+		}
+		return m
+	}()
+)
 
 // lastWord is the word that ends text, before any spaces.
 func lastWord(text string) string {

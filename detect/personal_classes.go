@@ -2,7 +2,9 @@ package detect
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // The rules in personal.go read curated terms. The rules here read a
@@ -110,6 +112,11 @@ var (
 	}
 	unionsInCapitals = `(?-i:Unite|Prospect|Equity)`
 
+	// networkMembers and networks name a group of colleagues who share an
+	// origin: "the Black employee network".
+	networkMembers = `(?:employee|employees['’]?|staff|colleague|colleagues['’]?|workers['’]?|professionals['’]?|heritage|inclusion|equity)`
+	networks       = `(?:network|erg|resource\s+group|affinity\s+group|group|society|association|forum|caucus|collective)`
+
 	// pronounPair is the pronouns a person goes by: "she/her", "they/them",
 	// "she/they"; not the generic "he/she".
 	pronounPair = `(?:she\s*/\s*(?:hers?|they)|he\s*/\s*(?:him|his|they)|they\s*/\s*(?:them|theirs|she|he)|ze\s*/\s*(?:zir|hir|zem)|xe\s*/\s*(?:xem|xyr))(?:\s*/\s*[a-z]+)?\b`
@@ -124,8 +131,8 @@ var (
 	}
 
 	// healthAbbreviations are conditions known by their letters, read in
-	// capitals only: "has MS", "has T1D" (not "MS Teams").
-	healthAbbreviations = `(?-i:MS|T1D|T2D|ASD|CFS|ME/CFS|IBD|COPD|BPD|MDD|CKD|MND|ALS|DVT|EDS|hEDS|PMDD|PCOS|GAD|ARFID|OCD|PTSD|ADHD|HIV)`
+	// any case: endsAbbreviation tells "has ms" from "has MS Teams open".
+	healthAbbreviations = `(?:ms|t1d|t2d|asd|cfs|me/cfs|ibd|copd|bpd|mdd|ckd|mnd|als|dvt|eds|heds|pmdd|pcos|gad|arfid|ocd|ptsd|adhd|hiv)`
 
 	// legalStates are what a person is in law: "undocumented", "an
 	// ex-offender", "a refugee".
@@ -275,7 +282,7 @@ var personalClassDetectors = []detector{
 
 	// Finances by act: can't pay, borrows, takes out a loan, is on
 	// benefits, loses money gambling.
-	{name: "money strain", category: CategoryFinances, reason: "personal debt", valid: all(plainTermOrOf, aboutAPerson),
+	{name: "money strain", category: CategoryFinances, reason: "personal debt", valid: all(plainTermOrOf, aboutAPerson, notAClaimThat),
 		gate: gate{terms: terms([]string{"pay", "paying", "make", "afford", "cover", "meet", "late", "behind", "missed", "misses", "missing", "defaulted", "defaults", "loan", "loans", "mortgage", "remortgage", "remortgaged", "overdraft", "borrow", "borrows", "borrowed", "borrowing", "denied", "refused", "benefits", "welfare", "stamps", "credit", "allowance", "security", "gambling", "betting", "gambles", "gambled", "bets", "lost", "loses", "evicted", "eviction", "foreclosure", "repossessed", "bailiffs", "collectors", "pawned", "income", "support"})},
 		re: regexp.MustCompile(`(?i)\b(?:(?:can['’]?t|cannot|can\s+not|couldn['’]?t|could\s+not|unable\s+to|struggl(?:es|ing|ed)\s+to|fail(?:s|ed|ing)?\s+to|late\s+(?:on|with)|behind\s+(?:on|with)|defaulted\s+on|defaults\s+on)\s+(?:to\s+)?(?:(?:pay|paying|make|making|afford|cover|meet)\s+)?(?:(?:the|his|her|their|my|a|this|last|month['’]?s|monthly)\s+){0,2}(?:\w+\s+)?(?:rent|mortgage|loan|loans|bills|debts|payments?|installments?|instalments?|repayments?|credit\s+card|child\s+support|alimony|tax\s+bill|car\s+payments?)` +
 			`|(?:took|takes|taking|take|has\s+taken)\s+out\s+(?:(?:a|an|another|second|third|new|personal|payday|bank|car|home\s+equity|big|huge)\s+){0,2}(?:loan|mortgage|remortgage|overdraft|credit\s+line|line\s+of\s+credit|advance)` +
@@ -318,7 +325,7 @@ var personalClassDetectors = []detector{
 			`|` + phrases(hereditaryConditions) + `\s+carrier)\b`)},
 	// A condition known by its letters: "has MS", "has T1D and ADHD".
 	{name: "health abbreviation", category: CategoryHealth, reason: healthReason, valid: endsAbbreviation,
-		gate: gate{minUpper: 2, terms: []string{"has", "have", "had", "having", "diagnosed", "live", "lives", "living", "suffer", "suffers", "my", "his", "her", "their"}},
+		gate: gate{terms: []string{"has", "have", "had", "having", "diagnosed", "live", "lives", "living", "suffer", "suffers", "my", "his", "her", "their"}},
 		re:   regexp.MustCompile(`(?i)\b(?:has|have|had|having|diagnosed\s+with|lives?\s+with|living\s+with|suffers?\s+from|my|his|her|their)\s+(?:(?:mild|severe|chronic|relapsing|progressive|type\s+[12])\s+)?(?:[\w'’-]+\s+(?:and|&)\s+)?` + healthAbbreviations + `\b`)},
 
 	// Ethnic origin by its frames: descent, heritage ("is of Pakistani
@@ -329,9 +336,13 @@ var personalClassDetectors = []detector{
 		re: regexp.MustCompile(`(?i)\b(?:(?:` + be + `|born|family\s+(?:is|are|was|were)|parents\s+are|person|woman|man|someone|comes\s+from\s+a\s+family)\s+of\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,3}?(?-i:descent|heritage|ancestry|extraction|origin|ethnicity|background)` +
 			`|(?:has|have|had|my|his|her|their)\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,2}?(?-i:descent|heritage|ancestry)` +
 			`|ethnically\s+(?:mixed|(?-i:[A-Z])[\w'’-]*)|(?:my|his|her|their)\s+(?:ethnicity|ethnic\s+(?:background|origin|group)|racial\s+background))\b`)},
+	// A colour names colleagues only with a word for them or a network:
+	// "the black employee network", not "the white group" of a workshop.
 	{name: "ethnic network", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, aboutAPerson),
 		gate: gate{terms: terms([]string{"black", "white", "brown", "roma", "traveller", "gypsy", "ethnic", "colour", "color"}, ethnicIdentities)},
-		re:   regexp.MustCompile(`(?i)\b(?:member\s+of|joined|joins|belongs\s+to|part\s+of|chairs?|co-?chairs?|leads?|active\s+in|involved\s+in)\s+(?:the\s+|our\s+|a\s+|an\s+)?(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|ethnic\s+minority|ethnic\s+minorities|people\s+of\s+colou?r|colleagues\s+of\s+colou?r)\s+(?:(?:employee|employees['’]?|staff|colleague|colleagues['’]?|workers['’]?|professionals['’]?|heritage|inclusion|equity)\s+){0,2}(?:network|erg|resource\s+group|affinity\s+group|group|society|association|forum|caucus|collective)\b`)},
+		re: regexp.MustCompile(`(?i)\b(?:member\s+of|joined|joins|belongs\s+to|part\s+of|chairs?|co-?chairs?|leads?|active\s+in|involved\s+in)\s+(?:the\s+|our\s+|a\s+|an\s+)?` +
+			`(?:(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|ethnic\s+minority|ethnic\s+minorities|people\s+of\s+colou?r|colleagues\s+of\s+colou?r)\s+(?:` + networkMembers + `\s+){0,2}` + networks +
+			`|` + ethnicColours + `\s+(?:(?:` + networkMembers + `\s+){1,2}` + networks + `|network|erg|resource\s+group|affinity\s+group|caucus))\b`)},
 
 	// A legal status, said of a person or as a clause with no verb:
 	// "Undocumented", "Ex-offender", "is a refugee" ("Undocumented API
@@ -343,7 +354,7 @@ var personalClassDetectors = []detector{
 
 	// Living on welfare, as a clause with no verb: "On Universal Credit",
 	// "On benefits since 2021" (not "on the benefits team").
-	{name: "welfare", category: CategoryFinances, reason: "personal debt", valid: all(plainTerm, headTerm(welfare)),
+	{name: "welfare", category: CategoryFinances, reason: "personal debt", valid: all(plainTerm, headTerm(welfare), notAClaimThat),
 		gate: gate{terms: terms(nil, welfare)},
 		re:   clauseRule(`(?i)` + clauseStart + `(?:(?:still|now|currently)\s+)?(?:on|claims?|claiming|receives?|receiving)\s+` + phrases(welfare) + `\b`)},
 
@@ -427,6 +438,50 @@ func endsClause(text string, loc []int) bool {
 	return false
 }
 
+// claimedFollowers are the words after a benefit that a person claims, as
+// opposed to one said to be true: "claims benefits since 2021", "claims
+// Universal Credit for her son".
+var claimedFollowers = wordSet(`since for from after while because and but so when until during every each on at in to
+	as now again too also still monthly weekly via through`)
+
+// claimVerbs are the verbs of a clause that says what benefits do or are:
+// "claims benefits in the business case are inflated".
+var claimVerbs = wordSet(`is are was were will would can could should may might must isn't aren't won't don't doesn't
+	outweigh outweighs exceed exceeds`)
+
+// notAClaimThat drops "claims" that says something is true rather than
+// receives a benefit: "Claims benefits of remote work outweigh the
+// costs", "claims disability benefits are too hard to get". A benefit a
+// person claims ends its clause, or goes on with a reason, a time or an
+// amount ("claims benefits of £400 a month") and no verb of its own.
+func notAClaimThat(text string, loc []int) bool {
+	if !slices.ContainsFunc(strings.Fields(strings.ToLower(text[loc[0]:loc[1]])), func(w string) bool { return strings.HasPrefix(w, "claim") }) {
+		return true
+	}
+	rest := text[loc[1]:]
+	if i := strings.IndexAny(rest, ".,;:!?()\n"); i >= 0 {
+		rest = rest[:i]
+	}
+	words := strings.Fields(strings.ToLower(rest))
+	for _, w := range words {
+		if claimVerbs[strings.Trim(w, `"'’`)] {
+			return false
+		}
+	}
+	switch {
+	case len(words) == 0:
+		return true
+	case words[0] == "of":
+		amount := strings.TrimSpace(strings.TrimSpace(text[loc[1]:])[len("of"):])
+		for _, p := range []string{"about ", "around ", "roughly ", "over ", "nearly ", "almost ", "up to "} {
+			amount = strings.TrimPrefix(amount, p)
+		}
+		r, _ := utf8.DecodeRuneInString(amount)
+		return strings.ContainsRune("$€£₹¥0123456789", r)
+	}
+	return claimedFollowers[words[0]]
+}
+
 // notNamePart drops a match that a capitalised word continues: "member of
 // the Prospect Park running club" names a park, not the union.
 func notNamePart(text string, loc []int) bool {
@@ -506,13 +561,27 @@ func notIdiomCase(text string, loc []int) bool {
 }
 
 // endsAbbreviation accepts a condition's letters that end a phrase or go
-// on to another ("has MS and works from home", "has T1D since 2010"); a
-// word after them is something they name ("has MS Teams open").
+// on to another ("has MS and works from home", "has t1d since 2010"); a
+// word after them is something they name ("has MS Teams open"), "of" or
+// "in" make them a unit or a degree ("has ms of headroom", "has MS in
+// physics"; "in remission" excepted), and "Ms." before a name is a title
+// ("has Ms. Jones as her manager").
 func endsAbbreviation(text string, loc []int) bool {
-	w, _, ok := nextWord(text[loc[1]:])
+	rest := text[loc[1]:]
+	w, next, ok := nextWord(rest)
 	w = strings.ToLower(w)
 	switch {
-	case !ok || stopWords[w] || headFollowers[w]:
+	case !ok && strings.EqualFold(text[loc[1]-2:loc[1]], "ms") && strings.HasPrefix(rest, ". "):
+		name, _, ok := nextWord(rest[1:])
+		return !ok || name[0] < 'A' || name[0] > 'Z' || statementVerbs[strings.ToLower(name)]
+	case !ok:
+		return true
+	case w == "of":
+		return false
+	case w == "in":
+		w2, _, _ := nextWord(next)
+		return strings.EqualFold(w2, "remission")
+	case stopWords[w] || headFollowers[w]:
 		return true
 	case w == "diagnosis" || w == "symptoms" || w == "flare" || w == "flares" || w == "flare-ups" || w == "stage" || w == "type":
 		return true

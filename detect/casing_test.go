@@ -1,0 +1,75 @@
+package detect
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// casingFacts are facts written in several cases, each found in its
+// category however it is cased; casingNegatives are the same words said of
+// a thing, found in none. FuzzDetect starts from both.
+var (
+	casingFacts = []struct {
+		want  Category
+		forms []string
+	}{
+		// A colour is an origin where it is what a person is: the
+		// memory's subject-less predicate, a pronoun's or a person's.
+		{CategoryEthnicity, []string{"Is Black", "Is black", "is black", "IS BLACK"}},
+		{CategoryEthnicity, []string{"Identifies as Black", "Identifies as black", "identifies as black"}},
+		{CategoryEthnicity, []string{"She is White", "she is white", "The user is brown", "I'm black", "Amara Okafor is black"}},
+		{CategoryEthnicity, []string{"Was born white", "was born White", "Lives in Leeds, is black", "Is half black"}},
+		{CategoryEthnicity, []string{"Is mixed race", "is Mixed Race", "IS MIXED RACE"}},
+		{CategoryEthnicity, []string{"Black British", "black british", "BLACK BRITISH"}},
+		{CategoryEthnicity, []string{"A Black woman in tech", "a black woman in tech", "Is a black man", "black person, based in Leeds"}},
+		{CategoryEthnicity, []string{"Black and proud", "black and proud", "Is black and proud", "black and queer"}},
+		{CategoryEthnicity, []string{"Member of the Black employee network", "member of the black employee network"}},
+		// A condition's letters, whatever their case, after a verb that
+		// a person has it by.
+		{CategoryHealth, []string{"Has MS", "has ms", "Has Ms", "HAS MS", "has ms and works from home"}},
+		{CategoryHealth, []string{"Diagnosed with MS", "diagnosed with ms", "Has MS. Works from home"}},
+		{CategoryHealth, []string{"Living with T1D", "living with t1d", "Has t1d since 2010", "has Copd"}},
+		// Welfare a person claims or lives on.
+		{CategoryFinances, []string{"Claims benefits", "claims benefits", "CLAIMS BENEFITS", "On benefits", "on benefits"}},
+		{CategoryFinances, []string{"Claims disability benefits", "claims Universal Credit", "claims universal credit since 2022", "Claims benefits of £400 a month"}},
+	}
+	casingNegatives = []string{
+		// Another subject owns the colour, or the colour modifies a
+		// thing or is a value.
+		"Background is white", "background is white", "The theme is black", "The theme is Black", "the theme is black",
+		"Her car is black", "Prefers black coffee", "Prefers Black coffee", "black theme", "Black theme", "white paper",
+		"White paper", "whiteboard", "Whiteboard", "Theme: black", "Output is black and white", "Is a black belt in judo",
+		"black friday sale", "Was white as a sheet after the demo", "Prefers the theme to be black",
+		// Milliseconds, Microsoft, a title, a degree.
+		"ms teams", "MS Teams", "uses MS Word", "uses ms word", "within 200 ms", "latency of 30ms", "Ms Smith",
+		"has ms teams open", "Has Ms. Jones as her manager", "has ms of headroom", "Has MS in physics",
+		// "Claims" that says what is true of benefits.
+		"Claims benefits of the new CI pipeline are overstated", "Claims benefits of remote work outweigh the costs",
+		"claims benefits of remote work outweigh the costs", "CLAIMS BENEFITS OF REMOTE WORK OUTWEIGH THE COSTS",
+		"Claims disability benefits are too hard to get", "Claims benefits in the business case are inflated",
+	}
+)
+
+// Sensitivity is judged on what a fact means, not on its case: "is
+// black", "has ms" and "claims benefits" are found however they are
+// written, and the same words said of a thing ("Background is white", "ms
+// teams", "Claims benefits of remote work outweigh the costs") are not.
+// One capitalised word before a colour stays ambiguous: "Alice is Black"
+// is found, "Background is white" is a thing's, so "Alice is black" is
+// left to the model review.
+func TestSensitiveWhateverTheCase(t *testing.T) {
+	t.Parallel()
+	for _, fact := range casingFacts {
+		for _, text := range fact.forms {
+			cat, reason := Sensitive(text)
+			require.Equal(t, fact.want, cat, "%q: findings %+v", text, Detect(text))
+			require.NotEmpty(t, reason, text)
+			require.Equal(t, scan(text, nil, false), Detect(text), "gates changed the findings of %q", text)
+		}
+	}
+	for _, text := range casingNegatives {
+		require.Empty(t, Detect(text), text)
+		require.Equal(t, scan(text, nil, false), Detect(text), "gates changed the findings of %q", text)
+	}
+}
