@@ -121,13 +121,50 @@ func (s Installations) ServeTeam(ctx context.Context, team, enterprise string) e
 	return fmt.Errorf("serve team %s in %s: recorded concurrently: %w", team, enterprise, ErrServedByAnother)
 }
 
-// TeamsOf returns the workspaces an organisation's installation has served.
+// TeamsOf returns the workspaces recorded as an organisation's: those its
+// installation serves, and those it no longer does (OrgTeams says which).
 func (s Installations) TeamsOf(ctx context.Context, enterprise string) ([]string, error) {
-	teams, err := s.q.InstallationTeamsOf(ctx, s.e, enterprise)
+	all, err := s.OrgTeams(ctx, enterprise)
+	if err != nil {
+		return nil, err
+	}
+	teams := make([]string, 0, len(all))
+	for _, t := range all {
+		teams = append(teams, t.Team)
+	}
+	return teams, nil
+}
+
+// OrgTeam is a workspace recorded as an organisation's.
+type OrgTeam struct {
+	Team string
+	// RevokedAt is when the organisation's installation stopped serving
+	// it (team_access_revoked); nil while it serves it.
+	RevokedAt *time.Time
+}
+
+// OrgTeams returns the workspaces recorded as an organisation's, by id,
+// each with whether its installation still serves it.
+func (s Installations) OrgTeams(ctx context.Context, enterprise string) ([]OrgTeam, error) {
+	rows, err := s.q.InstallationTeamsOf(ctx, s.e, enterprise)
 	if err != nil {
 		return nil, fmt.Errorf("teams of %s: %w", enterprise, mapErr(err))
 	}
-	return teams, nil
+	out := make([]OrgTeam, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, OrgTeam{Team: r.TeamID, RevokedAt: r.RevokedAt})
+	}
+	return out, nil
+}
+
+// FindOrg returns an organisation's own (org-wide) installation, active
+// or not; ErrNotFound when it has none.
+func (s Installations) FindOrg(ctx context.Context, enterprise string) (Installation, error) {
+	r, err := s.q.InstallationFindOrg(ctx, s.e, enterprise)
+	if err != nil {
+		return Installation{}, fmt.Errorf("installation of organisation %s: %w", enterprise, mapErr(err))
+	}
+	return installationOf(r), nil
 }
 
 // Uninstall is an event that disables an installation: app_uninstalled,
@@ -195,6 +232,10 @@ type AccessChanged struct {
 	Changed int
 	// Newer is how many a newer event had changed, which it left alone.
 	Newer int
+	// Tied are the workspaces an event of the other kind changed in the
+	// same second: they are left revoked until SettleTeamAccess records
+	// which came last.
+	Tied []string
 }
 
 // ChangeTeamAccess records, once per event, that an organisation's
@@ -203,18 +244,48 @@ type AccessChanged struct {
 // it no more (Find finds none), and comes due for erasure like an
 // uninstalled one (DisabledBefore). Only workspaces recorded as the
 // organisation's change: one never served has nothing to stop.
+//
+// event_time has whole seconds, and Slack does not promise to deliver
+// events in order: of a revocation and a grant sent in the same second,
+// either may arrive last. Such a tie is never settled by arrival. The
+// workspace is left revoked, the safe side (nothing is read or written
+// for it), and is reported in Tied, for the caller to ask Slack which
+// came last and record it with SettleTeamAccess.
 func (s Installations) ChangeTeamAccess(ctx context.Context, a TeamAccess) (AccessChanged, error) {
 	if a.EventID == "" || a.Enterprise == "" {
 		return AccessChanged{}, fmt.Errorf("team access: an event id and an enterprise are needed")
 	}
-	// event_time has whole seconds.
 	r, err := s.q.InstallationTeamAccess(ctx, s.e, dbsqlc.InstallationTeamAccessParams{
 		EnterpriseID: a.Enterprise, TeamIds: a.Teams, Sent: a.Sent.Truncate(time.Second), EventID: a.EventID, Revoked: a.Revoked,
 	})
 	if err != nil {
 		return AccessChanged{}, fmt.Errorf("team access: %w", mapErr(err))
 	}
-	return AccessChanged{Duplicate: r.Fresh == 0, Changed: int(r.Changed), Newer: int(r.Newer)}, nil
+	did := AccessChanged{Duplicate: r.Fresh == 0, Changed: int(r.Changed), Newer: int(r.Newer)}
+	if len(r.Tied) > 0 {
+		did.Tied = r.Tied
+	}
+	return did, nil
+}
+
+// SettleTeamAccess records Slack's answer to a tie (AccessChanged.Tied)
+// for the events sent in the second sent: of the tied workspaces, those
+// in served are served by the organisation's installation again, the
+// others stay revoked. A workspace that an event sent later changed
+// since is left as that one left it. It returns the workspaces it
+// settled, each with whether it is served.
+func (s Installations) SettleTeamAccess(ctx context.Context, enterprise string, tied, served []string, sent time.Time) (map[string]bool, error) {
+	rows, err := s.q.InstallationTeamAccessSettle(ctx, s.e, dbsqlc.InstallationTeamAccessSettleParams{
+		EnterpriseID: enterprise, TeamIds: tied, Served: served, Sent: sent.Truncate(time.Second),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("settle team access: %w", mapErr(err))
+	}
+	settled := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		settled[r.TeamID] = r.Served
+	}
+	return settled, nil
 }
 
 // List returns every installation.

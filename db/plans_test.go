@@ -388,6 +388,10 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	// adds it again.
 	ok(d.Installations().ChangeTeamAccess(ctx, db.TeamAccess{Enterprise: "E1", Teams: []string{"T0ORGMEMBER"}, Revoked: true, EventID: "Ev0ACCESS1", Sent: time.Now()}))
 	ok(d.Installations().ChangeTeamAccess(ctx, db.TeamAccess{Enterprise: "E1", Teams: []string{"T0ORGMEMBER"}, EventID: "Ev0ACCESS2", Sent: time.Now()}))
+	// The two in one second: Slack, asked with the organisation's token,
+	// settles the tie.
+	ok(d.Installations().FindOrg(ctx, "E1"))
+	ok(d.Installations().SettleTeamAccess(ctx, "E1", []string{"T0ORGMEMBER"}, []string{"T0ORGMEMBER"}, time.Now()))
 	ok(d.Installations().Disable(ctx, db.Uninstall{Team: team, Why: "app_uninstalled", EventID: "Ev1", Sent: time.Now()}))
 	ok(d.Installations().DisabledBefore(ctx, time.Now(), 100))
 	ok(d.Installations().SpendOAuthState(ctx, []byte("nonce hash"), time.Now().Add(10*time.Minute)))

@@ -160,6 +160,28 @@ func (c *Clients) load(ctx context.Context, team, enterprise string) (Bot, error
 	return Bot{Team: team, API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID, Enterprise: org, Organisation: inst.Enterprise}, nil
 }
 
+// Organisation is the bot of an organisation's own (org-wide)
+// installation, for what it asks Slack as the organisation rather than for
+// a workspace (auth.teams.list); not cached. ErrNotInstalled when it has
+// none, or it is disabled.
+func (c *Clients) Organisation(ctx context.Context, enterprise string) (Bot, error) {
+	inst, err := c.Store.Installations().FindOrg(ctx, enterprise)
+	if errors.Is(err, db.ErrNotFound) {
+		return Bot{}, fmt.Errorf("organisation %s: %w", enterprise, ErrNotInstalled)
+	}
+	if err != nil {
+		return Bot{}, err
+	}
+	if !inst.Active() {
+		return Bot{}, fmt.Errorf("organisation %s (%s): %w", enterprise, inst.DisabledWhy, ErrNotInstalled)
+	}
+	token, err := c.Keyring.Open(enterprise, inst.Token)
+	if err != nil {
+		return Bot{}, err
+	}
+	return Bot{API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID, Enterprise: enterprise, Organisation: enterprise}, nil
+}
+
 // Forget drops team's bot from the cache: the next call reads its
 // installation again. Forget("") drops every team's: an organisation's
 // installation changed, and it may serve any of them.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
@@ -228,6 +229,16 @@ func (a *App) onUninstalled(ctx context.Context, d *delivery) {
 // MNEMO_RETENTION_UNINSTALLED, as an uninstalled workspace's is. One added
 // again is served again. Like an uninstall, an event is taken in once (by
 // its event_id), and never undoes a newer one.
+//
+// The rule for a tie: event_time has whole seconds, and Slack does not
+// promise delivery order, so of a removal and an addition sent in the same
+// second neither is taken as the last by arrival. The workspace stops
+// being served at once (the safe side: nothing is read or written for it
+// meanwhile), and after the ack Slack is asked (settleTie) whether the
+// organisation's installation is on it now, which is what the last of the
+// two did: if it is, the addition wins, and it is served again. If Slack
+// can't say, it stays removed, and the log says so: the org admin's next
+// change for it settles it, as does re-adding the app to it.
 func (a *App) onTeamAccess(ctx context.Context, d *delivery) {
 	e, _ := d.data.(slackevents.EventsAPIEvent)
 	why := e.InnerEvent.Type
@@ -287,6 +298,81 @@ func (a *App) onTeamAccess(ctx context.Context, d *delivery) {
 		log.Warn().Int("changed", did.Changed).Int("newer", did.Newer).Msg("the organisation's installation no longer serves these workspaces; their data is erased after MNEMO_RETENTION_UNINSTALLED, or by mnemo teams erase")
 	default:
 		log.Info().Int("changed", did.Changed).Int("newer", did.Newer).Msg("the organisation's installation serves these workspaces again")
+	}
+	if len(did.Tied) > 0 {
+		log.Warn().Strs("tied", did.Tied).Msg("workspaces removed and added again in the same second: not served until Slack says which came last")
+		a.async(ctx, func(ctx context.Context) { a.settleTie(ctx, change.Enterprise, did.Tied, change.Sent, log) })
+	}
+}
+
+// teamsListTimeout bounds asking Slack which workspaces an organisation's
+// installation is on (auth.teams.list, every page).
+const teamsListTimeout = 15 * time.Second
+
+// settleTie records which of a same-second removal and addition came last
+// for the tied workspaces (see onTeamAccess): the addition, where Slack
+// lists the workspace among those the organisation's installation is on
+// (auth.teams.list with its token); else the removal. It runs after the
+// ack, in no transaction: the database is written once Slack answered.
+func (a *App) settleTie(ctx context.Context, enterprise string, tied []string, sent time.Time, log zerolog.Logger) {
+	on, err := a.orgWorkspaces(ctx, enterprise)
+	if errors.Is(err, install.ErrNotInstalled) {
+		log.Info().Err(err).Strs("tied", tied).Msg("the organisation's installation is disabled or gone, so it serves none of these workspaces; nothing to settle")
+		return
+	}
+	if err != nil {
+		log.Error().Err(err).Strs("tied", tied).Msg("Slack could not say whether the organisation's installation is on these workspaces; they stay removed until the org admin's next change for them")
+		return
+	}
+	var served []string
+	for _, t := range tied {
+		if on[t] {
+			served = append(served, t)
+		}
+	}
+	settled, err := a.db.Installations().SettleTeamAccess(ctx, enterprise, tied, served, sent)
+	if err != nil {
+		log.Error().Err(err).Strs("tied", tied).Msg("Slack's answer to a same-second removal and addition was not recorded; the workspaces stay removed")
+		return
+	}
+	for _, t := range tied {
+		a.clients.Forget(t)
+		l := log.With().Str("team", t).Logger()
+		switch is, ok := settled[t]; {
+		case !ok:
+			l.Info().Msg("same-second removal and addition: a later event has changed the workspace since; left as it left it")
+		case is:
+			l.Info().Msg("same-second removal and addition: Slack lists the workspace, so the addition came last; served again")
+		default:
+			l.Warn().Msg("same-second removal and addition: Slack does not list the workspace, so the removal came last; no longer served")
+		}
+	}
+}
+
+// orgWorkspaces asks Slack which workspaces an organisation's org-wide
+// installation is on now (auth.teams.list with its token), within
+// teamsListTimeout.
+func (a *App) orgWorkspaces(ctx context.Context, enterprise string) (map[string]bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, teamsListTimeout)
+	defer cancel()
+	b, err := a.clients.Organisation(ctx, enterprise)
+	if err != nil {
+		return nil, err
+	}
+	on := map[string]bool{}
+	cursor := ""
+	for {
+		teams, next, err := b.API.ListTeamsContext(ctx, slack.ListTeamsParameters{Limit: 1000, Cursor: cursor})
+		if err != nil {
+			return nil, fmt.Errorf("auth.teams.list: %w", err)
+		}
+		for _, t := range teams {
+			on[t.ID] = true
+		}
+		if next == "" {
+			return on, nil
+		}
+		cursor = next
 	}
 }
 

@@ -57,7 +57,10 @@ Lists the app's installations: each workspace's own, and each Enterprise
 Grid organisation's org-wide one with the workspaces it has served. A
 workspace with an installation of its own is served by it, not by its
 organisation's. Disabled installations (uninstalled, or tokens revoked) say
-when and why; their data is erased after MNEMO_RETENTION_UNINSTALLED.
+when and why; their data is erased after MNEMO_RETENTION_UNINSTALLED. So is
+the data of a workspace an org admin removed the org-wide installation from
+(team_access_revoked): it is listed as no longer served, with when, and
+when its data is erased, unless an installation of its own serves it.
 `
 
 func cmdInstalls(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
@@ -81,19 +84,23 @@ func cmdInstalls(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintln(stdout, "No installations.")
 		return nil
 	}
+	ownActive := map[string]bool{}
+	for _, inst := range all {
+		if inst.Team != "" && inst.Active() {
+			ownActive[inst.Team] = true
+		}
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tID\tENTERPRISE\tINSTALLED\tSTATUS\tSERVES")
 	for _, inst := range all {
 		level, id, serves := "workspace", inst.Team, inst.Team
 		if inst.Team == "" {
-			teams, err := d.Installations().TeamsOf(ctx, inst.Enterprise)
+			teams, err := d.Installations().OrgTeams(ctx, inst.Enterprise)
 			if err != nil {
 				return err
 			}
-			level, id, serves = "organisation", inst.Enterprise, "every workspace of the organisation"
-			if len(teams) > 0 {
-				serves += "; so far " + strings.Join(teams, ", ")
-			}
+			level, id = "organisation", inst.Enterprise
+			serves = orgServes(teams, ownActive, cfg.RetentionUninstalled())
 		}
 		status := "active"
 		if !inst.Active() {
@@ -106,4 +113,38 @@ func cmdInstalls(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", level, id, ent, inst.InstalledAt.UTC().Format(time.DateTime), status, serves)
 	}
 	return tw.Flush()
+}
+
+// orgServes is what an org-wide installation serves: every workspace of
+// its organisation, those it has served so far by name, and those an org
+// admin removed it from (team_access_revoked), with when, and when their
+// data is erased (as DisabledBefore finds them: retention after the
+// removal, unless an active installation of their own serves them).
+func orgServes(teams []db.OrgTeam, ownActive map[string]bool, retention time.Duration) string {
+	var served, removed []string
+	for _, t := range teams {
+		if t.RevokedAt == nil {
+			served = append(served, t.Team)
+			continue
+		}
+		at := t.RevokedAt.UTC()
+		note := "removed " + at.Format(time.DateTime)
+		switch {
+		case ownActive[t.Team]:
+			note += ", served by its own installation"
+		case retention > 0:
+			note += ", data erased after " + at.Add(retention).Format(time.DateTime)
+		default:
+			note += ", data kept (MNEMO_RETENTION_UNINSTALLED is 0)"
+		}
+		removed = append(removed, t.Team+" ("+note+")")
+	}
+	serves := "every workspace of the organisation"
+	if len(served) > 0 {
+		serves += "; so far " + strings.Join(served, ", ")
+	}
+	if len(removed) > 0 {
+		serves += "; no longer " + strings.Join(removed, ", ")
+	}
+	return serves
 }

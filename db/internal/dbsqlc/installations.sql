@@ -61,8 +61,14 @@ SELECT r.enterprise_id FROM installation_teams r
 WHERE r.team_id = @team_id AND NOT EXISTS (SELECT 1 FROM served);
 
 -- name: InstallationTeamsOf :many
--- The workspaces an organisation's installation has served.
-SELECT t.team_id FROM installation_teams t WHERE t.enterprise_id = @enterprise_id ORDER BY t.team_id;
+-- The workspaces recorded as an organisation's, each with when its
+-- org-wide installation stopped serving it (team_access_revoked), or
+-- NULL while it serves it.
+SELECT t.team_id, t.revoked_at FROM installation_teams t WHERE t.enterprise_id = @enterprise_id ORDER BY t.team_id;
+
+-- name: InstallationFindOrg :one
+-- An organisation's own (org-wide) installation.
+SELECT i.* FROM installations i WHERE i.team_id = '' AND i.enterprise_id = @enterprise_id;
 
 -- name: InstallationDisable :one
 -- An uninstall or revoke event, once per event_id: it disables the
@@ -94,29 +100,54 @@ SELECT (SELECT count(*) FROM fresh)::int AS fresh,
 -- event_id: the workspaces it names stop, or start again, being served by
 -- their organisation's org-wide installation. Only workspaces recorded as
 -- that organisation's change, and none that an event sent after this one
--- (sent) changed already. A second revocation keeps the first one's time:
--- retention counts from it. It reports whether the event was new, how
--- many workspaces it changed and how many a newer event had changed.
--- Events older than a day are forgotten on the way.
+-- (sent) changed already. event_time has whole seconds: a workspace that
+-- an event of the other kind changed in the same second is tied, and
+-- left revoked (a grant does not undo it; a revocation applies), until
+-- Slack says which came last (InstallationTeamAccessSettle). The rows are
+-- locked and read as they are after any concurrent event's change, so
+-- that two events of one second taken in at once find their tie too. A
+-- second revocation keeps the first one's time: retention counts from
+-- it. It reports whether the event was new, how many workspaces it
+-- changed, how many a newer event had changed, and the tied ones. Events
+-- older than a day are forgotten on the way.
 WITH fresh AS (
     INSERT INTO install_events (event_id) VALUES (@event_id) ON CONFLICT (event_id) DO NOTHING
     RETURNING event_id
 ), forgotten AS (
     DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), locked AS (
+    SELECT l.team_id, l.access_event_at, l.revoked_at IS NOT NULL AS was_revoked
+    FROM installation_teams l
+    WHERE l.enterprise_id = @enterprise_id AND l.team_id = ANY(@team_ids::text[])
+      AND EXISTS (SELECT 1 FROM fresh)
+    FOR UPDATE
 ), changed AS (
     UPDATE installation_teams t
-    SET revoked_at = CASE WHEN @revoked::bool THEN COALESCE(t.revoked_at, now()) END,
+    SET revoked_at = CASE WHEN @revoked::bool OR (l.access_event_at = @sent::timestamptz AND l.was_revoked)
+                          THEN COALESCE(t.revoked_at, now()) END,
         access_event_at = @sent::timestamptz
-    WHERE t.enterprise_id = @enterprise_id AND t.team_id = ANY(@team_ids::text[])
-      AND (t.access_event_at IS NULL OR t.access_event_at <= @sent::timestamptz)
-      AND EXISTS (SELECT 1 FROM fresh)
-    RETURNING t.team_id
+    FROM locked l
+    WHERE t.team_id = l.team_id AND t.enterprise_id = @enterprise_id
+      AND (l.access_event_at IS NULL OR l.access_event_at <= @sent::timestamptz)
+    RETURNING t.team_id, (l.access_event_at = @sent::timestamptz AND l.was_revoked <> @revoked::bool) AS tied
 )
 SELECT (SELECT count(*) FROM fresh)::int AS fresh,
        (SELECT count(*) FROM changed)::int AS changed,
-       (SELECT count(*) FROM installation_teams n
-        WHERE n.enterprise_id = @enterprise_id AND n.team_id = ANY(@team_ids::text[])
-          AND n.access_event_at > @sent::timestamptz)::int AS newer;
+       (SELECT count(*) FROM locked n WHERE n.access_event_at > @sent::timestamptz)::int AS newer,
+       ARRAY(SELECT c.team_id FROM changed c WHERE c.tied ORDER BY c.team_id)::text[] AS tied;
+
+-- name: InstallationTeamAccessSettle :many
+-- Slack's answer to a tie (InstallationTeamAccess): of the tied
+-- workspaces, those it lists (served) are served by their organisation's
+-- installation again, the others stay revoked. Only workspaces no event
+-- sent after the tie's second (sent) has changed since: that one has the
+-- last word. It returns the workspaces it settled, and whether each is
+-- served.
+UPDATE installation_teams t
+SET revoked_at = CASE WHEN t.team_id = ANY(@served::text[]) THEN NULL ELSE COALESCE(t.revoked_at, now()) END
+WHERE t.enterprise_id = @enterprise_id AND t.team_id = ANY(@team_ids::text[])
+  AND t.access_event_at = @sent::timestamptz
+RETURNING t.team_id, (t.revoked_at IS NULL)::bool AS served;
 
 -- name: InstallationList :many
 SELECT * FROM installations i ORDER BY i.team_id, i.enterprise_id;

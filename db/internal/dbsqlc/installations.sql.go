@@ -162,6 +162,31 @@ func (q *Queries) InstallationFind(ctx context.Context, db DBTX, arg Installatio
 	return i, err
 }
 
+const installationFindOrg = `-- name: InstallationFindOrg :one
+SELECT i.team_id, i.enterprise_id, i.token_ciphertext, i.token_nonce, i.token_key_id, i.bot_user_id, i.bot_id, i.scopes, i.installer_id, i.installed_at, i.disabled_at, i.disabled_why FROM installations i WHERE i.team_id = '' AND i.enterprise_id = $1
+`
+
+// An organisation's own (org-wide) installation.
+func (q *Queries) InstallationFindOrg(ctx context.Context, db DBTX, enterpriseID string) (Installation, error) {
+	row := db.QueryRow(ctx, installationFindOrg, enterpriseID)
+	var i Installation
+	err := row.Scan(
+		&i.TeamID,
+		&i.EnterpriseID,
+		&i.TokenCiphertext,
+		&i.TokenNonce,
+		&i.TokenKeyID,
+		&i.BotUserID,
+		&i.BotID,
+		&i.Scopes,
+		&i.InstallerID,
+		&i.InstalledAt,
+		&i.DisabledAt,
+		&i.DisabledWhy,
+	)
+	return i, err
+}
+
 const installationForgetOrg = `-- name: InstallationForgetOrg :execrows
 DELETE FROM installations i WHERE i.team_id = '' AND i.enterprise_id = $1
 `
@@ -378,79 +403,155 @@ func (q *Queries) InstallationServeTeam(ctx context.Context, db DBTX, arg Instal
 
 const installationTeamAccess = `-- name: InstallationTeamAccess :one
 WITH fresh AS (
-    INSERT INTO install_events (event_id) VALUES ($4) ON CONFLICT (event_id) DO NOTHING
+    INSERT INTO install_events (event_id) VALUES ($2) ON CONFLICT (event_id) DO NOTHING
     RETURNING event_id
 ), forgotten AS (
     DELETE FROM install_events e WHERE e.received_at < now() - interval '1 day'
+), locked AS (
+    SELECT l.team_id, l.access_event_at, l.revoked_at IS NOT NULL AS was_revoked
+    FROM installation_teams l
+    WHERE l.enterprise_id = $3 AND l.team_id = ANY($4::text[])
+      AND EXISTS (SELECT 1 FROM fresh)
+    FOR UPDATE
 ), changed AS (
     UPDATE installation_teams t
-    SET revoked_at = CASE WHEN $5::bool THEN COALESCE(t.revoked_at, now()) END,
-        access_event_at = $3::timestamptz
-    WHERE t.enterprise_id = $1 AND t.team_id = ANY($2::text[])
-      AND (t.access_event_at IS NULL OR t.access_event_at <= $3::timestamptz)
-      AND EXISTS (SELECT 1 FROM fresh)
-    RETURNING t.team_id
+    SET revoked_at = CASE WHEN $5::bool OR (l.access_event_at = $1::timestamptz AND l.was_revoked)
+                          THEN COALESCE(t.revoked_at, now()) END,
+        access_event_at = $1::timestamptz
+    FROM locked l
+    WHERE t.team_id = l.team_id AND t.enterprise_id = $3
+      AND (l.access_event_at IS NULL OR l.access_event_at <= $1::timestamptz)
+    RETURNING t.team_id, (l.access_event_at = $1::timestamptz AND l.was_revoked <> $5::bool) AS tied
 )
 SELECT (SELECT count(*) FROM fresh)::int AS fresh,
        (SELECT count(*) FROM changed)::int AS changed,
-       (SELECT count(*) FROM installation_teams n
-        WHERE n.enterprise_id = $1 AND n.team_id = ANY($2::text[])
-          AND n.access_event_at > $3::timestamptz)::int AS newer
+       (SELECT count(*) FROM locked n WHERE n.access_event_at > $1::timestamptz)::int AS newer,
+       ARRAY(SELECT c.team_id FROM changed c WHERE c.tied ORDER BY c.team_id)::text[] AS tied
 `
 
 type InstallationTeamAccessParams struct {
-	EnterpriseID string    `json:"enterpriseId"`
-	TeamIds      []string  `json:"teamIds"`
 	Sent         time.Time `json:"sent"`
 	EventID      string    `json:"eventId"`
+	EnterpriseID string    `json:"enterpriseId"`
+	TeamIds      []string  `json:"teamIds"`
 	Revoked      bool      `json:"revoked"`
 }
 
 type InstallationTeamAccessRow struct {
-	Fresh   int32 `json:"fresh"`
-	Changed int32 `json:"changed"`
-	Newer   int32 `json:"newer"`
+	Fresh   int32    `json:"fresh"`
+	Changed int32    `json:"changed"`
+	Newer   int32    `json:"newer"`
+	Tied    []string `json:"tied"`
 }
 
 // team_access_revoked (revoked) or team_access_granted, once per
 // event_id: the workspaces it names stop, or start again, being served by
 // their organisation's org-wide installation. Only workspaces recorded as
 // that organisation's change, and none that an event sent after this one
-// (sent) changed already. A second revocation keeps the first one's time:
-// retention counts from it. It reports whether the event was new, how
-// many workspaces it changed and how many a newer event had changed.
-// Events older than a day are forgotten on the way.
+// (sent) changed already. event_time has whole seconds: a workspace that
+// an event of the other kind changed in the same second is tied, and
+// left revoked (a grant does not undo it; a revocation applies), until
+// Slack says which came last (InstallationTeamAccessSettle). The rows are
+// locked and read as they are after any concurrent event's change, so
+// that two events of one second taken in at once find their tie too. A
+// second revocation keeps the first one's time: retention counts from
+// it. It reports whether the event was new, how many workspaces it
+// changed, how many a newer event had changed, and the tied ones. Events
+// older than a day are forgotten on the way.
 func (q *Queries) InstallationTeamAccess(ctx context.Context, db DBTX, arg InstallationTeamAccessParams) (InstallationTeamAccessRow, error) {
 	row := db.QueryRow(ctx, installationTeamAccess,
-		arg.EnterpriseID,
-		arg.TeamIds,
 		arg.Sent,
 		arg.EventID,
+		arg.EnterpriseID,
+		arg.TeamIds,
 		arg.Revoked,
 	)
 	var i InstallationTeamAccessRow
-	err := row.Scan(&i.Fresh, &i.Changed, &i.Newer)
+	err := row.Scan(
+		&i.Fresh,
+		&i.Changed,
+		&i.Newer,
+		&i.Tied,
+	)
 	return i, err
 }
 
-const installationTeamsOf = `-- name: InstallationTeamsOf :many
-SELECT t.team_id FROM installation_teams t WHERE t.enterprise_id = $1 ORDER BY t.team_id
+const installationTeamAccessSettle = `-- name: InstallationTeamAccessSettle :many
+UPDATE installation_teams t
+SET revoked_at = CASE WHEN t.team_id = ANY($1::text[]) THEN NULL ELSE COALESCE(t.revoked_at, now()) END
+WHERE t.enterprise_id = $2 AND t.team_id = ANY($3::text[])
+  AND t.access_event_at = $4::timestamptz
+RETURNING t.team_id, (t.revoked_at IS NULL)::bool AS served
 `
 
-// The workspaces an organisation's installation has served.
-func (q *Queries) InstallationTeamsOf(ctx context.Context, db DBTX, enterpriseID string) ([]string, error) {
+type InstallationTeamAccessSettleParams struct {
+	Served       []string  `json:"served"`
+	EnterpriseID string    `json:"enterpriseId"`
+	TeamIds      []string  `json:"teamIds"`
+	Sent         time.Time `json:"sent"`
+}
+
+type InstallationTeamAccessSettleRow struct {
+	TeamID string `json:"teamId"`
+	Served bool   `json:"served"`
+}
+
+// Slack's answer to a tie (InstallationTeamAccess): of the tied
+// workspaces, those it lists (served) are served by their organisation's
+// installation again, the others stay revoked. Only workspaces no event
+// sent after the tie's second (sent) has changed since: that one has the
+// last word. It returns the workspaces it settled, and whether each is
+// served.
+func (q *Queries) InstallationTeamAccessSettle(ctx context.Context, db DBTX, arg InstallationTeamAccessSettleParams) ([]InstallationTeamAccessSettleRow, error) {
+	rows, err := db.Query(ctx, installationTeamAccessSettle,
+		arg.Served,
+		arg.EnterpriseID,
+		arg.TeamIds,
+		arg.Sent,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []InstallationTeamAccessSettleRow
+	for rows.Next() {
+		var i InstallationTeamAccessSettleRow
+		if err := rows.Scan(&i.TeamID, &i.Served); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const installationTeamsOf = `-- name: InstallationTeamsOf :many
+SELECT t.team_id, t.revoked_at FROM installation_teams t WHERE t.enterprise_id = $1 ORDER BY t.team_id
+`
+
+type InstallationTeamsOfRow struct {
+	TeamID    string     `json:"teamId"`
+	RevokedAt *time.Time `json:"revokedAt"`
+}
+
+// The workspaces recorded as an organisation's, each with when its
+// org-wide installation stopped serving it (team_access_revoked), or
+// NULL while it serves it.
+func (q *Queries) InstallationTeamsOf(ctx context.Context, db DBTX, enterpriseID string) ([]InstallationTeamsOfRow, error) {
 	rows, err := db.Query(ctx, installationTeamsOf, enterpriseID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var items []string
+	var items []InstallationTeamsOfRow
 	for rows.Next() {
-		var team_id string
-		if err := rows.Scan(&team_id); err != nil {
+		var i InstallationTeamsOfRow
+		if err := rows.Scan(&i.TeamID, &i.RevokedAt); err != nil {
 			return nil, err
 		}
-		items = append(items, team_id)
+		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

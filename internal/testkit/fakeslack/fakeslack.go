@@ -149,7 +149,8 @@ type Server struct {
 	client         *http.Client
 	answers        map[string]Answer
 	httpWG         sync.WaitGroup
-	oauth          oauthState // oauth.go
+	oauth          oauthState          // oauth.go
+	orgTeams       map[string][]string // teams.go
 }
 
 // New starts a fake Slack and stops it when t ends.
@@ -562,7 +563,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		s.cond.Broadcast()
 		writeJSON(w, map[string]any{"ok": true, "files": done})
 	default:
-		if !s.assistantAPI(w, method, f, team) {
+		if !s.assistantAPI(w, method, f, team) && !s.teamsAPI(w, method, f, call.Token) {
 			writeJSON(w, map[string]any{"ok": false, "error": "unknown_method"})
 		}
 	}
