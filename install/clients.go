@@ -129,14 +129,8 @@ func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, erro
 
 func (c *Clients) load(ctx context.Context, team, enterprise string) (Bot, error) {
 	inst, err := c.Store.Installations().Find(ctx, team, enterprise)
-	if errors.Is(err, db.ErrNotFound) {
-		return Bot{}, fmt.Errorf("%s: %w", team, ErrNotInstalled)
-	}
-	if err != nil {
+	if err := serving(team, inst, err); err != nil {
 		return Bot{}, err
-	}
-	if !inst.Active() {
-		return Bot{}, fmt.Errorf("%s (%s): %w", team, inst.DisabledWhy, ErrNotInstalled)
 	}
 	owner, org := inst.Team, ""
 	if inst.Team == "" {
@@ -166,20 +160,29 @@ func (c *Clients) load(ctx context.Context, team, enterprise string) (Bot, error
 // none, or it is disabled.
 func (c *Clients) Organisation(ctx context.Context, enterprise string) (Bot, error) {
 	inst, err := c.Store.Installations().FindOrg(ctx, enterprise)
-	if errors.Is(err, db.ErrNotFound) {
-		return Bot{}, fmt.Errorf("organisation %s: %w", enterprise, ErrNotInstalled)
-	}
-	if err != nil {
+	if err := serving("organisation "+enterprise, inst, err); err != nil {
 		return Bot{}, err
-	}
-	if !inst.Active() {
-		return Bot{}, fmt.Errorf("organisation %s (%s): %w", enterprise, inst.DisabledWhy, ErrNotInstalled)
 	}
 	token, err := c.Keyring.Open(enterprise, inst.Token)
 	if err != nil {
 		return Bot{}, err
 	}
 	return Bot{API: c.NewClient(token), UserID: inst.BotUserID, BotID: inst.BotID, Enterprise: enterprise, Organisation: enterprise}, nil
+}
+
+// serving says why an installation found (inst, err) for name serves
+// nothing: none was found, or it is disabled (ErrNotInstalled), or it
+// could not be read.
+func serving(name string, inst db.Installation, err error) error {
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		return fmt.Errorf("%s: %w", name, ErrNotInstalled)
+	case err != nil:
+		return err
+	case !inst.Active():
+		return fmt.Errorf("%s (%s): %w", name, inst.DisabledWhy, ErrNotInstalled)
+	}
+	return nil
 }
 
 // Forget drops team's bot from the cache: the next call reads its
