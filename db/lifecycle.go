@@ -150,9 +150,9 @@ func (r Receipt) Total() int64 {
 //     team) go as the team's do: those about them and those they wrote
 //     are deleted, and what they did to the others is nobody's.
 //
-// A turn of theirs still running writes no memory past it: a write under
-// way when it starts is waited for and deleted with the rest, and one
-// after it is refused (Memories.HoldTurnSource). Erasing someone with
+// No memory is written past it: a write under way when it starts is
+// waited for and deleted with the rest (Memories.HoldErasure), and a turn
+// of theirs that writes after it is refused (Memories.TurnSourceKept). Erasing someone with
 // nothing left is a receipt of zeros.
 func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 	if e.Team == "" || e.User == "" {
@@ -169,8 +169,8 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 			r = append(r, ReceiptLine{Table: table, Action: action, Rows: n})
 			return nil
 		}
-		// First, the lock their turns' memory writes hold while they
-		// write (Memories.HoldTurnSource): a write under way commits before
+		// First, the lock every memory write by or about them holds while
+		// it writes (Memories.HoldErasure): a write under way commits before
 		// any statement below reads, so they see and delete what it wrote;
 		// a later one waits for this transaction and finds what it came
 		// from gone. Erasure takes no other advisory lock (a team's takes
@@ -481,9 +481,10 @@ func nonNil[T any](s []T) []T {
 // whose organisation may never install mnemo to erase them, and its
 // organisation's memories said there.
 //
-// A memory write of the team's turns writes nothing past it: one under way
-// when it starts is waited for and deleted with the rest, and one after it
-// finds its turn gone (Memories.HoldTurnSource). Erasing a team with
+// No memory is written past it: a write said in the team or stored under
+// it, under way when it starts, is waited for and deleted with the rest
+// (Memories.HoldErasure), and a turn's after it finds its turn gone
+// (Memories.TurnSourceKept). Erasing a team with
 // nothing left is a receipt of zeros.
 func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 	if team == "" {

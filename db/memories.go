@@ -196,6 +196,48 @@ func (s Memories) LockSubject(ctx context.Context, key string) error {
 	return nil
 }
 
+// Writer is a memory write as the erasures that would delete it see it:
+// the team it is said in, the team it is stored under when that is another
+// (an external member's own memories, memory.HomeOf; an organisation's),
+// the person it is by, and the person it is about when that is another.
+type Writer struct {
+	Team, Stored    string
+	Author, Subject string
+}
+
+// HoldErasure holds off, until the transaction ends, every erasure that
+// would delete what w writes: that of each of its teams, and of each of its
+// people in each of its teams (Erase, EraseTeam take these locks
+// exclusively). An erasure that comes later waits for the transaction, and
+// sees and deletes what it wrote; one that came first is waited for. Only
+// meaningful on a Tx.
+func (s Memories) HoldErasure(ctx context.Context, w Writer) error {
+	teams := distinctSorted(w.Team, w.Stored)
+	// Teams before people, each in order: an erasure takes one of these
+	// locks, alone, and writes take theirs in one order, so no two wait on
+	// each other.
+	for _, team := range teams {
+		if err := s.q.MemoryHoldTeam(ctx, s.e, team); err != nil {
+			return fmt.Errorf("hold off the team's erasure: %w", mapErr(err))
+		}
+	}
+	for _, team := range teams {
+		for _, user := range distinctSorted(w.Author, w.Subject) {
+			if err := s.q.MemoryHoldPerson(ctx, s.e, dbsqlc.MemoryHoldPersonParams{TeamID: team, UserID: user}); err != nil {
+				return fmt.Errorf("hold off erasure: %w", mapErr(err))
+			}
+		}
+	}
+	return nil
+}
+
+// distinctSorted is those of xs that are not "", in order, without repeats.
+func distinctSorted(xs ...string) []string {
+	xs = slices.DeleteFunc(xs, func(x string) bool { return x == "" })
+	slices.Sort(xs)
+	return slices.Compact(xs)
+}
+
 // TurnSource is what a turn's write comes from: the turn, in its team, and
 // the message of the turn's thread that led to the write, by its author.
 type TurnSource struct {
@@ -205,21 +247,11 @@ type TurnSource struct {
 	Author    string
 }
 
-// HoldTurnSource holds off the erasure of src's team and of its author
-// until the transaction ends, then reports whether src is still there. An
-// erasure that comes later waits for the transaction and sees what it
-// wrote; one that committed first deleted the team's turns and log, or a
-// DM's, or left the author's messages elsewhere nobody's, and src is not
-// found (false). Only meaningful on a Tx.
-func (s Memories) HoldTurnSource(ctx context.Context, src TurnSource) (bool, error) {
-	// The team's lock before the person's, always: an erasure takes one of
-	// them, so none waits on this transaction while holding the other.
-	if err := s.q.MemoryHoldTeam(ctx, s.e, src.Team); err != nil {
-		return false, fmt.Errorf("hold off the team's erasure: %w", mapErr(err))
-	}
-	if err := s.q.MemoryHoldPerson(ctx, s.e, dbsqlc.MemoryHoldPersonParams{TeamID: src.Team, UserID: src.Author}); err != nil {
-		return false, fmt.Errorf("hold off erasure: %w", mapErr(err))
-	}
+// TurnSourceKept reports whether src is still there. After HoldErasure, an
+// erasure of its team or author that committed first deleted the team's
+// turns and log, or a DM's, or left the author's messages elsewhere
+// nobody's, and src is not found (false).
+func (s Memories) TurnSourceKept(ctx context.Context, src TurnSource) (bool, error) {
 	// A statement of its own, after the lock: under READ COMMITTED it reads
 	// what an erasure that held the lock first committed.
 	kept, err := s.q.MemoryTurnSourceKept(ctx, s.e, dbsqlc.MemoryTurnSourceKeptParams{TurnID: src.Turn, TeamID: src.Team, MessageTs: src.MessageTS, ActorID: src.Author})

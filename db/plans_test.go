@@ -288,15 +288,19 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Turns().Learned(ctx, turnID))
 	ok(d.Turns().RecordLearning(ctx, opened.ID, 0, 0))
 
-	// A memory write, as remember does it; a turn's holds its author's
-	// erasure off and finds its turn and the message it came from.
+	// A memory write, as remember does it: it holds off the erasures that
+	// would delete it, and a turn's finds its turn and the message it came
+	// from.
 	var asker string
 	require.NoError(t, raw.QueryRow(ctx, `SELECT actor_id FROM turns WHERE id = $1`, turnID).Scan(&asker))
 	ok(nil, d.InTx(ctx, func(tx *db.Tx) error {
 		if err := tx.Memories().LockSubject(ctx, "k"); err != nil {
 			return err
 		}
-		kept, err := tx.Memories().HoldTurnSource(ctx, db.TurnSource{Team: team, Turn: turnID, MessageTS: ts, Author: asker})
+		if err := tx.Memories().HoldErasure(ctx, db.Writer{Team: team, Author: asker}); err != nil {
+			return err
+		}
+		kept, err := tx.Memories().TurnSourceKept(ctx, db.TurnSource{Team: team, Turn: turnID, MessageTS: ts, Author: asker})
 		if err != nil {
 			return err
 		}

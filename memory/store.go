@@ -188,8 +188,9 @@ type Store struct {
 	vec      vectorLeg
 	onChange atomic.Pointer[func(team, subject string)]
 	// holding, when set (by tests only), runs in persist's transaction once
-	// a turn's write holds its author's erasure off: a test stops a write
-	// there to start an erasure behind it.
+	// a write holds off the erasures that would delete it (and a turn's has
+	// found its turn): a test stops a write there to start an erasure
+	// behind it.
 	holding func()
 }
 

@@ -46,8 +46,9 @@ import (
 //
 // Every model call runs in stages 3 and 4, outside any transaction. A
 // review that can't complete is ErrReviewUnavailable and stores nothing.
-// A turn's write (req.Turn) that comes after the erasure of its author, or
-// of the DM it was said in, is ErrErased and stores nothing.
+// A write under way when an erasure that deletes it starts is waited for
+// and deleted. A turn's write (req.Turn) that comes after the erasure of
+// its author, or of the DM it was said in, is ErrErased and stores nothing.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
 	if !req.Actor.IsHuman() {
 		return Outcome{}, fmt.Errorf("remember: actor %q is not a person", req.Actor.ID)
@@ -434,8 +435,9 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 }
 
 // persist is stage 5: one short transaction that takes the subject's lock,
-// checks for a duplicate (another writer may have stored one since stage
-// 4), inserts the memory with its history and archives what it replaces.
+// holds off the erasures that would delete the write (db.Writer), checks
+// for a duplicate (another writer may have stored one since stage 4),
+// inserts the memory with its history and archives what it replaces.
 // A first persist (p.first) that meets candidates a Decider should see
 // stores nothing and returns them (met), for stage 4. A decision that
 // merges or replaces a memory that is no longer active (forgotten, past
@@ -464,22 +466,26 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 		if err := mem.LockSubject(ctx, subjectLock(w.team, w.scope, w.subjectType, w.subject)); err != nil {
 			return err
 		}
+		// Before any memory row: an erasure that would delete what this
+		// writes waits for this transaction and then deletes it, or this
+		// waits for the erasure. A turn's write then checks that its turn
+		// is still there: a turn still running when its author is erased
+		// must not write after the erasure. Another write after it is a
+		// new instruction of a live person, and is kept.
+		if err := mem.HoldErasure(ctx, w.writer()); err != nil {
+			return err
+		}
 		if w.req.Turn != 0 {
-			// Before any memory row: a turn still running when its author
-			// is erased must not write after the erasure. The hold makes
-			// an erasure wait for this transaction (it then deletes what
-			// this writes), or this wait for the erasure, whose commit
-			// the check then reads.
-			kept, err := mem.HoldTurnSource(ctx, db.TurnSource{Team: w.req.Place.Team, Turn: w.req.Turn, MessageTS: w.req.MessageTS, Author: w.req.Actor.ID})
+			kept, err := mem.TurnSourceKept(ctx, db.TurnSource{Team: w.req.Place.Team, Turn: w.req.Turn, MessageTS: w.req.MessageTS, Author: w.req.Actor.ID})
 			if err != nil {
 				return err
 			}
 			if !kept {
 				return ErrErased
 			}
-			if s.holding != nil {
-				s.holding()
-			}
+		}
+		if s.holding != nil {
+			s.holding()
 		}
 		found, err := mem.FindSimilar(ctx, w.similar())
 		if err != nil {
@@ -556,6 +562,17 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 // subject's memories: Remember's persist, Forget and Restore take it.
 func subjectLock(team string, scope Scope, subjectType SubjectType, subject string) string {
 	return team + "/" + string(scope) + "/" + string(subjectType) + "/" + subject
+}
+
+// writer is w as the erasures that would delete it see it: said in the
+// place's team, stored under w.team, by its actor and about its subject
+// when that is a person.
+func (w write) writer() db.Writer {
+	wr := db.Writer{Team: w.req.Place.Team, Stored: w.team, Author: w.req.Actor.ID}
+	if w.subjectType == SubjectUser {
+		wr.Subject = w.subject
+	}
+	return wr
 }
 
 // insert is the row w becomes.

@@ -53,16 +53,17 @@ WHERE (team_id, id) IN (
 );
 
 -- name: EraseHoldPerson :exec
--- Erasure's first statement: it waits for the turns' writes by the person
--- under way (MemoryHoldPerson), and sees what they wrote; those that come
--- after wait for it to commit and find what they came from gone.
+-- Erasure's first statement: it waits for the memory writes by or about the
+-- person under way (MemoryHoldPerson), and sees what they wrote; those that
+-- come after wait for it to commit (a turn's then finds what it came from
+-- gone).
 SELECT pg_advisory_xact_lock(hashtext('erasure'), hashtext(@team_id::text || '/' || @user_id::text));
 
 -- name: EraseHoldTeam :exec
 -- A workspace's erasure's first statement, as EraseHoldPerson is a
--- person's: it waits for the writes of the team's turns under way
--- (MemoryHoldTeam) and sees what they wrote; those that come after wait for
--- it to commit and find their turn gone.
+-- person's: it waits for the memory writes said in the team or stored
+-- under it under way (MemoryHoldTeam) and sees what they wrote; those that
+-- come after wait for it to commit (a turn's then finds its turn gone).
 SELECT pg_advisory_xact_lock(hashtext('erasure team'), hashtext(@team_id::text));
 
 -- name: EraseDMChannels :many

@@ -403,9 +403,10 @@ type EraseHoldPersonParams struct {
 	UserID string `json:"userId"`
 }
 
-// Erasure's first statement: it waits for the turns' writes by the person
-// under way (MemoryHoldPerson), and sees what they wrote; those that come
-// after wait for it to commit and find what they came from gone.
+// Erasure's first statement: it waits for the memory writes by or about the
+// person under way (MemoryHoldPerson), and sees what they wrote; those that
+// come after wait for it to commit (a turn's then finds what it came from
+// gone).
 func (q *Queries) EraseHoldPerson(ctx context.Context, db DBTX, arg EraseHoldPersonParams) error {
 	_, err := db.Exec(ctx, eraseHoldPerson, arg.TeamID, arg.UserID)
 	return err
@@ -416,9 +417,9 @@ SELECT pg_advisory_xact_lock(hashtext('erasure team'), hashtext($1::text))
 `
 
 // A workspace's erasure's first statement, as EraseHoldPerson is a
-// person's: it waits for the writes of the team's turns under way
-// (MemoryHoldTeam) and sees what they wrote; those that come after wait for
-// it to commit and find their turn gone.
+// person's: it waits for the memory writes said in the team or stored
+// under it under way (MemoryHoldTeam) and sees what they wrote; those that
+// come after wait for it to commit (a turn's then finds its turn gone).
 func (q *Queries) EraseHoldTeam(ctx context.Context, db DBTX, teamID string) error {
 	_, err := db.Exec(ctx, eraseHoldTeam, teamID)
 	return err

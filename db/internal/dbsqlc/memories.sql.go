@@ -718,11 +718,12 @@ type MemoryHoldPersonParams struct {
 	UserID string `json:"userId"`
 }
 
-// Holds off, for the rest of the transaction, the erasure of the person a
-// turn's write is by: EraseHoldPerson takes the same lock, exclusively. So
-// the write commits wholly before an erasure, which then sees and deletes
-// it, or wholly after one, and MemoryTurnSourceKept finds what it came from
-// gone. A lock of two keys: apart from the subject locks, which take one.
+// Holds off, for the rest of the transaction, the erasure of a person a
+// memory write is by or about: EraseHoldPerson takes the same lock,
+// exclusively. So the write commits wholly before an erasure, which then
+// sees and deletes it, or wholly after one (a turn's write then finds what
+// it came from gone, MemoryTurnSourceKept). A lock of two keys: apart from
+// the subject locks, which take one.
 func (q *Queries) MemoryHoldPerson(ctx context.Context, db DBTX, arg MemoryHoldPersonParams) error {
 	_, err := db.Exec(ctx, memoryHoldPerson, arg.TeamID, arg.UserID)
 	return err
@@ -732,11 +733,10 @@ const memoryHoldTeam = `-- name: MemoryHoldTeam :exec
 SELECT pg_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text))
 `
 
-// Holds off, for the rest of the transaction, the erasure of the workspace
-// a turn's write comes from: EraseHoldTeam takes the same lock,
-// exclusively, as MemoryHoldPerson's is a person's. Taken before the
-// person's: erasures take one of the two, and every write both, in this
-// order.
+// Holds off, for the rest of the transaction, the erasure of a workspace a
+// memory write is said in or stored under: EraseHoldTeam takes the same
+// lock, exclusively, as MemoryHoldPerson's is a person's. Taken before the
+// people's: erasures take one lock, and every write theirs in this order.
 func (q *Queries) MemoryHoldTeam(ctx context.Context, db DBTX, teamID string) error {
 	_, err := db.Exec(ctx, memoryHoldTeam, teamID)
 	return err
