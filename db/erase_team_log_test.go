@@ -45,20 +45,8 @@ func TestEraseTeamDeletesALogLineAppendedWhileItRuns(t *testing.T) {
 
 	erased := make(chan error, 1)
 	go func() { _, err := d.DB.EraseTeam(ctx, team); erased <- err }()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for waiting := false; !waiting; {
-		select {
-		case err := <-erased:
-			t.Fatalf("the erasure finished (err %v) while a job of the team was locked", err)
-		case <-tick.C:
-			var n int
-			require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%name: EraseTeamJobs%'`).Scan(&n))
-			waiting = n > 0
-		case <-ctx.Done():
-			t.Fatal("the erasure neither finished nor waited on the team's job")
-		}
+	if err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseTeamJobs", erased); !waited {
+		t.Fatalf("the erasure finished (err %v) while a job of the team was locked", err)
 	}
 
 	key, _, err := threads.KeyFor(team, "C1", "1800000000.000200", "1800000000.000100")

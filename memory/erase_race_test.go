@@ -169,30 +169,16 @@ func TestErasureWaitsForATurnWriteUnderWayAndDeletesIt(t *testing.T) {
 	}()
 	// The signal that the erasure waits for the write: its backend waits
 	// on a lock in its first statement.
-	var e erased
-	waiting := false
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !waiting {
-		select {
-		case e = <-done:
-			close(release)
-			<-wrote
-			t.Fatalf("the erasure finished while a write of its person's turn was under way (err %v); %d memories of theirs left after the write", e.err, theirMemories(t, d, "UA"))
-		case <-tick.C:
-			var n int
-			require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%name: EraseHoldPerson%'`).Scan(&n))
-			waiting = n > 0
-		case <-ctx.Done():
-			t.Fatal("the erasure neither finished nor waited")
-		}
+	if e, waited := testdb.AwaitLockWait(ctx, t, d, "EraseHoldPerson", done); !waited {
+		close(release)
+		<-wrote
+		t.Fatalf("the erasure finished while a write of its person's turn was under way (err %v); %d memories of theirs left after the write", e.err, theirMemories(t, d, "UA"))
 	}
 	close(release)
 	w := <-wrote
 	require.NoError(t, w.err)
 	require.Equal(t, memory.Stored, w.out.Status, "the write under way was stored")
-	e = <-done
+	e := <-done
 	require.NoError(t, e.err)
 	require.Zero(t, theirMemories(t, d, "UA"), "and the erasure that waited for it deleted it")
 	deleted := int64(0)

@@ -116,23 +116,11 @@ func TestTeamErasureWaitsForATurnWriteUnderWayAndDeletesIt(t *testing.T) {
 			go func() { erased <- tc.erase(ctx, d.DB) }()
 			// The signal that the erasure waits for the write: its backend
 			// waits on a lock in the team's erasure's first statement.
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-			for waiting := false; !waiting; {
-				select {
-				case err := <-erased:
-					close(release)
-					w := <-wrote
-					t.Fatalf("the erasure finished (err %v) while a write of the team's turn was under way (err %v); %d memories said in the team left after the write",
-						err, w.err, saidInTeam(t, d))
-				case <-tick.C:
-					var n int
-					require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-						WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%name: EraseHoldTeam%'`).Scan(&n))
-					waiting = n > 0
-				case <-ctx.Done():
-					t.Fatal("the erasure neither finished nor waited")
-				}
+			if err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseHoldTeam", erased); !waited {
+				close(release)
+				w := <-wrote
+				t.Fatalf("the erasure finished (err %v) while a write of the team's turn was under way (err %v); %d memories said in the team left after the write",
+					err, w.err, saidInTeam(t, d))
 			}
 			close(release)
 			w := <-wrote

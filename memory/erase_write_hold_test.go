@@ -110,23 +110,11 @@ func TestErasureWaitsForEveryWriteUnderWayThatItDeletes(t *testing.T) {
 
 			erased := make(chan error, 1)
 			go func() { erased <- tc.erase(ctx, d.DB) }()
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-			for waiting := false; !waiting; {
-				select {
-				case err := <-erased:
-					close(release)
-					w := <-wrote
-					t.Fatalf("the erasure finished (err %v) while a write it deletes was under way (err %v); %d memories under %s left after the write",
-						err, w.err, storedUnder(t, d, tc.stored), tc.stored)
-				case <-tick.C:
-					var n int
-					require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-						WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%name: '||$1||' %'`, tc.lock).Scan(&n))
-					waiting = n > 0
-				case <-ctx.Done():
-					t.Fatal("the erasure neither finished nor waited")
-				}
+			if err, waited := testdb.AwaitLockWait(ctx, t, d, tc.lock, erased); !waited {
+				close(release)
+				w := <-wrote
+				t.Fatalf("the erasure finished (err %v) while a write it deletes was under way (err %v); %d memories under %s left after the write",
+					err, w.err, storedUnder(t, d, tc.stored), tc.stored)
 			}
 			close(release)
 			w := <-wrote
