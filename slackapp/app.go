@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/socketmode"
@@ -127,10 +128,10 @@ type App struct {
 
 	authenticated bool
 	connected     atomic.Bool
-	httpMode      atomic.Bool // Mount was called: Slack delivers over HTTP
-	homes         sync.Map    // team/user → the App Home's DM channel
-	chanTypes     sync.Map    // team/channel → channelInfo, from conversations.info
-	working       sync.Map    // channel/ts → closed when the post's Working reaction is shown
+	httpMode      atomic.Bool                     // Mount was called: Slack delivers over HTTP
+	homes         *lru.Cache[string, string]      // team/user → the App Home's DM channel; at most maxHomes
+	chanTypes     *lru.Cache[string, channelInfo] // team/channel → from conversations.info; at most maxChannels
+	working       sync.Map                        // channel/ts → closed when the post's Working reaction is shown
 	homeQueue     chan homeRequest
 	homeQueued    sync.Map       // homeRequest → struct{}: the Homes in homeQueue (queueHome)
 	loops         sync.WaitGroup // Run's own loops
@@ -159,6 +160,7 @@ func New(c Config) *App {
 		inbox: c.Inbox, obs: c.Observer, budget: c.RetryBudget, stale: c.AbandonedAfter, now: c.Now,
 		keep: c.Retention, eraseDeleted: c.EraseDeletedUsers, prices: c.Prices, oversight: c.AdminOversight,
 		slackAPIURL: c.SlackAPIURL, orgMemories: map[string]bool{},
+		homes: newLRU[string, string](maxHomes), chanTypes: newLRU[string, channelInfo](maxChannels),
 	}
 	for _, e := range c.OrgMemories {
 		a.orgMemories[e] = true

@@ -3,9 +3,9 @@ package slackapp
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/slack-go/slack"
 
 	"github.com/mnemo-bot/mnemo/install"
@@ -20,16 +20,20 @@ type Directory struct {
 	ttl    time.Duration
 	now    func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cached
+	// cache: team/user → how users.info placed them, for ttl; at most
+	// maxPeople, the least recently used forgotten first (asked again).
+	cache *lru.Cache[string, cached]
 	// hosts: a person of another organisation, by their own team/user,
 	// → the team whose installation last placed them (hostOf).
-	hosts map[string]string
+	hosts *lru.Cache[string, string]
 }
 
-// maxHosts bounds Directory.hosts: past it, one person's host is
-// forgotten to remember another's, and their App Home is then brought up
-// to date when they next open it.
+// maxPeople bounds the people Directory.cache keeps.
+const maxPeople = 50000
+
+// maxHosts bounds Directory.hosts: past it, the host of the person placed
+// longest ago is forgotten, and their App Home is then brought up to date
+// when they next open it.
 const maxHosts = 10000
 
 type cached struct {
@@ -53,7 +57,7 @@ func NewDirectory(api *slack.Client, admins []string) *Directory {
 // workspace (in every workspace when there are no installations); T…:U…
 // names the workspace.
 func NewTeamDirectory(bots *install.Clients, admins []string) *Directory {
-	d := &Directory{bots: bots, admins: map[string]bool{}, ttl: 10 * time.Minute, now: time.Now, cache: map[string]cached{}, hosts: map[string]string{}}
+	d := &Directory{bots: bots, admins: map[string]bool{}, ttl: 10 * time.Minute, now: time.Now, cache: newLRU[string, cached](maxPeople), hosts: newLRU[string, string](maxHosts)}
 	for _, a := range admins {
 		d.admins[a] = true
 	}
@@ -99,14 +103,10 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 		return a, nil
 	}
 	key := team + "/" + userID
-	d.mu.Lock()
-	c, ok := d.cache[key]
-	if ok && d.now().Sub(c.at) < d.ttl {
-		d.servedLocked(team, c.actor)
-		d.mu.Unlock()
+	if c, ok := d.cache.Get(key); ok && d.now().Sub(c.at) < d.ttl {
+		d.served(team, c.actor)
 		return c.actor, nil
 	}
-	d.mu.Unlock()
 	b, err := d.bots.Bot(ctx, team)
 	if err != nil {
 		return a, fmt.Errorf("users.info %s: %w", userID, err)
@@ -138,27 +138,18 @@ func (d *Directory) ActorFromEvent(ctx context.Context, team, userID string) (pr
 	if u.IsBot {
 		a.Kind = provenance.KindBot
 	}
-	d.mu.Lock()
-	d.cache[key] = cached{actor: a, at: d.now()}
-	d.servedLocked(team, a)
-	d.mu.Unlock()
+	d.cache.Add(key, cached{actor: a, at: d.now()})
+	d.served(team, a)
 	return a, nil
 }
 
-// servedLocked remembers host as the team whose installation serves a, when
-// a is a person of another organisation (hostOf). The caller holds d.mu.
-func (d *Directory) servedLocked(host string, a provenance.Actor) {
+// served remembers host as the team whose installation serves a, when a
+// is a person of another organisation (hostOf).
+func (d *Directory) served(host string, a provenance.Actor) {
 	if a.Team == host || a.Team == "" {
 		return
 	}
-	k := a.Team + "/" + a.ID
-	if _, ok := d.hosts[k]; !ok && len(d.hosts) >= maxHosts {
-		for old := range d.hosts {
-			delete(d.hosts, old)
-			break
-		}
-	}
-	d.hosts[k] = host
+	d.hosts.Add(a.Team+"/"+a.ID, host)
 }
 
 // hostOf is the team whose installation last placed a person of another
@@ -171,10 +162,17 @@ func (d *Directory) hostOf(team, user string) (string, bool) {
 	if d == nil {
 		return "", false
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	host, ok := d.hosts[team+"/"+user]
-	return host, ok
+	return d.hosts.Get(team + "/" + user)
+}
+
+// newLRU is a cache of at most size entries, the least recently used
+// dropped first (hashicorp/golang-lru: thread-safe); size > 0.
+func newLRU[K comparable, V any](size int) *lru.Cache[K, V] {
+	c, err := lru.New[K, V](size)
+	if err != nil {
+		panic(err) // only for size <= 0
+	}
+	return c
 }
 
 // sameOrganisation says whether u belongs to the Enterprise Grid

@@ -16,14 +16,13 @@ import (
 func TestDirectoryRemembersAtMostMaxHostsOfExternalMembers(t *testing.T) {
 	t.Parallel()
 	d := NewTeamDirectory(nil, nil)
-	d.mu.Lock()
-	d.servedLocked("T0HOST", provenance.Actor{Team: "T0HOST", ID: "U0MEMBER"})
+	d.served("T0HOST", provenance.Actor{Team: "T0HOST", ID: "U0MEMBER"})
 	for i := range maxHosts + 5 {
-		d.servedLocked("T0HOST", provenance.Actor{Team: "T0GUESTS", ID: fmt.Sprintf("U%07d", i)})
+		d.served("T0HOST", provenance.Actor{Team: "T0GUESTS", ID: fmt.Sprintf("U%07d", i)})
 	}
-	n := len(d.hosts)
-	d.mu.Unlock()
-	require.Equal(t, maxHosts, n)
+	require.Equal(t, maxHosts, d.hosts.Len())
+	_, ok := d.hostOf("T0GUESTS", fmt.Sprintf("U%07d", 0))
+	require.False(t, ok, "the one placed longest ago is forgotten")
 	host, ok := d.hostOf("T0GUESTS", fmt.Sprintf("U%07d", maxHosts+4))
 	require.True(t, ok, "the one remembered last")
 	require.Equal(t, "T0HOST", host)

@@ -352,6 +352,10 @@ var slackUnescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 // used: a channel can become a Slack Connect channel at any time.
 const channelInfoTTL = 10 * time.Minute
 
+// maxChannels bounds the channels whose conversations.info is kept: the
+// least recently used is asked again.
+const maxChannels = 20000
+
 // channelInfo is what conversations.info says of a channel: its type, as an
 // event's channel_type says it, and whether it is shared with another
 // organisation (Slack Connect, is_ext_shared).
@@ -377,8 +381,8 @@ func (a *App) channelInfo(ctx context.Context, b install.Bot, channel, eventType
 		return channelInfo{typ: eventType}
 	}
 	key := b.Team + "/" + channel
-	if c, ok := a.chanTypes.Load(key); ok && a.now().Sub(c.(channelInfo).at) < channelInfoTTL {
-		return c.(channelInfo)
+	if c, ok := a.chanTypes.Get(key); ok && a.now().Sub(c.at) < channelInfoTTL {
+		return c
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -404,7 +408,7 @@ func (a *App) channelInfo(ctx context.Context, b install.Bot, channel, eventType
 			return channelInfo{typ: t, shared: true}
 		}
 	}
-	a.chanTypes.Store(key, info)
+	a.chanTypes.Add(key, info)
 	return info
 }
 

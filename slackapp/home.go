@@ -16,6 +16,11 @@ import (
 // homeRequest asks for someone's App Home to be published again.
 type homeRequest struct{ team, user string }
 
+// maxHomes bounds the App Homes whose DM channel is kept (for the learning
+// setting of the channel the Home shows): the least recently opened is
+// forgotten, and its Home shows learning as on until opened again.
+const maxHomes = 50000
+
 // homeQueueSize bounds the republish requests waiting for the publisher:
 // one a person, since a person's requests are merged (queueHome). Past it
 // a request is dropped (the Home is republished when next opened).
@@ -84,7 +89,7 @@ func (a *App) onAppHomeOpened(ctx context.Context, d *delivery) {
 	if !ok || h.Tab != "home" {
 		return
 	}
-	a.homes.Store(e.TeamID+"/"+h.User, h.Channel)
+	a.homes.Add(e.TeamID+"/"+h.User, h.Channel)
 	a.async(ctx, func(ctx context.Context) { a.publishHome(ctx, e.TeamID, h.User, 0) })
 }
 
@@ -134,8 +139,8 @@ func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int
 		a.log.Error().Err(err).Msg("home: learning setting")
 		return
 	}
-	if ch, ok := a.homes.Load(team + "/" + user); ok && ch.(string) != "" {
-		if on, err := a.db.Settings().LearningEnabled(ctx, team, ch.(string)); err == nil {
+	if ch, ok := a.homes.Get(team + "/" + user); ok && ch != "" {
+		if on, err := a.db.Settings().LearningEnabled(ctx, team, ch); err == nil {
 			h.LearningHere = on
 		}
 	}
