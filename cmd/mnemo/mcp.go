@@ -79,9 +79,11 @@ func mcpTools(list []tools.Tool, judged bool) []tools.Tool {
 	return out
 }
 
-// modelVariables configure the model: serve and chat need each of them,
-// and mnemo mcp the rest once it is given one.
-var modelVariables = []string{"MNEMO_LLM_PROVIDER", "MNEMO_MODEL", "MNEMO_LLM_API_KEY"}
+// modelVariables name the model: serve and chat need both, and mnemo mcp
+// the other and the key once it is given one. MNEMO_LLM_API_KEY alone
+// names none: it is the embedder's key too (embeddingKey), and mcp with
+// only an embedder recalls by meaning and refuses remember, saying why.
+var modelVariables = []string{"MNEMO_LLM_PROVIDER", "MNEMO_MODEL"}
 
 const mcpUsage = `usage: mnemo mcp --user U… --team T…
        mnemo mcp --http ADDR --tokens FILE
@@ -93,8 +95,8 @@ to an identity. /healthz on the HTTP server needs no token.
 remember needs the model (MNEMO_LLM_PROVIDER and MNEMO_MODEL), which judges
 whether a memory is sensitive from what it means; without one it refuses
 every call, and recall, list_memories and forget work. A model half
-configured (MNEMO_LLM_PROVIDER, MNEMO_MODEL or MNEMO_LLM_API_KEY set, and
-another it needs not) stops mnemo mcp at start, as it stops serve.
+configured (MNEMO_LLM_PROVIDER or MNEMO_MODEL set, and another it needs
+not) stops mnemo mcp at start, as it stops serve.
 `
 
 func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -134,10 +136,10 @@ func cmdMCP(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	// mcp may run without a model (remember then refuses, saying so), but
 	// not with half of one: every review would fail as if the model were
-	// down for a minute. Once one of the model's own variables is set, it
-	// needs the rest, with the problems chat and serve give. The SDKs'
-	// keys alone (ANTHROPIC_API_KEY, often set for other tools) ask for
-	// none.
+	// down for a minute. Once the model is named (its provider or its
+	// name), it needs the rest, with the problems chat and serve give. A
+	// key alone names no model: the SDKs' (ANTHROPIC_API_KEY, often set
+	// for other tools) or MNEMO_LLM_API_KEY, which may be the embedder's.
 	if slices.ContainsFunc(modelVariables, func(name string) bool { return getenv(name) != "" }) {
 		if _, err := LoadConfig(getenv, "chat"); err != nil {
 			return err

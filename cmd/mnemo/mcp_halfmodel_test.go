@@ -10,13 +10,13 @@ import (
 	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 )
 
-// A model half configured (a provider without its key or model, a key or
-// a model without a provider) stops mnemo mcp at start with the problem
+// A model half configured (a provider without its key or model, a model
+// without a provider) stops mnemo mcp at start with the problem
 // serve gives for the same configuration: its remember would otherwise
 // answer "could not be checked just now … in a minute" to every call, and
-// never work. With none of the model's variables set (or only an SDK's
-// key, often set for other tools), mcp starts without a model, as
-// before: the controls.
+// never work. With no model named (none of the variables, an SDK's key,
+// often set for other tools, or MNEMO_LLM_API_KEY as the embedder's key),
+// mcp starts without a model, as before: the controls.
 func TestMCPWithAHalfConfiguredModelStopsAtStartAsServeDoes(t *testing.T) {
 	t.Parallel()
 	d := testdb.New(t)
@@ -30,12 +30,11 @@ func TestMCPWithAHalfConfiguredModelStopsAtStartAsServeDoes(t *testing.T) {
 			[]string{"MNEMO_LLM_API_KEY is not set (nor ANTHROPIC_API_KEY)"}},
 		{"a provider and a key without a model", map[string]string{"MNEMO_LLM_PROVIDER": "openai", "MNEMO_LLM_API_KEY": key},
 			[]string{"MNEMO_MODEL is not set"}},
-		{"a key without a provider", map[string]string{"MNEMO_LLM_API_KEY": key},
-			[]string{"MNEMO_LLM_PROVIDER is not set", "MNEMO_MODEL is not set"}},
 		{"a model without a provider", map[string]string{"MNEMO_MODEL": "gpt-test"},
 			[]string{"MNEMO_LLM_PROVIDER is not set"}},
 		{"no model", map[string]string{}, nil},
 		{"an SDK's key alone", map[string]string{"ANTHROPIC_API_KEY": key}, nil},
+		{"the embedder's key and model", map[string]string{"MNEMO_LLM_API_KEY": key, "MNEMO_LLM_BASE_URL": "http://127.0.0.1:9/v1", "MNEMO_EMBEDDING_MODEL": "text-embedding-test"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
