@@ -172,11 +172,12 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 		// First, the lock every memory write by or about them holds while
 		// it writes (Memories.HoldErasure): a write under way commits before
 		// any statement below reads, so they see and delete what it wrote;
-		// a later one waits for this transaction and finds what it came
-		// from gone. Erasure takes no other advisory lock (a team's takes
-		// the team's alone), so none waits on it in another order.
+		// a later one waits for this transaction (a turn's then finds what
+		// it came from gone). Erasure takes no other advisory lock (a
+		// team's takes the team's alone), so none waits on it in another
+		// order.
 		if err := q.EraseHoldPerson(ctx, x, dbsqlc.EraseHoldPersonParams{TeamID: team, UserID: user}); err != nil {
-			return fmt.Errorf("erase: hold off their turns' writes: %w", mapErr(err))
+			return fmt.Errorf("erase: hold off the memory writes by or about them: %w", mapErr(err))
 		}
 		// What is theirs, found before anything changes: their DMs, their
 		// turns, the memories that go.
@@ -500,7 +501,7 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 		// found below by its team or its source key. Its only advisory
 		// lock.
 		if err := q.EraseHoldTeam(ctx, x, team); err != nil {
-			return fmt.Errorf("erase team: hold off its turns' writes: %w", mapErr(err))
+			return fmt.Errorf("erase team: hold off the memory writes said in or stored under it: %w", mapErr(err))
 		}
 		steps := []struct {
 			table, action string
@@ -555,10 +556,11 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 // by it alone; the organisation's memories said there are the
 // organisation's, and go.
 //
-// The memory writes of the erased workspaces' turns are held off by each
+// The memory writes said in the erased workspaces are held off by each
 // one's erasure (EraseTeam), which comes before the organisation's own
-// transaction. A workspace with an installation of its own goes on writing
-// the organisation's memories after it, so its writes are not.
+// transaction. A workspace with an installation of its own writes no
+// memory under the organisation (its bot is its own, of no organisation),
+// so none is under way when that transaction runs.
 func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []string, r Receipt, err error) {
 	if enterprise == "" {
 		return nil, nil, fmt.Errorf("erase organisation: an enterprise id is needed")

@@ -296,6 +296,9 @@ func (a *App) onTeamAccess(ctx context.Context, d *delivery) {
 		log.Info().Msg("team access event already taken in; the retry is ignored")
 	case change.Revoked:
 		log.Warn().Int("changed", did.Changed).Int("newer", did.Newer).Msg("the organisation's installation no longer serves these workspaces; their data is erased after MNEMO_RETENTION_UNINSTALLED, or by mnemo teams erase")
+	case len(did.Tied) > 0:
+		// Those tied are held removed (below): not said to be served.
+		log.Info().Int("changed", did.Changed).Int("newer", did.Newer).Strs("except_tied", did.Tied).Msg("the organisation's installation serves these workspaces again, but for those tied")
 	default:
 		log.Info().Int("changed", did.Changed).Int("newer", did.Newer).Msg("the organisation's installation serves these workspaces again")
 	}
