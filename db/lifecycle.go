@@ -510,16 +510,19 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 			{"memories", "", func() (int64, error) { return q.EraseTeamMemories(ctx, x, team) }},
 			{"memories", " under other teams, said in its conversations", func() (int64, error) { return q.EraseTeamSaidMemories(ctx, x, team) }},
 			{"memory_events", "", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, team) }},
+			{"session_messages", "", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
 			{"model_usage", "", func() (int64, error) { return q.EraseTeamUsage(ctx, x, team) }},
 			// The jobs before the turns: a learning job is found by its turn.
 			{"river_job", "", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
 			{"turns", "", func() (int64, error) { return q.EraseTeamTurns(ctx, x, team) }},
-			// The log after the turns: a line a running turn appends takes
-			// a key-share lock on its turn, so deleting the turns waits for
-			// it to commit, and this statement then sees it. Before them,
-			// a line committed in between was kept (turn_id is ON DELETE
-			// SET NULL); after them, a turn's line has no turn to name.
-			{"session_messages", "", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
+			// The log again after the turns, for a line a running turn
+			// appended since the first pass: it took a key-share lock on
+			// its turn, so deleting the turns waited for it to commit, and
+			// this statement sees it (turn_id is ON DELETE SET NULL, so
+			// deleting its turn alone kept it). A line appended later has
+			// no turn to name. The first pass keeps the bulk of the log
+			// from being rewritten by that SET NULL before it is deleted.
+			{"session_messages", " (appended while it ran)", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
 			{"channel_settings", "", func() (int64, error) { return q.EraseTeamChannelSettings(ctx, x, team) }},
 			{"user_settings", "", func() (int64, error) { return q.EraseTeamUserSettings(ctx, x, team) }},
 			{"inbox_arrivals", "", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
