@@ -25,14 +25,28 @@ var (
 		{CategoryEthnicity, []string{"A Black woman in tech", "a black woman in tech", "Is a black man", "black person, based in Leeds"}},
 		{CategoryEthnicity, []string{"Black and proud", "black and proud", "Is black and proud", "black and queer"}},
 		{CategoryEthnicity, []string{"Member of the Black employee network", "member of the black employee network"}},
+		// A person named by a relation owns the colour as a pronoun
+		// does: "her husband", "Bob's wife", "my manager".
+		{CategoryEthnicity, []string{"Her husband is Black", "her husband is black", "My partner is Black", "My colleague is Black", "my colleague is black"}},
+		{CategoryEthnicity, []string{"Her mother is Black", "Bob's wife is Black", "Bob's wife is black", "My manager is Black and proud", "Their son is black"}},
 		// A condition's letters, whatever their case, after a verb that
 		// a person has it by.
 		{CategoryHealth, []string{"Has MS", "has ms", "Has Ms", "HAS MS", "has ms and works from home"}},
 		{CategoryHealth, []string{"Diagnosed with MS", "diagnosed with ms", "Has MS. Works from home"}},
 		{CategoryHealth, []string{"Living with T1D", "living with t1d", "Has t1d since 2010", "has Copd"}},
+		// "of" and "in" go on from a condition: only ms before a unit
+		// is milliseconds, only MS in a subject is a degree.
+		{CategoryHealth, []string{"Has ADHD of the inattentive type", "Has EDS of the hypermobile type", "Has COPD of moderate severity"}},
+		{CategoryHealth, []string{"Has MS in both legs", "Has GAD in social settings", "has ms in remission"}},
+		// "MS." in capitals is the condition, not the title "Ms.".
+		{CategoryHealth, []string{"Has MS. Her team knows.", "Has MS. Manchester-based.", "Has Ms. Her team knows."}},
 		// Welfare a person claims or lives on.
 		{CategoryFinances, []string{"Claims benefits", "claims benefits", "CLAIMS BENEFITS", "On benefits", "on benefits"}},
 		{CategoryFinances, []string{"Claims disability benefits", "claims Universal Credit", "claims universal credit since 2022", "Claims benefits of £400 a month"}},
+		// A later clause says something of the benefits, not that
+		// they are claimed.
+		{CategoryFinances, []string{"She claims benefits but they are late", "Claims benefits which are not enough to live on"}},
+		{CategoryFinances, []string{"Claims benefits that do not cover rent", "Claims disability benefits that are means-tested"}},
 	}
 	casingNegatives = []string{
 		// Another subject owns the colour, or the colour modifies a
@@ -44,6 +58,9 @@ var (
 		// Milliseconds, Microsoft, a title, a degree.
 		"ms teams", "MS Teams", "uses MS Word", "uses ms word", "within 200 ms", "latency of 30ms", "Ms Smith",
 		"has ms teams open", "Has Ms. Jones as her manager", "has ms of headroom", "Has MS in physics",
+		"ms of headroom", "200 ms of latency", "has ms of latency", "has ms of spare headroom", "Has an MS in physics",
+		"Has MS in computer science", "Has an MS in engineering", "Ms Smith approved", "Has Ms Smith as a mentor",
+		"My laptop is white", "Their logo is black", "Her husband's car is black", "Bob's car is black", "My team is white",
 		// "Claims" that says what is true of benefits.
 		"Claims benefits of the new CI pipeline are overstated", "Claims benefits of remote work outweigh the costs",
 		"claims benefits of remote work outweigh the costs", "CLAIMS BENEFITS OF REMOTE WORK OUTWEIGH THE COSTS",
@@ -62,14 +79,18 @@ func TestSensitiveWhateverTheCase(t *testing.T) {
 	t.Parallel()
 	for _, fact := range casingFacts {
 		for _, text := range fact.forms {
-			cat, reason := Sensitive(text)
-			require.Equal(t, fact.want, cat, "%q: findings %+v", text, Detect(text))
-			require.NotEmpty(t, reason, text)
-			require.Equal(t, scan(text, nil, false), Detect(text), "gates changed the findings of %q", text)
+			t.Run(text, func(t *testing.T) {
+				cat, reason := Sensitive(text)
+				require.Equal(t, fact.want, cat, "%q: findings %+v", text, Detect(text))
+				require.NotEmpty(t, reason, text)
+				require.Equal(t, scan(text, nil, false), Detect(text), "gates changed the findings of %q", text)
+			})
 		}
 	}
 	for _, text := range casingNegatives {
-		require.Empty(t, Detect(text), text)
-		require.Equal(t, scan(text, nil, false), Detect(text), "gates changed the findings of %q", text)
+		t.Run(text, func(t *testing.T) {
+			require.Empty(t, Detect(text), text)
+			require.Equal(t, scan(text, nil, false), Detect(text), "gates changed the findings of %q", text)
+		})
 	}
 }

@@ -848,10 +848,12 @@ func colourOfAPerson(text string, loc []int) bool {
 // personIsSubject reports that the clause whose verb starts at verb is
 // said of a person: it has no subject (the canonical "Is black", or "Lives
 // in Leeds, is black"), or its subject is a pronoun, a person ("the
-// user") or a mention. A name is two capitalised words; one capitalised
-// word at the start of a sentence may be a thing ("Background is white"),
-// so it is a name only where the predicate is capitalised too ("Alice is
-// Black"): the only place the case of a colour counts.
+// user"), a person named by a relation ("her husband", "Bob's wife", "my
+// manager"; not "her car") or a mention. A name is two capitalised words;
+// one capitalised word at the start of a sentence may be a thing
+// ("Background is white"), so it is a name only where the predicate is
+// capitalised too ("Alice is Black"): the only place the case of a colour
+// counts.
 func personIsSubject(text string, verb int, capitalised bool) bool {
 	sentence := text[strings.LastIndexAny(text[:verb], ".!?;\n")+1 : verb]
 	clause, goesOn := sentence, false
@@ -890,6 +892,8 @@ func personIsSubject(text string, verb int, capitalised bool) bool {
 		return true
 	case len(words) == 2 && (lower(0) == "the" || lower(0) == "this" || lower(0) == "a" || lower(0) == "our") && personWords[lower(1)] && !personObjects[lower(1)]:
 		return true
+	case len(words) >= 2 && len(words) <= 3 && isPossessive(words[0]) && isRelation(lower(len(words)-1)):
+		return true // "Her husband is black", "Bob's wife", "my new manager"
 	case len(words) > 2:
 		return false
 	}
@@ -901,7 +905,27 @@ func personIsSubject(text string, verb int, capitalised bool) bool {
 	return len(words) == 2 || capitalised
 }
 
+// isPossessive reports that w owns the noun after it: "my", "her",
+// "Bob's".
+func isPossessive(w string) bool {
+	return possessivePronouns[strings.ToLower(w)] || strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s")
+}
+
+// isRelation reports that w names a person by their relation to another:
+// "husband", "colleague", "manager".
+func isRelation(w string) bool {
+	return personNouns[w] || relationNouns[w] || personWords[w] && !personObjects[w] && !subjectPronouns[w] && !strings.ContainsAny(w, "'’")
+}
+
 var (
+	// possessivePronouns own the noun after them: "her husband".
+	possessivePronouns = wordSet(`my his her their our your`)
+	// relationNouns are the people a person has: "my partner", "Bob's
+	// wife".
+	relationNouns = wordSet(`partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée son daughter child kid
+		brother sister sibling mum mom mother dad father parent grandmother grandfather grandma grandpa granny aunt
+		uncle cousin niece nephew stepmother stepfather stepmum stepmom stepdad friend flatmate roommate housemate
+		neighbour neighbor boss mentor mentee director founder cofounder co-founder doctor nurse carer caregiver`)
 	// originColours are the words of ethnicColours.
 	originColours = wordSet(`black white brown`)
 	// colourWords name colours: beside an origin's colour, a pair of

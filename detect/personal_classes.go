@@ -449,11 +449,16 @@ var claimedFollowers = wordSet(`since for from after while because and but so wh
 var claimVerbs = wordSet(`is are was were will would can could should may might must isn't aren't won't don't doesn't
 	outweigh outweighs exceed exceeds`)
 
+// clauseLinks start a clause of their own after a claimed benefit, whose
+// verb is not the benefit's: "claims benefits that do not cover rent".
+var clauseLinks = wordSet(`but and which that who because so though although while`)
+
 // notAClaimThat drops "claims" that says something is true rather than
 // receives a benefit: "Claims benefits of remote work outweigh the
 // costs", "claims disability benefits are too hard to get". A benefit a
 // person claims ends its clause, or goes on with a reason, a time or an
-// amount ("claims benefits of £400 a month") and no verb of its own.
+// amount ("claims benefits of £400 a month") and no verb of its own
+// before another clause starts.
 func notAClaimThat(text string, loc []int) bool {
 	if !slices.ContainsFunc(strings.Fields(strings.ToLower(text[loc[0]:loc[1]])), func(w string) bool { return strings.HasPrefix(w, "claim") }) {
 		return true
@@ -463,6 +468,9 @@ func notAClaimThat(text string, loc []int) bool {
 		rest = rest[:i]
 	}
 	words := strings.Fields(strings.ToLower(rest))
+	if i := slices.IndexFunc(words, func(w string) bool { return clauseLinks[w] }); i >= 0 {
+		words = words[:i] // "claims benefits but they are late"
+	}
 	for _, w := range words {
 		if claimVerbs[strings.Trim(w, `"'’`)] {
 			return false
@@ -561,26 +569,34 @@ func notIdiomCase(text string, loc []int) bool {
 }
 
 // endsAbbreviation accepts a condition's letters that end a phrase or go
-// on to another ("has MS and works from home", "has t1d since 2010"); a
-// word after them is something they name ("has MS Teams open"), "of" or
-// "in" make them a unit or a degree ("has ms of headroom", "has MS in
-// physics"; "in remission" excepted), and "Ms." before a name is a title
-// ("has Ms. Jones as her manager").
+// on to another ("has MS and works from home", "has t1d since 2010",
+// "has ADHD of the inattentive type", "has MS in both legs"); a word after
+// them is something they name ("has MS Teams open"). Only ms is also a
+// unit, a degree or a title: milliseconds before "of" and a quantity
+// ("has ms of headroom"), a degree before "in" and a subject ("has MS in
+// physics"), and a title where "Ms" is written so and comes before a
+// name ("has Ms. Jones as her manager"; "has MS. Her team knows" is the
+// condition).
 func endsAbbreviation(text string, loc []int) bool {
 	rest := text[loc[1]:]
 	w, next, ok := nextWord(rest)
 	w = strings.ToLower(w)
+	ms := strings.EqualFold(text[loc[1]-2:loc[1]], "ms")
 	switch {
-	case !ok && strings.EqualFold(text[loc[1]-2:loc[1]], "ms") && strings.HasPrefix(rest, ". "):
-		name, _, ok := nextWord(rest[1:])
-		return !ok || name[0] < 'A' || name[0] > 'Z' || statementVerbs[strings.ToLower(name)]
+	case !ok && text[loc[1]-2:loc[1]] == "Ms" && strings.HasPrefix(rest, ". "):
+		return !isTitledName(rest[1:])
 	case !ok:
 		return true
-	case w == "of":
-		return false
-	case w == "in":
+	case ms && w == "of":
+		w2, next, _ := nextWord(next)
+		if w2 = strings.ToLower(w2); quantityModifiers[w2] {
+			w2, _, _ = nextWord(next)
+			w2 = strings.ToLower(w2)
+		}
+		return !msQuantities[w2]
+	case ms && w == "in":
 		w2, _, _ := nextWord(next)
-		return strings.EqualFold(w2, "remission")
+		return !degreeSubjects[strings.ToLower(w2)]
 	case stopWords[w] || headFollowers[w]:
 		return true
 	case w == "diagnosis" || w == "symptoms" || w == "flare" || w == "flares" || w == "flare-ups" || w == "stage" || w == "type":
@@ -588,3 +604,32 @@ func endsAbbreviation(text string, loc []int) bool {
 	}
 	return false
 }
+
+// isTitledName reports that rest starts with a name a title may come
+// before: a capitalised word that is not a verb, a pronoun or a
+// determiner ("Ms. Jones", not "Ms. Her team knows").
+func isTitledName(rest string) bool {
+	name, _, ok := nextWord(rest)
+	if !ok || name[0] < 'A' || name[0] > 'Z' {
+		return false
+	}
+	name = strings.ToLower(name)
+	return !statementVerbs[name] && !nonNames[name] && !personWords[name]
+}
+
+var (
+	// msQuantities are what milliseconds measure: "has ms of headroom".
+	msQuantities = wordSet(`headroom latency delay delays lag jitter slack budget overhead downtime buffer margin
+		leeway padding tolerance wait waiting skew drift runtime pause pauses room time`)
+	// quantityModifiers come between "of" and a quantity: "ms of spare
+	// headroom".
+	quantityModifiers = wordSet(`spare extra additional added more less total p50 p95 p99 tail`)
+	// degreeSubjects are the subjects of a Master of Science: "MS in
+	// physics", "MS in computer science".
+	degreeSubjects = wordSet(`physics chemistry biology biochemistry mathematics maths math applied statistics
+		computer computing cs data information engineering electrical mechanical civil chemical software aerospace
+		biomedical bioinformatics economics finance financial accounting business management marketing analytics
+		operations nursing psychology neuroscience genetics epidemiology pharmacology geology astronomy
+		astrophysics ecology environmental materials robotics machine ai artificial cybersecurity security
+		linguistics education architecture design`)
+)
