@@ -64,7 +64,7 @@ func NewMetrics() *Metrics {
 	m.eventsRefused = counter("events_refused_total", "Envelopes not acked because the inbox could not take the post in (Slack delivers them again), by type.", "type")
 	m.ackSeconds = histogram("event_ack_seconds", "Time from an envelope's arrival to its ack, including the inbox write. Slack's budget is 3 s.",
 		[]float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 3}).WithLabelValues()
-	m.slackRefused = counter("slack_requests_refused_total", "Requests to /slack/* (http mode) refused before they were parsed, by reason: missing_signature, bad_signature, stale_timestamp (401), too_large (413).", "reason")
+	m.slackRefused = counter("slack_requests_refused_total", "Requests to /slack/* (http mode) refused before they were parsed, by reason: missing_signature, bad_signature, stale_timestamp, replayed (401), too_large (413).", "reason")
 	m.turns = counter("turns_total", "Turn runs, by outcome: answered, failed (the person was told why), retry, interrupted (shutdown), duplicate.", "outcome")
 	m.turnSeconds = histogram("turn_duration_seconds", "Duration of turn runs, by outcome.", prometheus.ExponentialBuckets(0.25, 2, 10), "outcome")
 	m.modelCalls = counter("model_calls_total", "Model calls (each with the provider retries inside it), by outcome: ok or error.", "outcome")

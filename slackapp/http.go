@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 )
@@ -25,7 +26,12 @@ const (
 	RefusedNoSignature  = "missing_signature"
 	RefusedBadSignature = "bad_signature"
 	RefusedStale        = "stale_timestamp"
+	RefusedReplayed     = "replayed"
 )
+
+// maxSignatures bounds the signatures of commands and interactions kept to
+// refuse a replay (see verified); past it, the oldest is forgotten.
+const maxSignatures = 100000
 
 // HTTPOptions configure the HTTP transport.
 type HTTPOptions struct {
@@ -47,9 +53,10 @@ func (a *App) Mount(mux *http.ServeMux, o HTTPOptions) {
 	if o.Refused == nil {
 		o.Refused = func(string) {}
 	}
-	mux.Handle("POST /slack/events", a.verified(o, a.serveEvent))
-	mux.Handle("POST /slack/interactivity", a.verified(o, a.serveInteraction))
-	mux.Handle("POST /slack/commands", a.verified(o, a.serveCommand))
+	seen := newLRU[string, struct{}](maxSignatures)
+	mux.Handle("POST /slack/events", a.verified(o, nil, a.serveEvent))
+	mux.Handle("POST /slack/interactivity", a.verified(o, seen, a.serveInteraction))
+	mux.Handle("POST /slack/commands", a.verified(o, seen, a.serveCommand))
 	a.httpMode.Store(true)
 }
 
@@ -57,7 +64,17 @@ func (a *App) Mount(mux *http.ServeMux, o HTTPOptions) {
 // its signature and timestamp (slack.NewSecretsVerifier: v0 HMAC-SHA256
 // over "v0:timestamp:body", compared in constant time, timestamps within
 // five minutes), and only then hands the body to next.
-func (a *App) verified(o HTTPOptions, next func(w http.ResponseWriter, r *http.Request, body []byte)) http.Handler {
+//
+// With seen, a request whose signature was seen before is refused as a
+// replay: a slash command or an interaction is sent once (Slack retries
+// neither), and a copy of its signed request would otherwise run it again
+// for as long as its timestamp is accepted. The signature covers the
+// timestamp, so one older than that window can't match a request that
+// verifies, and seen needs no expiry, only its bound. Events are not
+// checked here: Slack does retry them, and they are deduplicated by
+// event_id. seen is this process's: a replay sent to another replica is
+// not caught.
+func (a *App) verified(o HTTPOptions, seen *lru.Cache[string, struct{}], next func(w http.ResponseWriter, r *http.Request, body []byte)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBody))
 		if err != nil {
@@ -76,6 +93,14 @@ func (a *App) verified(o HTTPOptions, next func(w http.ResponseWriter, r *http.R
 			a.log.Warn().Str("path", r.URL.Path).Str("reason", reason).Str("remote", r.RemoteAddr).Msg("slack request refused: not signed by Slack")
 			http.Error(w, "invalid request signature", http.StatusUnauthorized)
 			return
+		}
+		if seen != nil {
+			if replayed, _ := seen.ContainsOrAdd(r.Header.Get("X-Slack-Signature"), struct{}{}); replayed {
+				o.Refused(RefusedReplayed)
+				a.log.Warn().Str("path", r.URL.Path).Str("remote", r.RemoteAddr).Msg("slack request refused: a replay of one already taken in")
+				http.Error(w, "request already taken in", http.StatusUnauthorized)
+				return
+			}
 		}
 		next(w, r, body)
 	})
