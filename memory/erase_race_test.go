@@ -137,26 +137,12 @@ func TestErasureWaitsForATurnWriteUnderWayAndDeletesIt(t *testing.T) {
 	place := provenance.Place{Team: team, Channel: "DA", SourceKey: "slack:T1:DA:1800000000.000100", Visibility: provenance.DM}
 	turn, ts := eraseRaceTurn(t, d, place, "UA", nil)
 
-	holding, release := make(chan struct{}), make(chan struct{})
-	store.HoldWritesWith(func() {
-		close(holding)
-		<-release
-	})
-	type written struct {
-		out memory.Outcome
-		err error
+	h, ended := holdWrite(ctx, store, memory.WriteRequest{Actor: user("UA"), Place: place, MessageTS: ts, Kind: memory.KindPreference,
+		Content: "Prefers terse release notes", WrittenBy: provenance.ByExplicit, Turn: turn})
+	if ended != nil {
+		t.Fatalf("the write ended before its transaction held: %v", ended.err)
 	}
-	wrote := make(chan written, 1)
-	go func() {
-		out, err := store.Remember(ctx, memory.WriteRequest{Actor: user("UA"), Place: place, MessageTS: ts, Kind: memory.KindPreference,
-			Content: "Prefers terse release notes", WrittenBy: provenance.ByExplicit, Turn: turn})
-		wrote <- written{out, err}
-	}()
-	select {
-	case <-holding:
-	case w := <-wrote:
-		t.Fatalf("the write ended before its transaction held: %v", w.err)
-	}
+	release, wrote := h.release, h.wrote
 
 	type erased struct {
 		r   db.Receipt
@@ -188,4 +174,42 @@ func TestErasureWaitsForATurnWriteUnderWayAndDeletesIt(t *testing.T) {
 		}
 	}
 	require.Equal(t, int64(1), deleted, "its receipt counts it")
+}
+
+// written is what a write came to.
+type written struct {
+	out memory.Outcome
+	err error
+}
+
+// heldWrite is a write stopped inside persist's transaction, where it holds
+// off the erasures that would delete it (Store.HoldWritesWith).
+type heldWrite struct {
+	release chan struct{} // closed: the write goes on
+	wrote   chan written  // what it came to
+}
+
+// holdWrite starts store.Remember(req) and returns once the write is
+// stopped inside its transaction (held). When the write ends before that,
+// it returns what it came to instead, and the caller fails.
+func holdWrite(ctx context.Context, store *memory.Store, req memory.WriteRequest) (h heldWrite, ended *written) {
+	var once sync.Once
+	holding := make(chan struct{})
+	h = heldWrite{release: make(chan struct{}), wrote: make(chan written, 1)}
+	store.HoldWritesWith(func() {
+		once.Do(func() {
+			close(holding)
+			<-h.release
+		})
+	})
+	go func() {
+		out, err := store.Remember(ctx, req)
+		h.wrote <- written{out, err}
+	}()
+	select {
+	case <-holding:
+		return h, nil
+	case w := <-h.wrote:
+		return h, &w
+	}
 }

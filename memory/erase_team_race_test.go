@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -89,28 +88,11 @@ func TestTeamErasureWaitsForATurnWriteUnderWayAndDeletesIt(t *testing.T) {
 			req := tc.req
 			req.Place, req.MessageTS, req.WrittenBy, req.Turn = tc.place, ts, provenance.ByExplicit, turn
 
-			var once sync.Once
-			holding, release := make(chan struct{}), make(chan struct{})
-			store.HoldWritesWith(func() {
-				once.Do(func() {
-					close(holding)
-					<-release
-				})
-			})
-			type written struct {
-				out memory.Outcome
-				err error
+			h, ended := holdWrite(ctx, store, req)
+			if ended != nil {
+				t.Fatalf("the write ended before its transaction held: %v", ended.err)
 			}
-			wrote := make(chan written, 1)
-			go func() {
-				out, err := store.Remember(ctx, req)
-				wrote <- written{out, err}
-			}()
-			select {
-			case <-holding:
-			case w := <-wrote:
-				t.Fatalf("the write ended before its transaction held: %v", w.err)
-			}
+			release, wrote := h.release, h.wrote
 
 			erased := make(chan error, 1)
 			go func() { erased <- tc.erase(ctx, d.DB) }()

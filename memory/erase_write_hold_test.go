@@ -2,7 +2,6 @@ package memory_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -85,28 +84,11 @@ func TestErasureWaitsForEveryWriteUnderWayThatItDeletes(t *testing.T) {
 				req.Turn, req.MessageTS = eraseRaceTurn(t, d, tc.place, tc.actor.ID, nil)
 			}
 
-			var once sync.Once
-			holding, release := make(chan struct{}), make(chan struct{})
-			store.HoldWritesWith(func() {
-				once.Do(func() {
-					close(holding)
-					<-release
-				})
-			})
-			type written struct {
-				out memory.Outcome
-				err error
+			h, ended := holdWrite(ctx, store, req)
+			if ended != nil {
+				t.Fatalf("the write ended before its transaction held off erasures (err %v); %d memories under %s", ended.err, storedUnder(t, d, tc.stored), tc.stored)
 			}
-			wrote := make(chan written, 1)
-			go func() {
-				out, err := store.Remember(ctx, req)
-				wrote <- written{out, err}
-			}()
-			select {
-			case <-holding:
-			case w := <-wrote:
-				t.Fatalf("the write ended before its transaction held off erasures (err %v); %d memories under %s", w.err, storedUnder(t, d, tc.stored), tc.stored)
-			}
+			release, wrote := h.release, h.wrote
 
 			erased := make(chan error, 1)
 			go func() { erased <- tc.erase(ctx, d.DB) }()
