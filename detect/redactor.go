@@ -1,7 +1,11 @@
 package detect
 
 import (
+	"regexp"
+	"regexp/syntax"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Redactor redacts a text that grows at its end, as a streamed answer does:
@@ -13,16 +17,30 @@ import (
 // like a strings.Builder it is not copied once written to.
 //
 // The window starts at a cut: a point just after an ASCII space, tab or
-// newline, outside any RedactedMarker. A cut is taken only where redacting
-// the text on either side of it gives what redacting across it gives, and
-// where no later text can change that (safeCut): every secret pattern but
-// a private key's spans twenty-odd words at most, and a cut has cutWords
-// words and cutBytes bytes after it when it is taken; a private key's
-// block or base64 body is never cut. The window starts a cut further back,
-// so the text after the last cut keeps cutBytes of what came before it,
-// more than any rule looks back; and it is redacted from the whitespace
-// before its cut, so every pattern sees at its start the neighbour it sees
-// in the whole text.
+// newline, outside any RedactedMarker, or just after a neutral rune (one
+// no secret pattern names: a kana, a kanji, 。 or 、) inside a run without
+// white space. A cut is taken only where redacting the text on either side
+// of it gives what redacting across it gives, and where no later text can
+// change that (safeCut): every secret pattern but a private key's spans
+// twenty-odd words at most, and a cut after white space has cutWords words
+// and cutBytes bytes after it when it is taken; a private key's block or
+// base64 body is never cut; a cut in a run is taken only where no pattern
+// that can hold a neutral rune can reach it (inRunCut). The window starts
+// a cut further back, so the text after the last cut keeps cutBytes of
+// what came before it, more than any rule looks back; and it is redacted
+// from the rune before its cut, so every pattern sees at its start the
+// neighbour it sees in the whole text.
+//
+// A run of ASCII without white space (a base64 blob, a long URL) has no
+// cut: any rule's key may continue it, so it is redacted whole at every
+// write until white space ends it, and costs the square of its length.
+//
+// The Redactor is Redact of the text so far, no less and no more: where a
+// later line changes how an earlier one is redacted (a bare PEM body's
+// next line joins the first's marker, a private key's END closes its
+// block), Redacted changes what it gave before, as Redact does. A stream
+// that shows what it gave (agent.Throttle) stops there, which keeps the key
+// unshown: what was shown ended in a marker the new redaction moved.
 //
 // The redaction of the text between the window's start and the last cut
 // is kept, and the window's redaction must begin with it; when it does not
@@ -103,26 +121,34 @@ func (r *Redactor) advance(text, w string) {
 	r.mid, r.c0, r.c1 = y, r.c1, c
 }
 
-// redactFrom redacts text from the cut c: Redact of text[c-1:], which
-// starts with the whitespace before the cut so that every pattern sees the
-// neighbours it sees in the whole text, without that whitespace. It is
-// false if the redaction did not keep it (no rule redacts from a
-// whitespace, so it always does).
+// redactFrom redacts text from the cut c: Redact of the text from the
+// rune before the cut, the whitespace or neutral rune, so that every
+// pattern sees the neighbours it sees in the whole text, without that
+// rune. It is false if the redaction did not keep it (no rule redacts from
+// there, so it always does).
 func redactFrom(text string, c int) (string, bool) {
 	if c == 0 {
 		return Redact(text), true
 	}
-	red := Redact(text[c-1:])
-	if red == "" || red[0] != text[c-1] {
+	_, n := utf8.DecodeLastRuneInString(text[:c])
+	red := Redact(text[c-n:])
+	if !strings.HasPrefix(red, text[c-n:c]) {
 		return "", false
 	}
-	return red[1:], true
+	return red[n:], true
 }
 
 // cutBefore is the last cut at or before i: the point after an ASCII
-// space, tab or newline; 0 if there is none.
+// space, tab or newline, or after a neutral rune; 0 if there is none.
 func cutBefore(text string, i int) int {
-	return strings.LastIndexAny(text[:i], " \t\n") + 1
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(text[:i])
+		if r == ' ' || r == '\t' || r == '\n' || neutral(r) && (i == len(text) || utf8.RuneStart(text[i])) {
+			return i
+		}
+		i -= n
+	}
+	return 0
 }
 
 // safeCut reports whether no secret pattern can reach across the cut c,
@@ -130,8 +156,12 @@ func cutBefore(text string, i int) int {
 // inside a RedactedMarker, a private key's block is not open before it,
 // and the line before it (if it is a line's start) does not end in a run
 // of base64 that a key's body could continue. The cut before it, prev,
-// was safe, so no block opened before prev is open at c.
+// was safe, so no block opened before prev is open at c. A cut after a
+// neutral rune is inRunCut's.
 func safeCut(text string, prev, c int) bool {
+	if strings.IndexByte(" \t\n", text[c-1]) < 0 {
+		return inRunCut(text, prev, c)
+	}
 	if words(text[c:]) < cutWords {
 		return false
 	}
@@ -173,4 +203,123 @@ func words(s string) int {
 		in = !space
 	}
 	return n
+}
+
+// inRunCut reports whether no secret pattern can reach across the cut c
+// after a neutral rune inside a run without white space, whatever text
+// comes later. Only a broad pattern (".", "\S", "[^…]") holds a neutral
+// rune, and each holds it in a part that follows a trigger its match
+// needs (a keyword, "user", "-u", "X_KEY=", "://", "?x=", "user:",
+// "aws"): a value that runs to the next white space, or a part that
+// holds at most 128 runes. So no match can reach the rune before c when
+// no broad pattern has a match from before c that holds that rune once
+// the text goes on as one of cutProbes does: each completes every broad
+// pattern whose trigger came before it (a value, a password after "pw",
+// a host after "@", an AWS key after "key:"). Nothing reaches across
+// the last cut prev, so the patterns read from there. Every other
+// pattern stops at a neutral rune, and a rule that reads the word a
+// match is in (notInURL) or the name before it (queryParamAt) reads the
+// same in the window: no "://" or name can hold the rune.
+func inRunCut(text string, prev, c int) bool {
+	lo := prev
+	if lo > 0 {
+		_, n := utf8.DecodeLastRuneInString(text[:lo])
+		lo -= n
+	}
+	head := text[lo:c]
+	_, x := utf8.DecodeLastRuneInString(head)
+	for _, probe := range cutProbes {
+		s := head + probe
+		for _, re := range broadSecrets {
+			for _, loc := range re.FindAllStringIndex(s, -1) {
+				if loc[0] < len(head) && loc[1] > len(head)-x {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// cutProbes are texts that complete a broad pattern's match begun before
+// them: a value, a user and password with a host, and an AWS secret key
+// after "key:" or after its separator.
+var cutProbes = []string{
+	"東pw:東@x.io ",
+	"key:" + strings.Repeat("A", 40) + " ",
+	":" + strings.Repeat("A", 40) + " ",
+}
+
+// neutral reports a rune outside ASCII that no secret pattern names: only
+// a broad pattern holds it. Runes a pattern names (ñ in "contraseña", ’
+// in "it’s", the dashes, and what (?i) folds to an ASCII letter: K, ſ)
+// are not, and neither is an invalid byte.
+func neutral(r rune) bool {
+	return r >= utf8.RuneSelf && r != utf8.RuneError && !namedRunes[r]
+}
+
+// broadSecrets are the secret detectors' patterns that can hold a rune
+// they do not name, and namedRunes the runes outside ASCII that some
+// secret pattern names, read from the patterns themselves.
+var broadSecrets, namedRunes = readSecretPatterns()
+
+func readSecretPatterns() ([]*regexp.Regexp, map[rune]bool) {
+	var broad []*regexp.Regexp
+	named := map[rune]bool{}
+	for _, d := range detectors {
+		if !isSecret(d.category) {
+			continue
+		}
+		re, err := syntax.Parse(d.re.String(), syntax.Perl)
+		if err != nil {
+			panic("detect: " + d.name + ": " + err.Error())
+		}
+		if namesRunes(re, named) {
+			broad = append(broad, d.re)
+		}
+	}
+	return broad, named
+}
+
+// namesRunes adds to named the runes outside ASCII that re names, and
+// reports whether re is broad: it has "." or a class that holds a kanji
+// (東), as only a negated class does.
+func namesRunes(re *syntax.Regexp, named map[rune]bool) bool {
+	broad := false
+	switch re.Op {
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		broad = true
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			for f := r; ; {
+				if f >= utf8.RuneSelf {
+					named[f] = true
+				}
+				if re.Flags&syntax.FoldCase == 0 {
+					break
+				}
+				if f = unicode.SimpleFold(f); f == r {
+					break
+				}
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '東' && '東' <= re.Rune[i+1] {
+				broad = true
+				break
+			}
+		}
+		for i := 0; !broad && i < len(re.Rune); i += 2 {
+			for r := max(re.Rune[i], utf8.RuneSelf); r <= re.Rune[i+1]; r++ {
+				named[r] = true
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if namesRunes(sub, named) {
+			broad = true
+		}
+	}
+	return broad
 }

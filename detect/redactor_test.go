@@ -149,9 +149,9 @@ func TestGatesHoldAWordOfEveryAlternative(t *testing.T) {
 }
 
 // FuzzRedactor streams an answer that holds the fuzzed text twice, at
-// positions the seed picks among ordinary prose, so the text lands before,
-// across and after the Redactor's cuts; what it gives at every write is
-// Redact's.
+// positions the seed picks among ordinary prose and runs without white
+// space, so the text lands before, across and after the Redactor's cuts;
+// what it gives at every write is Redact's.
 func FuzzRedactor(f *testing.F) {
 	// The seeds are a third of detect's own secret corpus and the pieces
 	// that span lines or look back; the fuzzer takes it from there.
@@ -165,13 +165,24 @@ func FuzzRedactor(f *testing.F) {
 	for _, p := range answerPieces(f)[len(loadCorpus(f)):] {
 		f.Add(p, uint64(len(p)*31))
 	}
+	for _, p := range runSecrets {
+		f.Add(p, uint64(len(p)*17))
+	}
 	statements := loadStatements(f)
 	f.Fuzz(func(t *testing.T, text string, seed uint64) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		var b strings.Builder
 		for range 2 {
 			b.WriteString(answer(rng, statements, rng.IntN(900)))
+			// A run without white space on either side of the text, as
+			// Japanese is written, is cut at its neutral runes.
+			if rng.IntN(2) == 0 {
+				b.WriteString(neutralRun(rng, rng.IntN(900)))
+			}
 			b.WriteString(text)
+			if rng.IntN(2) == 0 {
+				b.WriteString(neutralRun(rng, rng.IntN(900)))
+			}
 		}
 		b.WriteString(answer(rng, statements, 400))
 		all := b.String()
