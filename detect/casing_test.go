@@ -29,6 +29,17 @@ var (
 		// does: "her husband", "Bob's wife", "my manager".
 		{CategoryEthnicity, []string{"Her husband is Black", "her husband is black", "My partner is Black", "My colleague is Black", "my colleague is black"}},
 		{CategoryEthnicity, []string{"Her mother is Black", "Bob's wife is Black", "Bob's wife is black", "My manager is Black and proud", "Their son is black"}},
+		{CategoryEthnicity, []string{"The user's manager is black", "The user's partner is white", "The person's mother is Black", "User's wife is black", "The user's new manager is black"}},
+		// A lone capitalised word is a person where it is a given name
+		// that is no other word, or a title's name.
+		{CategoryEthnicity, []string{"Alice is black", "alice is black", "Amara is black", "Olu is white", "Alice comes from a traveller family"}},
+		{CategoryEthnicity, []string{"Dr. Okafor is black", "Ms. Okafor is black", "Lives in Leeds. Dr. Okafor is black"}},
+		// Roma is what a person is where a verb or a person it heads
+		// says so, in any case; a Traveller is one by capitals or by an
+		// origin's frame.
+		{CategoryEthnicity, []string{"Is Roma", "is roma", "IS ROMA", "identifies as roma", "Identifies as Roma", "a roma woman", "a roma family", "A Roma family"}},
+		{CategoryEthnicity, []string{"Romani", "romani", "Is Romani", "is romani", "is an irish traveller", "Is an Irish Traveller", "irish traveller"}},
+		{CategoryEthnicity, []string{"from a traveller family", "From a Traveller family", "Comes from a roma family", "Was born into a romani family", "grew up in a kurdish household", "Is of roma heritage"}},
 		// A condition's letters, whatever their case, after a verb that
 		// a person has it by.
 		{CategoryHealth, []string{"Has MS", "has ms", "Has Ms", "HAS MS", "has ms and works from home"}},
@@ -47,6 +58,7 @@ var (
 		// they are claimed.
 		{CategoryFinances, []string{"She claims benefits but they are late", "Claims benefits which are not enough to live on"}},
 		{CategoryFinances, []string{"Claims benefits that do not cover rent", "Claims disability benefits that are means-tested"}},
+		{CategoryFinances, []string{"Claims benefits that offset her lost wages", "Claims benefits that exceed £400 a month", "claims benefits which are late"}},
 	}
 	casingNegatives = []string{
 		// Another subject owns the colour, or the colour modifies a
@@ -61,10 +73,21 @@ var (
 		"ms of headroom", "200 ms of latency", "has ms of latency", "has ms of spare headroom", "Has an MS in physics",
 		"Has MS in computer science", "Has an MS in engineering", "Ms Smith approved", "Has Ms Smith as a mentor",
 		"My laptop is white", "Their logo is black", "Her husband's car is black", "Bob's car is black", "My team is white",
+		"The user's car is black", "The company's logo is black", "The user's manager's laptop is white",
+		// A lone capitalised word that is a thing, a product, a branch, a
+		// name that is also a word, or an animal's name.
+		"Dark mode is black", "Slack is white", "Main is black", "Terraform is black", "Claude is white", "Ruby is black",
+		"Has a dog called Olivia. Olivia is black", "Olivia, our cat, is white",
+		// Roma the city or club, and people who travel.
+		"a roma fan", "Is a Roma fan", "is a roma supporter", "Is a Roma supporter", "loves roma", "Favourite club: roma",
+		"roma", "is a frequent traveller", "business traveller", "traveller's cheques", "is a traveller",
+		"The data comes from a roma family survey", "Runs an Asian family restaurant", "Story of a roma family",
 		// "Claims" that says what is true of benefits.
 		"Claims benefits of the new CI pipeline are overstated", "Claims benefits of remote work outweigh the costs",
 		"claims benefits of remote work outweigh the costs", "CLAIMS BENEFITS OF REMOTE WORK OUTWEIGH THE COSTS",
 		"Claims disability benefits are too hard to get", "Claims benefits in the business case are inflated",
+		"Claims benefits that outweigh the costs", "claims benefits that outweigh the costs", "Claims benefits that exceed the costs",
+		"Claims benefits which are overstated", "Claims benefits that justify the migration", "Claims benefits that offset the risks",
 	}
 )
 
@@ -72,9 +95,11 @@ var (
 // black", "has ms" and "claims benefits" are found however they are
 // written, and the same words said of a thing ("Background is white", "ms
 // teams", "Claims benefits of remote work outweigh the costs") are not.
-// One capitalised word before a colour stays ambiguous: "Alice is Black"
-// is found, "Background is white" is a thing's, so "Alice is black" is
-// left to the model review.
+// One capitalised word before a colour is a person where it is a given
+// name that is no other word ("Alice is black"); a thing, a product or a
+// name that is also a word ("Background is white", "Slack is white",
+// "Ruby is black") is not, and an unlisted name is found only with a
+// capitalised colour ("Alice is Black"), the rest left to the model review.
 func TestSensitiveWhateverTheCase(t *testing.T) {
 	t.Parallel()
 	for _, fact := range casingFacts {

@@ -251,10 +251,13 @@ const (
 	// colourOfAPerson reads whether a person is the colour ("is black",
 	// "a black woman") or a thing is ("the theme is black").
 	ethnicColours = `(?:black|white|brown)`
-	// ethnicCapitals are origins that are also a name or a common noun
-	// ("Roma" for Rome or its club, a "traveller" who travels), read in
-	// capitals only.
-	ethnicCapitals = `(?-i:Roma|Traveller|Gypsy\s+Traveller)`
+	// ethnicCapitals are origins that are also a name or a common noun.
+	// Roma is read in any case, where a rule's structure says it is what
+	// a person is ("is roma", "a roma woman"; alone it is Rome's or its
+	// club's, see nameLike); a "traveller" who travels is read in capitals
+	// only, or in an origin's frame ("irish traveller", "from a traveller
+	// family").
+	ethnicCapitals = `(?:roma|(?-i:Traveller|Gypsy\s+Traveller))`
 )
 
 // phrases turns term lists into one alternation, longest first.
@@ -714,7 +717,9 @@ var headFollowers = wordSet(`since with for from in at after until till during w
 
 // nameLike are terms that are also first names ("Christian, the new PM,
 // starts Monday"): alone and capitalised at the head of a verbless
-// clause, before punctuation or "and", they are read as a name.
+// clause, before punctuation or "and", they are read as a name. Roma is
+// read so in any case: alone, lower-case "roma" is as often Rome or its
+// club ("Favourite club: roma").
 var nameLike = wordSet(`christian jain pan bi tory parsi shia amish trans lds roma`)
 
 // headTerm checks a match of a rule's verbless alternative (its group 1,
@@ -739,7 +744,7 @@ func headTerm(lists ...[]string) func(string, []int) bool {
 			return true
 		}
 		body := strings.Fields(text[loc[3]:loc[1]])
-		name := len(body) == 1 && nameLike[strings.ToLower(body[0])] && body[0][0] >= 'A' && body[0][0] <= 'Z'
+		name := len(body) == 1 && nameLike[strings.ToLower(body[0])] && (body[0][0] >= 'A' && body[0][0] <= 'Z' || strings.EqualFold(body[0], "roma"))
 		rest := text[loc[1]:]
 		w, next, ok := nextWord(rest)
 		switch w = strings.ToLower(w); {
@@ -768,16 +773,35 @@ func headTerm(lists ...[]string) func(string, []int) bool {
 // ethnicHead checks an origin's clause with head, and an origin after a
 // verb as head does a clause's: it ends its clause or heads a person ("is
 // Black and proud", "is Kurdish on his mother's side"), not a thing ("is a
-// Roma fan", "is Black Friday shopping").
+// Roma fan", "is Black Friday shopping"). Either may head a family that
+// ends its phrase ("a Roma family", not "an Asian family restaurant"); a
+// Roma supporter is the club's.
 func ethnicHead(head func(string, []int) bool) func(string, []int) bool {
 	return func(text string, loc []int) bool {
-		if len(loc) >= 4 && loc[2] >= 0 {
+		w, next, ok := nextWord(text[loc[1]:])
+		switch w = strings.ToLower(w); {
+		case ok && originKin[w]:
+			return endsOrHeadsAPerson(next)
+		case ok && (w == "supporter" || w == "supporters") && strings.EqualFold(lastWord(text[loc[0]:loc[1]]), "roma"):
+			return false
+		case len(loc) >= 4 && loc[2] >= 0:
 			return head(text, loc)
 		}
-		w, _, ok := nextWord(text[loc[1]:])
-		w = strings.ToLower(w)
-		return !ok || headFollowers[w] || stopWords[w]
+		return endsOrHeadsAPerson(text[loc[1]:])
 	}
+}
+
+// originKin are the people an origin is said of together: "a Roma
+// family".
+var originKin = wordSet(`family families household`)
+
+// endsOrHeadsAPerson reports that rest, what follows a term, ends its
+// phrase or goes on with a person or a new phrase: "Kurdish on his
+// mother's side", "a Roma woman", not "a Roma fan".
+func endsOrHeadsAPerson(rest string) bool {
+	w, _, ok := nextWord(rest)
+	w = strings.ToLower(w)
+	return !ok || headFollowers[w] || stopWords[w]
 }
 
 // aboutAPersonByVerb checks a match by a verb with aboutAPerson ("The
@@ -848,14 +872,22 @@ func colourOfAPerson(text string, loc []int) bool {
 // personIsSubject reports that the clause whose verb starts at verb is
 // said of a person: it has no subject (the canonical "Is black", or "Lives
 // in Leeds, is black"), or its subject is a pronoun, a person ("the
-// user"), a person named by a relation ("her husband", "Bob's wife", "my
-// manager"; not "her car") or a mention. A name is two capitalised words;
-// one capitalised word at the start of a sentence may be a thing
-// ("Background is white"), so it is a name only where the predicate is
-// capitalised too ("Alice is Black"): the only place the case of a colour
-// counts.
+// user"), a person named by a relation ("her husband", "Bob's wife", "the
+// user's manager"; not "her car") or a mention. A name is two capitalised
+// words, or a title and a name ("Dr. Okafor"). One capitalised word at the
+// start of a sentence has the shape of a thing ("Background is white"), a
+// product ("Slack") or a branch ("Main") as much as a name, and no list of
+// things that take a colour is ever whole, so it is a name only where it
+// is a given name that is no other word (givenNames, in any case), in a
+// text that names no animal ("Bella is white" is as likely a dog); any
+// other is a name only where the predicate is capitalised too ("Alice is
+// Black"), and the model review reads the rest.
 func personIsSubject(text string, verb int, capitalised bool) bool {
-	sentence := text[strings.LastIndexAny(text[:verb], ".!?;\n")+1 : verb]
+	start := strings.LastIndexAny(text[:verb], ".!?;\n")
+	for start > 0 && text[start] == '.' && titles[lastWord(text[:start])] && isTitledName(text[start+1:]) {
+		start = strings.LastIndexAny(text[:start], ".!?;\n")
+	}
+	sentence := text[start+1 : verb]
 	clause, goesOn := sentence, false
 	if i := strings.LastIndexAny(clause, ",:("); i >= 0 {
 		clause, goesOn = clause[i+1:], true
@@ -884,6 +916,9 @@ func personIsSubject(text string, verb int, capitalised bool) bool {
 	for len(words) > 0 && verbAuxiliaries[strings.ToLower(words[len(words)-1])] {
 		words = words[:len(words)-1]
 	}
+	if len(words) >= 3 && determiners[strings.ToLower(words[0])] && isPossessive(words[1]) {
+		words = words[1:] // "the user's manager" is the user's relation
+	}
 	lower := func(i int) string { return strings.ToLower(words[i]) }
 	switch {
 	case len(words) == 0:
@@ -896,6 +931,8 @@ func personIsSubject(text string, verb int, capitalised bool) bool {
 		return true // "Her husband is black", "Bob's wife", "my new manager"
 	case len(words) > 2:
 		return false
+	case len(words) == 1 && givenNames[lower(0)] && !namesAnAnimal(text, verb):
+		return true
 	}
 	for i, w := range words {
 		if w[0] < 'A' || w[0] > 'Z' || nonNames[lower(i)] || statementVerbs[lower(i)] || personObjects[lower(i)] {
@@ -904,6 +941,35 @@ func personIsSubject(text string, verb int, capitalised bool) bool {
 	}
 	return len(words) == 2 || capitalised
 }
+
+// namesAnAnimal reports that the text around at names an animal, which
+// may have a given name: "Has a dog called Bella. Bella is white". The
+// window is bounded, so a long text of many colours stays linear.
+func namesAnAnimal(text string, at int) bool {
+	start, end := max(0, at-animalWindow), min(len(text), at+animalWindow)
+	for start > 0 && start < end && isAlnum(text[start-1]) {
+		start++ // a word cut by the window is no word: "bobcat" holds no cat
+	}
+	for i := start; i < end; {
+		if !isAlnum(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < end && isAlnum(text[j]) {
+			j++
+		}
+		if animalWords[strings.ToLower(text[i:j])] {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// animalWindow is how many bytes either side of a name namesAnAnimal
+// reads: a sentence or two.
+const animalWindow = 200
 
 // isPossessive reports that w owns the noun after it: "my", "her",
 // "Bob's".
@@ -920,6 +986,32 @@ func isRelation(w string) bool {
 var (
 	// possessivePronouns own the noun after them: "her husband".
 	possessivePronouns = wordSet(`my his her their our your`)
+	// determiners come before a person who owns a relation: "the user's
+	// manager".
+	determiners = wordSet(`the this that`)
+	// titles come before a name: "Dr. Okafor".
+	titles = wordSet(`Dr Mr Mrs Ms Mx Prof`)
+	// givenNames are first names, from many languages, that are no other
+	// English word, product or colour: not Ruby, Amber, Jade, Rose, Robin,
+	// Grace, Jack, Mark, Max, Claude, Julia or Luna.
+	givenNames = wordSet(`aaliyah abena adebayo aditya agnieszka ahmed aisha akua aleksandra alejandro ali alice
+		amara amelia amina aminata amir amit ana ananya andrea andrew anil anjali anna arjun ayaan ayesha barbara ben
+		benjamin bob brian camila carlos caroline catherine charlotte chidi chinedu chioma chloe chris christine
+		claire daniel darnell david deepak deshawn diana diego dmitri dwayne edward eleanor elena elijah elizabeth
+		emily emma eric ethan farhan fatima fatou fernanda fiona folake francesca gabriel george giulia gurpreet
+		hannah harpreet harry hassan helen henry hiroshi hussein ibrahim imani imran ingrid isaac isabel isabella
+		ivan jamal james jane jaspreet jason jennifer jerome jessica jisoo joao joe john jonas jonathan jose joseph
+		juan julie karen karim kate katie kavya keisha kemi kenji kevin khadija klaus kofi kwame lakshmi latoya
+		laura lauren layla leila lerato liam linda lisa louise lucia lucy lukas malik manpreet marco marcus maria
+		marie marta mary matthew meera megan mei michael michelle miriam mohammed moussa muhammad mustafa nadia
+		natalie nathan neha ngozi nia nisha nkechi noah noor nour olga oliver olivia olu oluwaseun omar otieno owen
+		piotr pooja priya rachel rafael rahul rania ravi rebecca richard robert rohan ryan salma sam samira samuel sana
+		sanjay sara sarah shanice simon simran sipho sofia sophie stephen steve sunil sunita susan tamika tariq
+		thabo thandiwe thiago thomas tim tom tunde tyrone valentina vikram wanjiku wei william youssef yuki yusuf
+		zainab zoe`)
+	// animalWords name the animals that may have a given name.
+	animalWords = wordSet(`cat cats kitten kittens dog dogs puppy puppies pet pets horse horses pony ponies rabbit
+		rabbits hamster parrot budgie tortoise`)
 	// relationNouns are the people a person has: "my partner", "Bob's
 	// wife".
 	relationNouns = wordSet(`partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée son daughter child kid

@@ -329,13 +329,17 @@ var personalClassDetectors = []detector{
 		re:   regexp.MustCompile(`(?i)\b(?:has|have|had|having|diagnosed\s+with|lives?\s+with|living\s+with|suffers?\s+from|my|his|her|their)\s+(?:(?:mild|severe|chronic|relapsing|progressive|type\s+[12])\s+)?(?:[\w'’-]+\s+(?:and|&)\s+)?` + healthAbbreviations + `\b`)},
 
 	// Ethnic origin by its frames: descent, heritage ("is of Pakistani
-	// descent", "is ethnically Chinese"), and a network of colleagues who
-	// share it ("member of the Black employee network").
-	{name: "ethnic origin", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, aboutAPerson),
-		gate: gate{terms: []string{"descent", "heritage", "ancestry", "extraction", "origin", "ethnicity", "background", "ethnically", "ethnic", "racial"}},
+	// descent", "is ethnically Chinese"), a known origin's family, in any
+	// case ("comes from a Roma family", "born into a traveller family";
+	// its group 1: a traveller who travels has no such family), and a
+	// network of colleagues who share it ("member of the Black employee
+	// network").
+	{name: "ethnic origin", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: familyOrElse(plainTerm, aboutAPerson),
+		gate: gate{terms: []string{"descent", "heritage", "ancestry", "extraction", "origin", "ethnicity", "background", "ethnically", "ethnic", "racial", "family", "families", "household"}},
 		re: regexp.MustCompile(`(?i)\b(?:(?:` + be + `|born|family\s+(?:is|are|was|were)|parents\s+are|person|woman|man|someone|comes\s+from\s+a\s+family)\s+of\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,3}?(?-i:descent|heritage|ancestry|extraction|origin|ethnicity|background)` +
 			`|(?:has|have|had|my|his|her|their)\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,2}?(?-i:descent|heritage|ancestry)` +
-			`|ethnically\s+(?:mixed|(?-i:[A-Z])[\w'’-]*)|(?:my|his|her|their)\s+(?:ethnicity|ethnic\s+(?:background|origin|group)|racial\s+background))\b`)},
+			`|ethnically\s+(?:mixed|(?-i:[A-Z])[\w'’-]*)|(?:my|his|her|their)\s+(?:ethnicity|ethnic\s+(?:background|origin|group)|racial\s+background)` +
+			`|((?:from|into|in|of|to)\s+(?:(?:a|an|the|my|his|her|their)\s+)?(?:(?:proud|big|large|mixed)\s+)?(?:` + phrases(ethnicIdentities) + `|roma|(?:gypsy\s+)?travell?er)\s+(?:family|families|household|background|heritage)))\b`)},
 	// A colour names colleagues only with a word for them or a network:
 	// "the black employee network", not "the white group" of a workshop.
 	{name: "ethnic network", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, aboutAPerson),
@@ -362,6 +366,37 @@ var personalClassDetectors = []detector{
 	{name: "coming out, when", category: CategorySexuality, reason: "sexual orientation or gender identity", valid: all(plainTerm, aboutAPerson),
 		gate: gate{terms: terms([]string{"came", "comes", "coming"})},
 		re:   regexp.MustCompile(`(?i)\bc(?:ame|omes?|oming)\s+out\s+(?:(?:publicly|officially|finally|recently|only)\s+)?(?:last\s+(?:year|month|spring|summer|autumn|fall|winter)|this\s+year|(?:a|one|two|three|four|five|six|ten|\d+|a\s+few|several|many)\s+years\s+ago|in\s+(?:\d{4}|college|university|uni|high\s+school|school|(?:his|her|their|my)\s+(?:teens|twenties|thirties|forties)))\b`)},
+}
+
+// originVerbs lead to an origin's family: "comes from", "was born into",
+// "grew up in".
+var originVerbs = wordSet(`is am are was were comes come came coming born raised grew brought up also originally`)
+
+// familyOrElse reads a match of an origin's family (group 1) with
+// originOfAPerson, and any other frame with checks.
+func familyOrElse(checks ...func(string, []int) bool) func(string, []int) bool {
+	others := all(checks...)
+	return func(text string, loc []int) bool {
+		if loc[2] >= 0 {
+			return originOfAPerson(text, loc)
+		}
+		return others(text, loc)
+	}
+}
+
+// originOfAPerson accepts an origin's family that ends its phrase, said
+// of the person a clause is about ("Comes from a Roma family", "Bob's
+// wife grew up in a Traveller family"), not a thing ("the data comes from
+// a Roma family survey").
+func originOfAPerson(text string, loc []int) bool {
+	if !endsOrHeadsAPerson(text[loc[1]:]) {
+		return false
+	}
+	verb := loc[0]
+	for w := lastWord(text[:verb]); w != "" && originVerbs[strings.ToLower(w)]; w = lastWord(text[:verb]) {
+		verb = strings.LastIndex(text[:verb], w)
+	}
+	return personIsSubject(text, verb, false)
 }
 
 // notDrugs end like a drug and are not one.
@@ -453,12 +488,44 @@ var claimVerbs = wordSet(`is are was were will would can could should may might 
 // verb is not the benefit's: "claims benefits that do not cover rent".
 var clauseLinks = wordSet(`but and which that who because so though although while`)
 
+var (
+	// benefitJudgements say what benefits are worth in an argument:
+	// "benefits that outweigh the costs", "that are overstated".
+	benefitJudgements = wordSet(`outweigh outweighs outweighed justify justifies justified overstated exaggerated
+		inflated overblown overrated overhyped illusory unproven hypothetical theoretical speculative`)
+	// benefitComparisons weigh benefits against something: a cost in an
+	// argument ("that offset the risks"), or a person's loss in welfare
+	// ("that offset her lost wages").
+	benefitComparisons = wordSet(`exceed exceeds exceeded offset offsets outstrip outstrips surpass surpasses dwarf dwarfs`)
+	// costWords are what an argument weighs benefits against.
+	costWords = wordSet(`cost costs price expense expenses spend effort investment overhead risk risks downside
+		downsides drawback drawbacks disadvantages harms cons concerns disruption complexity tradeoffs trade-offs burden`)
+)
+
+// arguesBenefits reports that a relative clause about benefits judges
+// them in an argument ("that outweigh the costs", "which are overstated")
+// rather than says what a person's benefits do ("that do not cover rent",
+// "that are means-tested").
+func arguesBenefits(clause []string) bool {
+	for i, w := range clause {
+		w = strings.Trim(w, `"'’`)
+		if benefitJudgements[w] {
+			return true
+		}
+		if benefitComparisons[w] && slices.ContainsFunc(clause[i+1:min(len(clause), i+4)], func(w string) bool { return costWords[w] }) {
+			return true
+		}
+	}
+	return false
+}
+
 // notAClaimThat drops "claims" that says something is true rather than
 // receives a benefit: "Claims benefits of remote work outweigh the
-// costs", "claims disability benefits are too hard to get". A benefit a
-// person claims ends its clause, or goes on with a reason, a time or an
-// amount ("claims benefits of £400 a month") and no verb of its own
-// before another clause starts.
+// costs", "claims disability benefits are too hard to get", "Claims
+// benefits that outweigh the costs". A benefit a person claims ends its
+// clause, or goes on with a reason, a time or an amount ("claims benefits
+// of £400 a month") and no verb of its own before another clause starts,
+// which may say what the benefits do unless it argues for them.
 func notAClaimThat(text string, loc []int) bool {
 	if !slices.ContainsFunc(strings.Fields(strings.ToLower(text[loc[0]:loc[1]])), func(w string) bool { return strings.HasPrefix(w, "claim") }) {
 		return true
@@ -469,6 +536,9 @@ func notAClaimThat(text string, loc []int) bool {
 	}
 	words := strings.Fields(strings.ToLower(rest))
 	if i := slices.IndexFunc(words, func(w string) bool { return clauseLinks[w] }); i >= 0 {
+		if (words[i] == "that" || words[i] == "which") && arguesBenefits(words[i+1:]) {
+			return false
+		}
 		words = words[:i] // "claims benefits but they are late"
 	}
 	for _, w := range words {
