@@ -482,27 +482,11 @@ func lastIs(history []threads.Message, p Post) []threads.Message {
 // deliver posts what the turn decided and records it as posted, with the
 // turn's outcome, in one transaction.
 func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surface, t db.Turn, resume bool, res Result) (Result, error) {
-	d := Delivery{Post: p, Text: t.Pending.Text, Resume: resume, Streamed: t.StreamTS}
+	posted, err := r.post(ctx, p, s, t, resume, res.Outcome)
 	status := db.TurnDone
-	var posted []threads.Message
-	var err error
-	pctx, span := tracer.Start(ctx, "slack.reply", trace.WithAttributes(attribute.String("mnemo.reply.kind", string(t.Pending.Kind)), attribute.Bool("mnemo.reply.resumed", resume)))
 	if t.Pending.Kind == db.PendingNotice {
-		status, res.Failure = db.TurnFailed, d.Text
-		err = s.Notify(pctx, d)
-	} else {
-		posted, err = s.Reply(pctx, d)
-		if len(posted) > 0 && len(res.Outcome.ToolTrace) > 0 {
-			// What the turn's tools did rides with the reply, for the
-			// asker's next turn (a resumed run no longer knows it).
-			posted[0].Tools = strings.Join(res.Outcome.ToolTrace, "; ")
-		}
+		status, res.Failure = db.TurnFailed, t.Pending.Text
 	}
-	span.SetAttributes(attribute.Int("mnemo.reply.messages", len(posted)))
-	if err != nil {
-		span.SetStatus(codes.Error, "not posted")
-	}
-	span.End()
 	switch {
 	case errors.Is(err, ErrUndeliverable):
 		log.Error().Err(err).Int("posted", len(posted)).Msg("the thread can't be posted in; the turn ends without a reply")
@@ -511,6 +495,39 @@ func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surf
 		log.Warn().Err(err).Int("posted", len(posted)).Str("kind", string(t.Pending.Kind)).Msg("not posted; it will be posted again")
 		return res, r.unfinished(ctx, fmt.Errorf("post %s: %w", t.Pending.Kind, err))
 	}
+	return r.finish(ctx, log, p, s, t, status, posted, resume, true, res)
+}
+
+// post posts what the turn decided in its thread: the answer, returning
+// the messages it is made of, or the notice. An error means it is not all
+// posted.
+func (r *Runner) post(ctx context.Context, p Post, s Surface, t db.Turn, resume bool, out Outcome) ([]threads.Message, error) {
+	d := Delivery{Post: p, Text: t.Pending.Text, Resume: resume, Streamed: t.StreamTS}
+	var posted []threads.Message
+	var err error
+	ctx, span := tracer.Start(ctx, "slack.reply", trace.WithAttributes(attribute.String("mnemo.reply.kind", string(t.Pending.Kind)), attribute.Bool("mnemo.reply.resumed", resume)))
+	defer span.End()
+	if t.Pending.Kind == db.PendingNotice {
+		err = s.Notify(ctx, d)
+	} else {
+		posted, err = s.Reply(ctx, d)
+		if len(posted) > 0 && len(out.ToolTrace) > 0 {
+			// What the turn's tools did rides with the reply, for the
+			// asker's next turn (a resumed run no longer knows it).
+			posted[0].Tools = strings.Join(out.ToolTrace, "; ")
+		}
+	}
+	span.SetAttributes(attribute.Int("mnemo.reply.messages", len(posted)))
+	if err != nil {
+		span.SetStatus(codes.Error, "not posted")
+	}
+	return posted, err
+}
+
+// finish records a turn's outcome with what was posted for it, and then
+// shows it on the post; told is false for a failed turn whose person
+// nothing could tell (the caller logged why).
+func (r *Runner) finish(ctx context.Context, log zerolog.Logger, p Post, s Surface, t db.Turn, status db.TurnStatus, posted []threads.Message, resume, told bool, res Result) (Result, error) {
 	if err := r.record(ctx, p, t, status, posted); err != nil {
 		if errors.Is(err, db.ErrTurnFinished) {
 			return res, ErrTurnFinished
@@ -525,9 +542,10 @@ func (r *Runner) deliver(ctx context.Context, log zerolog.Logger, p Post, s Surf
 	} else {
 		s.Progress(ctx, p, Failed)
 	}
-	if status == db.TurnDone {
+	switch {
+	case status == db.TurnDone:
 		log.Info().Str("event", string(EventTurnAnswered)).Int("steps", res.Outcome.Steps).Strs("tools", res.Outcome.ToolsRun).Int("recalled", len(res.Outcome.Recalled)).Bool("resumed", resume).Msg("turn answered")
-	} else {
+	case told:
 		log.Info().Str("event", string(EventTurnFailed)).Bool("resumed", resume).Msg("turn failed; the person was told why")
 	}
 	return res, nil
@@ -563,11 +581,23 @@ func (r *Runner) record(ctx context.Context, p Post, t db.Turn, status db.TurnSt
 
 const recordTimeout = 10 * time.Second
 
+// GiveUpWindow bounds how long after its post a turn's decision (its
+// answer, or its notice) is tried again by GiveUp. Within it, Slack
+// refusing it is taken for a brief outage: GiveUp fails, and is called
+// again by the inbox's last attempts and then by the abandoned-turn sweep.
+// Past it, GiveUp tries it once more and, if Slack still refuses it, ends
+// the turn failed anyway, so that no sweep tries it for ever. Two hours
+// outlast the inbox's attempts (minutes) and leave the sweep (every
+// AbandonedAfter, an hour by default) a try inside the window.
+const GiveUpWindow = 2 * time.Hour
+
 // GiveUp ends a post's turn, unless it already finished: as failed, the
 // person told sentence (or the notice the turn already decided), when the
 // turn decided nothing to say; as done, its answer delivered, when it had
 // decided one. The inbox calls it when a post's last attempt failed. An
-// error means the person was not told; GiveUp may be called again.
+// error means the person was not told; GiveUp may be called again. Past
+// GiveUpWindow, a decision Slack still refuses ends the turn failed: the
+// person is told sentence in place of the answer, if that can be posted.
 func (r *Runner) GiveUp(ctx context.Context, p Post, s Surface, sentence string) error {
 	t, _, err := r.db.Turns().Open(ctx, db.TurnStart{Place: p.Place, MessageTS: string(p.TS), ActorID: p.Actor.ID})
 	if err != nil {
@@ -592,11 +622,51 @@ func (r *Runner) GiveUp(ctx context.Context, p Post, s Surface, sentence string)
 		t.Pending = &pending
 	}
 	log := r.log.With().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Logger()
-	_, err = r.deliver(ctx, log, p, s, t, true, Result{TurnID: t.ID})
+	if r.now().Sub(t.CreatedAt) >= GiveUpWindow {
+		err = r.giveUpLate(ctx, log, p, s, t, sentence)
+	} else {
+		_, err = r.deliver(ctx, log, p, s, t, true, Result{TurnID: t.ID})
+	}
 	if errors.Is(err, ErrTurnFinished) {
 		return nil
 	}
 	return err
+}
+
+// giveUpLate is GiveUp past GiveUpWindow: the turn's decision is tried once
+// more and, if Slack still refuses it, the turn ends failed all the same,
+// with sentence posted in place of an answer if Slack takes that. An
+// error means nothing was recorded (the database, or ctx ended): GiveUp is
+// called again, and finds in the thread what this call posted.
+func (r *Runner) giveUpLate(ctx context.Context, log zerolog.Logger, p Post, s Surface, t db.Turn, sentence string) error {
+	res := Result{TurnID: t.ID}
+	posted, err := r.post(ctx, p, s, t, true, res.Outcome)
+	status := db.TurnDone
+	if err != nil || t.Pending.Kind == db.PendingNotice {
+		status = db.TurnFailed
+	}
+	if err != nil && !errors.Is(err, ErrUndeliverable) && t.Pending.Kind == db.PendingAnswer && ctx.Err() == nil {
+		if nerr := s.Notify(ctx, Delivery{Post: p, Text: sentence, Resume: true, Streamed: t.StreamTS}); nerr != nil {
+			err = errors.Join(err, fmt.Errorf("and its notice: %w", nerr))
+		} else {
+			log.Warn().Err(err).Int("posted", len(posted)).Dur("window", GiveUpWindow).Msg("the turn's answer was still refused past its window; the person was told it failed instead")
+			err = nil
+		}
+	}
+	told := err == nil
+	if !told && ctx.Err() != nil {
+		// Cut short, not refused: the next call tries again.
+		return r.unfinished(ctx, err)
+	}
+	if _, ferr := r.finish(ctx, log, p, s, t, status, posted, true, told, res); ferr != nil {
+		return ferr
+	}
+	if !told {
+		// Logged once, by the call that ended the turn: a finished turn is
+		// not given up again.
+		log.Error().Err(err).Int("posted", len(posted)).Dur("window", GiveUpWindow).Msg("nothing the turn decided could be posted within its window; the turn ended failed, and nobody was told")
+	}
+	return nil
 }
 
 // Abandoned returns up to limit posts whose turns are still running though

@@ -499,7 +499,7 @@ func (a *App) sweepOnce(ctx context.Context) {
 			a.log.Error().Err(err).Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn: the thread could not be told")
 			continue
 		}
-		a.log.Warn().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn failed; the thread was told")
+		a.log.Warn().Str("source_key", p.Key.SourceKey()).Str("ts", string(p.TS)).Msg("abandoned turn given up (the runner logs how it ended)")
 	}
 }
 

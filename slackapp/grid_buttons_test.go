@@ -335,7 +335,7 @@ func TestGridInspectReadsTheWorkspaceOfTheReply(t *testing.T) {
 	got := inspect("", fakeslack.AppID, "ours")
 	require.Contains(t, got, fmt.Sprintf("Turn %d in <#%s>", turn, gridChanB))
 
-	require.Contains(t, inspect("", "A0SOMEONEELSE", "theirs"), "Only an admin can inspect turns", "another app's look-alike message says nothing of where")
+	require.Contains(t, inspect("", "A0SOMEONEELSE", "theirs"), "not one mnemo answered", "another app's look-alike message says nothing of where: its buttons name B, where the turn is")
 
 	posted := len(g.fs.Posted())
 	inspect(gridA, fakeslack.AppID, "named")

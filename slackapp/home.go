@@ -3,6 +3,7 @@ package slackapp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -18,7 +19,7 @@ type homeRequest struct{ team, user string }
 
 // maxHomes bounds the App Homes whose DM channel is kept (for the learning
 // setting of the channel the Home shows): the least recently opened is
-// forgotten, and its Home shows learning as on until opened again.
+// forgotten, and found again with conversations.open (homeDM).
 const maxHomes = 50000
 
 // homeQueueSize bounds the republish requests waiting for the publisher:
@@ -104,6 +105,10 @@ func (a *App) publishHome(ctx context.Context, team, user string, page int) {
 // viewer.
 const homeUnplaced = "mnemo couldn't load your memories just now; please open this tab again in a moment."
 
+// homeNoSettings is what the Home says when its learning settings could
+// not be read: it shows none, rather than a wrong one.
+const homeNoSettings = "mnemo couldn't read your learning settings just now; please open this tab again in a moment."
+
 // publishHomeNotice is publishHome, saying notice at the top.
 func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int, notice string) {
 	// A person of another organisation can open the App Home through Slack
@@ -115,11 +120,11 @@ func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int
 	actor, err := a.dir.ActorFromEvent(ctx, team, user)
 	if err != nil {
 		a.log.Warn().Err(err).Str("user", user).Msg("home: the person could not be placed; no memories shown")
-		a.publishView(ctx, team, user, func(install.Bot) slack.HomeTabViewRequest { return unplacedHomeView() })
+		a.publishView(ctx, team, user, func(install.Bot) slack.HomeTabViewRequest { return noticeHomeView(homeUnplaced) })
 		return
 	}
 	v := memory.Viewer{Actor: actor, Place: provenance.Place{Team: team}, Private: true}
-	h := Home{LearningHere: true, Notice: notice}
+	h := Home{Notice: notice}
 	h.Offset, h.SharedOffset = homePage(page)
 	if h.Personal, err = a.memory.Mine(ctx, v, memory.MineQuery{Limit: HomePageSize + 1, Offset: h.Offset}); err != nil {
 		a.log.Error().Err(err).Msg("home: list")
@@ -135,14 +140,10 @@ func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int
 		a.log.Error().Err(err).Msg("home: count")
 		return
 	}
-	if h.LearningMe, err = a.db.Settings().UserLearningEnabled(ctx, team, user); err != nil {
-		a.log.Error().Err(err).Msg("home: learning setting")
+	if h.LearningMe, h.LearningHere, err = a.homeLearning(ctx, team, user); err != nil {
+		a.log.Error().Err(err).Str("user", user).Msg("home: learning settings; the Home says it could not read them")
+		a.publishView(ctx, team, user, func(install.Bot) slack.HomeTabViewRequest { return noticeHomeView(homeNoSettings) })
 		return
-	}
-	if ch, ok := a.homes.Get(team + "/" + user); ok && ch != "" {
-		if on, err := a.db.Settings().LearningEnabled(ctx, team, ch); err == nil {
-			h.LearningHere = on
-		}
 	}
 	a.publishView(ctx, team, user, func(b install.Bot) slack.HomeTabViewRequest {
 		h.Team = madeFor(b)
@@ -168,12 +169,56 @@ func (a *App) publishView(ctx context.Context, team, user string, view func(inst
 	}
 }
 
-// unplacedHomeView is the Home of a person users.info could not place: no
-// memories, and why.
-func unplacedHomeView() slack.HomeTabViewRequest {
+// homeLearning reads the learning settings the Home shows: about the
+// person anywhere (me), and in their DM with mnemo (here).
+func (a *App) homeLearning(ctx context.Context, team, user string) (me, here bool, err error) {
+	if me, err = a.db.Settings().UserLearningEnabled(ctx, team, user); err != nil {
+		return false, false, err
+	}
+	dm, err := a.homeDM(ctx, team, user)
+	if err != nil {
+		return false, false, err
+	}
+	if here, err = a.db.Settings().LearningEnabled(ctx, team, dm); err != nil {
+		return false, false, err
+	}
+	return me, here, nil
+}
+
+// homeDM is the DM channel of user's App Home in team: the one their last
+// app_home_opened named (a.homes), else the one conversations.open returns
+// for them: the bot's DM with them, the one there is.
+func (a *App) homeDM(ctx context.Context, team, user string) (string, error) {
+	key := team + "/" + user
+	if ch, ok := a.homes.Get(key); ok && ch != "" {
+		return ch, nil
+	}
+	b, err := a.bot(ctx, team)
+	if err != nil {
+		return "", err
+	}
+	var ch *slack.Channel
+	err = a.call(ctx, a.budget, "conversations.open", func(ctx context.Context) error {
+		var err error
+		ch, _, _, err = b.API.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{user}})
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("conversations.open: %w", err)
+	}
+	if ch == nil || ch.ID == "" {
+		return "", errors.New("conversations.open: no channel")
+	}
+	a.homes.Add(key, ch.ID)
+	return ch.ID, nil
+}
+
+// noticeHomeView is a Home that shows no memories and no settings, only
+// notice: why not.
+func noticeHomeView(notice string) slack.HomeTabViewRequest {
 	return slack.HomeTabViewRequest{Type: slack.VTHomeTab, CallbackID: "mnemo_home", Blocks: slack.Blocks{BlockSet: []slack.Block{
 		slack.NewHeaderBlock(plain("What mnemo remembers about you")),
-		slack.NewSectionBlock(mrkdwn(":warning: "+escape(homeUnplaced)), nil, nil),
+		slack.NewSectionBlock(mrkdwn(":warning: "+escape(notice)), nil, nil),
 	}}}
 }
 

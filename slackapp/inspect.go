@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-bot/mnemo/agent"
 	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/install"
 	"github.com/mnemo-bot/mnemo/memory"
 )
 
@@ -30,29 +31,48 @@ func (a *App) inspect(ctx context.Context, cb slack.InteractionCallback) {
 		return
 	}
 	channel, ts := cb.Channel.ID, cb.Message.Timestamp
+	if channel == "" {
+		channel = cb.Container.ChannelID
+	}
+	if ts == "" {
+		ts = cb.MessageTs
+	}
+	answer := func(r reply) { a.respond(ctx, team, cb.ResponseURL, channel, cb.User.ID, r) }
+	// Nor does a post without mnemo's buttons (the asker's own) say one,
+	// and the presser's own workspace (interactionTeam's last resort) may
+	// not be the post's, whose admins and visibility rules apply: the
+	// post's turn is found by its channel, in the workspace it was
+	// recorded in.
+	var t db.Turn
+	var err error
+	unnamed := cb.Team.ID == "" && pressMadeIn(cb) == ""
+	if unnamed {
+		if t, err = a.turnInChannel(ctx, cb.Enterprise.ID, channel, ts); err != nil {
+			answer(noTurn(err))
+			return
+		}
+		team = t.Place.Team
+	}
 	actor, err := a.dir.ActorFromEvent(ctx, team, cb.User.ID)
 	if err != nil {
 		a.log.Warn().Err(err).Msg("actor not enriched")
 	}
-	answer := func(r reply) { a.respond(ctx, team, cb.ResponseURL, channel, cb.User.ID, r) }
 	if !actor.IsAdmin {
 		answer(notAdmin("inspect turns"))
 		return
 	}
-	t, err := a.db.Turns().Find(ctx, team, channel, ts)
-	if errors.Is(err, db.ErrNotFound) {
-		var id int64
-		if id, err = a.db.Feedback().TurnOfReply(ctx, team, channel, ts); err == nil {
-			t, err = a.db.Turns().Get(ctx, id)
+	if !unnamed {
+		t, err = a.db.Turns().Find(ctx, team, channel, ts)
+		if errors.Is(err, db.ErrNotFound) {
+			var id int64
+			if id, err = a.db.Feedback().TurnOfReply(ctx, team, channel, ts); err == nil {
+				t, err = a.db.Turns().Get(ctx, id)
+			}
 		}
-	}
-	switch {
-	case errors.Is(err, db.ErrNotFound):
-		answer(textReply("That message is not one mnemo answered, nor one of its replies."))
-		return
-	case err != nil:
-		answer(textReply("Couldn't read the turn: %v.", err))
-		return
+		if err != nil {
+			answer(noTurn(err))
+			return
+		}
 	}
 	v := memory.Viewer{Actor: actor, Place: t.Place, Private: true, Oversight: a.oversight}
 	in, err := agent.Inspect(ctx, a.db, a.memory, agent.InspectRequest{TurnID: t.ID, Viewer: v, Prices: a.prices})
@@ -64,6 +84,35 @@ func (a *App) inspect(ctx context.Context, cb slack.InteractionCallback) {
 		a.audit(ctx, actor, db.AuditInspect, strconv.FormatInt(t.ID, 10), fmt.Sprintf("Inspect shortcut: %d memories shown through oversight", in.Overseen))
 	}
 	answer(textReply("```\n%s```", codeBlock(in.Text)))
+}
+
+// noTurn is Inspect's answer when the turn could not be read.
+func noTurn(err error) reply {
+	if errors.Is(err, db.ErrNotFound) {
+		return textReply("That message is not one mnemo answered, nor one of its replies.")
+	}
+	return textReply("Couldn't read the turn: %v.", err)
+}
+
+// turnInChannel is the turn of the message at ts in channel (the post it
+// answers, or its reply's first message), in whichever workspace it was
+// recorded: the one the post's event came through. A turn of a workspace
+// outside the interaction's organisation (enterprise, "" for none), in a
+// channel shared with another organisation, is not this interaction's to
+// show: ErrNotFound.
+func (a *App) turnInChannel(ctx context.Context, enterprise, channel, ts string) (db.Turn, error) {
+	t, err := a.db.Turns().ByMessage(ctx, channel, ts)
+	if err != nil {
+		return db.Turn{}, err
+	}
+	b, err := a.bot(ctx, t.Place.Team)
+	if err != nil && !errors.Is(err, install.ErrNotInstalled) {
+		return db.Turn{}, err
+	}
+	if err != nil || (b.Enterprise != enterprise && (enterprise == "" || b.Organisation != enterprise)) {
+		return db.Turn{}, fmt.Errorf("turn of message %s: another organisation's: %w", ts, db.ErrNotFound)
+	}
+	return t, nil
 }
 
 // codeBlock is the inspection as it can sit inside a code block, where it
