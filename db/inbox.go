@@ -29,16 +29,21 @@ type Arrival struct {
 // (a write that did commit before its connection died then reads as a
 // duplicate, which it is). duplicate is true when the post is already
 // there, still waiting or moved into River within the last KeepMoved.
+// While its team's erasure runs nothing is written (ErrErasing), and an
+// erasure that starts later waits for the write and deletes it.
 func (s Inbox) Arrive(ctx context.Context, a Arrival) (duplicate bool, err error) {
 	arg := dbsqlc.InboxArriveParams{Team: a.Team, Channel: a.Channel, Ts: a.TS, Args: a.Args}
-	n, err := s.q.InboxArrive(context.WithValue(ctx, noPing{}, true), s.e, arg)
+	r, err := s.q.InboxArrive(context.WithValue(ctx, noPing{}, true), s.e, arg)
 	if err != nil && connLost(err) && ctx.Err() == nil {
-		n, err = s.q.InboxArrive(ctx, s.e, arg)
+		r, err = s.q.InboxArrive(ctx, s.e, arg)
+	}
+	if err == nil && !r.Held {
+		err = ErrErasing
 	}
 	if err != nil {
 		return false, fmt.Errorf("inbox arrival %s/%s: %w", a.Channel, a.TS, mapErr(err))
 	}
-	return n == 0, nil
+	return !r.Arrived, nil
 }
 
 // TakeArrival claims the oldest arrival not yet moved that no other

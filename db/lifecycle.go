@@ -485,7 +485,10 @@ func nonNil[T any](s []T) []T {
 // No memory is written past it: a write said in the team or stored under
 // it, under way when it starts, is waited for and deleted with the rest
 // (Memories.HoldErasure), and a turn's after it finds its turn gone
-// (Memories.TurnSourceKept). Erasing a team with
+// (Memories.TurnSourceKept). The session log's lines of no turn, backfills
+// and inbox arrivals hold the same lock: those under way are waited for,
+// and while it runs they are refused (ErrErasing). When it commits, each
+// serve listening (ListenErasures) is told. Erasing a team with
 // nothing left is a receipt of zeros.
 func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 	if team == "" {
@@ -498,8 +501,9 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 		// First, the lock the team's turns' memory writes hold while they
 		// write, as a person's erasure takes theirs: every memory a turn
 		// writes, under any team, is said in the team's conversations and
-		// found below by its team or its source key. Its only advisory
-		// lock.
+		// found below by its team or its source key; the context lines,
+		// backfills and inbox arrivals of the team hold it too. Its only
+		// advisory lock.
 		if err := q.EraseHoldTeam(ctx, x, team); err != nil {
 			return fmt.Errorf("erase team: hold off the memory writes said in or stored under it: %w", mapErr(err))
 		}
@@ -512,6 +516,12 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 			{"memory_events", "", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, team) }},
 			{"session_messages", "", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
 			{"model_usage", "", func() (int64, error) { return q.EraseTeamUsage(ctx, x, team) }},
+			// The inbox before the jobs: the mover takes an arrival and
+			// inserts its job in one transaction, and skips an arrival
+			// locked, so once these are deleted none is moved, and a move
+			// under way is waited for and its job deleted below. Arrivals
+			// later are refused (Inbox.Arrive).
+			{"inbox_arrivals", "", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
 			// The jobs before the turns: a learning job is found by its turn.
 			{"river_job", "", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
 			{"turns", "", func() (int64, error) { return q.EraseTeamTurns(ctx, x, team) }},
@@ -525,7 +535,6 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 			{"session_messages", " (appended while it ran)", func() (int64, error) { return q.EraseTeamSessionMessages(ctx, x, team) }},
 			{"channel_settings", "", func() (int64, error) { return q.EraseTeamChannelSettings(ctx, x, team) }},
 			{"user_settings", "", func() (int64, error) { return q.EraseTeamUserSettings(ctx, x, team) }},
-			{"inbox_arrivals", "", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
 			{"thread_leases", "", func() (int64, error) { return q.EraseTeamLeases(ctx, x, team) }},
 			{"thread_backfills", "", func() (int64, error) { return q.EraseTeamBackfills(ctx, x, team) }},
 			{"erased_memories", "", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, team) }},
@@ -539,6 +548,11 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 				return fmt.Errorf("erase team %s: %w", s.table, mapErr(err))
 			}
 			r = append(r, ReceiptLine{Table: s.table, Action: "deleted" + s.action, Rows: n})
+		}
+		// Sent when it commits: a serve running drops the team's
+		// installation from its cache (install.Clients.Watch).
+		if err := q.EraseTeamNotify(ctx, x, team); err != nil {
+			return fmt.Errorf("erase team: tell serve: %w", mapErr(err))
 		}
 		return nil
 	})

@@ -114,6 +114,8 @@ var notOnServesPaths = map[string]string{
 	"EraseTeamTurns":              "team erasure: once per workspace",
 	"EraseTeamUsage":              "team erasure: once per workspace",
 	"EraseTeamUserSettings":       "team erasure: once per workspace",
+	"EraseTeamNotify":             "team erasure: once per workspace, a notification that reads no table",
+	"EraseTeamListen":             "once per serve's connection for erasures, a LISTEN that reads no table",
 	// mnemo keys rotate reads and reseals every installation, one per team.
 	"InstallationList":   "key rotation: an operator's command",
 	"InstallationReseal": "key rotation: an operator's command",

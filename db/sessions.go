@@ -3,6 +3,7 @@ package db
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,6 +25,9 @@ type Sessions struct {
 // sanitized (Sanitize: a model's tool input may hold a NUL), and secrets the
 // detectors find are replaced with detect.RedactedMarker before they are
 // stored: the log goes back to the model on every later turn of the thread.
+// A message of no turn is not logged while its team's erasure runs
+// (ErrErasing), and an erasure that starts later waits for it and deletes
+// it; a turn's message is its turn's, which the erasure deletes.
 func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message) (threads.Message, error) {
 	m.Text, m.Tools = storedText(m.Text), storedText(m.Tools)
 	if m.Authority == "" {
@@ -38,8 +42,11 @@ func (s Sessions) Append(ctx context.Context, key threads.Key, m threads.Message
 		Role: string(m.Role), ActorKind: string(kind), ActorID: m.Actor.ID, ActorTeam: actorTeam(key, m.Actor), Authority: string(m.Authority),
 		Text: m.Text, TurnID: m.TurnID, Tools: m.Tools,
 	})
+	if err = mapErr(err); errors.Is(err, ErrNotFound) {
+		err = ErrErasing // a context line finds no row only then
+	}
 	if err != nil {
-		return threads.Message{}, fmt.Errorf("session log append: %w", mapErr(err))
+		return threads.Message{}, fmt.Errorf("session log append: %w", err)
 	}
 	return messageFromRow(row), nil
 }
@@ -73,7 +80,8 @@ func (s Sessions) BackfillNeeded(ctx context.Context, key threads.Key) (bool, er
 // tried again. Messages already logged are kept as they were; texts are
 // sanitized and redacted as Append does. It reports false, and logs
 // nothing, when an earlier backfill of the thread had completed (another
-// replica's, say).
+// replica's, say). Nothing is logged while the team's erasure runs
+// (ErrErasing), as with Append.
 func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.Message) (bool, error) {
 	// Empty arrays, not NULL, for a thread with nothing before its post:
 	// the mark's count is cardinality(ts), which is NULL for NULL.
@@ -101,6 +109,9 @@ func (s Sessions) Backfill(ctx context.Context, key threads.Key, msgs []threads.
 		p.Text = append(p.Text, storedText(m.Text))
 	}
 	r, err := s.q.SessionBackfill(ctx, s.e, p)
+	if err == nil && !r.Held {
+		err = ErrErasing
+	}
 	if err != nil {
 		return false, fmt.Errorf("session log backfill: %w", mapErr(err))
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/slack-go/slack"
 
 	"github.com/mnemo-bot/mnemo/db"
@@ -37,7 +38,8 @@ var ErrNotInstalled = errors.New("the app is not installed in this workspace")
 // Clients gives each team its own bot. With a single bot (SLACK_BOT_TOKEN)
 // that bot serves its own team, and every team when there is no store;
 // other teams are served by their installation, opened with the keyring
-// and cached for TTL. Forget drops a team from the cache at once.
+// and cached for TTL. Forget drops a team from the cache at once, and
+// Watch does when a workspace is erased.
 type Clients struct {
 	// Single is the bot of SLACK_BOT_TOKEN, or nil.
 	Single *Bot
@@ -56,6 +58,9 @@ type Clients struct {
 
 	mu    sync.Mutex
 	cache map[string]cachedBot
+	// forgotten counts Forget's calls: a bot read before one is not
+	// cached after it.
+	forgotten uint64
 }
 
 type cachedBot struct {
@@ -93,10 +98,7 @@ func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, erro
 	if c.Now != nil {
 		now = c.Now
 	}
-	ttl := c.TTL
-	if ttl <= 0 {
-		ttl = 30 * time.Second
-	}
+	ttl := c.ttl()
 	c.mu.Lock()
 	// A team not found without its enterprise is looked up again with it;
 	// an organisation's bot serves a delivery that names no other one (a
@@ -106,6 +108,7 @@ func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, erro
 		c.mu.Unlock()
 		return b.bot, b.err
 	}
+	gen := c.forgotten
 	c.mu.Unlock()
 	b, err := c.load(ctx, team, enterprise)
 	if err != nil && !errors.Is(err, ErrNotInstalled) {
@@ -122,9 +125,19 @@ func (c *Clients) BotIn(ctx context.Context, team, enterprise string) (Bot, erro
 	if c.cache == nil {
 		c.cache = map[string]cachedBot{}
 	}
-	c.cache[team] = cachedBot{bot: b, err: err, at: now()}
+	if c.forgotten == gen {
+		c.cache[team] = cachedBot{bot: b, err: err, at: now()}
+	}
 	c.mu.Unlock()
 	return b, err
+}
+
+// ttl is TTL, or its default.
+func (c *Clients) ttl() time.Duration {
+	if c.TTL <= 0 {
+		return 30 * time.Second
+	}
+	return c.TTL
 }
 
 func (c *Clients) load(ctx context.Context, team, enterprise string) (Bot, error) {
@@ -190,6 +203,7 @@ func serving(name string, inst db.Installation, err error) error {
 // installation changed, and it may serve any of them.
 func (c *Clients) Forget(team string) {
 	c.mu.Lock()
+	c.forgotten++
 	if team == "" {
 		clear(c.cache)
 	} else {
@@ -197,3 +211,43 @@ func (c *Clients) Forget(team string) {
 	}
 	c.mu.Unlock()
 }
+
+// Watch drops each workspace erased (db.EraseTeam, by `mnemo teams erase`
+// or another replica's retention) from the cache as the erasure commits,
+// so that nothing more is taken in or called for it, until ctx ends. It
+// drops every team's each time it starts listening, for an erasure told
+// while it was not, and listens again after a failure, waiting
+// watchRetry, doubled up to the TTL, in between. It returns when ctx
+// ends; at once without a store (a single workspace: nothing is cached).
+func (c *Clients) Watch(ctx context.Context, log zerolog.Logger) {
+	if c.Store == nil {
+		return
+	}
+	wait := watchRetry
+	for {
+		listened := false
+		err := c.Store.ListenErasures(ctx, func() {
+			listened, wait = true, watchRetry
+			c.Forget("")
+			log.Debug().Msg("listening for workspaces' erasures; installations read again")
+		}, func(team string) {
+			c.Forget(team)
+			log.Info().Str("team", team).Msg("workspace erased: no longer served")
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn().Err(err).Bool("was_listening", listened).Dur("retry_in", wait).Msg("not told of workspaces' erasures; cached installations serve up to their TTL until it listens again")
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = min(2*wait, c.ttl())
+	}
+}
+
+// watchRetry is Watch's first wait before it listens again.
+const watchRetry = 100 * time.Millisecond

@@ -367,6 +367,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		Dur("shutdown_timeout", time.Duration(cfg.ShutdownTimeout)).Msg("mnemo serving")
 
 	g.Go(func() error {
+		// A workspace erased by `mnemo teams erase` is dropped from the
+		// installations' cache as the erasure commits.
+		clients.Watch(gctx, log)
+		return nil
+	})
+	g.Go(func() error {
 		embeddings := cfg.EmbeddingModel != ""
 		periodic.Run(gctx, time.Minute, sweepTimeout, func(ctx context.Context) { sweepExpired(ctx, c, embeddings, log) })
 		return nil

@@ -18,8 +18,11 @@ Erases everything mnemo holds of one workspace: its memories with their
 history, conversation logs, turns, settings, inbox, jobs, the admin record
 and its installation with the bot token. It is one transaction and can't be
 undone. The erasure is recorded (who, when, rows by table) in the admin
-record of that team, which is then all that is left of it. serve does the
-same by itself MNEMO_RETENTION_UNINSTALLED after the app is uninstalled.
+record of that team, which is then all that is left of it. A serve running
+stops serving the workspace as the erasure commits; a post of it that
+arrives while the erasure runs is refused (Slack delivers it again, and
+then it is dropped). serve erases a workspace by itself
+MNEMO_RETENTION_UNINSTALLED after the app is uninstalled.
 
 An enterprise id (E…) erases an organisation's org-wide installation: each
 workspace it served that has no active installation of its own, as above,

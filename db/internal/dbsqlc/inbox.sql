@@ -1,12 +1,22 @@
 -- The inbox: posts arrived but not yet moved into River (inbox_arrivals),
 -- and jobs of the turns queue as River keeps them.
 
--- name: InboxArrive :execrows
--- One statement, autocommit, on the ack path: 0 rows means the post is
--- already there (waiting, or moved within the last day).
-INSERT INTO inbox_arrivals (team, channel, ts, args)
-VALUES (@team, @channel, @ts, @args)
-ON CONFLICT DO NOTHING;
+-- name: InboxArrive :one
+-- One statement, autocommit, on the ack path: arrived is false when the
+-- post is already there (waiting, or moved within the last day). It holds
+-- off its team's erasure until it commits, as a memory write does
+-- (MemoryHoldTeam), and while one runs it writes nothing (held is false):
+-- the erasure may have deleted the inbox already.
+WITH hold AS (
+    SELECT pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team::text)) AS held
+), arrived AS (
+    INSERT INTO inbox_arrivals (team, channel, ts, args)
+    SELECT @team, @channel, @ts, @args
+    FROM hold WHERE hold.held
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+)
+SELECT (SELECT held FROM hold)::boolean AS held, EXISTS (SELECT 1 FROM arrived)::boolean AS arrived;
 
 -- name: InboxTakeArrival :one
 -- Claims the oldest arrival no other transaction holds and marks it moved;

@@ -32,11 +32,18 @@ func (q *Queries) InboxArrivals(ctx context.Context, db DBTX) (InboxArrivalsRow,
 	return i, err
 }
 
-const inboxArrive = `-- name: InboxArrive :execrows
+const inboxArrive = `-- name: InboxArrive :one
 
-INSERT INTO inbox_arrivals (team, channel, ts, args)
-VALUES ($1, $2, $3, $4)
-ON CONFLICT DO NOTHING
+WITH hold AS (
+    SELECT pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text)) AS held
+), arrived AS (
+    INSERT INTO inbox_arrivals (team, channel, ts, args)
+    SELECT $1, $2, $3, $4
+    FROM hold WHERE hold.held
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+)
+SELECT (SELECT held FROM hold)::boolean AS held, EXISTS (SELECT 1 FROM arrived)::boolean AS arrived
 `
 
 type InboxArriveParams struct {
@@ -46,21 +53,28 @@ type InboxArriveParams struct {
 	Args    []byte `json:"args"`
 }
 
+type InboxArriveRow struct {
+	Held    bool `json:"held"`
+	Arrived bool `json:"arrived"`
+}
+
 // The inbox: posts arrived but not yet moved into River (inbox_arrivals),
 // and jobs of the turns queue as River keeps them.
-// One statement, autocommit, on the ack path: 0 rows means the post is
-// already there (waiting, or moved within the last day).
-func (q *Queries) InboxArrive(ctx context.Context, db DBTX, arg InboxArriveParams) (int64, error) {
-	result, err := db.Exec(ctx, inboxArrive,
+// One statement, autocommit, on the ack path: arrived is false when the
+// post is already there (waiting, or moved within the last day). It holds
+// off its team's erasure until it commits, as a memory write does
+// (MemoryHoldTeam), and while one runs it writes nothing (held is false):
+// the erasure may have deleted the inbox already.
+func (q *Queries) InboxArrive(ctx context.Context, db DBTX, arg InboxArriveParams) (InboxArriveRow, error) {
+	row := db.QueryRow(ctx, inboxArrive,
 		arg.Team,
 		arg.Channel,
 		arg.Ts,
 		arg.Args,
 	)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
+	var i InboxArriveRow
+	err := row.Scan(&i.Held, &i.Arrived)
+	return i, err
 }
 
 const inboxDepth = `-- name: InboxDepth :one

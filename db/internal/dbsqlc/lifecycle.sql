@@ -458,3 +458,14 @@ DELETE FROM installations i WHERE i.team_id = @team_id;
 
 -- name: EraseTeamInstallationTeams :execrows
 DELETE FROM installation_teams t WHERE t.team_id = @team_id;
+
+-- name: EraseTeamNotify :exec
+-- Tells every serve listening (EraseTeamListen) that the team is erased,
+-- when the erasure commits: each drops the team's installation from its
+-- cache at once, instead of serving it until the cache's TTL.
+SELECT pg_notify('mnemo_team_erased', @team_id::text);
+
+-- name: EraseTeamListen :exec
+-- On serve's connection for it: the erasures committed from now on
+-- (EraseTeamNotify) arrive on it, the team id as the payload.
+LISTEN mnemo_team_erased;

@@ -831,6 +831,17 @@ func (q *Queries) EraseTeamLeases(ctx context.Context, db DBTX, teamID string) (
 	return result.RowsAffected(), nil
 }
 
+const eraseTeamListen = `-- name: EraseTeamListen :exec
+LISTEN mnemo_team_erased
+`
+
+// On serve's connection for it: the erasures committed from now on
+// (EraseTeamNotify) arrive on it, the team id as the payload.
+func (q *Queries) EraseTeamListen(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, eraseTeamListen)
+	return err
+}
+
 const eraseTeamMemories = `-- name: EraseTeamMemories :execrows
 
 DELETE FROM memories m WHERE m.team_id = $1
@@ -859,6 +870,18 @@ func (q *Queries) EraseTeamMemoryEvents(ctx context.Context, db DBTX, teamID str
 		return 0, err
 	}
 	return result.RowsAffected(), nil
+}
+
+const eraseTeamNotify = `-- name: EraseTeamNotify :exec
+SELECT pg_notify('mnemo_team_erased', $1::text)
+`
+
+// Tells every serve listening (EraseTeamListen) that the team is erased,
+// when the erasure commits: each drops the team's installation from its
+// cache at once, instead of serving it until the cache's TTL.
+func (q *Queries) EraseTeamNotify(ctx context.Context, db DBTX, teamID string) error {
+	_, err := db.Exec(ctx, eraseTeamNotify, teamID)
+	return err
 }
 
 const eraseTeamSaidMemories = `-- name: EraseTeamSaidMemories :execrows

@@ -1,7 +1,13 @@
 -- name: SessionMessageAppend :one
 -- Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
+-- A line of no turn (context) holds off its team's erasure until it
+-- commits, as a memory write does (MemoryHoldTeam), and is not logged
+-- (no row) while one runs: the erasure may have deleted the log already.
+-- A turn's line needs no lock: deleting its turn waits for it.
 INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)
-VALUES (@source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @actor_team, @authority, @text, sqlc.narg(turn_id), @tools)
+SELECT @source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @actor_team, @authority, @text, sqlc.narg(turn_id), @tools
+WHERE CASE WHEN sqlc.narg(turn_id)::bigint IS NULL
+    THEN pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team_id::text)) ELSE true END
 ON CONFLICT (source_key, ts) DO UPDATE SET source_key = EXCLUDED.source_key
 RETURNING *;
 
@@ -54,10 +60,15 @@ SELECT (NOT EXISTS (SELECT 1 FROM thread_backfills b WHERE b.source_key = @sourc
 -- Marks a thread's backfill as done and logs the messages read from Slack,
 -- in one statement: all of it or none. When an earlier backfill of the
 -- thread was done, nothing is logged (marked is false). Messages already
--- logged are kept as they were.
-WITH mark AS (
+-- logged are kept as they were. It holds off its team's erasure as
+-- SessionMessageAppend's context line does, and while one runs it writes
+-- nothing (held is false).
+WITH hold AS (
+    SELECT pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team_id::text)) AS held
+), mark AS (
     INSERT INTO thread_backfills (source_key, messages)
-    VALUES (@source_key::text, cardinality(@ts::text[]))
+    SELECT @source_key::text, cardinality(@ts::text[])
+    FROM hold WHERE hold.held
     ON CONFLICT (source_key) DO NOTHING
     RETURNING source_key
 ), logged AS (
@@ -69,7 +80,7 @@ WITH mark AS (
     ON CONFLICT (source_key, ts) DO NOTHING
     RETURNING 1
 )
-SELECT EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged;
+SELECT (SELECT held FROM hold)::boolean AS held, EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged;
 
 -- name: SessionMessageAppendPost :exec
 -- Logs a post with its turn, unless a message with its ts is logged

@@ -11,27 +11,30 @@ import (
 )
 
 const sessionBackfill = `-- name: SessionBackfill :one
-WITH mark AS (
+WITH hold AS (
+    SELECT pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text)) AS held
+), mark AS (
     INSERT INTO thread_backfills (source_key, messages)
-    VALUES ($1::text, cardinality($2::text[]))
+    SELECT $2::text, cardinality($3::text[])
+    FROM hold WHERE hold.held
     ON CONFLICT (source_key) DO NOTHING
     RETURNING source_key
 ), logged AS (
     INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text)
-    SELECT $1::text, $3::text, $4::text, ($2::text[])[i], ($5::text[])[i],
+    SELECT $2::text, $1::text, $4::text, ($3::text[])[i], ($5::text[])[i],
         ($6::text[])[i], ($7::text[])[i], ($8::text[])[i], ($9::text[])[i], ($10::text[])[i]
-    FROM generate_subscripts($2::text[], 1) AS i
+    FROM generate_subscripts($3::text[], 1) AS i
     WHERE EXISTS (SELECT 1 FROM mark)
     ON CONFLICT (source_key, ts) DO NOTHING
     RETURNING 1
 )
-SELECT EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged
+SELECT (SELECT held FROM hold)::boolean AS held, EXISTS (SELECT 1 FROM mark)::boolean AS marked, (SELECT count(*) FROM logged)::int AS logged
 `
 
 type SessionBackfillParams struct {
+	TeamID    string   `json:"teamId"`
 	SourceKey string   `json:"sourceKey"`
 	Ts        []string `json:"ts"`
-	TeamID    string   `json:"teamId"`
 	ChannelID string   `json:"channelId"`
 	Role      []string `json:"role"`
 	ActorKind []string `json:"actorKind"`
@@ -42,6 +45,7 @@ type SessionBackfillParams struct {
 }
 
 type SessionBackfillRow struct {
+	Held   bool  `json:"held"`
 	Marked bool  `json:"marked"`
 	Logged int32 `json:"logged"`
 }
@@ -49,12 +53,14 @@ type SessionBackfillRow struct {
 // Marks a thread's backfill as done and logs the messages read from Slack,
 // in one statement: all of it or none. When an earlier backfill of the
 // thread was done, nothing is logged (marked is false). Messages already
-// logged are kept as they were.
+// logged are kept as they were. It holds off its team's erasure as
+// SessionMessageAppend's context line does, and while one runs it writes
+// nothing (held is false).
 func (q *Queries) SessionBackfill(ctx context.Context, db DBTX, arg SessionBackfillParams) (SessionBackfillRow, error) {
 	row := db.QueryRow(ctx, sessionBackfill,
+		arg.TeamID,
 		arg.SourceKey,
 		arg.Ts,
-		arg.TeamID,
 		arg.ChannelID,
 		arg.Role,
 		arg.ActorKind,
@@ -64,7 +70,7 @@ func (q *Queries) SessionBackfill(ctx context.Context, db DBTX, arg SessionBackf
 		arg.Text,
 	)
 	var i SessionBackfillRow
-	err := row.Scan(&i.Marked, &i.Logged)
+	err := row.Scan(&i.Held, &i.Marked, &i.Logged)
 	return i, err
 }
 
@@ -90,7 +96,9 @@ func (q *Queries) SessionBackfillNeeded(ctx context.Context, db DBTX, arg Sessio
 
 const sessionMessageAppend = `-- name: SessionMessageAppend :one
 INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12
+WHERE CASE WHEN $11::bigint IS NULL
+    THEN pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($2::text)) ELSE true END
 ON CONFLICT (source_key, ts) DO UPDATE SET source_key = EXCLUDED.source_key
 RETURNING id, source_key, team_id, channel_id, ts, role, actor_kind, actor_id, authority, text, turn_id, created_at, tools, actor_team
 `
@@ -111,6 +119,10 @@ type SessionMessageAppendParams struct {
 }
 
 // Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
+// A line of no turn (context) holds off its team's erasure until it
+// commits, as a memory write does (MemoryHoldTeam), and is not logged
+// (no row) while one runs: the erasure may have deleted the log already.
+// A turn's line needs no lock: deleting its turn waits for it.
 func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg SessionMessageAppendParams) (SessionMessage, error) {
 	row := db.QueryRow(ctx, sessionMessageAppend,
 		arg.SourceKey,

@@ -1,0 +1,228 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-bot/mnemo/db"
+	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
+	"github.com/mnemo-bot/mnemo/provenance"
+	"github.com/mnemo-bot/mnemo/threads"
+)
+
+// liveTeam is a workspace whose erasure runs while serve still writes to
+// it: the session log's context lines (no turn), thread backfills and
+// inbox arrivals.
+type liveTeam struct {
+	t    *testing.T
+	ctx  context.Context
+	d    *testdb.DB
+	team string
+	key  threads.Key
+}
+
+func newLiveTeam(t *testing.T, ctx context.Context, d *testdb.DB, team string) liveTeam {
+	t.Helper()
+	key, _, err := threads.KeyFor(team, "C1", "1800000000.000100", "")
+	require.NoError(t, err)
+	return liveTeam{t: t, ctx: ctx, d: d, team: team, key: key}
+}
+
+// chatter logs a line of chatter, as serve logs a thread message not
+// addressed to it.
+func (l liveTeam) chatter(x interface{ Sessions() db.Sessions }, ts string) error {
+	_, err := x.Sessions().Append(l.ctx, l.key, threads.Message{TS: threads.TS(ts), Role: threads.RoleUser,
+		Actor: provenance.Actor{Kind: provenance.KindUser, ID: "U1"}, Text: "zqx chatter " + ts})
+	return err
+}
+
+// backfill logs the thread's earlier messages, as a turn does for a
+// thread it joins; channel names the thread, one backfill each.
+func (l liveTeam) backfill(channel string) error {
+	key, _, err := threads.KeyFor(l.team, channel, "1800000000.000100", "")
+	require.NoError(l.t, err)
+	_, err = l.d.DB.Sessions().Backfill(l.ctx, key, []threads.Message{{TS: "1800000000.000100", Role: threads.RoleUser,
+		Actor: provenance.Actor{Kind: provenance.KindUser, ID: "U1"}, Text: "zqx the thread's root"}})
+	return err
+}
+
+// arrive writes a post to the inbox, as serve's ack path does.
+func (l liveTeam) arrive(x interface{ Inbox() db.Inbox }, ts string) error {
+	_, err := x.Inbox().Arrive(l.ctx, db.Arrival{Team: l.team, Channel: "C1", TS: ts, Args: []byte(`{"team":"` + l.team + `"}`)})
+	return err
+}
+
+// rows counts the team's rows in each table serve writes these to.
+func (l liveTeam) rows() map[string]int {
+	l.t.Helper()
+	got := map[string]int{}
+	for table, q := range map[string]string{
+		"session_messages": `SELECT count(*) FROM session_messages WHERE team_id = $1`,
+		"thread_backfills": `SELECT count(*) FROM thread_backfills WHERE source_key LIKE 'slack:' || $1 || ':%'`,
+		"inbox_arrivals":   `SELECT count(*) FROM inbox_arrivals WHERE team = $1`,
+	} {
+		var n int
+		require.NoError(l.t, l.d.Pool.QueryRow(l.ctx, q, l.team).Scan(&n))
+		got[table] = n
+	}
+	return got
+}
+
+// A workspace's context line, backfill and inbox arrival written while its
+// erasure runs, after the erasure deleted those tables, are refused: they
+// would outlive it. The erasure is held on its admin record (a row lock,
+// taken by the test), past every table they go to. Once it has committed
+// the same writes are taken again, and the counts find them.
+func TestEraseTeamRefusesWritesOfNoTurnWhileItRuns(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := testdb.New(t)
+	l := newLiveTeam(t, ctx, d, "T0GONE")
+	require.NoError(t, l.chatter(d.DB, "1800000000.000200"))
+	require.NoError(t, l.backfill("C0EARLIER"))
+	require.NoError(t, l.arrive(d.DB, "1800000000.000200"))
+	require.Equal(t, map[string]int{"session_messages": 2, "thread_backfills": 1, "inbox_arrivals": 1}, l.rows(), "the counts find what was written before")
+	_, err := d.Pool.Exec(ctx, `INSERT INTO admin_audit (team_id, actor_id, action, target) VALUES ($1, 'U0ADMIN', 'forget', 'x')`, l.team)
+	require.NoError(t, err)
+
+	hold, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = hold.Rollback(ctx) }()
+	_, err = hold.Exec(ctx, `SELECT 1 FROM admin_audit WHERE team_id = $1 FOR UPDATE`, l.team)
+	require.NoError(t, err)
+	erased := make(chan error, 1)
+	go func() { _, err := d.DB.EraseTeam(ctx, l.team); erased <- err }()
+	if err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseTeamAudit", erased); !waited {
+		t.Fatalf("the erasure finished (err %v) while the team's admin record was locked", err)
+	}
+
+	during := map[string]error{
+		"context line": l.chatter(d.DB, "1800000000.000300"),
+		"backfill":     l.backfill("C0DURING"),
+		"arrival":      l.arrive(d.DB, "1800000000.000300"),
+	}
+	require.NoError(t, hold.Rollback(ctx))
+	require.NoError(t, <-erased)
+	require.Equal(t, map[string]int{"session_messages": 0, "thread_backfills": 0, "inbox_arrivals": 0}, l.rows(), "nothing written while the erasure ran outlives it")
+	for what, err := range during {
+		require.ErrorIs(t, err, db.ErrErasing, "the %s was refused", what)
+	}
+
+	// Now the workspace's data is gone, and nothing holds its writes.
+	require.NoError(t, l.chatter(d.DB, "1800000000.000400"))
+	require.NoError(t, l.backfill("C0AFTER"))
+	require.NoError(t, l.arrive(d.DB, "1800000000.000400"))
+	require.Equal(t, map[string]int{"session_messages": 2, "thread_backfills": 1, "inbox_arrivals": 1}, l.rows(), "the line, the backfill with its line, the arrival")
+}
+
+// The same writes under way when the erasure starts hold it off until they
+// commit, and it deletes them: committed after the erasure deleted the
+// log and the inbox, they would outlive it. They are written in one
+// transaction (as a context line is, on the pool, in one statement), and
+// the erasure waits for its first lock.
+func TestEraseTeamWaitsForAWriteOfNoTurnAndDeletesIt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := testdb.New(t)
+	l := newLiveTeam(t, ctx, d, "T0GONE")
+
+	written, commit, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		committed <- d.DB.InTx(ctx, func(tx *db.Tx) error {
+			if err := errors.Join(l.chatter(tx, "1800000000.000200"), l.arrive(tx, "1800000000.000200")); err != nil {
+				close(written)
+				return err
+			}
+			close(written)
+			<-commit
+			return nil
+		})
+	}()
+	<-written
+	erased := make(chan error, 1)
+	go func() { _, err := d.DB.EraseTeam(ctx, l.team); erased <- err }()
+	err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseHoldTeam", erased)
+	close(commit)
+	require.NoError(t, <-committed)
+	if waited {
+		err = <-erased
+	}
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"session_messages": 0, "thread_backfills": 0, "inbox_arrivals": 0}, l.rows(), "what was written as the erasure started is erased")
+	require.True(t, waited, "the erasure waited for the writes to commit")
+
+	// The control: the counts find the same writes when no erasure runs.
+	require.NoError(t, l.chatter(d.DB, "1800000000.000200"))
+	require.NoError(t, l.arrive(d.DB, "1800000000.000200"))
+	require.Equal(t, map[string]int{"session_messages": 1, "thread_backfills": 0, "inbox_arrivals": 1}, l.rows())
+}
+
+// An arrival waiting in the inbox when the erasure starts is not moved
+// into the job queue past it. The mover takes an arrival and inserts its
+// job in one transaction (Inbox.TakeArrival, then River's insert); one
+// that ran after the erasure deleted the team's jobs left a job, the
+// post's words in its args. The erasure is held on a turn of the team (a
+// row lock, taken by the test), past the jobs, and the mover runs then.
+func TestEraseTeamLeavesNoJobMovedWhileItRuns(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := testdb.New(t)
+	l := newLiveTeam(t, ctx, d, "T0GONE")
+	require.NoError(t, l.arrive(d.DB, "1800000000.000200"))
+	var turn int64
+	require.NoError(t, d.Pool.QueryRow(ctx, `INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id)
+		VALUES ($1, 'C1', '1800000000.000100', $2, 'U1') RETURNING id`, l.team, l.key.SourceKey()).Scan(&turn))
+	// move is the mover: the oldest arrival into a job. It reports
+	// whether it found one.
+	move := func() bool {
+		t.Helper()
+		var moved bool
+		require.NoError(t, d.DB.InTx(ctx, func(tx *db.Tx) error {
+			a, _, err := tx.Inbox().TakeArrival(ctx)
+			if errors.Is(err, db.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			moved = true
+			_, err = tx.Pgx().Exec(ctx, `INSERT INTO river_job (args, kind, max_attempts, queue, state) VALUES ($1, 'mnemo_turn', 5, 'turns', 'available')`, a.Args)
+			return err
+		}))
+		return moved
+	}
+	jobs := func() int {
+		t.Helper()
+		var n int
+		require.NoError(t, d.Pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE args @> jsonb_build_object('team', $1::text)`, l.team).Scan(&n))
+		return n
+	}
+
+	hold, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = hold.Rollback(ctx) }()
+	_, err = hold.Exec(ctx, `SELECT 1 FROM turns WHERE id = $1 FOR UPDATE`, turn)
+	require.NoError(t, err)
+	erased := make(chan error, 1)
+	go func() { _, err := d.DB.EraseTeam(ctx, l.team); erased <- err }()
+	if err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseTeamTurns", erased); !waited {
+		t.Fatalf("the erasure finished (err %v) while a turn of the team was locked", err)
+	}
+	movedDuring := move()
+	require.NoError(t, hold.Rollback(ctx))
+	require.NoError(t, <-erased)
+	require.Zero(t, jobs(), "no job of the team outlives its erasure")
+	require.False(t, movedDuring, "the arrival the erasure deleted was not moved")
+
+	// The control: the count finds a job the mover moves.
+	require.NoError(t, l.arrive(d.DB, "1800000000.000300"))
+	require.True(t, move())
+	require.Equal(t, 1, jobs())
+}
