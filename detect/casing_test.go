@@ -40,6 +40,19 @@ var (
 		{CategoryEthnicity, []string{"Is Roma", "is roma", "IS ROMA", "identifies as roma", "Identifies as Roma", "a roma woman", "a roma family", "A Roma family"}},
 		{CategoryEthnicity, []string{"Romani", "romani", "Is Romani", "is romani", "is an irish traveller", "Is an Irish Traveller", "irish traveller"}},
 		{CategoryEthnicity, []string{"from a traveller family", "From a Traveller family", "Comes from a roma family", "Was born into a romani family", "grew up in a kurdish household", "Is of roma heritage"}},
+		// Pride in an origin, or in being one, is having it; roots are a
+		// people's where the origin is named or a demonym.
+		{CategoryEthnicity, []string{"Proud of her Kurdish heritage", "proud of her kurdish heritage", "PROUD OF HER KURDISH HERITAGE", "She is proud of her Somali heritage"}},
+		{CategoryEthnicity, []string{"Proud of his Nigerian roots", "Has Nigerian roots", "has kurdish roots", "Proud of their Polish roots", "Proud of her Chinese roots", "Has Greek roots", "Has Russian roots"}},
+		{CategoryEthnicity, []string{"Is proud of being Black", "is proud of being black", "Proud to be Black", "Proud to be Kurdish", "proud to be a black woman"}},
+		// A family one marries into, or is from, has an origin; a colour
+		// is one in "a" family ("the Black family" is a surname's).
+		{CategoryEthnicity, []string{"Married into a Kurdish family", "married into a kurdish family", "She married into a Roma family"}},
+		{CategoryEthnicity, []string{"She is from a Black family", "she is from a black family", "Comes from a white family", "Grew up in a Black household"}},
+		{CategoryEthnicity, []string{"Comes from a mixed-race family", "Is mixed-race", "is Mixed-Race", "Is of mixed-race heritage", "Proud of being mixed-race"}},
+		// A faith's family is a religion's frame as an origin's is.
+		{CategoryReligion, []string{"Married into a Sikh family", "married into a sikh family", "Comes from a Catholic family", "Grew up in a Muslim household"}},
+		{CategoryReligion, []string{"Was raised in a devout Hindu family", "Born into a Jewish family", "She is from a religious family"}},
 		// A condition's letters, whatever their case, after a verb that
 		// a person has it by.
 		{CategoryHealth, []string{"Has MS", "has ms", "Has Ms", "HAS MS", "has ms and works from home"}},
@@ -82,6 +95,18 @@ var (
 		"a roma fan", "Is a Roma fan", "is a roma supporter", "Is a Roma supporter", "loves roma", "Favourite club: roma",
 		"roma", "is a frequent traveller", "business traveller", "traveller's cheques", "is a traveller",
 		"The data comes from a roma family survey", "Runs an Asian family restaurant", "Story of a roma family",
+		// Heritage, roots and a family that are no people's: work's,
+		// money's, a size, a trade, a tool's, a place's, a party's, hair,
+		// a typeface's weight, a surname, a product.
+		"Proud of her work heritage", "proud of her engineering heritage", "Married into money", "from a large family",
+		"from a family of engineers", "Married into a family of engineers", "the family of products",
+		"from a white-collar family", "Comes from a white-collar family", "Comes from a blue-collar family",
+		"a black family car", "the black family of fonts", "Comes from the Black family", "Bought the house from the Black family",
+		"Proud of his Unix roots", "Has Python roots", "Proud of her Yorkshire roots", "Proud of his Republican roots",
+		"Her black roots are showing", "has grey roots", "Married into the Christian family", "Runs a Christian family bookshop",
+		"Comes from a Catholic family survey", "The data comes from a black family survey", "Proud to be Black Friday ready",
+		"Proud to be white-labelled", "Proud of the Kurdish translation", "Proud of the new debt dashboard",
+		"The brand is proud of its Italian heritage", "The restaurant is proud of their Italian roots",
 		// "Claims" that says what is true of benefits.
 		"Claims benefits of the new CI pipeline are overstated", "Claims benefits of remote work outweigh the costs",
 		"claims benefits of remote work outweigh the costs", "CLAIMS BENEFITS OF REMOTE WORK OUTWEIGH THE COSTS",

@@ -207,6 +207,7 @@ var (
 		"british bangladeshi", "british chinese", "south asian", "east asian", "southeast asian", "asian-american",
 		"asian", "arab", "arab-american", "ashkenazi", "sephardic", "sephardi", "mizrahi", "white british",
 		"white irish", "han chinese", "dalit", "adivasi", "an ethnic minority", "ethnic minority",
+		"mixed-race", "mixed-heritage",
 	}
 
 	financialTroubles = []string{
@@ -471,10 +472,11 @@ var personalDetectors = []detector{
 	// "Kurdish, based in Leeds"). An origin ends its clause or heads a
 	// person ("Black woman in tech"): "Black Friday sale", "Indigenous
 	// languages NLP project" and "a Roma fan" are about something else.
-	// A colour is read by colourOfAPerson instead.
+	// Pride in being one is being one: "Is proud of being Black". A
+	// colour is read by colourOfAPerson instead.
 	{name: "ethnicity", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, colourOrElse(ethnicHead(headTerm(ethnicIdentities)), aboutAPersonByVerb)),
 		gate: gate{terms: terms([]string{"black", "white", "brown", "roma", "traveller", "gypsy"}, ethnicIdentities)},
-		re: clauseRule(`(?i)\b(?:` + be + `|identif(?:y|ies|ied|ying)\s+as|born|raised|grew\s+up)\s+(?:(?:a|an|proudly|also|half|part|mixed|british|american|irish)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|` + ethnicColours + `)\b` +
+		re: clauseRule(`(?i)\b(?:` + be + `|identif(?:y|ies|ied|ying)\s+as|born|raised|grew\s+up|proud\s+(?:of\s+being|to\s+be))\s+(?:(?:a|an|proudly|also|half|part|mixed|british|american|irish)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|` + ethnicColours + `)\b` +
 			`|` + clauseStart + `(?:(?:a|an|proudly|half|british|american)\s+){0,2}(?:` + phrases(ethnicIdentities) + `|` + ethnicCapitals + `|` + ethnicColours + `)\b`)},
 }
 
@@ -593,7 +595,7 @@ var personWords = wordSet(`i i'm i’m me my he she they him her them his their 
 	requester contractor intern manager engineer teammate coworker co-worker individual`)
 
 // statementVerbs start a canonical memory about a person ("Prefers …",
-// "Earns …") or follow a name ("Olu earns …").
+// "Earns …", "Proud of …") or follow a name ("Olu earns …").
 var statementVerbs = wordSet(`is was has had prefers wants needs likes loves hates dislikes avoids asks asked requests
 	requested takes took keeps eats drinks fasts observes celebrates attends goes works leaves skips blocks books uses
 	earns makes made gets got lives sees visits prays wears joined votes supports donates volunteers campaigns owes
@@ -607,7 +609,7 @@ var statementVerbs = wordSet(`is was has had prefers wants needs likes loves hat
 	appeared appears pleaded served sued sues applies reported suffers suffered survived stopped quit returned returns
 	moved fled won lobbies petitions canvasses canvassed campaigned signed diagnosed treated hospitalised hospitalized
 	admitted discharged injured broke tore sprained fractured recovered relapsed copes deals battles fights fought
-	skipped completed spent wore carries carried`)
+	skipped completed spent wore carries carried proud`)
 
 // nonNames are capitalised words that start a sentence about a thing.
 var nonNames = wordSet(`the this that these those our their its it we every each some a an all no any my your one

@@ -250,14 +250,18 @@ var personalClassDetectors = []detector{
 		re:   regexp.MustCompile(`(?i)\b(?:electronic\s+tag|ankle\s+monitor|community\s+service(?:\s+order)?|sex\s+offenders?\s+register|police\s+caution|(?:was|got|been|is)\s+cautioned\s+by\s+(?:the\s+)?police|(?:drink|drunk)[-\s]driving|driving\s+ban|banned\s+from\s+driving|lost\s+(?:his|her|their|my)\s+(?:driving\s+)?licen[cs]e|court[-\s]ordered|criminal\s+(?:charges?|case|trial|investigation)|(?:under|facing|faces)\s+(?:a\s+)?(?:criminal\s+|police\s+|tax\s+)?investigation|(?:is|was|being)\s+investigated\s+by\s+(?:the\s+)?(?:police|fbi|irs|hmrc|tax\s+office|tax\s+authorities|sec))\b`)},
 
 	// Religion by community: "sings in the church choir", "volunteers at
-	// the temple", "is a deacon".
-	{name: "faith community", category: CategoryReligion, reason: "religious belief", valid: plainTerm,
+	// the temple", "is a deacon"; and a faith's family, said of a person as
+	// an origin's is (its group 1: "comes from a Catholic family", "married
+	// into a Sikh family", "grew up in a Muslim household"), where "the" is
+	// left out: "the Christian family" may be a surname's.
+	{name: "faith community", category: CategoryReligion, reason: "religious belief", valid: familyOrElse(plainTerm),
 		gate: gate{terms: terms([]string{"bible", "quran", "qur", "koran", "torah", "talmud", "gita", "scripture", "scriptures", "granth", "mormon"}, worshipPlaces, religiousRoles, religiousIdentities)},
 		re: regexp.MustCompile(`(?i)\b(?:(?:sings?|singing|sang|plays?|playing|played|volunteers?|volunteering|volunteered|helps?|helping|serves?|serving|teaches|teaching|active|involved|worships?|worshipping|married|bapti[sz]ed|confirmed|member)\s+(?:[\w'’]+\s+){0,2}?(?:in|at|with|for|of)\s+(?:(?:the|a|an|his|her|their|my|local|our)\s+)?` + phrases(worshipPlaces) +
 			`|` + phrases(worshipPlaces) + `\s+(?:choir|youth\s+group|band|council|community|elders?|services?|retreat|camp|group)` +
 			`|(?:` + be + `|serves\s+as|ordained\s+as|trained\s+as)\s+(?:(?:a|an|the|local|parish|ordained)\s+){0,2}` + phrases(religiousRoles) +
 			`|(?:attends?|attended|attending|goes\s+to|went\s+to|observes?|observed|celebrates?|celebrated|member\s+of|part\s+of|active\s+in|off\s+for|leave\s+for|fasts?\s+for)\s+(?:(?:the|a|an|his|her|their|local|weekly)\s+)?` + phrases(religiousIdentities) + `\s+(?:services?|mass|meetings?|worship|prayers|community|congregation|youth\s+group|retreat|festival|holidays?|holy\s+days|new\s+year|fast)` +
-			`|(?:reads|studies|reading|studying|recites|reciting|memori[sz]es|memori[sz]ing)\s+(?:(?:the|a|his|her|their)\s+)?(?:bible|quran|qur['’]an|koran|torah|talmud|gita|bhagavad\s+gita|guru\s+granth\s+sahib|book\s+of\s+mormon|scriptures?)\b(?:\s+(?:daily|every|each|before|after|at))?)\b`)},
+			`|(?:reads|studies|reading|studying|recites|reciting|memori[sz]es|memori[sz]ing)\s+(?:(?:the|a|his|her|their)\s+)?(?:bible|quran|qur['’]an|koran|torah|talmud|gita|bhagavad\s+gita|guru\s+granth\s+sahib|book\s+of\s+mormon|scriptures?)\b(?:\s+(?:daily|every|each|before|after|at))?` +
+			`|((?:from|into|in|of|to)\s+(?:(?:a|an|my|his|her|their)\s+)?(?:(?:big|large|devout|devoutly|strict|strictly|observant|practi[cs]ing|very|deeply|traditional|conservative)\s+){0,2}` + phrases(religiousIdentities) + `\s+(?:family|families|household|background)))\b`)},
 
 	// Politics by act: protests, a named movement, a seat, a run for
 	// office, a side held as a noun.
@@ -328,18 +332,21 @@ var personalClassDetectors = []detector{
 		gate: gate{terms: []string{"has", "have", "had", "having", "diagnosed", "live", "lives", "living", "suffer", "suffers", "my", "his", "her", "their"}},
 		re:   regexp.MustCompile(`(?i)\b(?:has|have|had|having|diagnosed\s+with|lives?\s+with|living\s+with|suffers?\s+from|my|his|her|their)\s+(?:(?:mild|severe|chronic|relapsing|progressive|type\s+[12])\s+)?(?:[\w'’-]+\s+(?:and|&)\s+)?` + healthAbbreviations + `\b`)},
 
-	// Ethnic origin by its frames: descent, heritage ("is of Pakistani
-	// descent", "is ethnically Chinese"), a known origin's family, in any
-	// case ("comes from a Roma family", "born into a traveller family";
-	// its group 1: a traveller who travels has no such family), and a
-	// network of colleagues who share it ("member of the Black employee
-	// network").
-	{name: "ethnic origin", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: familyOrElse(plainTerm, aboutAPerson),
-		gate: gate{terms: []string{"descent", "heritage", "ancestry", "extraction", "origin", "ethnicity", "background", "ethnically", "ethnic", "racial", "family", "families", "household"}},
-		re: regexp.MustCompile(`(?i)\b(?:(?:` + be + `|born|family\s+(?:is|are|was|were)|parents\s+are|person|woman|man|someone|comes\s+from\s+a\s+family)\s+of\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,3}?(?-i:descent|heritage|ancestry|extraction|origin|ethnicity|background)` +
-			`|(?:has|have|had|my|his|her|their)\s+(?:(?:mixed|(?-i:[A-Z])[\w'’-]*)\s+){1,2}?(?-i:descent|heritage|ancestry)` +
+	// Ethnic origin by its frames: descent, heritage, roots ("is of
+	// Pakistani descent", "proud of her Kurdish heritage", "has Nigerian
+	// roots", "is ethnically Chinese"), where the origin is a named one in
+	// any case or a capitalised word; a known origin's family, in any case
+	// ("comes from a Roma family", "born into a traveller family", "from a
+	// Black family"; its group 1: a traveller who travels has no such
+	// family, and "the Black family" is a surname's); and a network of
+	// colleagues who share it ("member of the Black employee network").
+	{name: "ethnic origin", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: familyOrElse(plainTerm, aboutAPerson, rootsOfAPeople),
+		gate: gate{terms: []string{"descent", "heritage", "ancestry", "extraction", "origin", "ethnicity", "background", "ethnically", "ethnic", "racial", "family", "families", "household", "roots"}},
+		re: regexp.MustCompile(`(?i)\b(?:(?:` + be + `|born|family\s+(?:is|are|was|were)|parents\s+are|person|woman|man|someone|comes\s+from\s+a\s+family)\s+of\s+(?:(?:` + namedOrigin + `|(?-i:[A-Z])[\w'’-]*)\s+){1,3}?(?-i:descent|heritage|ancestry|extraction|origin|ethnicity|background)` +
+			`|(?:has|have|had|my|his|her|their)\s+(?:(?:` + namedOrigin + `|(?-i:[A-Z])[\w'’-]*)\s+){1,2}?(?-i:descent|heritage|ancestry|roots)` +
 			`|ethnically\s+(?:mixed|(?-i:[A-Z])[\w'’-]*)|(?:my|his|her|their)\s+(?:ethnicity|ethnic\s+(?:background|origin|group)|racial\s+background)` +
-			`|((?:from|into|in|of|to)\s+(?:(?:a|an|the|my|his|her|their)\s+)?(?:(?:proud|big|large|mixed)\s+)?(?:` + phrases(ethnicIdentities) + `|roma|(?:gypsy\s+)?travell?er)\s+(?:family|families|household|background|heritage)))\b`)},
+			`|((?:from|into|in|of|to)\s+(?:(?:(?:a|an|the|my|his|her|their)\s+)?(?:(?:proud|big|large|mixed)\s+)?(?:` + phrases(ethnicIdentities) + `|roma|(?:gypsy\s+)?travell?er)\s+(?:family|families|household|background|heritage)` +
+			`|(?:a|an)\s+(?:(?:proud|big|large)\s+)?` + ethnicColours + `\s+(?:family|household))))\b`)},
 	// A colour names colleagues only with a word for them or a network:
 	// "the black employee network", not "the white group" of a workshop.
 	{name: "ethnic network", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: all(plainTerm, aboutAPerson),
@@ -369,8 +376,76 @@ var personalClassDetectors = []detector{
 }
 
 // originVerbs lead to an origin's family: "comes from", "was born into",
-// "grew up in".
-var originVerbs = wordSet(`is am are was were comes come came coming born raised grew brought up also originally`)
+// "grew up in", "married into", "proud of her Kurdish heritage".
+var originVerbs = wordSet(`is am are was were comes come came coming born raised grew brought up also originally
+	married marries marrying proud`)
+
+// namedOrigin is an origin named in any case, or "mixed", before what it
+// is the origin of: "of mixed heritage", "her kurdish heritage", "black
+// ancestry".
+var namedOrigin = `mixed|` + phrases(ethnicIdentities) + `|roma|` + ethnicColours
+
+// rootsOfAPeople accepts roots where they are a people's: a named origin
+// in any case ("her kurdish roots") or a capitalised demonym, known by its
+// ending ("his Nigerian roots", "Polish", "Chinese", "Pakistani"). Other
+// roots are a tool's, a place's, a faith's or a party's ("his Unix roots",
+// "her Yorkshire roots", "his Republican roots"), or hair's ("her black
+// roots").
+func rootsOfAPeople(text string, loc []int) bool {
+	m := text[loc[0]:loc[1]]
+	if !strings.EqualFold(lastWord(m), "roots") {
+		return true
+	}
+	before := strings.TrimRight(m[:len(m)-len("roots")], " \t\n")
+	return namedOriginEnd.MatchString(before) || isDemonym(lastWord(before))
+}
+
+// namedOriginEnd matches a text that ends with a named origin.
+var namedOriginEnd = regexp.MustCompile(`(?i)\b(?:` + phrases(ethnicIdentities) + `|roma)$`)
+
+// isDemonym reports that w is a capitalised name of a people by its
+// ending ("Nigerian", "Kurdish", "Chinese", "Somali") or one of the few
+// that end otherwise ("Greek", "Dutch"); a faith's or a party's word of
+// that shape ("Christian", "Republican") and a few others ("Victorian",
+// "Debian") are not.
+func isDemonym(w string) bool {
+	if w == "" || w[0] < 'A' || w[0] > 'Z' {
+		return false
+	}
+	w = strings.ToLower(w)
+	switch {
+	case notDemonyms[w]:
+		return false
+	case otherDemonyms[w]:
+		return true
+	}
+	for _, e := range demonymEndings {
+		if len(w) > len(e)+2 && strings.HasSuffix(w, e) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// demonymEndings end most names of a people.
+	demonymEndings = []string{"an", "ish", "ese", "i", "ic"}
+	// otherDemonyms are the names of a people that end otherwise.
+	otherDemonyms = wordSet(`greek dutch french welsh czech swiss scots basque filipino filipina`)
+	// notDemonyms end like a people's name and are a faith's or a party's
+	// (the last word of a term: "Greek" in "Greek Orthodox" is a people),
+	// an era's or a tool's.
+	notDemonyms = func() map[string]bool {
+		m := wordSet(`victorian edwardian elizabethan debian boolean`)
+		for _, l := range [][]string{religiousIdentities, politicalIdentities, partyAdjectives} {
+			for _, p := range l {
+				ws := strings.FieldsFunc(p, func(r rune) bool { return r == ' ' || r == '-' })
+				m[ws[len(ws)-1]] = true
+			}
+		}
+		return m
+	}()
+)
 
 // familyOrElse reads a match of an origin's family (group 1) with
 // originOfAPerson, and any other frame with checks.
