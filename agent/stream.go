@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mnemo-bot/mnemo/detect"
 	"github.com/mnemo-bot/mnemo/llm"
@@ -139,12 +137,14 @@ func StatusFor(name string, input json.RawMessage) string {
 // What it appends is redacted (detect.Redact), as the reply posted at the
 // end is: a secret the model quotes from a tool's result is never shown,
 // not even while it streams. A secret can arrive in pieces, so each
-// append ends at the last break of the redacted text so far (a
-// whitespace, or a rune outside ASCII, which no secret holds), and the
-// word it was in waits for the next (Flush, at the end, sends it all; a
-// stream that fails drops it: Settle). A redaction that reaches back into
-// what was shown (a private key's block, known only at its end) stops the
-// stream: the reply that replaces it at the end is redacted whole. The
+// append ends at the last break of the redacted text so far
+// (detect.SafeBreak: a white space, or a rune outside ASCII that no
+// secret pattern can reach, as in Japanese prose, but not the "東" of
+// "password: 東京"), and the word it was in waits for the next (Flush,
+// at the end, sends it all; a stream that fails drops it: Settle). A
+// redaction that reaches back into what was shown (a private key's block,
+// known only at its end) stops the stream: the reply that replaces it at
+// the end is redacted whole. The
 // text is redacted by a detect.Redactor, which redacts again only the end
 // of it, so a long answer does not cost the square of its length.
 type Throttle struct {
@@ -155,6 +155,7 @@ type Throttle struct {
 	said    detect.Redactor // the text taken from pending so far, as said
 	shownAs strings.Builder // the redacted text appended so far
 	stuck   bool            // a redaction reached back into shownAs
+	cut     int             // where detect.SafeBreak reads from
 	last    time.Time
 	fresh   bool // no text yet in this step
 	shown   int  // characters appended so far
@@ -220,7 +221,7 @@ func (t *Throttle) Shown() int {
 }
 
 // flushLocked appends the redacted text that is new since the last
-// append: up to its last whitespace, or (at the end) all of it.
+// append: up to its last break, or (at the end) all of it.
 func (t *Throttle) flushLocked(ctx context.Context, end bool) {
 	if t.err != nil || t.stuck {
 		return
@@ -230,7 +231,9 @@ func (t *Throttle) flushLocked(ctx context.Context, end bool) {
 	t.last = t.now() // a try with nothing new to show waits a whole interval too
 	red := t.said.Redacted()
 	if !end {
-		red = throughLastBreak(red)
+		var at int
+		at, t.cut = detect.SafeBreak(red, t.cut)
+		red = red[:at]
 	}
 	shown := t.shownAs.String()
 	if !strings.HasPrefix(red, shown) {
@@ -270,16 +273,4 @@ func (a *Agent) complete(ctx context.Context, req llm.Request, th *Throttle) (*l
 		a.log.Warn().Err(ferr).Msg("answer stream stopped; the reply is posted whole")
 	}
 	return resp, nil
-}
-
-// throughLastBreak is s up to and with the last rune no secret holds: a
-// whitespace, or any rune outside ASCII (every detector's secret is ASCII,
-// and so a language written without spaces still streams); "" if none.
-func throughLastBreak(s string) string {
-	i := strings.LastIndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r >= utf8.RuneSelf })
-	if i < 0 {
-		return ""
-	}
-	_, n := utf8.DecodeRuneInString(s[i:])
-	return s[:i+n]
 }

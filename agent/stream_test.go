@@ -298,3 +298,70 @@ func TestStreamFailingMidwayShowsWhatCameAndFails(t *testing.T) {
 	last, _ := utf8.DecodeLastRuneInString(shown)
 	require.True(t, unicode.IsSpace(last) || last >= utf8.RuneSelf, "the word the failure cut off is not shown, in case it began a secret: %q", shown)
 }
+
+// streamRunes writes text to th a rune a delta, the clock moving step
+// after each, and returns what was appended before the flush.
+func streamRunes(t *testing.T, th *agent.Throttle, out *appends, clk *clock, step time.Duration, text string) []string {
+	t.Helper()
+	ctx := context.Background()
+	th.Begin()
+	for _, r := range text {
+		clk.add(step)
+		th.Write(ctx, string(r))
+	}
+	before := out.all()
+	require.NoError(t, th.Flush(ctx))
+	return before
+}
+
+// A secret written in a language without spaces is not shown while it
+// streams: "password: 東" is the start of "password: 東京タワー123", which
+// the redaction knows only once the value is long enough, so a rune
+// outside ASCII is a break only where no secret pattern can reach it.
+// The stream showed "東", then stopped when the secret was redacted.
+func TestThrottleShowsNoRuneOfANonASCIISecret(t *testing.T) {
+	t.Parallel()
+	const value = "東京タワー123"
+	for _, tc := range []struct{ answer, value string }{
+		{"The password: " + value + " and the rest is as before.", value},
+		{"The password is " + value + " and the rest is as before.", value},
+		{"新しい暗証はpassword:" + value + " です。", value},
+		{"Connect to https://admin:" + value + "@db.example.com today.", value},
+		// "admin" is redacted as the setting's value, and is the user
+		// before "/": the redacted text does not show the user.
+		{"Set MNEMO_API_KEY= admin / 東京タワーxyz123 and the rest is as before.", "東京タワーxyz123"},
+	} {
+		t.Run(tc.answer, func(t *testing.T) {
+			t.Parallel()
+			redacted := detect.Redact(tc.answer)
+			require.NotContains(t, redacted, "東", "the value is a secret")
+			clk := &clock{t: time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)}
+			out := &appends{}
+			th := agent.NewThrottle(out, clk.now)
+			streamRunes(t, th, out, clk, agent.StreamInterval, tc.answer)
+			for _, a := range out.all() {
+				for _, r := range tc.value {
+					require.NotContains(t, a, string(r), "appends %q", out.all())
+				}
+			}
+			require.Equal(t, redacted, strings.Join(out.all(), ""), "the stream ran to the end")
+			require.Greater(t, len(out.all()), 3, "it streamed")
+		})
+	}
+}
+
+// A long answer in Japanese, which has no spaces, still streams in many
+// appends before it ends, and talk of passwords in Japanese words does not
+// stop it; nor does an ASCII word that is no secret's trigger.
+func TestThrottleStreamsJapaneseProse(t *testing.T) {
+	t.Parallel()
+	answer := strings.Repeat("東京の天気は晴れです。パスワードの規則は12文字以上で、APIの設定は変わりません。", 12)
+	require.Equal(t, answer, detect.Redact(answer))
+	clk := &clock{t: time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)}
+	out := &appends{}
+	th := agent.NewThrottle(out, clk.now)
+	before := streamRunes(t, th, out, clk, 100*time.Millisecond, answer)
+	require.Greater(t, len(before), 10, "it streamed before the end: %q", before)
+	require.Greater(t, len(strings.Join(before, "")), len(answer)*9/10, "all but the end was shown before it")
+	require.Equal(t, answer, strings.Join(out.all(), ""))
+}

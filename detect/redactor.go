@@ -323,3 +323,82 @@ func namesRunes(re *syntax.Regexp, named map[rune]bool) bool {
 	}
 	return broad
 }
+
+// SafeBreak is the last point of text, at or before its end, where a
+// stream that shows text as it grows may stop, given that more may
+// follow: nothing shown up to it can turn out to be part of a secret. A
+// break is just after ASCII white space that `\s` matches, where a
+// secret's value ends, or just after a neutral rune that no broad pattern
+// can reach, by inRunCut's rule, so a language written without spaces
+// still streams; 0 if there is none. Every other rune can be part of a
+// secret whose match is not complete yet ("password: 東" is the start of
+// "password: 東京タワー123"). text may be redacted already: a
+// RedactedMarker in it is read as the word it replaced (asWords).
+//
+// Its patterns read text from from, which is 0 or the next of an earlier
+// call on a prefix of text: the last break after a neutral rune, which
+// nothing reaches across. It spares reading the whole text at each call.
+func SafeBreak(text string, from int) (at, next int) {
+	from = min(max(from, 0), len(text))
+	ws := strings.LastIndexAny(text, " \t\n\f\r") + 1
+	floor := max(ws, from)
+	// The last neutral rune after floor that no match reaches: the text
+	// after it is the text that follows it, and cutProbes what may follow
+	// the text.
+	lo := from
+	if lo > 0 {
+		_, n := utf8.DecodeLastRuneInString(text[:lo])
+		lo -= n
+	}
+	var reach [][]int // spans of matches that start in text[lo:]
+	read := false
+	for c := len(text); c > floor; {
+		r, x := utf8.DecodeLastRuneInString(text[:c])
+		if !neutral(r) {
+			c -= x
+			continue
+		}
+		if !read {
+			reach, read = spansFrom(asWords(text[lo:])), true
+		}
+		if !reaches(reach, c-x-lo, c-lo) {
+			return c, c
+		}
+		c -= x
+	}
+	return floor, from
+}
+
+// spansFrom is where the broad patterns match in head followed by each of
+// cutProbes, for the matches that start in head.
+func spansFrom(head string) [][]int {
+	var spans [][]int
+	for _, probe := range cutProbes {
+		for _, re := range broadSecrets {
+			for _, loc := range re.FindAllStringIndex(head+probe, -1) {
+				if loc[0] < len(head) {
+					spans = append(spans, loc)
+				}
+			}
+		}
+	}
+	return spans
+}
+
+// asWords is text with each RedactedMarker in it as a word of its
+// length: the secret a marker stands for can begin a match that reaches
+// on ("admin" in "contraseña: admin / 東京…" is a user before "/"), and
+// the marker, with its space and brackets, begins none.
+func asWords(text string) string {
+	return strings.ReplaceAll(text, RedactedMarker, strings.Repeat("x", len(RedactedMarker)))
+}
+
+// reaches reports whether a span holds part of text[a:b].
+func reaches(spans [][]int, a, b int) bool {
+	for _, s := range spans {
+		if s[0] < b && s[1] > a {
+			return true
+		}
+	}
+	return false
+}
