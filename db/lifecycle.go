@@ -150,10 +150,13 @@ func (r Receipt) Total() int64 {
 //     team) go as the team's do: those about them and those they wrote
 //     are deleted, and what they did to the others is nobody's.
 //
-// No memory is written past it: a write under way when it starts is
-// waited for and deleted with the rest (Memories.HoldErasure), and a turn
-// of theirs that writes after it is refused (Memories.TurnSourceKept). Erasing someone with
-// nothing left is a receipt of zeros.
+// No memory is written past it: a write under way when it starts, from any
+// workspace, is waited for and deleted with the rest
+// (Memories.HoldErasure); one that began before it (a slash command's, the
+// App Home's, MCP's, whose review calls a model) and is stored after it
+// finds its record gone and is refused (Memories.EndWrite), and so is a
+// turn of theirs that writes after it (Memories.TurnSourceKept). Erasing
+// someone with nothing left is a receipt of zeros.
 func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 	if e.Team == "" || e.User == "" {
 		return nil, fmt.Errorf("erase: a team and a person are needed")
@@ -170,13 +173,14 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 			return nil
 		}
 		// First, the lock every memory write by or about them holds while
-		// it writes (Memories.HoldErasure): a write under way commits before
-		// any statement below reads, so they see and delete what it wrote;
-		// a later one waits for this transaction (a turn's then finds what
-		// it came from gone). Erasure takes no other advisory lock (a
-		// team's takes the team's alone), so none waits on it in another
-		// order.
-		if err := q.EraseHoldPerson(ctx, x, dbsqlc.EraseHoldPersonParams{TeamID: team, UserID: user}); err != nil {
+		// it writes (Memories.HoldErasure), in any workspace (a Grid
+		// member's id is the organisation's): a write under way commits
+		// before any statement below reads, so they see and delete what it
+		// wrote; a later one waits for this transaction, and then finds its
+		// record (below), or its turn, gone. Erasure takes no other
+		// advisory lock (a team's takes the team's alone), so none waits on
+		// it in another order.
+		if err := q.EraseHoldPerson(ctx, x, user); err != nil {
 			return fmt.Errorf("erase: hold off the memory writes by or about them: %w", mapErr(err))
 		}
 		// What is theirs, found before anything changes: their DMs, their
@@ -203,6 +207,20 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 			return fmt.Errorf("erase: their organisation: %w", mapErr(err))
 		}
 		hasOrg := org != "" && org != team
+		// The writes of theirs that began before this and are not stored
+		// yet (their review calls a model): their records go, and they
+		// store nothing (Memories.EndWrite). Those said in the team, or
+		// stored under it or its organisation, are those whose memory this
+		// would delete (an external member's, stored under their own team,
+		// is said in this one).
+		writes := []string{team}
+		if hasOrg {
+			writes = append(writes, org)
+		}
+		n, err := q.EraseMemoryWrites(ctx, x, dbsqlc.EraseMemoryWritesParams{UserID: user, Teams: writes})
+		if err := add("memory_writes", "deleted", n, err); err != nil {
+			return err
+		}
 		var orgDoomed []dbsqlc.EraseDoomedMemoriesRow
 		if hasOrg {
 			orgDoomed, err = q.EraseDoomedMemories(ctx, x, dbsqlc.EraseDoomedMemoriesParams{TeamID: org, UserID: user, DmChannels: []string{}, KeepShared: e.KeepShared})
@@ -251,7 +269,7 @@ func (d *DB) Erase(ctx context.Context, e Erasure) (Receipt, error) {
 				return err
 			}
 		}
-		n, err := q.EraseAttributeAuthored(ctx, x, dbsqlc.EraseAttributeAuthoredParams{TeamID: team, UserID: user})
+		n, err = q.EraseAttributeAuthored(ctx, x, dbsqlc.EraseAttributeAuthoredParams{TeamID: team, UserID: user})
 		if err := add("memories", "unattributed", n, err); err != nil {
 			return err
 		}

@@ -206,29 +206,81 @@ type Writer struct {
 }
 
 // HoldErasure holds off, until the transaction ends, every erasure that
-// would delete what w writes: that of each of its teams, and of each of its
-// people in each of its teams (Erase, EraseTeam take these locks
-// exclusively). An erasure that comes later waits for the transaction, and
-// sees and deletes what it wrote; one that came first is waited for. Only
-// meaningful on a Tx.
+// would delete what w writes: that of each of its teams, and that of each
+// of its people, in whichever workspace it runs (Erase, EraseTeam take
+// these locks exclusively). An erasure that comes later waits for the
+// transaction, and sees and deletes what it wrote; one that came first is
+// waited for. Only meaningful on a Tx.
+//
+// A person's lock is theirs across an organisation, keyed by their user id
+// alone: a Grid member has one id in all its workspaces, and their erasure
+// in one deletes the organisation's memories they wrote from another.
 func (s Memories) HoldErasure(ctx context.Context, w Writer) error {
-	teams := distinctSorted(w.Team, w.Stored)
-	// Teams before people, each in order: an erasure takes one of these
-	// locks, alone, and writes take theirs in one order, so no two wait on
-	// each other.
-	for _, team := range teams {
-		if err := s.q.MemoryHoldTeam(ctx, s.e, team); err != nil {
-			return fmt.Errorf("hold off the team's erasure: %w", mapErr(err))
-		}
-	}
-	for _, team := range teams {
-		for _, user := range distinctSorted(w.Author, w.Subject) {
-			if err := s.q.MemoryHoldPerson(ctx, s.e, dbsqlc.MemoryHoldPersonParams{TeamID: team, UserID: user}); err != nil {
-				return fmt.Errorf("hold off erasure: %w", mapErr(err))
-			}
-		}
+	// Teams, then people, each sorted, in one statement. No deadlock: an
+	// erasure takes one of these locks, exclusively, as its first
+	// statement and takes no other, so it holds nothing a write waits for
+	// but that lock. Writes take theirs shared, before any row of theirs.
+	// A shared request queues behind an erasure waiting, so two writes
+	// could wait on each other, each through an erasure, only if each held
+	// a lock the other wants next: one order for every write rules it out.
+	err := s.q.MemoryHoldErasure(ctx, s.e, dbsqlc.MemoryHoldErasureParams{Teams: distinctSorted(w.Team, w.Stored), People: w.people()})
+	if err != nil {
+		return fmt.Errorf("hold off erasure: %w", mapErr(err))
 	}
 	return nil
+}
+
+// people are the people w is by or about, in order.
+func (w Writer) people() []string { return distinctSorted(w.Author, w.Subject) }
+
+// WriteLifetime is longer than any memory write lasts (its model calls
+// have deadlines of seconds): the record of one still there after it was
+// left by a process that died mid-write, and goes (BeginWrite).
+const WriteLifetime = time.Hour
+
+// BeginWrite records that w is under way, before its review, and returns
+// the record's id: a person's erasure that would delete what w writes
+// deletes the record (Erase), so that w, stored after it, finds it gone
+// (EndWrite). It waits for an erasure of w's people under way, so that one
+// is wholly before the record or wholly after it. It deletes the records
+// dead processes left first.
+func (s Memories) BeginWrite(ctx context.Context, w Writer) (int64, error) {
+	stored := w.Stored
+	if stored == "" {
+		stored = w.Team
+	}
+	id, err := s.q.MemoryWriteBegin(ctx, s.e, dbsqlc.MemoryWriteBeginParams{People: w.people(), LeftAfterSecs: WriteLifetime.Seconds(),
+		TeamID: w.Team, StoredTeam: stored, AuthorID: w.Author, SubjectID: w.Subject})
+	if err != nil {
+		return 0, fmt.Errorf("begin write: %w", mapErr(err))
+	}
+	return id, nil
+}
+
+// WriteKept reports whether the record of write id, said in team, is still
+// there. After HoldErasure, an erasure that would delete what it writes and
+// committed after it began has deleted it (false).
+func (s Memories) WriteKept(ctx context.Context, team string, id int64) (bool, error) {
+	// A statement of its own, after the lock: under READ COMMITTED it reads
+	// what an erasure that held the lock first committed.
+	kept, err := s.q.MemoryWriteKept(ctx, s.e, dbsqlc.MemoryWriteKeptParams{ID: id, TeamID: team})
+	if err != nil {
+		return false, fmt.Errorf("write under way: %w", mapErr(err))
+	}
+	return kept, nil
+}
+
+// EndWrite deletes the record of write id, said in team: it ended, stored
+// or not. It reports whether the record was there: after HoldErasure, an
+// erasure that committed after the write began took it (false), as
+// WriteKept says.
+func (s Memories) EndWrite(ctx context.Context, team string, id int64) (bool, error) {
+	// As WriteKept, a statement of its own after the lock.
+	n, err := s.q.MemoryWriteEnd(ctx, s.e, dbsqlc.MemoryWriteEndParams{ID: id, TeamID: team})
+	if err != nil {
+		return false, fmt.Errorf("end write: %w", mapErr(err))
+	}
+	return n > 0, nil
 }
 
 // distinctSorted is those of xs that are not "", in order, without repeats.

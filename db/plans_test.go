@@ -60,6 +60,7 @@ var notOnServesPaths = map[string]string{
 	"EraseDoomedMemories":    "erasure: once per confirmed purge",
 	"EraseGuestMemories":     "erasure: once per confirmed purge of an external member",
 	"EraseHoldPerson":        "erasure: once per confirmed purge, an advisory lock that reads no table",
+	"EraseMemoryWrites":      "erasure: once per confirmed purge, of the few writes under way",
 	"EraseOrganisationOf":    "erasure: once per confirmed purge",
 	"EraseFeedback":          "erasure: once per confirmed purge",
 	"EraseInboxArrivals":     "erasure: once per confirmed purge",
@@ -290,11 +291,14 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 	ok(d.Turns().Learned(ctx, turnID))
 	ok(d.Turns().RecordLearning(ctx, opened.ID, 0, 0))
 
-	// A memory write, as remember does it: it holds off the erasures that
-	// would delete it, and a turn's finds its turn and the message it came
-	// from.
+	// A memory write, as remember does it: it records that it is under
+	// way, then holds off the erasures that would delete it, finds its
+	// record, and a turn's its turn and the message it came from; at the
+	// end its record goes.
 	var asker string
 	require.NoError(t, raw.QueryRow(ctx, `SELECT actor_id FROM turns WHERE id = $1`, turnID).Scan(&asker))
+	began, err := d.Memories().BeginWrite(ctx, db.Writer{Team: team, Author: asker})
+	require.NoError(t, err)
 	ok(nil, d.InTx(ctx, func(tx *db.Tx) error {
 		if err := tx.Memories().LockSubject(ctx, "k"); err != nil {
 			return err
@@ -308,6 +312,12 @@ func runServesQueries(t *testing.T, d *db.DB, raw *pgxpool.Pool) {
 		}
 		if !kept {
 			return fmt.Errorf("turn %d: its source is not found", turnID)
+		}
+		if kept, err = tx.Memories().WriteKept(ctx, team, began); err != nil || !kept {
+			return fmt.Errorf("write %d: its record is not found (%v)", began, err)
+		}
+		if kept, err = tx.Memories().EndWrite(ctx, team, began); err != nil || !kept {
+			return fmt.Errorf("write %d: its record is not ended (%v)", began, err)
 		}
 		if _, err := tx.Memories().FindSimilar(ctx, db.SimilarQuery{Team: m.team, Scope: "personal", SubjectType: "user", SubjectID: m.subject, Normalized: "deploys go out on tuesdays", MinSimilarity: 0.5, Limit: 8}); err != nil {
 			return err

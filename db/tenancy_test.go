@@ -22,7 +22,7 @@ var teamOwned = map[string]string{
 	"thread_backfills": "source_key", "memory_postings": "part", "memory_term_stats": "part", "memory_part_stats": "part",
 	"memory_vocab": "team", "turn_learning": "turn_id", "turn_feedback": "turn_id",
 	"model_usage": "team_id", "turn_steps": "turn_id", "turn_recalls": "turn_id",
-	"erased_memories": "team_id", "installation_teams": "team_id",
+	"erased_memories": "team_id", "installation_teams": "team_id", "memory_writes": "team_id",
 }
 
 // notKeyedByTeam are the statements on team-owned tables that don't name

@@ -73,10 +73,10 @@ var (
 	// completed (the model failed or answered out of schema): nothing was
 	// stored, and asking again later may work.
 	ErrReviewUnavailable = errors.New("the memory review could not be completed; nothing was stored")
-	// ErrErased is returned for a turn's write (WriteRequest.Turn) that
-	// comes after the erasure of its author, or of the DM it was said in:
-	// the turn or the message that led to it is gone, and nothing was
-	// stored.
+	// ErrErased is returned for a write that an erasure overtook: one
+	// that began before the erasure of its author or subject, and a turn's
+	// (WriteRequest.Turn) that comes after the erasure of its author, or
+	// of the DM it was said in. Nothing was stored.
 	ErrErased = errors.New("what the memory came from was erased; nothing was stored")
 )
 

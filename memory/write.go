@@ -47,8 +47,10 @@ import (
 // Every model call runs in stages 3 and 4, outside any transaction. A
 // review that can't complete is ErrReviewUnavailable and stores nothing.
 // A write under way when an erasure that deletes it starts is waited for
-// and deleted. A turn's write (req.Turn) that comes after the erasure of
-// its author, or of the DM it was said in, is ErrErased and stores nothing.
+// and deleted. A write that began (before stage 3) before the erasure of
+// its author or subject, and would be stored after it, is ErrErased and
+// stores nothing (begin); so is a turn's write (req.Turn) that comes after
+// the erasure of its author, or of the DM it was said in.
 func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error) {
 	if !req.Actor.IsHuman() {
 		return Outcome{}, fmt.Errorf("remember: actor %q is not a person", req.Actor.ID)
@@ -57,6 +59,11 @@ func (s *Store) Remember(ctx context.Context, req WriteRequest) (Outcome, error)
 	if reason := scope(&w); reason != "" {
 		return w.outcome(Rejected, reason, nil), nil
 	}
+	end, err := s.begin(ctx, &w)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	defer end()
 	v, err := s.review(ctx, &w, req.Content, req.Said)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("remember: %w", err)
@@ -113,6 +120,16 @@ type write struct {
 	expires *time.Time
 	// visibility is the place's, or a more private one a merge keeps.
 	visibility provenance.Visibility
+	// record is the write's record of being under way (begin), shared by
+	// the copies decide makes.
+	record *writeRecord
+}
+
+// writeRecord is a write's record of being under way (begin): its id, and
+// whether a persist that committed has ended it.
+type writeRecord struct {
+	id    int64
+	ended bool
 }
 
 // canonicalize is stage 1: the canonical text, and the kind when the
@@ -434,6 +451,36 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 	return a
 }
 
+// begin records that w is under way, before its review (db.Memories.
+// BeginWrite): an erasure that would delete what it writes, committed
+// before it is stored, takes the record, and persist refuses it. An
+// erasure is wholly before the record (the write is then a new
+// instruction, and is kept) or wholly after it. end deletes the record
+// unless a persist did, whatever ended the write.
+func (s *Store) begin(ctx context.Context, w *write) (end func(), err error) {
+	rec := &writeRecord{}
+	if rec.id, err = s.db.Memories().BeginWrite(ctx, w.writer()); err != nil {
+		return nil, err
+	}
+	w.record = rec
+	team := w.req.Place.Team
+	return func() {
+		if rec.ended {
+			return
+		}
+		// With a deadline of its own: a write ended by its context still
+		// has its record deleted.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endWriteTimeout)
+		defer cancel()
+		if _, err := s.db.Memories().EndWrite(ctx, team, rec.id); err != nil {
+			s.log.Warn().Err(err).Msg("remember: the record of a write under way was left behind; it goes within db.WriteLifetime")
+		}
+	}, nil
+}
+
+// endWriteTimeout bounds the deletion of a write's record.
+const endWriteTimeout = 5 * time.Second
+
 // persist is stage 5: one short transaction that takes the subject's lock,
 // holds off the erasures that would delete the write (db.Writer), checks
 // for a duplicate (another writer may have stored one since stage 4),
@@ -442,11 +489,12 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 // stores nothing and returns them (met), for stage 4. A decision that
 // merges or replaces a memory that is no longer active (forgotten, past
 // its expiry, or merged or replaced by another write since stage 4) stores
-// nothing and is errOvertaken. A turn's write whose turn, or the message
-// that led to it, an erasure took is ErrErased and stores nothing. A
-// memory with the same idempotency key that is past its expiry but not yet
-// archived by the sweep is archived as the sweep would, so that it does
-// not keep the memory out.
+// nothing and is errOvertaken. A write whose record (begin) an erasure
+// took, or a turn's whose turn, or the message that led to it, an erasure
+// took, is ErrErased and stores nothing. A memory with the same
+// idempotency key that is past its expiry but not yet archived by the
+// sweep is archived as the sweep would, so that it does not keep the
+// memory out.
 func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Similar, error) {
 	path, ins := string(PathOf(w.req.WrittenBy)), w.insert(s.now())
 	ins.Created = &db.Creation{Path: path, Reason: w.note}
@@ -461,17 +509,21 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 		kept bool         // the same words, kept where this place may not see them
 		met  []db.Similar // candidates for a decision, on a first persist
 	)
+	final := !p.first || s.decider == nil // no decision can follow
 	err := s.db.InTx(ctx, func(tx *db.Tx) error {
 		mem := tx.Memories()
-		if err := mem.LockSubject(ctx, subjectLock(w.team, w.scope, w.subjectType, w.subject)); err != nil {
+		err := mem.LockSubject(ctx, subjectLock(w.team, w.scope, w.subjectType, w.subject))
+		if err != nil {
 			return err
 		}
 		// Before any memory row: an erasure that would delete what this
 		// writes waits for this transaction and then deletes it, or this
-		// waits for the erasure. A turn's write then checks that its turn
-		// is still there: a turn still running when its author is erased
-		// must not write after the erasure. Another write after it is a
-		// new instruction of a live person, and is kept.
+		// waits for the erasure. The write then checks that the erasure
+		// did not overtake it: a turn's that its turn is still there (a
+		// turn still running when its author is erased must not write
+		// after the erasure), and every write that its record is. A write
+		// that began after the erasure is a new instruction of a live
+		// person, and is kept.
 		if err := mem.HoldErasure(ctx, w.writer()); err != nil {
 			return err
 		}
@@ -483,6 +535,22 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 			if !kept {
 				return ErrErased
 			}
+		}
+		// An erasure that committed since the write began took its record:
+		// stored now, it would outlive the erasure of a person who may be
+		// gone (a deleted account). A persist that may go on to a decision
+		// leaves the record for the next; any other ends the write here.
+		var recorded bool
+		if final {
+			recorded, err = mem.EndWrite(ctx, w.req.Place.Team, w.record.id)
+		} else {
+			recorded, err = mem.WriteKept(ctx, w.req.Place.Team, w.record.id)
+		}
+		if err != nil {
+			return err
+		}
+		if !recorded {
+			return ErrErased
 		}
 		if s.holding != nil {
 			s.holding()
@@ -542,6 +610,9 @@ func (s *Store) persist(ctx context.Context, w write, p plan) (Outcome, []db.Sim
 		}
 		return nil
 	})
+	if err == nil && final {
+		w.record.ended = true
+	}
 	switch {
 	case err != nil:
 		return Outcome{}, nil, err

@@ -54,15 +54,24 @@ WHERE (team_id, id) IN (
 
 -- name: EraseHoldPerson :exec
 -- Erasure's first statement: it waits for the memory writes by or about the
--- person under way (MemoryHoldPerson), and sees what they wrote; those that
--- come after wait for it to commit (a turn's then finds what it came from
--- gone).
-SELECT pg_advisory_xact_lock(hashtext('erasure'), hashtext(@team_id::text || '/' || @user_id::text));
+-- person under way (MemoryHoldErasure), in whichever workspace, and sees
+-- what they wrote; those that come after wait for it to commit (and then
+-- find their record, or their turn, gone).
+SELECT pg_advisory_xact_lock(hashtext('erasure person'), hashtext(@user_id::text));
+
+-- name: EraseMemoryWrites :execrows
+-- The records of the memory writes by or about the person that began
+-- before the erasure and would be stored where it deletes: said in one of
+-- its teams, or stored under one (the team's, its organisation's). Such a
+-- write then stores nothing (MemoryWriteEnd, MemoryWriteKept).
+DELETE FROM memory_writes
+WHERE (author_id = @user_id::text OR subject_id = @user_id::text)
+  AND (team_id = ANY(@teams::text[]) OR stored_team = ANY(@teams::text[]));
 
 -- name: EraseHoldTeam :exec
 -- A workspace's erasure's first statement, as EraseHoldPerson is a
 -- person's: it waits for the memory writes said in the team or stored
--- under it under way (MemoryHoldTeam) and sees what they wrote; those that
+-- under it under way (MemoryHoldErasure) and sees what they wrote; those that
 -- come after wait for it to commit (a turn's then finds its turn gone).
 SELECT pg_advisory_xact_lock(hashtext('erasure team'), hashtext(@team_id::text));
 

@@ -395,20 +395,15 @@ func (q *Queries) EraseGuestMemories(ctx context.Context, db DBTX, arg EraseGues
 }
 
 const eraseHoldPerson = `-- name: EraseHoldPerson :exec
-SELECT pg_advisory_xact_lock(hashtext('erasure'), hashtext($1::text || '/' || $2::text))
+SELECT pg_advisory_xact_lock(hashtext('erasure person'), hashtext($1::text))
 `
 
-type EraseHoldPersonParams struct {
-	TeamID string `json:"teamId"`
-	UserID string `json:"userId"`
-}
-
 // Erasure's first statement: it waits for the memory writes by or about the
-// person under way (MemoryHoldPerson), and sees what they wrote; those that
-// come after wait for it to commit (a turn's then finds what it came from
-// gone).
-func (q *Queries) EraseHoldPerson(ctx context.Context, db DBTX, arg EraseHoldPersonParams) error {
-	_, err := db.Exec(ctx, eraseHoldPerson, arg.TeamID, arg.UserID)
+// person under way (MemoryHoldErasure), in whichever workspace, and sees
+// what they wrote; those that come after wait for it to commit (and then
+// find their record, or their turn, gone).
+func (q *Queries) EraseHoldPerson(ctx context.Context, db DBTX, userID string) error {
+	_, err := db.Exec(ctx, eraseHoldPerson, userID)
 	return err
 }
 
@@ -418,7 +413,7 @@ SELECT pg_advisory_xact_lock(hashtext('erasure team'), hashtext($1::text))
 
 // A workspace's erasure's first statement, as EraseHoldPerson is a
 // person's: it waits for the memory writes said in the team or stored
-// under it under way (MemoryHoldTeam) and sees what they wrote; those that
+// under it under way (MemoryHoldErasure) and sees what they wrote; those that
 // come after wait for it to commit (a turn's then finds its turn gone).
 func (q *Queries) EraseHoldTeam(ctx context.Context, db DBTX, teamID string) error {
 	_, err := db.Exec(ctx, eraseHoldTeam, teamID)
@@ -531,6 +526,29 @@ type EraseMemoryEventsByParams struct {
 // forget reason is their words).
 func (q *Queries) EraseMemoryEventsBy(ctx context.Context, db DBTX, arg EraseMemoryEventsByParams) (int64, error) {
 	result, err := db.Exec(ctx, eraseMemoryEventsBy, arg.TeamID, arg.UserID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseMemoryWrites = `-- name: EraseMemoryWrites :execrows
+DELETE FROM memory_writes
+WHERE (author_id = $1::text OR subject_id = $1::text)
+  AND (team_id = ANY($2::text[]) OR stored_team = ANY($2::text[]))
+`
+
+type EraseMemoryWritesParams struct {
+	UserID string   `json:"userId"`
+	Teams  []string `json:"teams"`
+}
+
+// The records of the memory writes by or about the person that began
+// before the erasure and would be stored where it deletes: said in one of
+// its teams, or stored under one (the team's, its organisation's). Such a
+// write then stores nothing (MemoryWriteEnd, MemoryWriteKept).
+func (q *Queries) EraseMemoryWrites(ctx context.Context, db DBTX, arg EraseMemoryWritesParams) (int64, error) {
+	result, err := db.Exec(ctx, eraseMemoryWrites, arg.UserID, arg.Teams)
 	if err != nil {
 		return 0, err
 	}

@@ -385,21 +385,61 @@ WHERE team_id = @team_id AND scope = 'personal' AND subject_id = @subject_id AND
 -- concurrent identical writes can't both miss each other's row.
 SELECT pg_advisory_xact_lock(hashtext(@lock_key::text));
 
--- name: MemoryHoldTeam :exec
--- Holds off, for the rest of the transaction, the erasure of a workspace a
--- memory write is said in or stored under: EraseHoldTeam takes the same
--- lock, exclusively, as MemoryHoldPerson's is a person's. Taken before the
--- people's: erasures take one lock, and every write theirs in this order.
-SELECT pg_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team_id::text));
+-- name: MemoryHoldErasure :exec
+-- Holds off, for the rest of the transaction, the erasures that would
+-- delete what a memory write writes: that of each team it is said in or
+-- stored under, and of each person it is by or about. EraseHoldTeam and
+-- EraseHoldPerson take the same locks, exclusively. So the write commits
+-- wholly before an erasure, which then sees and deletes it, or wholly
+-- after one (which then took its record, MemoryWriteEnd, and a turn's what
+-- it came from, MemoryTurnSourceKept). A person's is keyed by their user
+-- id alone, not by a team: a Grid member has one id in every workspace of
+-- the organisation, and their erasure in one of them deletes the
+-- organisation's memories of theirs written from any other. Taken in one
+-- statement, in order: the teams', then the people's, each as the arrays
+-- have them (Memories.HoldErasure sorts them). Locks of two keys: apart
+-- from the subject locks, which take one.
+SELECT count(pg_advisory_xact_lock_shared(l.kind, hashtext(l.key))) FROM (
+    SELECT hashtext('erasure team') AS kind, t.key FROM unnest(@teams::text[]) AS t(key)
+    UNION ALL
+    SELECT hashtext('erasure person'), p.key FROM unnest(@people::text[]) AS p(key)
+) l;
 
--- name: MemoryHoldPerson :exec
--- Holds off, for the rest of the transaction, the erasure of a person a
--- memory write is by or about: EraseHoldPerson takes the same lock,
--- exclusively. So the write commits wholly before an erasure, which then
--- sees and deletes it, or wholly after one (a turn's write then finds what
--- it came from gone, MemoryTurnSourceKept). A lock of two keys: apart from
--- the subject locks, which take one.
-SELECT pg_advisory_xact_lock_shared(hashtext('erasure'), hashtext(@team_id::text || '/' || @user_id::text));
+-- name: MemoryWriteBegin :one
+-- Records a memory write under way, before its review: a person's erasure
+-- deletes the record (EraseMemoryWrites) when it would delete what the
+-- write is to store. Under the people's erasure locks, as
+-- MemoryHoldErasure takes them, so an erasure commits wholly before the
+-- record (and leaves it be) or takes its lock after it. It first deletes
+-- the records a process that died mid-write left, older than any write
+-- lasts, skipping any another statement holds (nothing waits here): every
+-- team's past their time, as retention deletes, none read for anyone.
+WITH held AS (
+    SELECT count(pg_advisory_xact_lock_shared(hashtext('erasure person'), hashtext(p.key))) AS n
+    FROM unnest(@people::text[]) AS p(key)
+), pruned AS (
+    DELETE FROM memory_writes
+    WHERE id IN (
+        SELECT w.id FROM memory_writes w
+        WHERE w.began_at < now() - make_interval(secs => @left_after_secs::float8)
+        ORDER BY w.began_at
+        LIMIT 100
+        FOR UPDATE SKIP LOCKED
+    )
+)
+INSERT INTO memory_writes (team_id, stored_team, author_id, subject_id)
+SELECT @team_id, @stored_team, @author_id, @subject_id FROM held
+RETURNING id;
+
+-- name: MemoryWriteKept :one
+-- Whether a write's record is still there: after MemoryHoldErasure, an
+-- erasure that committed after the write began has deleted it.
+SELECT EXISTS (SELECT 1 FROM memory_writes WHERE id = @id AND team_id = @team_id);
+
+-- name: MemoryWriteEnd :execrows
+-- A write ends, stored or not: its record goes. No row: an erasure took it
+-- (after MemoryHoldErasure, one that committed after the write began).
+DELETE FROM memory_writes WHERE id = @id AND team_id = @team_id;
 
 -- name: MemoryTurnSourceKept :one
 -- Whether a turn's write still has what it came from: its turn, and the

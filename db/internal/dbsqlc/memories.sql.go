@@ -709,36 +709,34 @@ func (q *Queries) MemoryGetByID(ctx context.Context, db DBTX, arg MemoryGetByIDP
 	return i, err
 }
 
-const memoryHoldPerson = `-- name: MemoryHoldPerson :exec
-SELECT pg_advisory_xact_lock_shared(hashtext('erasure'), hashtext($1::text || '/' || $2::text))
+const memoryHoldErasure = `-- name: MemoryHoldErasure :exec
+SELECT count(pg_advisory_xact_lock_shared(l.kind, hashtext(l.key))) FROM (
+    SELECT hashtext('erasure team') AS kind, t.key FROM unnest($1::text[]) AS t(key)
+    UNION ALL
+    SELECT hashtext('erasure person'), p.key FROM unnest($2::text[]) AS p(key)
+) l
 `
 
-type MemoryHoldPersonParams struct {
-	TeamID string `json:"teamId"`
-	UserID string `json:"userId"`
+type MemoryHoldErasureParams struct {
+	Teams  []string `json:"teams"`
+	People []string `json:"people"`
 }
 
-// Holds off, for the rest of the transaction, the erasure of a person a
-// memory write is by or about: EraseHoldPerson takes the same lock,
-// exclusively. So the write commits wholly before an erasure, which then
-// sees and deletes it, or wholly after one (a turn's write then finds what
-// it came from gone, MemoryTurnSourceKept). A lock of two keys: apart from
-// the subject locks, which take one.
-func (q *Queries) MemoryHoldPerson(ctx context.Context, db DBTX, arg MemoryHoldPersonParams) error {
-	_, err := db.Exec(ctx, memoryHoldPerson, arg.TeamID, arg.UserID)
-	return err
-}
-
-const memoryHoldTeam = `-- name: MemoryHoldTeam :exec
-SELECT pg_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text))
-`
-
-// Holds off, for the rest of the transaction, the erasure of a workspace a
-// memory write is said in or stored under: EraseHoldTeam takes the same
-// lock, exclusively, as MemoryHoldPerson's is a person's. Taken before the
-// people's: erasures take one lock, and every write theirs in this order.
-func (q *Queries) MemoryHoldTeam(ctx context.Context, db DBTX, teamID string) error {
-	_, err := db.Exec(ctx, memoryHoldTeam, teamID)
+// Holds off, for the rest of the transaction, the erasures that would
+// delete what a memory write writes: that of each team it is said in or
+// stored under, and of each person it is by or about. EraseHoldTeam and
+// EraseHoldPerson take the same locks, exclusively. So the write commits
+// wholly before an erasure, which then sees and deletes it, or wholly
+// after one (which then took its record, MemoryWriteEnd, and a turn's what
+// it came from, MemoryTurnSourceKept). A person's is keyed by their user
+// id alone, not by a team: a Grid member has one id in every workspace of
+// the organisation, and their erasure in one of them deletes the
+// organisation's memories of theirs written from any other. Taken in one
+// statement, in order: the teams', then the people's, each as the arrays
+// have them (Memories.HoldErasure sorts them). Locks of two keys: apart
+// from the subject locks, which take one.
+func (q *Queries) MemoryHoldErasure(ctx context.Context, db DBTX, arg MemoryHoldErasureParams) error {
+	_, err := db.Exec(ctx, memoryHoldErasure, arg.Teams, arg.People)
 	return err
 }
 
@@ -1549,4 +1547,91 @@ func (q *Queries) MemoryTurnSourceKept(ctx context.Context, db DBTX, arg MemoryT
 	var kept bool
 	err := row.Scan(&kept)
 	return kept, err
+}
+
+const memoryWriteBegin = `-- name: MemoryWriteBegin :one
+WITH held AS (
+    SELECT count(pg_advisory_xact_lock_shared(hashtext('erasure person'), hashtext(p.key))) AS n
+    FROM unnest($5::text[]) AS p(key)
+), pruned AS (
+    DELETE FROM memory_writes
+    WHERE id IN (
+        SELECT w.id FROM memory_writes w
+        WHERE w.began_at < now() - make_interval(secs => $6::float8)
+        ORDER BY w.began_at
+        LIMIT 100
+        FOR UPDATE SKIP LOCKED
+    )
+)
+INSERT INTO memory_writes (team_id, stored_team, author_id, subject_id)
+SELECT $1, $2, $3, $4 FROM held
+RETURNING id
+`
+
+type MemoryWriteBeginParams struct {
+	TeamID        string   `json:"teamId"`
+	StoredTeam    string   `json:"storedTeam"`
+	AuthorID      string   `json:"authorId"`
+	SubjectID     string   `json:"subjectId"`
+	People        []string `json:"people"`
+	LeftAfterSecs float64  `json:"leftAfterSecs"`
+}
+
+// Records a memory write under way, before its review: a person's erasure
+// deletes the record (EraseMemoryWrites) when it would delete what the
+// write is to store. Under the people's erasure locks, as
+// MemoryHoldErasure takes them, so an erasure commits wholly before the
+// record (and leaves it be) or takes its lock after it. It first deletes
+// the records a process that died mid-write left, older than any write
+// lasts, skipping any another statement holds (nothing waits here): every
+// team's past their time, as retention deletes, none read for anyone.
+func (q *Queries) MemoryWriteBegin(ctx context.Context, db DBTX, arg MemoryWriteBeginParams) (int64, error) {
+	row := db.QueryRow(ctx, memoryWriteBegin,
+		arg.TeamID,
+		arg.StoredTeam,
+		arg.AuthorID,
+		arg.SubjectID,
+		arg.People,
+		arg.LeftAfterSecs,
+	)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
+}
+
+const memoryWriteEnd = `-- name: MemoryWriteEnd :execrows
+DELETE FROM memory_writes WHERE id = $1 AND team_id = $2
+`
+
+type MemoryWriteEndParams struct {
+	ID     int64  `json:"id"`
+	TeamID string `json:"teamId"`
+}
+
+// A write ends, stored or not: its record goes. No row: an erasure took it
+// (after MemoryHoldErasure, one that committed after the write began).
+func (q *Queries) MemoryWriteEnd(ctx context.Context, db DBTX, arg MemoryWriteEndParams) (int64, error) {
+	result, err := db.Exec(ctx, memoryWriteEnd, arg.ID, arg.TeamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const memoryWriteKept = `-- name: MemoryWriteKept :one
+SELECT EXISTS (SELECT 1 FROM memory_writes WHERE id = $1 AND team_id = $2)
+`
+
+type MemoryWriteKeptParams struct {
+	ID     int64  `json:"id"`
+	TeamID string `json:"teamId"`
+}
+
+// Whether a write's record is still there: after MemoryHoldErasure, an
+// erasure that committed after the write began has deleted it.
+func (q *Queries) MemoryWriteKept(ctx context.Context, db DBTX, arg MemoryWriteKeptParams) (bool, error) {
+	row := db.QueryRow(ctx, memoryWriteKept, arg.ID, arg.TeamID)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }

@@ -174,6 +174,15 @@ type MemoryVocab struct {
 	Parts int32  `json:"parts"`
 }
 
+type MemoryWrite struct {
+	ID         int64     `json:"id"`
+	TeamID     string    `json:"teamId"`
+	StoredTeam string    `json:"storedTeam"`
+	AuthorID   string    `json:"authorId"`
+	SubjectID  string    `json:"subjectId"`
+	BeganAt    time.Time `json:"beganAt"`
+}
+
 type ModelUsage struct {
 	ID           int64     `json:"id"`
 	TurnID       int64     `json:"turnId"`
