@@ -24,7 +24,10 @@ const (
 )
 
 // ListenErasures tells of each workspace's erasure (EraseTeam, run by any
-// process on this database) when it commits. On a connection of its own it
+// process on this database) when it commits, and of each installation
+// disabled or organisation's access changed (Installations' Disable,
+// ChangeTeamAccess, SettleTeamAccess): the team, "" for an organisation's
+// installation. On a connection of its own it
 // listens, then calls listening (an erasure committed before then was not
 // told, nor while the last connection was down), then erased with each
 // erased team, in the caller's goroutine. It returns nil when ctx ends,

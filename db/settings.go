@@ -24,9 +24,15 @@ func (s Settings) LearningEnabled(ctx context.Context, team, channel string) (bo
 	return on, nil
 }
 
-// SetLearning turns passive learning on or off in a channel.
+// SetLearning turns passive learning on or off in a channel. Nothing is
+// written while the team's erasure runs (ErrErasing), and an erasure that
+// starts later waits for the write and deletes it.
 func (s Settings) SetLearning(ctx context.Context, team, channel string, on bool, by string) error {
-	if err := s.q.ChannelLearningSet(ctx, s.e, dbsqlc.ChannelLearningSetParams{TeamID: team, ChannelID: channel, LearningEnabled: on, UpdatedBy: by}); err != nil {
+	n, err := s.q.ChannelLearningSet(ctx, s.e, dbsqlc.ChannelLearningSetParams{TeamID: team, ChannelID: channel, LearningEnabled: on, UpdatedBy: by})
+	if err == nil && n == 0 {
+		err = ErrErasing
+	}
+	if err != nil {
 		return fmt.Errorf("set learning: %w", mapErr(err))
 	}
 	return nil
@@ -42,9 +48,14 @@ func (s Settings) UserLearningEnabled(ctx context.Context, team, user string) (b
 	return on, nil
 }
 
-// SetUserLearning turns passive learning about a person on or off.
+// SetUserLearning turns passive learning about a person on or off; not
+// while the team's erasure runs, as SetLearning.
 func (s Settings) SetUserLearning(ctx context.Context, team, user string, on bool) error {
-	if err := s.q.UserLearningSet(ctx, s.e, dbsqlc.UserLearningSetParams{TeamID: team, UserID: user, LearningEnabled: on}); err != nil {
+	n, err := s.q.UserLearningSet(ctx, s.e, dbsqlc.UserLearningSetParams{TeamID: team, UserID: user, LearningEnabled: on})
+	if err == nil && n == 0 {
+		err = ErrErasing
+	}
+	if err != nil {
 		return fmt.Errorf("set user learning: %w", mapErr(err))
 	}
 	return nil

@@ -47,7 +47,9 @@ type Taken struct {
 // the turn runs, and counts the attempt, in one round trip: one pipeline,
 // which PostgreSQL runs as one implicit transaction, all or nothing. Like
 // InTxRelaxed, its commit does not wait for the disk: a crash of the
-// database that loses it is repaired by the job's next run.
+// database that loses it is repaired by the job's next run. While the
+// team's erasure runs it writes nothing (ErrErasing), and an erasure that
+// starts later waits for it and deletes what it wrote.
 func (s Turns) Take(ctx context.Context, t TurnTake) (Taken, error) {
 	q := &queue{b: &pgx.Batch{}}
 	q.b.Queue("SELECT set_config('synchronous_commit', 'off', true)")
@@ -105,6 +107,11 @@ func readTaken(br pgx.BatchResults, leased bool) (Taken, error) {
 		return out, err
 	}
 	opened, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByPos[dbsqlc.TurnOpenRow])
+	if errors.Is(err, pgx.ErrNoRows) {
+		// The turn finds no row only then, and the batch's later
+		// statements write nothing either.
+		return out, ErrErasing
+	}
 	if err != nil {
 		return out, err
 	}

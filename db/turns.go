@@ -90,15 +90,20 @@ type Turns struct {
 
 // Open records the turn for one post, or returns the turn already recorded
 // for it: every delivery of a post, and every retry, shares one turn.
-// created is true only for the call that recorded it.
+// created is true only for the call that recorded it. While the team's
+// erasure runs nothing is recorded nor returned (ErrErasing); an erasure
+// that starts later waits for the transaction and deletes the turn.
 func (s Turns) Open(ctx context.Context, t TurnStart) (turn Turn, created bool, err error) {
 	r, err := s.q.TurnOpen(ctx, s.e, dbsqlc.TurnOpenParams{
 		TeamID: t.Place.Team, ChannelID: t.Place.Channel, MessageTs: t.MessageTS,
 		SourceKey: t.Place.SourceKey, ActorID: t.ActorID, Visibility: string(t.Place.Visibility),
 		Shared: t.Place.Shared, Org: t.Place.Org,
 	})
+	if err = mapErr(err); errors.Is(err, ErrNotFound) {
+		err = ErrErasing // the turn finds no row only then
+	}
 	if err != nil {
-		return Turn{}, false, fmt.Errorf("open turn: %w", mapErr(err))
+		return Turn{}, false, fmt.Errorf("open turn: %w", err)
 	}
 	return turnFromRow(dbsqlc.Turn{
 		ID: r.ID, TeamID: r.TeamID, ChannelID: r.ChannelID, MessageTs: r.MessageTs, SourceKey: r.SourceKey, ActorID: r.ActorID,

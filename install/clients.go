@@ -39,7 +39,7 @@ var ErrNotInstalled = errors.New("the app is not installed in this workspace")
 // that bot serves its own team, and every team when there is no store;
 // other teams are served by their installation, opened with the keyring
 // and cached for TTL. Forget drops a team from the cache at once, and
-// Watch does when a workspace is erased.
+// Watch does when a workspace is erased or uninstalled on any replica.
 type Clients struct {
 	// Single is the bot of SLACK_BOT_TOKEN, or nil.
 	Single *Bot
@@ -214,7 +214,10 @@ func (c *Clients) Forget(team string) {
 
 // Watch drops each workspace erased (db.EraseTeam, by `mnemo teams erase`
 // or another replica's retention) from the cache as the erasure commits,
-// so that nothing more is taken in or called for it, until ctx ends. It
+// so that nothing more is taken in or called for it, until ctx ends; and
+// each whose installation another replica disabled or whose organisation's
+// access it changed (db.Installations' Disable, ChangeTeamAccess,
+// SettleTeamAccess), every team for an organisation's uninstall. It
 // drops every team's each time it starts listening, for an erasure told
 // while it was not, and listens again after a failure, waiting
 // watchRetry, doubled up to the TTL, in between. It returns when ctx
@@ -231,8 +234,8 @@ func (c *Clients) Watch(ctx context.Context, log zerolog.Logger) {
 			c.Forget("")
 			log.Debug().Msg("listening for workspaces' erasures; installations read again")
 		}, func(team string) {
-			c.Forget(team)
-			log.Info().Str("team", team).Msg("workspace erased: no longer served")
+			c.Forget(team) // "" for an organisation's uninstall: every team's
+			log.Info().Str("team", team).Msg("workspace erased or its installation changed: read again")
 		})
 		if ctx.Err() != nil {
 			return

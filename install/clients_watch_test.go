@@ -53,7 +53,7 @@ func TestWatchDropsAnErasedWorkspaceFromTheCache(t *testing.T) {
 
 	_, err := w.d.DB.EraseTeam(context.Background(), "T0GONE")
 	require.NoError(t, err)
-	require.True(t, w.logs.WaitFor(`"team":"T0GONE","message":"workspace erased: no longer served"`, 10*time.Second), w.logs.String())
+	require.True(t, w.logs.WaitFor(`"team":"T0GONE","message":"workspace erased or its installation changed: read again"`, 10*time.Second), w.logs.String())
 	require.ErrorIs(t, w.served("T0GONE"), ErrNotInstalled, "the erased workspace is not served")
 	require.NoError(t, w.served("T0KEPT"), "the control: a cached bot is served without its row")
 }

@@ -265,7 +265,7 @@ func (a *App) cmdExport(ctx context.Context, c invocation) reply {
 func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
 	if len(c.args) == 2 && c.args[0] == "me" && (c.args[1] == "on" || c.args[1] == "off") {
 		if err := a.db.Settings().SetUserLearning(ctx, c.cmd.TeamID, c.actor.ID, c.args[1] == "on"); err != nil {
-			return textReply("Couldn't change it: %v.", err)
+			return settingFailed(err)
 		}
 		a.queueHome(c.cmd.TeamID, c.actor.ID)
 		if c.args[1] == "off" {
@@ -280,7 +280,7 @@ func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
 		return notAdmin("turn learning on or off in a channel")
 	}
 	if err := a.db.Settings().SetLearning(ctx, c.cmd.TeamID, c.cmd.ChannelID, c.args[0] == "on", c.actor.ID); err != nil {
-		return textReply("Couldn't change it: %v.", err)
+		return settingFailed(err)
 	}
 	action := db.AuditLearningOff
 	if c.args[0] == "on" {
@@ -288,6 +288,15 @@ func (a *App) cmdLearning(ctx context.Context, c invocation) reply {
 	}
 	a.audit(ctx, c.actor, action, c.cmd.ChannelID, "")
 	return textReply("Passive learning is now %s in <#%s>.", c.args[0], c.cmd.ChannelID)
+}
+
+// settingFailed answers a setting not changed: while the workspace's
+// erasure runs nothing of it is kept (db.ErrErasing).
+func settingFailed(err error) reply {
+	if errors.Is(err, db.ErrErasing) {
+		return textReply("Couldn't change it: this workspace's data is being erased.")
+	}
+	return textReply("Couldn't change it: %v.", err)
 }
 
 func (a *App) cmdStats(ctx context.Context, c invocation) reply {

@@ -76,7 +76,9 @@ SELECT i.* FROM installations i WHERE i.team_id = '' AND i.enterprise_id = @ente
 -- enterprise_id), when that was made before the event was sent (before).
 -- It reports whether the event was new, whether it disabled one, and how
 -- many active installations are newer than it. Events older than a day
--- are forgotten on the way.
+-- are forgotten on the way. Each serve listening (EraseTeamListen) is told
+-- of the installation it disabled when it commits, as of an erasure: the
+-- team, or none (an empty payload) for an organisation's: every team's.
 WITH fresh AS (
     INSERT INTO install_events (event_id) VALUES (@event_id) ON CONFLICT (event_id) DO NOTHING
     RETURNING event_id
@@ -88,9 +90,11 @@ WITH fresh AS (
       AND i.disabled_at IS NULL AND i.installed_at < @before::timestamptz
       AND EXISTS (SELECT 1 FROM fresh)
     RETURNING i.team_id
+), told AS (
+    SELECT pg_notify('mnemo_team_erased', d.team_id) FROM disabled d
 )
 SELECT (SELECT count(*) FROM fresh)::int AS fresh,
-       (SELECT count(*) FROM disabled)::int AS disabled,
+       (SELECT count(*) FROM told)::int AS disabled,
        (SELECT count(*) FROM installations n
         WHERE n.team_id = @team_id AND (@team_id::text <> '' OR n.enterprise_id = @enterprise_id)
           AND n.disabled_at IS NULL AND n.installed_at >= @before::timestamptz)::int AS newer;
@@ -109,7 +113,9 @@ SELECT (SELECT count(*) FROM fresh)::int AS fresh,
 -- second revocation keeps the first one's time: retention counts from
 -- it. It reports whether the event was new, how many workspaces it
 -- changed, how many a newer event had changed, and the tied ones. Events
--- older than a day are forgotten on the way.
+-- older than a day are forgotten on the way. Each serve listening
+-- (EraseTeamListen) is told of every workspace it changed when it commits,
+-- as of an erasure.
 WITH fresh AS (
     INSERT INTO install_events (event_id) VALUES (@event_id) ON CONFLICT (event_id) DO NOTHING
     RETURNING event_id
@@ -130,9 +136,11 @@ WITH fresh AS (
     WHERE t.team_id = l.team_id AND t.enterprise_id = @enterprise_id
       AND (l.access_event_at IS NULL OR l.access_event_at <= @sent::timestamptz)
     RETURNING t.team_id, (l.access_event_at = @sent::timestamptz AND l.was_revoked <> @revoked::bool) AS tied
+), told AS (
+    SELECT pg_notify('mnemo_team_erased', c.team_id) FROM changed c
 )
 SELECT (SELECT count(*) FROM fresh)::int AS fresh,
-       (SELECT count(*) FROM changed)::int AS changed,
+       (SELECT count(*) FROM told)::int AS changed,
        (SELECT count(*) FROM locked n WHERE n.access_event_at > @sent::timestamptz)::int AS newer,
        ARRAY(SELECT c.team_id FROM changed c WHERE c.tied ORDER BY c.team_id)::text[] AS tied;
 
@@ -142,12 +150,17 @@ SELECT (SELECT count(*) FROM fresh)::int AS fresh,
 -- installation again, the others stay revoked. Only workspaces no event
 -- sent after the tie's second (sent) has changed since: that one has the
 -- last word. It returns the workspaces it settled, and whether each is
--- served.
-UPDATE installation_teams t
-SET revoked_at = CASE WHEN t.team_id = ANY(@served::text[]) THEN NULL ELSE COALESCE(t.revoked_at, now()) END
-WHERE t.enterprise_id = @enterprise_id AND t.team_id = ANY(@team_ids::text[])
-  AND t.access_event_at = @sent::timestamptz
-RETURNING t.team_id, (t.revoked_at IS NULL)::bool AS served;
+-- served; each serve listening (EraseTeamListen) is told of them when it
+-- commits.
+WITH settled AS (
+    UPDATE installation_teams t
+    SET revoked_at = CASE WHEN t.team_id = ANY(@served::text[]) THEN NULL ELSE COALESCE(t.revoked_at, now()) END
+    WHERE t.enterprise_id = @enterprise_id AND t.team_id = ANY(@team_ids::text[])
+      AND t.access_event_at = @sent::timestamptz
+    RETURNING t.team_id, (t.revoked_at IS NULL)::bool AS served
+)
+SELECT s.team_id, s.served FROM settled s
+CROSS JOIN LATERAL (SELECT pg_notify('mnemo_team_erased', s.team_id)) told;
 
 -- name: InstallationList :many
 SELECT * FROM installations i ORDER BY i.team_id, i.enterprise_id;

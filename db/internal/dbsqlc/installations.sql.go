@@ -22,9 +22,11 @@ WITH fresh AS (
       AND i.disabled_at IS NULL AND i.installed_at < $3::timestamptz
       AND EXISTS (SELECT 1 FROM fresh)
     RETURNING i.team_id
+), told AS (
+    SELECT pg_notify('mnemo_team_erased', d.team_id) FROM disabled d
 )
 SELECT (SELECT count(*) FROM fresh)::int AS fresh,
-       (SELECT count(*) FROM disabled)::int AS disabled,
+       (SELECT count(*) FROM told)::int AS disabled,
        (SELECT count(*) FROM installations n
         WHERE n.team_id = $1 AND ($1::text <> '' OR n.enterprise_id = $2)
           AND n.disabled_at IS NULL AND n.installed_at >= $3::timestamptz)::int AS newer
@@ -49,7 +51,9 @@ type InstallationDisableRow struct {
 // enterprise_id), when that was made before the event was sent (before).
 // It reports whether the event was new, whether it disabled one, and how
 // many active installations are newer than it. Events older than a day
-// are forgotten on the way.
+// are forgotten on the way. Each serve listening (EraseTeamListen) is told
+// of the installation it disabled when it commits, as of an erasure: the
+// team, or none (an empty payload) for an organisation's: every team's.
 func (q *Queries) InstallationDisable(ctx context.Context, db DBTX, arg InstallationDisableParams) (InstallationDisableRow, error) {
 	row := db.QueryRow(ctx, installationDisable,
 		arg.TeamID,
@@ -422,9 +426,11 @@ WITH fresh AS (
     WHERE t.team_id = l.team_id AND t.enterprise_id = $3
       AND (l.access_event_at IS NULL OR l.access_event_at <= $1::timestamptz)
     RETURNING t.team_id, (l.access_event_at = $1::timestamptz AND l.was_revoked <> $5::bool) AS tied
+), told AS (
+    SELECT pg_notify('mnemo_team_erased', c.team_id) FROM changed c
 )
 SELECT (SELECT count(*) FROM fresh)::int AS fresh,
-       (SELECT count(*) FROM changed)::int AS changed,
+       (SELECT count(*) FROM told)::int AS changed,
        (SELECT count(*) FROM locked n WHERE n.access_event_at > $1::timestamptz)::int AS newer,
        ARRAY(SELECT c.team_id FROM changed c WHERE c.tied ORDER BY c.team_id)::text[] AS tied
 `
@@ -457,7 +463,9 @@ type InstallationTeamAccessRow struct {
 // second revocation keeps the first one's time: retention counts from
 // it. It reports whether the event was new, how many workspaces it
 // changed, how many a newer event had changed, and the tied ones. Events
-// older than a day are forgotten on the way.
+// older than a day are forgotten on the way. Each serve listening
+// (EraseTeamListen) is told of every workspace it changed when it commits,
+// as of an erasure.
 func (q *Queries) InstallationTeamAccess(ctx context.Context, db DBTX, arg InstallationTeamAccessParams) (InstallationTeamAccessRow, error) {
 	row := db.QueryRow(ctx, installationTeamAccess,
 		arg.Sent,
@@ -477,11 +485,15 @@ func (q *Queries) InstallationTeamAccess(ctx context.Context, db DBTX, arg Insta
 }
 
 const installationTeamAccessSettle = `-- name: InstallationTeamAccessSettle :many
-UPDATE installation_teams t
-SET revoked_at = CASE WHEN t.team_id = ANY($1::text[]) THEN NULL ELSE COALESCE(t.revoked_at, now()) END
-WHERE t.enterprise_id = $2 AND t.team_id = ANY($3::text[])
-  AND t.access_event_at = $4::timestamptz
-RETURNING t.team_id, (t.revoked_at IS NULL)::bool AS served
+WITH settled AS (
+    UPDATE installation_teams t
+    SET revoked_at = CASE WHEN t.team_id = ANY($1::text[]) THEN NULL ELSE COALESCE(t.revoked_at, now()) END
+    WHERE t.enterprise_id = $2 AND t.team_id = ANY($3::text[])
+      AND t.access_event_at = $4::timestamptz
+    RETURNING t.team_id, (t.revoked_at IS NULL)::bool AS served
+)
+SELECT s.team_id, s.served FROM settled s
+CROSS JOIN LATERAL (SELECT pg_notify('mnemo_team_erased', s.team_id)) told
 `
 
 type InstallationTeamAccessSettleParams struct {
@@ -501,7 +513,8 @@ type InstallationTeamAccessSettleRow struct {
 // installation again, the others stay revoked. Only workspaces no event
 // sent after the tie's second (sent) has changed since: that one has the
 // last word. It returns the workspaces it settled, and whether each is
-// served.
+// served; each serve listening (EraseTeamListen) is told of them when it
+// commits.
 func (q *Queries) InstallationTeamAccessSettle(ctx context.Context, db DBTX, arg InstallationTeamAccessSettleParams) ([]InstallationTeamAccessSettleRow, error) {
 	rows, err := db.Query(ctx, installationTeamAccessSettle,
 		arg.Served,

@@ -65,6 +65,7 @@ WHERE NOT EXISTS (
     SELECT 1 FROM turns t
     WHERE t.team_id = $7::text AND t.channel_id = $8::text AND t.message_ts = $2::text AND t.status = 'running'
 )
+  AND pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($7::text))
 ON CONFLICT (source_key) DO UPDATE
 SET post_ts = EXCLUDED.post_ts, holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
 WHERE thread_leases.job_id = EXCLUDED.job_id AND thread_leases.holder = EXCLUDED.holder
@@ -82,7 +83,8 @@ type ThreadLeaseAcquireForTurnParams struct {
 }
 
 // ThreadLeaseAcquire for a post whose turn is running: a finished turn
-// takes no lease. Part of the batch that takes a post (Turns.Take).
+// takes no lease. Part of the batch that takes a post (Turns.Take);
+// none while its team's erasure runs, as TurnOpen.
 func (q *Queries) ThreadLeaseAcquireForTurn(ctx context.Context, db DBTX, arg ThreadLeaseAcquireForTurnParams) error {
 	_, err := db.Exec(ctx, threadLeaseAcquireForTurn,
 		arg.SourceKey,
@@ -205,9 +207,12 @@ WITH held AS (
         SELECT 1 FROM thread_leases l
         WHERE l.source_key = $1::text AND l.job_id = $5 AND l.holder = $6
     ) AS held
+), erasing AS (
+    SELECT NOT pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($3::text)) AS erasing
 ), gone AS (
     DELETE FROM thread_waiters w
     WHERE w.source_key = $1::text AND w.post_ts = $2::text AND (SELECT held FROM held)
+      AND NOT (SELECT erasing FROM erasing)
 )
 INSERT INTO thread_waiters (source_key, post_ts)
 SELECT $1::text, $2::text
@@ -216,6 +221,7 @@ WHERE NOT (SELECT held FROM held)
     SELECT 1 FROM turns t
     WHERE t.team_id = $3::text AND t.channel_id = $4::text AND t.message_ts = $2::text AND t.status = 'running'
 )
+  AND NOT (SELECT erasing FROM erasing)
 ON CONFLICT (source_key, post_ts) DO UPDATE SET seen_at = now()
 `
 
@@ -230,6 +236,8 @@ type ThreadWaiterSettleParams struct {
 
 // After ThreadLeaseAcquireForTurn: a post that took its thread waits no
 // more; one whose running turn did not take it waits, before later posts.
+// Neither while its team's erasure runs, as TurnOpen (nor a wait for the
+// waiter it deleted).
 func (q *Queries) ThreadWaiterSettle(ctx context.Context, db DBTX, arg ThreadWaiterSettleParams) error {
 	_, err := db.Exec(ctx, threadWaiterSettle,
 		arg.SourceKey,

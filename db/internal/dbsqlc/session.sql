@@ -84,9 +84,11 @@ SELECT (SELECT held FROM hold)::boolean AS held, EXISTS (SELECT 1 FROM mark)::bo
 
 -- name: SessionMessageAppendPost :exec
 -- Logs a post with its turn, unless a message with its ts is logged
--- already. Part of the batch that takes a post (Turns.Take), after the turn.
+-- already. Part of the batch that takes a post (Turns.Take), after the turn;
+-- nothing while its team's erasure runs, as TurnOpen.
 INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)
 SELECT @source_key, @team_id, @channel_id, @ts, @role, @actor_kind, @actor_id, @actor_team, @authority, @text, t.id, ''
 FROM turns t
 WHERE t.team_id = @team_id AND t.channel_id = @channel_id AND t.message_ts = @ts
+  AND pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team_id::text))
 ON CONFLICT (source_key, ts) DO NOTHING;

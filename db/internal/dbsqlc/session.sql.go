@@ -163,6 +163,7 @@ INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_k
 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, t.id, ''
 FROM turns t
 WHERE t.team_id = $2 AND t.channel_id = $3 AND t.message_ts = $4
+  AND pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($2::text))
 ON CONFLICT (source_key, ts) DO NOTHING
 `
 
@@ -180,7 +181,8 @@ type SessionMessageAppendPostParams struct {
 }
 
 // Logs a post with its turn, unless a message with its ts is logged
-// already. Part of the batch that takes a post (Turns.Take), after the turn.
+// already. Part of the batch that takes a post (Turns.Take), after the turn;
+// nothing while its team's erasure runs, as TurnOpen.
 func (q *Queries) SessionMessageAppendPost(ctx context.Context, db DBTX, arg SessionMessageAppendPostParams) error {
 	_, err := db.Exec(ctx, sessionMessageAppendPost,
 		arg.SourceKey,

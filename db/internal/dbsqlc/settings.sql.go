@@ -29,9 +29,10 @@ func (q *Queries) ChannelLearningEnabled(ctx context.Context, db DBTX, arg Chann
 	return column_1, err
 }
 
-const channelLearningSet = `-- name: ChannelLearningSet :exec
+const channelLearningSet = `-- name: ChannelLearningSet :execrows
 INSERT INTO channel_settings (team_id, channel_id, learning_enabled, updated_by)
-VALUES ($1, $2, $3, $4)
+SELECT $1, $2, $3, $4
+WHERE pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text))
 ON CONFLICT (team_id, channel_id) DO UPDATE
 SET learning_enabled = EXCLUDED.learning_enabled, updated_by = EXCLUDED.updated_by, updated_at = now()
 `
@@ -43,14 +44,20 @@ type ChannelLearningSetParams struct {
 	UpdatedBy       string `json:"updatedBy"`
 }
 
-func (q *Queries) ChannelLearningSet(ctx context.Context, db DBTX, arg ChannelLearningSetParams) error {
-	_, err := db.Exec(ctx, channelLearningSet,
+// It holds off its team's erasure until it commits, as a memory write does
+// (MemoryHoldTeam), and while one runs it writes nothing (no row): the
+// erasure may have deleted the settings already.
+func (q *Queries) ChannelLearningSet(ctx context.Context, db DBTX, arg ChannelLearningSetParams) (int64, error) {
+	result, err := db.Exec(ctx, channelLearningSet,
 		arg.TeamID,
 		arg.ChannelID,
 		arg.LearningEnabled,
 		arg.UpdatedBy,
 	)
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const userLearningEnabled = `-- name: UserLearningEnabled :one
@@ -71,9 +78,10 @@ func (q *Queries) UserLearningEnabled(ctx context.Context, db DBTX, arg UserLear
 	return column_1, err
 }
 
-const userLearningSet = `-- name: UserLearningSet :exec
+const userLearningSet = `-- name: UserLearningSet :execrows
 INSERT INTO user_settings (team_id, user_id, learning_enabled)
-VALUES ($1, $2, $3)
+SELECT $1, $2, $3
+WHERE pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text))
 ON CONFLICT (team_id, user_id) DO UPDATE
 SET learning_enabled = EXCLUDED.learning_enabled, updated_at = now()
 `
@@ -84,7 +92,11 @@ type UserLearningSetParams struct {
 	LearningEnabled bool   `json:"learningEnabled"`
 }
 
-func (q *Queries) UserLearningSet(ctx context.Context, db DBTX, arg UserLearningSetParams) error {
-	_, err := db.Exec(ctx, userLearningSet, arg.TeamID, arg.UserID, arg.LearningEnabled)
-	return err
+// Held off by its team's erasure as ChannelLearningSet is.
+func (q *Queries) UserLearningSet(ctx context.Context, db DBTX, arg UserLearningSetParams) (int64, error) {
+	result, err := db.Exec(ctx, userLearningSet, arg.TeamID, arg.UserID, arg.LearningEnabled)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

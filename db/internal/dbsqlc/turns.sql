@@ -2,9 +2,14 @@
 
 -- name: TurnOpen :one
 -- Records the turn for one human post, or returns the one already recorded;
--- created is true only for the call that inserted it.
+-- created is true only for the call that inserted it. It holds off its
+-- team's erasure until it commits, as a memory write does (MemoryHoldTeam),
+-- and while one runs it returns no row: the erasure may have deleted the
+-- turns already. What its transaction writes after it (the post's line,
+-- the lease) is held off with it.
 INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility, shared, org)
-VALUES (@team_id, @channel_id, @message_ts, @source_key, @actor_id, @visibility, @shared, @org)
+SELECT @team_id, @channel_id, @message_ts, @source_key, @actor_id, @visibility, @shared, @org
+WHERE pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team_id::text))
 ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
 RETURNING *, (xmax = 0)::boolean AS created;
 
@@ -66,13 +71,16 @@ SELECT * FROM turn_learning WHERE turn_id = @turn_id;
 -- name: TurnTakeAttempt :one
 -- Counts one more attempt at a running turn whose thread's lease @job_id
 -- (of @holder) holds; no row when it does not, or the turn has finished.
--- Part of the batch that takes a post (Turns.Take), after the lease.
+-- Part of the batch that takes a post (Turns.Take), after the lease; none
+-- while the team's erasure runs, as TurnOpen (nor a wait for the turn it
+-- deleted).
 UPDATE turns SET attempts = attempts + 1, updated_at = now()
 WHERE team_id = @team_id AND channel_id = @channel_id AND message_ts = @message_ts AND status = 'running'
   AND EXISTS (
     SELECT 1 FROM thread_leases l
     WHERE l.source_key = @source_key::text AND l.job_id = @job_id AND l.holder = @holder
   )
+  AND pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team_id::text))
 RETURNING *;
 
 -- name: TurnGetByMessage :many

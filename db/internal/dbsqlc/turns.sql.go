@@ -328,7 +328,8 @@ func (q *Queries) TurnLearningRecord(ctx context.Context, db DBTX, arg TurnLearn
 const turnOpen = `-- name: TurnOpen :one
 
 INSERT INTO turns (team_id, channel_id, message_ts, source_key, actor_id, visibility, shared, org)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+SELECT $1, $2, $3, $4, $5, $6, $7, $8
+WHERE pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text))
 ON CONFLICT (team_id, channel_id, message_ts) DO UPDATE SET team_id = EXCLUDED.team_id
 RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org, (xmax = 0)::boolean AS created
 `
@@ -370,7 +371,11 @@ type TurnOpenRow struct {
 
 // One turn per human post, and the record of its passive learning.
 // Records the turn for one human post, or returns the one already recorded;
-// created is true only for the call that inserted it.
+// created is true only for the call that inserted it. It holds off its
+// team's erasure until it commits, as a memory write does (MemoryHoldTeam),
+// and while one runs it returns no row: the erasure may have deleted the
+// turns already. What its transaction writes after it (the post's line,
+// the lease) is held off with it.
 func (q *Queries) TurnOpen(ctx context.Context, db DBTX, arg TurnOpenParams) (TurnOpenRow, error) {
 	row := db.QueryRow(ctx, turnOpen,
 		arg.TeamID,
@@ -435,6 +440,7 @@ WHERE team_id = $1 AND channel_id = $2 AND message_ts = $3 AND status = 'running
     SELECT 1 FROM thread_leases l
     WHERE l.source_key = $4::text AND l.job_id = $5 AND l.holder = $6
   )
+  AND pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext($1::text))
 RETURNING id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org
 `
 
@@ -449,7 +455,9 @@ type TurnTakeAttemptParams struct {
 
 // Counts one more attempt at a running turn whose thread's lease @job_id
 // (of @holder) holds; no row when it does not, or the turn has finished.
-// Part of the batch that takes a post (Turns.Take), after the lease.
+// Part of the batch that takes a post (Turns.Take), after the lease; none
+// while the team's erasure runs, as TurnOpen (nor a wait for the turn it
+// deleted).
 func (q *Queries) TurnTakeAttempt(ctx context.Context, db DBTX, arg TurnTakeAttemptParams) (Turn, error) {
 	row := db.QueryRow(ctx, turnTakeAttempt,
 		arg.TeamID,
