@@ -540,6 +540,10 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 			// under way is waited for and its job deleted below. Arrivals
 			// later are refused (Inbox.Arrive).
 			{"inbox_arrivals", "", func() (int64, error) { return q.EraseTeamInboxArrivals(ctx, x, team) }},
+			// The writes under way that began before this (their review
+			// calls a model): they store nothing once their record is gone
+			// (Memories.WriteKept).
+			{"memory_writes", "", func() (int64, error) { return q.EraseTeamMemoryWrites(ctx, x, team) }},
 			// The jobs before the turns: a learning job is found by its turn.
 			{"river_job", "", func() (int64, error) { return q.EraseTeamJobs(ctx, x, team) }},
 			{"turns", "", func() (int64, error) { return q.EraseTeamTurns(ctx, x, team) }},
@@ -619,6 +623,7 @@ func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []
 			table string
 			run   func() (int64, error)
 		}{
+			{"memory_writes", func() (int64, error) { return q.EraseTeamMemoryWrites(ctx, x, enterprise) }},
 			{"memories", func() (int64, error) { return q.EraseTeamMemories(ctx, x, enterprise) }},
 			{"memory_events", func() (int64, error) { return q.EraseTeamMemoryEvents(ctx, x, enterprise) }},
 			{"erased_memories", func() (int64, error) { return q.EraseTeamErasedMemories(ctx, x, enterprise) }},

@@ -98,6 +98,7 @@ var notOnServesPaths = map[string]string{
 	"EraseHoldTeam":              "team erasure: once per workspace, an advisory lock that reads no table",
 	"EraseTeamChannelSettings":   "team erasure: once per workspace",
 	"EraseTeamInboxArrivals":     "team erasure: once per workspace",
+	"EraseTeamMemoryWrites":      "team erasure: once per workspace, of the few writes under way",
 	"EraseTeamInstallations":     "team erasure: once per workspace",
 	"EraseTeamInstallationTeams": "team erasure: once per workspace",
 	// mnemo installs: an operator's listing.

@@ -137,3 +137,58 @@ func TestErasureWaitsForAnOrgWriteFromAnotherWorkspace(t *testing.T) {
 	require.NoError(t, <-erased)
 	require.Zero(t, storedUnder(t, d, org), "and the erasure that waited for it deleted it")
 }
+
+// A write of no turn whose review is under way when its workspace, or its
+// organisation, is erased stores nothing: the erasure takes the records
+// of the writes said in the team or stored under it, as a person's does.
+// The same write begun after the erasure is stored (a workspace that is
+// served again is a new start), and the same count finds it.
+func TestTurnlessWriteWhoseReviewAWorkspaceErasureOvertakesIsRefused(t *testing.T) {
+	t.Parallel()
+	inChannel := memory.WriteRequest{Actor: user("UA"), Place: publicThread, MessageTS: "1800000001.000100", Kind: memory.KindPreference,
+		Content: "Prefers terse release notes", WrittenBy: provenance.ByExplicit}
+	orgWide := memory.WriteRequest{Actor: gridMember, Place: siblingChannel, MessageTS: "1800000001.000100", Scope: memory.ScopeWorkspace,
+		Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays after QA sign-off", WrittenBy: provenance.ByExplicit}
+	for name, tc := range map[string]struct {
+		req    memory.WriteRequest
+		erase  func(context.Context, *db.DB) error
+		stored string
+	}{
+		"its workspace erased": {req: inChannel, stored: team, erase: func(ctx context.Context, d *db.DB) error {
+			_, err := d.EraseTeam(ctx, team)
+			return err
+		}},
+		"the workspace it is said in erased, stored under the organisation": {req: orgWide, stored: org, erase: func(ctx context.Context, d *db.DB) error {
+			_, err := d.EraseTeam(ctx, sibling)
+			return err
+		}},
+		"its organisation erased": {req: orgWide, stored: org, erase: func(ctx context.Context, d *db.DB) error {
+			_, _, err := d.EraseOrganisation(ctx, org)
+			return err
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			d := testdb.New(t)
+			grid(t, d)
+			erased := false
+			r := &erasingReviewer{erase: func() {
+				require.NoError(t, tc.erase(ctx, d.DB))
+				erased = true
+			}}
+			store := memory.New(d.DB, memory.Options{Reviewer: r})
+			out, err := store.Remember(ctx, tc.req)
+			require.True(t, erased, "the erasure ran while the write was reviewed")
+			require.ErrorIs(t, err, memory.ErrErased, "outcome %+v", out)
+			require.Zero(t, storedUnder(t, d, tc.stored), "nothing is written past the erasure of its workspace")
+			again := tc.req
+			again.Content += " on weekdays"
+			out, err = store.Remember(ctx, again)
+			require.NoError(t, err)
+			require.Equal(t, memory.Stored, out.Status, out.Reason)
+			require.Equal(t, 1, storedUnder(t, d, tc.stored), "the count finds a memory written")
+		})
+	}
+}

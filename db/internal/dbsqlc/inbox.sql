@@ -5,7 +5,7 @@
 -- One statement, autocommit, on the ack path: arrived is false when the
 -- post is already there (waiting, or moved within the last day). It holds
 -- off its team's erasure until it commits, as a memory write does
--- (MemoryHoldTeam), and while one runs it writes nothing (held is false):
+-- (MemoryHoldErasure), and while one runs it writes nothing (held is false):
 -- the erasure may have deleted the inbox already.
 WITH hold AS (
     SELECT pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(@team::text)) AS held

@@ -63,7 +63,7 @@ type InboxArriveRow struct {
 // One statement, autocommit, on the ack path: arrived is false when the
 // post is already there (waiting, or moved within the last day). It holds
 // off its team's erasure until it commits, as a memory write does
-// (MemoryHoldTeam), and while one runs it writes nothing (held is false):
+// (MemoryHoldErasure), and while one runs it writes nothing (held is false):
 // the erasure may have deleted the inbox already.
 func (q *Queries) InboxArrive(ctx context.Context, db DBTX, arg InboxArriveParams) (InboxArriveRow, error) {
 	row := db.QueryRow(ctx, inboxArrive,

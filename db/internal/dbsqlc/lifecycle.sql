@@ -391,6 +391,14 @@ LIMIT 1;
 -- Erasure of a whole team (an uninstalled workspace, or `mnemo teams
 -- erase`): every row that holds its data is deleted.
 
+-- name: EraseTeamMemoryWrites :execrows
+-- The records of the memory writes under way said in the team or stored
+-- under it (or, for an organisation, under its enterprise id): such a
+-- write, whose review an erasure overtook, then stores nothing
+-- (MemoryWriteKept, MemoryWriteEnd), as a person's erasure does to theirs
+-- (EraseMemoryWrites).
+DELETE FROM memory_writes w WHERE w.team_id = @team_id OR w.stored_team = @team_id;
+
 -- name: EraseTeamMemories :execrows
 -- Their history goes with them (ON DELETE CASCADE), and the recall index's
 -- triggers take their words out.

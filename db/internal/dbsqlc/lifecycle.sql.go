@@ -861,12 +861,9 @@ func (q *Queries) EraseTeamListen(ctx context.Context, db DBTX) error {
 }
 
 const eraseTeamMemories = `-- name: EraseTeamMemories :execrows
-
 DELETE FROM memories m WHERE m.team_id = $1
 `
 
-// Erasure of a whole team (an uninstalled workspace, or `mnemo teams
-// erase`): every row that holds its data is deleted.
 // Their history goes with them (ON DELETE CASCADE), and the recall index's
 // triggers take their words out.
 func (q *Queries) EraseTeamMemories(ctx context.Context, db DBTX, teamID string) (int64, error) {
@@ -884,6 +881,26 @@ DELETE FROM memory_events e WHERE e.team_id = $1
 // History rows left by memories of the team that are gone already.
 func (q *Queries) EraseTeamMemoryEvents(ctx context.Context, db DBTX, teamID string) (int64, error) {
 	result, err := db.Exec(ctx, eraseTeamMemoryEvents, teamID)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const eraseTeamMemoryWrites = `-- name: EraseTeamMemoryWrites :execrows
+
+DELETE FROM memory_writes w WHERE w.team_id = $1 OR w.stored_team = $1
+`
+
+// Erasure of a whole team (an uninstalled workspace, or `mnemo teams
+// erase`): every row that holds its data is deleted.
+// The records of the memory writes under way said in the team or stored
+// under it (or, for an organisation, under its enterprise id): such a
+// write, whose review an erasure overtook, then stores nothing
+// (MemoryWriteKept, MemoryWriteEnd), as a person's erasure does to theirs
+// (EraseMemoryWrites).
+func (q *Queries) EraseTeamMemoryWrites(ctx context.Context, db DBTX, teamID string) (int64, error) {
+	result, err := db.Exec(ctx, eraseTeamMemoryWrites, teamID)
 	if err != nil {
 		return 0, err
 	}

@@ -1,7 +1,7 @@
 -- name: SessionMessageAppend :one
 -- Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
 -- A line of no turn (context) holds off its team's erasure until it
--- commits, as a memory write does (MemoryHoldTeam), and is not logged
+-- commits, as a memory write does (MemoryHoldErasure), and is not logged
 -- (no row) while one runs: the erasure may have deleted the log already.
 -- A turn's line needs no lock: deleting its turn waits for it.
 INSERT INTO session_messages (source_key, team_id, channel_id, ts, role, actor_kind, actor_id, actor_team, authority, text, turn_id, tools)

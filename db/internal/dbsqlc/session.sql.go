@@ -120,7 +120,7 @@ type SessionMessageAppendParams struct {
 
 // Appends a message to a thread's log; a message already logged (same ts) is kept as it was.
 // A line of no turn (context) holds off its team's erasure until it
-// commits, as a memory write does (MemoryHoldTeam), and is not logged
+// commits, as a memory write does (MemoryHoldErasure), and is not logged
 // (no row) while one runs: the erasure may have deleted the log already.
 // A turn's line needs no lock: deleting its turn waits for it.
 func (q *Queries) SessionMessageAppend(ctx context.Context, db DBTX, arg SessionMessageAppendParams) (SessionMessage, error) {

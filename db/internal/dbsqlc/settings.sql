@@ -7,7 +7,7 @@ SELECT coalesce((SELECT learning_enabled FROM channel_settings
 
 -- name: ChannelLearningSet :execrows
 -- It holds off its team's erasure until it commits, as a memory write does
--- (MemoryHoldTeam), and while one runs it writes nothing (no row): the
+-- (MemoryHoldErasure), and while one runs it writes nothing (no row): the
 -- erasure may have deleted the settings already.
 INSERT INTO channel_settings (team_id, channel_id, learning_enabled, updated_by)
 SELECT @team_id, @channel_id, @learning_enabled, @updated_by

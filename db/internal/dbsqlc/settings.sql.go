@@ -45,7 +45,7 @@ type ChannelLearningSetParams struct {
 }
 
 // It holds off its team's erasure until it commits, as a memory write does
-// (MemoryHoldTeam), and while one runs it writes nothing (no row): the
+// (MemoryHoldErasure), and while one runs it writes nothing (no row): the
 // erasure may have deleted the settings already.
 func (q *Queries) ChannelLearningSet(ctx context.Context, db DBTX, arg ChannelLearningSetParams) (int64, error) {
 	result, err := db.Exec(ctx, channelLearningSet,

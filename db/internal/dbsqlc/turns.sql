@@ -3,7 +3,7 @@
 -- name: TurnOpen :one
 -- Records the turn for one human post, or returns the one already recorded;
 -- created is true only for the call that inserted it. It holds off its
--- team's erasure until it commits, as a memory write does (MemoryHoldTeam),
+-- team's erasure until it commits, as a memory write does (MemoryHoldErasure),
 -- and while one runs it returns no row: the erasure may have deleted the
 -- turns already. What its transaction writes after it (the post's line,
 -- the lease) is held off with it.
