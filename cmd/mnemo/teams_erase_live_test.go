@@ -42,7 +42,7 @@ func TestTeamsEraseStopsARunningServeAtOnce(t *testing.T) {
 	// The signal that serve was told: it logs the workspace it no longer
 	// serves.
 	told := b.logs.Await(10*time.Second, func(logs string) bool {
-		return strings.Contains(logLine(logs, `"workspace erased: no longer served"`), `"team":"`+teamB+`"`)
+		return strings.Contains(logLine(logs, `"workspace erased or its installation changed: read again"`), `"team":"`+teamB+`"`)
 	})
 
 	callsB := func() int {
