@@ -597,9 +597,9 @@ func (d *DB) EraseTeam(ctx context.Context, team string) (Receipt, error) {
 //
 // The memory writes said in the erased workspaces are held off by each
 // one's erasure (EraseTeam), which comes before the organisation's own
-// transaction. A workspace with an installation of its own writes no
-// memory under the organisation (its bot is its own, of no organisation),
-// so none is under way when that transaction runs.
+// transaction; that transaction holds off those stored under the
+// organisation as EraseTeam does a team's (EraseHoldTeam on the enterprise
+// id), for a write that began between the two.
 func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []string, r Receipt, err error) {
 	if enterprise == "" {
 		return nil, nil, fmt.Errorf("erase organisation: an enterprise id is needed")
@@ -617,6 +617,13 @@ func (d *DB) EraseOrganisation(ctx context.Context, enterprise string) (teams []
 	err = d.InTxRetrying(ctx, func(tx *Tx) error {
 		r = nil // a deadlocked attempt's lines are not the receipt
 		q, x := tx.q, tx.tx
+		// First, as a workspace's erasure does, the lock the writes stored
+		// under the organisation hold (Memories.HoldErasure, BeginWrite):
+		// one under way is waited for and deleted below, and one beginning
+		// while this runs is refused.
+		if err := q.EraseHoldTeam(ctx, x, enterprise); err != nil {
+			return fmt.Errorf("erase organisation %s: hold off the memory writes stored under it: %w", enterprise, mapErr(err))
+		}
 		// Its memories, their history and erased ids are keyed by its
 		// enterprise id as a workspace's are by its team id.
 		steps := []struct {

@@ -239,18 +239,24 @@ func (w Writer) people() []string { return distinctSorted(w.Author, w.Subject) }
 const WriteLifetime = time.Hour
 
 // BeginWrite records that w is under way, before its review, and returns
-// the record's id: a person's erasure that would delete what w writes
-// deletes the record (Erase), so that w, stored after it, finds it gone
-// (EndWrite). It waits for an erasure of w's people under way, so that one
-// is wholly before the record or wholly after it. It deletes the records
-// dead processes left first.
+// the record's id: an erasure of its person or its team that would delete
+// what w writes deletes the record (Erase, EraseTeam), so that w, stored
+// after it, finds it gone (EndWrite). It waits for an erasure of w's
+// people under way, so that one is wholly before the record or wholly
+// after it; while one of its teams' erasures runs it records nothing and
+// is ErrErasing. It deletes the records dead processes left first.
 func (s Memories) BeginWrite(ctx context.Context, w Writer) (int64, error) {
 	stored := w.Stored
 	if stored == "" {
 		stored = w.Team
 	}
-	id, err := s.q.MemoryWriteBegin(ctx, s.e, dbsqlc.MemoryWriteBeginParams{People: w.people(), LeftAfterSecs: WriteLifetime.Seconds(),
-		TeamID: w.Team, StoredTeam: stored, AuthorID: w.Author, SubjectID: w.Subject})
+	id, err := s.q.MemoryWriteBegin(ctx, s.e, dbsqlc.MemoryWriteBeginParams{Teams: distinctSorted(w.Team, w.Stored), People: w.people(),
+		LeftAfterSecs: WriteLifetime.Seconds(), TeamID: w.Team, StoredTeam: stored, AuthorID: w.Author, SubjectID: w.Subject})
+	if errors.Is(err, pgx.ErrNoRows) {
+		// One of its teams is being erased: a record taken in now could
+		// come after the erasure's delete of them, and outlive it.
+		return 0, fmt.Errorf("begin write: %w", ErrErasing)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("begin write: %w", mapErr(err))
 	}

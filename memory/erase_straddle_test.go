@@ -192,3 +192,62 @@ func TestTurnlessWriteWhoseReviewAWorkspaceErasureOvertakesIsRefused(t *testing.
 		})
 	}
 }
+
+// A write that begins while its workspace's erasure runs, after the
+// erasure deleted the records of the writes under way, stores nothing: it
+// is refused as it begins (ErrErased, its workspace being erased), where
+// its record, inserted after that delete, would have outlived the erasure
+// and let it store a memory of the erased workspace. The erasure is
+// stopped at its turns (a row held), past its records' step; the control,
+// the same write after the erasure, is stored and counted.
+func TestWriteBegunWhileItsWorkspaceIsErasedIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := testdb.New(t)
+	_, _, err := d.DB.Turns().Open(ctx, db.TurnStart{Place: publicThread, MessageTS: "1700000000.000900", ActorID: "UB"})
+	require.NoError(t, err)
+	blocker, err := d.Pool.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = blocker.Rollback(context.Background()) }()
+	_, err = blocker.Exec(ctx, `SELECT 1 FROM turns WHERE team_id = $1 FOR UPDATE`, team)
+	require.NoError(t, err)
+	erased := make(chan error, 1)
+	go func() { _, err := d.DB.EraseTeam(ctx, team); erased <- err }()
+	if _, waited := testdb.AwaitLockWait(ctx, t, d, "EraseTeamTurns", erased); !waited {
+		t.Fatal("the erasure did not stop at its turns")
+	}
+
+	// The reviewer erases nothing: it signals that the write got as far as
+	// its review, where it would wait at its persist for the erasure.
+	reviewing := make(chan struct{})
+	store := memory.New(d.DB, memory.Options{Reviewer: &erasingReviewer{erase: func() { close(reviewing) }}})
+	req := memory.WriteRequest{Actor: user("UA"), Place: publicThread, MessageTS: "1800000001.000100",
+		Kind: memory.KindPreference, Content: "Prefers terse release notes", WrittenBy: provenance.ByExplicit}
+	type result struct {
+		out memory.Outcome
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := store.Remember(ctx, req)
+		done <- result{out, err}
+	}()
+	var w result
+	select {
+	case w = <-done: // refused as it began
+		require.NoError(t, blocker.Commit(ctx))
+		require.NoError(t, <-erased)
+	case <-reviewing: // it began: let the erasure end, and see what it stores
+		require.NoError(t, blocker.Commit(ctx))
+		require.NoError(t, <-erased)
+		w = <-done
+	}
+	require.ErrorIs(t, w.err, memory.ErrErased, "outcome %+v", w.out)
+	require.ErrorIs(t, w.err, db.ErrErasing)
+	require.Zero(t, storedUnder(t, d, team), "nothing is written past the erasure of its workspace")
+	out, err := store.Remember(ctx, req)
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	require.Equal(t, 1, storedUnder(t, d, team), "the count finds a memory written")
+}

@@ -460,6 +460,9 @@ func mostPrivate(a, b provenance.Visibility) provenance.Visibility {
 func (s *Store) begin(ctx context.Context, w *write) (end func(), err error) {
 	rec := &writeRecord{}
 	if rec.id, err = s.db.Memories().BeginWrite(ctx, w.writer()); err != nil {
+		if errors.Is(err, db.ErrErasing) {
+			return nil, fmt.Errorf("%w (%w)", ErrErased, err) // its workspace is being erased
+		}
 		return nil, err
 	}
 	w.record = rec

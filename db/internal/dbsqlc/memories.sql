@@ -406,17 +406,24 @@ SELECT count(pg_advisory_xact_lock_shared(l.kind, hashtext(l.key))) FROM (
 ) l;
 
 -- name: MemoryWriteBegin :one
--- Records a memory write under way, before its review: a person's erasure
--- deletes the record (EraseMemoryWrites) when it would delete what the
--- write is to store. Under the people's erasure locks, as
--- MemoryHoldErasure takes them, so an erasure commits wholly before the
--- record (and leaves it be) or takes its lock after it. It first deletes
+-- Records a memory write under way, before its review: an erasure of its
+-- person or of its team deletes the record (EraseMemoryWrites,
+-- EraseTeamMemoryWrites) when it would delete what the write is to store.
+-- Under the erasure locks MemoryHoldErasure takes, so an erasure commits
+-- wholly before the record or takes its lock after it: the teams' tried
+-- first (no row while a team's erasure runs, which may last minutes and
+-- could miss a record inserted after its delete of them: the write is
+-- refused, ErrErasing), then the people's, waited for. It first deletes
 -- the records a process that died mid-write left, older than any write
 -- lasts, skipping any another statement holds (nothing waits here): every
 -- team's past their time, as retention deletes, none read for anyone.
-WITH held AS (
+WITH teams AS (
+    SELECT bool_and(pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(t.key))) AS held
+    FROM unnest(@teams::text[]) AS t(key)
+), held AS (
     SELECT count(pg_advisory_xact_lock_shared(hashtext('erasure person'), hashtext(p.key))) AS n
-    FROM unnest(@people::text[]) AS p(key)
+    FROM unnest(@people::text[]) AS p(key), teams
+    WHERE teams.held
 ), pruned AS (
     DELETE FROM memory_writes
     WHERE id IN (
@@ -428,7 +435,8 @@ WITH held AS (
     )
 )
 INSERT INTO memory_writes (team_id, stored_team, author_id, subject_id)
-SELECT @team_id, @stored_team, @author_id, @subject_id FROM held
+SELECT @team_id, @stored_team, @author_id, @subject_id FROM held, teams
+WHERE teams.held
 RETURNING id;
 
 -- name: MemoryWriteKept :one

@@ -1550,21 +1550,26 @@ func (q *Queries) MemoryTurnSourceKept(ctx context.Context, db DBTX, arg MemoryT
 }
 
 const memoryWriteBegin = `-- name: MemoryWriteBegin :one
-WITH held AS (
+WITH teams AS (
+    SELECT bool_and(pg_try_advisory_xact_lock_shared(hashtext('erasure team'), hashtext(t.key))) AS held
+    FROM unnest($5::text[]) AS t(key)
+), held AS (
     SELECT count(pg_advisory_xact_lock_shared(hashtext('erasure person'), hashtext(p.key))) AS n
-    FROM unnest($5::text[]) AS p(key)
+    FROM unnest($6::text[]) AS p(key), teams
+    WHERE teams.held
 ), pruned AS (
     DELETE FROM memory_writes
     WHERE id IN (
         SELECT w.id FROM memory_writes w
-        WHERE w.began_at < now() - make_interval(secs => $6::float8)
+        WHERE w.began_at < now() - make_interval(secs => $7::float8)
         ORDER BY w.began_at
         LIMIT 100
         FOR UPDATE SKIP LOCKED
     )
 )
 INSERT INTO memory_writes (team_id, stored_team, author_id, subject_id)
-SELECT $1, $2, $3, $4 FROM held
+SELECT $1, $2, $3, $4 FROM held, teams
+WHERE teams.held
 RETURNING id
 `
 
@@ -1573,15 +1578,19 @@ type MemoryWriteBeginParams struct {
 	StoredTeam    string   `json:"storedTeam"`
 	AuthorID      string   `json:"authorId"`
 	SubjectID     string   `json:"subjectId"`
+	Teams         []string `json:"teams"`
 	People        []string `json:"people"`
 	LeftAfterSecs float64  `json:"leftAfterSecs"`
 }
 
-// Records a memory write under way, before its review: a person's erasure
-// deletes the record (EraseMemoryWrites) when it would delete what the
-// write is to store. Under the people's erasure locks, as
-// MemoryHoldErasure takes them, so an erasure commits wholly before the
-// record (and leaves it be) or takes its lock after it. It first deletes
+// Records a memory write under way, before its review: an erasure of its
+// person or of its team deletes the record (EraseMemoryWrites,
+// EraseTeamMemoryWrites) when it would delete what the write is to store.
+// Under the erasure locks MemoryHoldErasure takes, so an erasure commits
+// wholly before the record or takes its lock after it: the teams' tried
+// first (no row while a team's erasure runs, which may last minutes and
+// could miss a record inserted after its delete of them: the write is
+// refused, ErrErasing), then the people's, waited for. It first deletes
 // the records a process that died mid-write left, older than any write
 // lasts, skipping any another statement holds (nothing waits here): every
 // team's past their time, as retention deletes, none read for anyone.
@@ -1591,6 +1600,7 @@ func (q *Queries) MemoryWriteBegin(ctx context.Context, db DBTX, arg MemoryWrite
 		arg.StoredTeam,
 		arg.AuthorID,
 		arg.SubjectID,
+		arg.Teams,
 		arg.People,
 		arg.LeftAfterSecs,
 	)
