@@ -330,6 +330,11 @@ func TestThrottleShowsNoRuneOfANonASCIISecret(t *testing.T) {
 		// "admin" is redacted as the setting's value, and is the user
 		// before "/": the redacted text does not show the user.
 		{"Set MNEMO_API_KEY= admin / 東京タワーxyz123 and the rest is as before.", "東京タワーxyz123"},
+		// A secret's value swallowed the next one's trigger ("abc、
+		// password:", "abc123でしたが、it's"): the marker hides it, and
+		// the value after it is still a secret.
+		{"設定はAPI_TOKEN=abc、password: 東京タワー2024です。 and the rest is as before.", "東京タワー2024"},
+		{"旧パスワードはpassword:abc123でしたが、it's now東京タワー2024です。 and the rest is as before.", "東京"},
 	} {
 		t.Run(tc.answer, func(t *testing.T) {
 			t.Parallel()

@@ -342,6 +342,15 @@ func SafeBreak(text string, from int) (at, next int) {
 	from = min(max(from, 0), len(text))
 	ws := strings.LastIndexAny(text, " \t\n\f\r") + 1
 	floor := max(ws, from)
+	if m := strings.LastIndex(text, RedactedMarker); m >= 0 && words(text[m+len(RedactedMarker):]) < cutWords {
+		// A marker can hide a broad pattern's trigger that the secret
+		// before it swallowed ("API_TOKEN=abc、password: 東京…": the
+		// token's value runs to "password:"), whose match goes on past
+		// it; the probes, which read the redacted text, can't see it. No
+		// neutral rune is a break until the text has gone past any
+		// pattern's reach (cutWords, as the Redactor's cuts).
+		return floor, from
+	}
 	// The last neutral rune after floor that no match reaches: the text
 	// after it is the text that follows it, and cutProbes what may follow
 	// the text.
