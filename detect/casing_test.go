@@ -31,8 +31,11 @@ var (
 		{CategoryEthnicity, []string{"Her mother is Black", "Bob's wife is Black", "Bob's wife is black", "My manager is Black and proud", "Their son is black"}},
 		{CategoryEthnicity, []string{"The user's manager is black", "The user's partner is white", "The person's mother is Black", "User's wife is black", "The user's new manager is black"}},
 		// A lone capitalised word is a person where it is a given name
-		// that is no other word, or a title's name.
+		// that is no other word, or a title's name; a name that is also
+		// a word ("bob", a haircut) is one capitalised. Two names given
+		// origins' colours, with no legend's words, are two people.
 		{CategoryEthnicity, []string{"Alice is black", "alice is black", "Amara is black", "Olu is white", "Alice comes from a traveller family"}},
+		{CategoryEthnicity, []string{"Bob is black", "Amara is Black and proud", "Alice is white, Bob is black", "Alice is black. She leads the Node team"}},
 		{CategoryEthnicity, []string{"Dr. Okafor is black", "Ms. Okafor is black", "Lives in Leeds. Dr. Okafor is black"}},
 		// Roma is what a person is where a verb or a person it heads
 		// says so, in any case; a Traveller is one by capitals or by an
@@ -44,6 +47,10 @@ var (
 		// people's where the origin is named or a demonym.
 		{CategoryEthnicity, []string{"Proud of her Kurdish heritage", "proud of her kurdish heritage", "PROUD OF HER KURDISH HERITAGE", "She is proud of her Somali heritage"}},
 		{CategoryEthnicity, []string{"Proud of his Nigerian roots", "Has Nigerian roots", "has kurdish roots", "Proud of their Polish roots", "Proud of her Chinese roots", "Has Greek roots", "Has Russian roots"}},
+		// Roots and heritage are a person's: a pronoun's, a relation's,
+		// a given name's.
+		{CategoryEthnicity, []string{"Her mother has Irish roots", "She has Irish roots", "Alice has Nigerian roots", "The user's manager has Irish roots", "My partner has Greek heritage"}},
+		{CategoryEthnicity, []string{"Lives in Leeds and has Irish roots", "They are proud of their Kurdish heritage", "Dr. Okafor has Nigerian roots"}},
 		{CategoryEthnicity, []string{"Is proud of being Black", "is proud of being black", "Proud to be Black", "Proud to be Kurdish", "proud to be a black woman"}},
 		// A family one marries into, or is from, has an origin; a colour
 		// is one in "a" family ("the Black family" is a surname's).
@@ -107,6 +114,17 @@ var (
 		"Comes from a Catholic family survey", "The data comes from a black family survey", "Proud to be Black Friday ready",
 		"Proud to be white-labelled", "Proud of the Kurdish translation", "Proud of the new debt dashboard",
 		"The brand is proud of its Italian heritage", "The restaurant is proud of their Italian roots",
+		// Roots and heritage a thing, a product or a group has.
+		"Linux has Finnish roots", "Skype has Estonian roots", "Spotify has Swedish roots", "Ruby has Japanese roots",
+		"Kotlin has Russian roots", "Her team has Indian roots", "Python has Dutch roots", "The dish has Korean heritage",
+		"The brand has French heritage", "Skype has Estonian heritage", "Her team has Indian heritage",
+		"Her team is proud of their Indian roots", "The company has Swedish roots", "The recipe has Korean heritage",
+		// Given names as a legend's placeholders: a diagram's or a
+		// chart's words near, or a colour that is no one's origin; and
+		// "bob" in lower case, a haircut.
+		"Legend: Alice is white, Bob is black.", "In the sequence diagram Alice is blue and Bob is black.",
+		"Chris is white on the chart", "bob is black", "alice is green, bob is black", "Key: Alice is white, Bob is black",
+		"Alice is white on the slide", "Alice is black in the colour-coded swimlane", "Alice is white (highlighted)",
 		// "Claims" that says what is true of benefits.
 		"Claims benefits of the new CI pipeline are overstated", "Claims benefits of remote work outweigh the costs",
 		"claims benefits of remote work outweigh the costs", "CLAIMS BENEFITS OF REMOTE WORK OUTWEIGH THE COSTS",
@@ -125,6 +143,10 @@ var (
 // name that is also a word ("Background is white", "Slack is white",
 // "Ruby is black") is not, and an unlisted name is found only with a
 // capitalised colour ("Alice is Black"), the rest left to the model review.
+// A given name in a legend ("Legend: Alice is white, Bob is black") is a
+// placeholder, and roots or heritage are a person's ("Her mother has Irish
+// roots"), not a product's or a group's ("Linux has Finnish roots", "Her
+// team has Indian roots").
 func TestSensitiveWhateverTheCase(t *testing.T) {
 	t.Parallel()
 	for _, fact := range casingFacts {

@@ -880,9 +880,10 @@ func colourOfAPerson(text string, loc []int) bool {
 // start of a sentence has the shape of a thing ("Background is white"), a
 // product ("Slack") or a branch ("Main") as much as a name, and no list of
 // things that take a colour is ever whole, so it is a name only where it
-// is a given name that is no other word (givenNames, in any case), in a
-// text that names no animal ("Bella is white" is as likely a dog); any
-// other is a name only where the predicate is capitalised too ("Alice is
+// is a given name that is no other word (isGivenName), in a text that
+// names no animal ("Bella is white" is as likely a dog) and is no legend's
+// ("Legend: Alice is white, Bob is black" names placeholders); any other
+// is a name only where the predicate is capitalised too ("Alice is
 // Black"), and the model review reads the rest.
 func personIsSubject(text string, verb int, capitalised bool) bool {
 	start := strings.LastIndexAny(text[:verb], ".!?;\n")
@@ -933,7 +934,7 @@ func personIsSubject(text string, verb int, capitalised bool) bool {
 		return true // "Her husband is black", "Bob's wife", "my new manager"
 	case len(words) > 2:
 		return false
-	case len(words) == 1 && givenNames[lower(0)] && !namesAnAnimal(text, verb):
+	case len(words) == 1 && isGivenName(words[0]) && !namesAnAnimal(text, verb) && !inALegend(text, verb):
 		return true
 	}
 	for i, w := range words {
@@ -944,14 +945,28 @@ func personIsSubject(text string, verb int, capitalised bool) bool {
 	return len(words) == 2 || capitalised
 }
 
-// namesAnAnimal reports that the text around at names an animal, which
-// may have a given name: "Has a dog called Bella. Bella is white". The
-// window is bounded, so a long text of many colours stays linear.
-func namesAnAnimal(text string, at int) bool {
-	start, end := max(0, at-animalWindow), min(len(text), at+animalWindow)
+// isGivenName reports that w is a given name that is no other word, in
+// any case ("alice"); a name that is also a lower-case word is one only
+// capitalised ("Bob", not the haircut in "bob is black").
+func isGivenName(w string) bool {
+	l := strings.ToLower(w)
+	return givenNames[l] || wordNames[l] && w[0] >= 'A' && w[0] <= 'Z'
+}
+
+// nameWindow bounds the text around at that is read for what a name
+// there is, so a long text of many colours stays linear.
+func nameWindow(text string, at int) (start, end int) {
+	start, end = max(0, at-nameReach), min(len(text), at+nameReach)
 	for start > 0 && start < end && isAlnum(text[start-1]) {
 		start++ // a word cut by the window is no word: "bobcat" holds no cat
 	}
+	return start, end
+}
+
+// namesAnAnimal reports that the text around at names an animal, which
+// may have a given name: "Has a dog called Bella. Bella is white".
+func namesAnAnimal(text string, at int) bool {
+	start, end := nameWindow(text, at)
 	for i := start; i < end; {
 		if !isAlnum(text[i]) {
 			i++
@@ -969,9 +984,39 @@ func namesAnAnimal(text string, at int) bool {
 	return false
 }
 
-// animalWindow is how many bytes either side of a name namesAnAnimal
-// reads: a sentence or two.
-const animalWindow = 200
+// nameReach is how many bytes either side of a name namesAnAnimal
+// and inALegend read: a sentence or two.
+const nameReach = 200
+
+// inALegend reports that the text around at is a legend's, where given
+// names are placeholders that colours mark: a word of diagrams and charts
+// is near ("Legend: Alice is white, Bob is black", "Chris is white on the
+// chart"), or a name near is given a colour that is no one's origin
+// ("Alice is blue and Bob is black"). Two names given origins' colours
+// and nothing else ("Alice is white, Bob is black") may be two people,
+// and stay found.
+func inALegend(text string, at int) bool {
+	start, end := nameWindow(text, at)
+	near := text[start:end]
+	if chartWords.MatchString(near) {
+		return true
+	}
+	for _, m := range nameInAColour.FindAllStringSubmatchIndex(near, -1) {
+		if isGivenName(near[m[2]:m[3]]) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// chartWords are the words of diagrams, charts and slides; "node" in
+	// lower case only, as "Node" is as often Node.js.
+	chartWords = regexp.MustCompile(`(?i)\b(?:(?:legends?|diagrams?|(?:flow)?charts?|graphs?|slides?|sequence|swimlanes?|colou?r[- ]coded|highlighted|(?-i:nodes?))\b|key\s*:)`)
+	// nameInAColour is a word given a colour that is no one's origin:
+	// "Alice is blue" (its group 1: the word).
+	nameInAColour = regexp.MustCompile(`(?i)\b([a-z]+)\s+(?:is|was|are|were)\s+(?:(?:now|in|shown\s+in)\s+)?(?:red|blue|green|yellow|orange|pink|purple|grey|gray|gold|silver|beige|cream|navy|teal|cyan|magenta)\b`)
+)
 
 // isPossessive reports that w owns the noun after it: "my", "her",
 // "Bob's".
@@ -998,7 +1043,7 @@ var (
 	// Grace, Jack, Mark, Max, Claude, Julia or Luna.
 	givenNames = wordSet(`aaliyah abena adebayo aditya agnieszka ahmed aisha akua aleksandra alejandro ali alice
 		amara amelia amina aminata amir amit ana ananya andrea andrew anil anjali anna arjun ayaan ayesha barbara ben
-		benjamin bob brian camila carlos caroline catherine charlotte chidi chinedu chioma chloe chris christine
+		benjamin brian camila carlos caroline catherine charlotte chidi chinedu chioma chloe chris christine
 		claire daniel darnell david deepak deshawn diana diego dmitri dwayne edward eleanor elena elijah elizabeth
 		emily emma eric ethan farhan fatima fatou fernanda fiona folake francesca gabriel george giulia gurpreet
 		hannah harpreet harry hassan helen henry hiroshi hussein ibrahim imani imran ingrid isaac isabel isabella
@@ -1011,6 +1056,9 @@ var (
 		sanjay sara sarah shanice simon simran sipho sofia sophie stephen steve sunil sunita susan tamika tariq
 		thabo thandiwe thiago thomas tim tom tunde tyrone valentina vikram wanjiku wei william youssef yuki yusuf
 		zainab zoe`)
+	// wordNames are given names that are also a lower-case word: "bob", a
+	// haircut.
+	wordNames = wordSet(`bob`)
 	// animalWords name the animals that may have a given name.
 	animalWords = wordSet(`cat cats kitten kittens dog dogs puppy puppies pet pets horse horses pony ponies rabbit
 		rabbits hamster parrot budgie tortoise`)

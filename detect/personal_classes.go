@@ -335,12 +335,13 @@ var personalClassDetectors = []detector{
 	// Ethnic origin by its frames: descent, heritage, roots ("is of
 	// Pakistani descent", "proud of her Kurdish heritage", "has Nigerian
 	// roots", "is ethnically Chinese"), where the origin is a named one in
-	// any case or a capitalised word; a known origin's family, in any case
+	// any case or a capitalised word, and what has it is a person
+	// (heritageOfAPerson: "Linux has Finnish roots" is a product's); a known origin's family, in any case
 	// ("comes from a Roma family", "born into a traveller family", "from a
 	// Black family"; its group 1: a traveller who travels has no such
 	// family, and "the Black family" is a surname's); and a network of
 	// colleagues who share it ("member of the Black employee network").
-	{name: "ethnic origin", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: familyOrElse(plainTerm, aboutAPerson, rootsOfAPeople),
+	{name: "ethnic origin", category: CategoryEthnicity, reason: "racial or ethnic origin", valid: familyOrElse(plainTerm, aboutAPerson, rootsOfAPeople, heritageOfAPerson),
 		gate: gate{terms: []string{"descent", "heritage", "ancestry", "extraction", "origin", "ethnicity", "background", "ethnically", "ethnic", "racial", "family", "families", "household", "roots"}},
 		re: regexp.MustCompile(`(?i)\b(?:(?:` + be + `|born|family\s+(?:is|are|was|were)|parents\s+are|person|woman|man|someone|comes\s+from\s+a\s+family)\s+of\s+(?:(?:` + namedOrigin + `|(?-i:[A-Z])[\w'’-]*)\s+){1,3}?(?-i:descent|heritage|ancestry|extraction|origin|ethnicity|background)` +
 			`|(?:has|have|had|my|his|her|their)\s+(?:(?:` + namedOrigin + `|(?-i:[A-Z])[\w'’-]*)\s+){1,2}?(?-i:descent|heritage|ancestry|roots)` +
@@ -400,6 +401,45 @@ func rootsOfAPeople(text string, loc []int) bool {
 	return namedOriginEnd.MatchString(before) || isDemonym(lastWord(before))
 }
 
+// heritageOfAPerson accepts descent, heritage, ancestry or roots that a
+// person has or owns: with no subject ("Has Nigerian roots", "Proud of
+// her Kurdish heritage"), or a pronoun's, a person's, a relation's or a
+// given name's ("She has Irish roots", "Her mother has Irish roots",
+// "Alice has Nigerian roots"), as personIsSubject reads a subject; not a
+// thing's, a product's or a group's ("The dish has Korean heritage",
+// "Linux has Finnish roots", "Her team has Indian roots"). "my", "his"
+// and "her" own it as a person; "their" may be a group's ("The band is
+// proud of their Irish roots"), so the clause's subject decides.
+func heritageOfAPerson(text string, loc []int) bool {
+	w, _, _ := nextWord(text[loc[0]:loc[1]])
+	switch strings.ToLower(w) {
+	case "has", "have", "had", "their":
+		return personIsSubject(text, firstVerb(text, loc[0]), false)
+	}
+	return true
+}
+
+// firstVerb is where the first verb of the sentence before at starts
+// ("She is proud of their …" at "is"), or at where there is none.
+func firstVerb(text string, at int) int {
+	start := strings.LastIndexAny(text[:at], ".!?;\n") + 1
+	for i := start; i < at; {
+		if !isAlnum(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < at && (isAlnum(text[j]) || text[j] == '\'') {
+			j++
+		}
+		if w := strings.ToLower(text[i:j]); statementVerbs[w] || originVerbs[w] {
+			return i
+		}
+		i = j
+	}
+	return at
+}
+
 // namedOriginEnd matches a text that ends with a named origin.
 var namedOriginEnd = regexp.MustCompile(`(?i)\b(?:` + phrases(ethnicIdentities) + `|roma)$`)
 
@@ -430,8 +470,9 @@ func isDemonym(w string) bool {
 var (
 	// demonymEndings end most names of a people.
 	demonymEndings = []string{"an", "ish", "ese", "i", "ic"}
-	// otherDemonyms are the names of a people that end otherwise.
-	otherDemonyms = wordSet(`greek dutch french welsh czech swiss scots basque filipino filipina`)
+	// otherDemonyms are the names of a people that end otherwise, or are
+	// too short for their ending to tell ("Irish").
+	otherDemonyms = wordSet(`greek dutch french welsh czech swiss scots basque filipino filipina irish`)
 	// notDemonyms end like a people's name and are a faith's or a party's
 	// (the last word of a term: "Greek" in "Greek Orthodox" is a people),
 	// an era's or a tool's.
