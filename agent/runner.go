@@ -589,6 +589,16 @@ const recordTimeout = 10 * time.Second
 // the turn failed anyway, so that no sweep tries it for ever. Two hours
 // outlast the inbox's attempts (minutes) and leave the sweep (every
 // AbandonedAfter, an hour by default) a try inside the window.
+//
+// It is counted from the turn's CreatedAt, by the app's clock. The turn's
+// updated_at would count from its last attempt, but the sweep's claim
+// (TurnClaimAbandoned) and GiveUp's own Decide touch it: the window would
+// start again at every sweep and never pass. No column records the last
+// attempt alone (that needs a migration). So time a post spent snoozed
+// behind a busy thread counts too: one that waited past the window and
+// then met an outage has only the inbox's attempts and one more try in
+// GiveUp, no sweep's, before its turn ends failed. Clock skew with the
+// database is seconds against hours.
 const GiveUpWindow = 2 * time.Hour
 
 // GiveUp ends a post's turn, unless it already finished: as failed, the

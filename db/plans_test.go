@@ -83,7 +83,7 @@ var notOnServesPaths = map[string]string{
 	"UsageErase":             "erasure: once per confirmed purge",
 	// `mnemo turns show <permalink>`: an operator's command, by channel and
 	// ts without the team (channel ids are unique across workspaces).
-	"TurnGetByMessage": "an operator's command, by permalink",
+	"TurnGetByMessage": "an operator's command, by permalink, and an admin's Inspect of a post",
 	// `/mnemo stats` and `mnemo stats` sum a week of the team's usage, on
 	// demand: what they sum grows with the team's turns.
 	"UsageByDay":       "sums a week of the team's usage, on demand",

@@ -126,16 +126,47 @@ func (s Turns) Find(ctx context.Context, team, channel, ts string) (Turn, error)
 // answers, or the first message of its reply. ErrNotFound when none; an
 // error when two workspaces have one.
 func (s Turns) ByMessage(ctx context.Context, channel, ts string) (Turn, error) {
-	rows, err := s.q.TurnGetByMessage(ctx, s.e, dbsqlc.TurnGetByMessageParams{ChannelID: channel, Ts: ts})
-	switch {
-	case err != nil:
-		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, mapErr(err))
-	case len(rows) == 0:
-		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, ErrNotFound)
-	case len(rows) > 1:
-		return Turn{}, fmt.Errorf("turn of message %s: more than one workspace has one; give the turn's id", ts)
+	t, err := s.ByMessageIn(ctx, channel, ts, nil)
+	if errors.Is(err, errTwoTurns) {
+		return Turn{}, fmt.Errorf("%w; give the turn's id", err)
 	}
-	return turnFromRow(rows[0]), nil
+	return t, err
+}
+
+// errTwoTurns is two workspaces having a turn of one message.
+var errTwoTurns = errors.New("more than one workspace has one")
+
+// ByMessageIn is ByMessage among the turns of the workspaces keep accepts
+// (all, when keep is nil): in a channel shared between organisations each
+// one's installation may have recorded a turn of the same post, and
+// whether another's did is not this caller's to learn. keep's error is
+// returned.
+func (s Turns) ByMessageIn(ctx context.Context, channel, ts string, keep func(Turn) (bool, error)) (Turn, error) {
+	rows, err := s.q.TurnGetByMessage(ctx, s.e, dbsqlc.TurnGetByMessageParams{ChannelID: channel, Ts: ts})
+	if err != nil {
+		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, mapErr(err))
+	}
+	var found []Turn
+	for _, r := range rows {
+		t := turnFromRow(r)
+		if keep != nil {
+			ok, err := keep(t)
+			if err != nil {
+				return Turn{}, fmt.Errorf("turn of message %s: %w", ts, err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		found = append(found, t)
+	}
+	switch {
+	case len(found) == 0:
+		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, ErrNotFound)
+	case len(found) > 1:
+		return Turn{}, fmt.Errorf("turn of message %s: %w", ts, errTwoTurns)
+	}
+	return found[0], nil
 }
 
 // Attempt counts one more attempt at a turn and returns the turn as it

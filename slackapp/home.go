@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -105,8 +106,8 @@ func (a *App) publishHome(ctx context.Context, team, user string, page int) {
 // viewer.
 const homeUnplaced = "mnemo couldn't load your memories just now; please open this tab again in a moment."
 
-// homeNoSettings is what the Home says when its learning settings could
-// not be read: it shows none, rather than a wrong one.
+// homeNoSettings is what the Home says when a learning setting could not
+// be read: it shows that one as unknown, rather than a wrong one.
 const homeNoSettings = "mnemo couldn't read your learning settings just now; please open this tab again in a moment."
 
 // publishHomeNotice is publishHome, saying notice at the top.
@@ -140,10 +141,12 @@ func (a *App) publishHomeNotice(ctx context.Context, team, user string, page int
 		a.log.Error().Err(err).Msg("home: count")
 		return
 	}
+	// A setting that can't be read (conversations.open refuses a
+	// deactivated person for good) hides only itself: the memories are
+	// listed all the same, the Home says it could not read it.
 	if h.LearningMe, h.LearningHere, err = a.homeLearning(ctx, team, user); err != nil {
 		a.log.Error().Err(err).Str("user", user).Msg("home: learning settings; the Home says it could not read them")
-		a.publishView(ctx, team, user, func(install.Bot) slack.HomeTabViewRequest { return noticeHomeView(homeNoSettings) })
-		return
+		h.Notice = strings.TrimSpace(h.Notice + " " + homeNoSettings)
 	}
 	a.publishView(ctx, team, user, func(b install.Bot) slack.HomeTabViewRequest {
 		h.Team = madeFor(b)
@@ -170,19 +173,26 @@ func (a *App) publishView(ctx context.Context, team, user string, view func(inst
 }
 
 // homeLearning reads the learning settings the Home shows: about the
-// person anywhere (me), and in their DM with mnemo (here).
-func (a *App) homeLearning(ctx context.Context, team, user string) (me, here bool, err error) {
-	if me, err = a.db.Settings().UserLearningEnabled(ctx, team, user); err != nil {
-		return false, false, err
+// person anywhere (me), and in their DM with mnemo (here). One that could
+// not be read is SettingUnknown, and err says why; the other is still
+// read.
+func (a *App) homeLearning(ctx context.Context, team, user string) (me, here Setting, err error) {
+	if on, merr := a.db.Settings().UserLearningEnabled(ctx, team, user); merr != nil {
+		err = fmt.Errorf("learning about them: %w", merr)
+	} else {
+		me = settingOf(on)
 	}
-	dm, err := a.homeDM(ctx, team, user)
-	if err != nil {
-		return false, false, err
+	dm, herr := a.homeDM(ctx, team, user)
+	if herr == nil {
+		var on bool
+		if on, herr = a.db.Settings().LearningEnabled(ctx, team, dm); herr == nil {
+			here = settingOf(on)
+		}
 	}
-	if here, err = a.db.Settings().LearningEnabled(ctx, team, dm); err != nil {
-		return false, false, err
+	if herr != nil {
+		err = errors.Join(err, fmt.Errorf("learning in their DM: %w", herr))
 	}
-	return me, here, nil
+	return me, here, err
 }
 
 // homeDM is the DM channel of user's App Home in team: the one their last

@@ -96,23 +96,22 @@ func noTurn(err error) reply {
 
 // turnInChannel is the turn of the message at ts in channel (the post it
 // answers, or its reply's first message), in whichever workspace it was
-// recorded: the one the post's event came through. A turn of a workspace
-// outside the interaction's organisation (enterprise, "" for none), in a
-// channel shared with another organisation, is not this interaction's to
-// show: ErrNotFound.
+// recorded: the one the post's event came through. Only turns of
+// workspaces inside the interaction's organisation (enterprise, "" for
+// none) are looked at: in a channel shared with another organisation its
+// installation may have recorded a turn of the same post, which is not
+// this interaction's to show, nor to count. ErrNotFound when none is.
 func (a *App) turnInChannel(ctx context.Context, enterprise, channel, ts string) (db.Turn, error) {
-	t, err := a.db.Turns().ByMessage(ctx, channel, ts)
-	if err != nil {
-		return db.Turn{}, err
-	}
-	b, err := a.bot(ctx, t.Place.Team)
-	if err != nil && !errors.Is(err, install.ErrNotInstalled) {
-		return db.Turn{}, err
-	}
-	if err != nil || (b.Enterprise != enterprise && (enterprise == "" || b.Organisation != enterprise)) {
-		return db.Turn{}, fmt.Errorf("turn of message %s: another organisation's: %w", ts, db.ErrNotFound)
-	}
-	return t, nil
+	return a.db.Turns().ByMessageIn(ctx, channel, ts, func(t db.Turn) (bool, error) {
+		b, err := a.bot(ctx, t.Place.Team)
+		if errors.Is(err, install.ErrNotInstalled) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return b.Enterprise == enterprise || (enterprise != "" && b.Organisation == enterprise), nil
+	})
 }
 
 // codeBlock is the inspection as it can sit inside a code block, where it

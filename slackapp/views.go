@@ -101,7 +101,27 @@ type Home struct {
 	Notice string
 	// LearningHere is passive learning in their DM with mnemo; LearningMe
 	// is passive learning about them anywhere.
-	LearningHere, LearningMe bool
+	LearningHere, LearningMe Setting
+}
+
+// Setting is a learning setting as the Home shows it. Its zero value is
+// unknown (it could not be read), shown as neither on nor off: a wrong
+// one would tell a person mnemo learns, or does not, when it may not.
+type Setting int8
+
+// The states of a Setting.
+const (
+	SettingUnknown Setting = iota
+	SettingOn
+	SettingOff
+)
+
+// settingOf is a setting read as on or off.
+func settingOf(on bool) Setting {
+	if on {
+		return SettingOn
+	}
+	return SettingOff
 }
 
 // Memory is the memory type the views render.
@@ -113,8 +133,17 @@ func HomeView(h Home, now time.Time) slack.HomeTabViewRequest {
 	blocks := []slack.Block{
 		slack.NewHeaderBlock(plain("What mnemo remembers about you")),
 	}
-	onOff := map[bool]string{true: "on", false: "off"}
-	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%d memories · passive learning in our DM is %s · learning about you is %s (`/mnemo learning me on|off`) · mnemo learns what you ask it to remember and what you state in conversations with it", h.Total, onOff[h.LearningHere], onOff[h.LearningMe]))))
+	// A setting that could not be read is said to be so, and its toggle
+	// is not offered: it would be a guess at which way to turn it.
+	here, me := "passive learning in our DM could not be read", "learning about you could not be read"
+	onOff := map[Setting]string{SettingOn: "on", SettingOff: "off"}
+	if s, ok := onOff[h.LearningHere]; ok {
+		here = "passive learning in our DM is " + s
+	}
+	if s, ok := onOff[h.LearningMe]; ok {
+		me = "learning about you is " + s + " (`/mnemo learning me on|off`)"
+	}
+	blocks = append(blocks, slack.NewContextBlock("", mrkdwn(fmt.Sprintf("%d memories · %s · %s · mnemo learns what you ask it to remember and what you state in conversations with it", h.Total, here, me))))
 	if h.Notice != "" {
 		blocks = append(blocks, slack.NewSectionBlock(mrkdwn(":warning: "+escape(h.Notice)), nil, nil))
 	}

@@ -46,7 +46,7 @@ func TestHomeViewGolden(t *testing.T) {
 	}
 	shared := memory.Memory{ID: uuid.MustParse("00000000-0000-4000-8000-000000000009"), Team: "T1", Scope: memory.ScopeChannel, SubjectID: "C1", ActorID: "UA",
 		Kind: memory.KindProcedure, Content: "Deploys go out on Tuesdays", ChannelID: "C1", Visibility: provenance.Public, WrittenBy: provenance.ByExplicit, ObservedAt: now.Add(-time.Hour)}
-	b, err := json.MarshalIndent(HomeView(Home{Personal: ms, Total: 2, Shared: []memory.Memory{shared}, LearningHere: true, LearningMe: true}, now), "", "  ")
+	b, err := json.MarshalIndent(HomeView(Home{Personal: ms, Total: 2, Shared: []memory.Memory{shared}, LearningHere: SettingOn, LearningMe: SettingOn}, now), "", "  ")
 	require.NoError(t, err)
 	golden(t, "home.json", b)
 
@@ -55,13 +55,21 @@ func TestHomeViewGolden(t *testing.T) {
 	for i := 0; i < HomePageSize+1; i++ {
 		many = append(many, mk(i%10, "Prefers something durable", provenance.Public, "C1", provenance.ByExplicit, time.Hour))
 	}
-	b, _ = json.Marshal(HomeView(Home{Personal: many, Total: 25, Offset: 10, LearningMe: false}, now))
+	b, _ = json.Marshal(HomeView(Home{Personal: many, Total: 25, Offset: 10, LearningHere: SettingOff, LearningMe: SettingOff}, now))
 	require.Contains(t, string(b), `"text":"Previous"`)
 	require.Contains(t, string(b), `"text":"Next"`)
 	require.Contains(t, string(b), "in our DM is off")
 	require.Contains(t, string(b), "learning about you is off")
-	b, _ = json.Marshal(HomeView(Home{LearningHere: true, LearningMe: true}, now))
+	b, _ = json.Marshal(HomeView(Home{LearningHere: SettingOn, LearningMe: SettingOn}, now))
 	require.Contains(t, string(b), "Nothing yet")
+
+	// Settings that could not be read are said to be, with no toggle.
+	b, _ = json.Marshal(HomeView(Home{Personal: ms, Total: 2}, now))
+	require.Contains(t, string(b), "passive learning in our DM could not be read")
+	require.Contains(t, string(b), "learning about you could not be read")
+	require.NotContains(t, string(b), "learning me on|off")
+	require.NotRegexp(t, `is (on|off)\b`, string(b))
+	require.Contains(t, string(b), "Prefers terse PR summaries")
 }
 
 // The App Home pages the shared memories a person wrote, as it pages their

@@ -84,9 +84,12 @@ WHERE team_id = @team_id AND channel_id = @channel_id AND message_ts = @message_
 RETURNING *;
 
 -- name: TurnGetByMessage :many
--- The turn of a message a permalink names: the post it answers or its
--- reply's first message, in any workspace (`mnemo turns show`).
+-- The turns of a message a permalink names: the post it answers or its
+-- reply's first message, in every workspace (`mnemo turns show`, Inspect).
+-- Each installation that received the post may have one, in a channel
+-- shared between organisations (Slack Connect caps those at 250), and the
+-- caller picks among them by workspace: no LIMIT, which could drop the
+-- one it wants.
 SELECT * FROM turns
 WHERE channel_id = @channel_id AND (message_ts = @ts OR reply_ts = @ts)
-ORDER BY id
-LIMIT 2;
+ORDER BY id;

@@ -198,7 +198,6 @@ const turnGetByMessage = `-- name: TurnGetByMessage :many
 SELECT id, team_id, channel_id, message_ts, source_key, actor_id, status, used_memory_write, created_at, finished_at, visibility, attempts, pending_kind, pending_text, reply_ts, updated_at, trace_id, stream_ts, shared, org FROM turns
 WHERE channel_id = $1 AND (message_ts = $2 OR reply_ts = $2)
 ORDER BY id
-LIMIT 2
 `
 
 type TurnGetByMessageParams struct {
@@ -206,8 +205,12 @@ type TurnGetByMessageParams struct {
 	Ts        string `json:"ts"`
 }
 
-// The turn of a message a permalink names: the post it answers or its
-// reply's first message, in any workspace (`mnemo turns show`).
+// The turns of a message a permalink names: the post it answers or its
+// reply's first message, in every workspace (`mnemo turns show`, Inspect).
+// Each installation that received the post may have one, in a channel
+// shared between organisations (Slack Connect caps those at 250), and the
+// caller picks among them by workspace: no LIMIT, which could drop the
+// one it wants.
 func (q *Queries) TurnGetByMessage(ctx context.Context, db DBTX, arg TurnGetByMessageParams) ([]Turn, error) {
 	rows, err := db.Query(ctx, turnGetByMessage, arg.ChannelID, arg.Ts)
 	if err != nil {
