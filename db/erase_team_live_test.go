@@ -58,18 +58,46 @@ func (l liveTeam) arrive(x interface{ Inbox() db.Inbox }, ts string) error {
 
 // rows counts the team's rows in each table serve writes these to.
 func (l liveTeam) rows() map[string]int {
-	l.t.Helper()
-	got := map[string]int{}
-	for table, q := range map[string]string{
+	return l.count(map[string]string{
 		"session_messages": `SELECT count(*) FROM session_messages WHERE team_id = $1`,
 		"thread_backfills": `SELECT count(*) FROM thread_backfills WHERE source_key LIKE 'slack:' || $1 || ':%'`,
 		"inbox_arrivals":   `SELECT count(*) FROM inbox_arrivals WHERE team = $1`,
-	} {
+	})
+}
+
+// count runs each query with the team, by the name of its table.
+func (l liveTeam) count(queries map[string]string) map[string]int {
+	l.t.Helper()
+	got := map[string]int{}
+	for table, q := range queries {
 		var n int
 		require.NoError(l.t, l.d.Pool.QueryRow(l.ctx, q, l.team).Scan(&n))
 		got[table] = n
 	}
 	return got
+}
+
+// holdErasure starts the team's erasure and stops it at its admin record
+// (a row lock the test takes), past every table serve writes to; release
+// lets it go and returns what it returned.
+func (l liveTeam) holdErasure() (release func() error) {
+	l.t.Helper()
+	_, err := l.d.Pool.Exec(l.ctx, `INSERT INTO admin_audit (team_id, actor_id, action, target) VALUES ($1, 'U0ADMIN', 'forget', 'x')`, l.team)
+	require.NoError(l.t, err)
+	hold, err := l.d.Pool.Begin(l.ctx)
+	require.NoError(l.t, err)
+	l.t.Cleanup(func() { _ = hold.Rollback(context.Background()) })
+	_, err = hold.Exec(l.ctx, `SELECT 1 FROM admin_audit WHERE team_id = $1 FOR UPDATE`, l.team)
+	require.NoError(l.t, err)
+	erased := make(chan error, 1)
+	go func() { _, err := l.d.DB.EraseTeam(l.ctx, l.team); erased <- err }()
+	if err, waited := testdb.AwaitLockWait(l.ctx, l.t, l.d, "EraseTeamAudit", erased); !waited {
+		l.t.Fatalf("the erasure finished (err %v) while the team's admin record was locked", err)
+	}
+	return func() error {
+		require.NoError(l.t, hold.Rollback(l.ctx))
+		return <-erased
+	}
 }
 
 // A workspace's context line, backfill and inbox arrival written while its
@@ -87,27 +115,14 @@ func TestEraseTeamRefusesWritesOfNoTurnWhileItRuns(t *testing.T) {
 	require.NoError(t, l.backfill("C0EARLIER"))
 	require.NoError(t, l.arrive(d.DB, "1800000000.000200"))
 	require.Equal(t, map[string]int{"session_messages": 2, "thread_backfills": 1, "inbox_arrivals": 1}, l.rows(), "the counts find what was written before")
-	_, err := d.Pool.Exec(ctx, `INSERT INTO admin_audit (team_id, actor_id, action, target) VALUES ($1, 'U0ADMIN', 'forget', 'x')`, l.team)
-	require.NoError(t, err)
-
-	hold, err := d.Pool.Begin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = hold.Rollback(ctx) }()
-	_, err = hold.Exec(ctx, `SELECT 1 FROM admin_audit WHERE team_id = $1 FOR UPDATE`, l.team)
-	require.NoError(t, err)
-	erased := make(chan error, 1)
-	go func() { _, err := d.DB.EraseTeam(ctx, l.team); erased <- err }()
-	if err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseTeamAudit", erased); !waited {
-		t.Fatalf("the erasure finished (err %v) while the team's admin record was locked", err)
-	}
+	release := l.holdErasure()
 
 	during := map[string]error{
 		"context line": l.chatter(d.DB, "1800000000.000300"),
 		"backfill":     l.backfill("C0DURING"),
 		"arrival":      l.arrive(d.DB, "1800000000.000300"),
 	}
-	require.NoError(t, hold.Rollback(ctx))
-	require.NoError(t, <-erased)
+	require.NoError(t, release())
 	require.Equal(t, map[string]int{"session_messages": 0, "thread_backfills": 0, "inbox_arrivals": 0}, l.rows(), "nothing written while the erasure ran outlives it")
 	for what, err := range during {
 		require.ErrorIs(t, err, db.ErrErasing, "the %s was refused", what)

@@ -50,21 +50,14 @@ func (w turnWrites) settings(channel, user string) error {
 
 // rows counts the team's rows in each table these go to.
 func (w turnWrites) rows() map[string]int {
-	w.t.Helper()
-	got := map[string]int{}
-	for table, q := range map[string]string{
+	return w.count(map[string]string{
 		"turns":            `SELECT count(*) FROM turns WHERE team_id = $1`,
 		"session_messages": `SELECT count(*) FROM session_messages WHERE team_id = $1`,
 		"thread_leases":    `SELECT count(*) FROM thread_leases WHERE source_key LIKE 'slack:' || $1 || ':%'`,
 		"thread_waiters":   `SELECT count(*) FROM thread_waiters WHERE source_key LIKE 'slack:' || $1 || ':%'`,
 		"channel_settings": `SELECT count(*) FROM channel_settings WHERE team_id = $1`,
 		"user_settings":    `SELECT count(*) FROM user_settings WHERE team_id = $1`,
-	} {
-		var n int
-		require.NoError(w.t, w.d.Pool.QueryRow(w.ctx, q, w.team).Scan(&n))
-		got[table] = n
-	}
-	return got
+	})
 }
 
 // A post's turn taken up, or recorded, while its workspace's erasure runs,
@@ -87,19 +80,7 @@ func TestEraseTeamRefusesTurnsAndSettingsWhileItRuns(t *testing.T) {
 	require.NoError(t, w.settings("C1", "U1"))
 	before := map[string]int{"turns": 2, "session_messages": 2, "thread_leases": 1, "thread_waiters": 1, "channel_settings": 1, "user_settings": 1}
 	require.Equal(t, before, w.rows(), "the counts find what was written before")
-	_, err := d.Pool.Exec(ctx, `INSERT INTO admin_audit (team_id, actor_id, action, target) VALUES ($1, 'U0ADMIN', 'forget', 'x')`, w.team)
-	require.NoError(t, err)
-
-	hold, err := d.Pool.Begin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = hold.Rollback(ctx) }()
-	_, err = hold.Exec(ctx, `SELECT 1 FROM admin_audit WHERE team_id = $1 FOR UPDATE`, w.team)
-	require.NoError(t, err)
-	erased := make(chan error, 1)
-	go func() { _, err := d.DB.EraseTeam(ctx, w.team); erased <- err }()
-	if err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseTeamAudit", erased); !waited {
-		t.Fatalf("the erasure finished (err %v) while the team's admin record was locked", err)
-	}
+	release := w.holdErasure()
 
 	during := map[string]error{
 		"new thread's post taken up": w.take(d.DB, "C2", "1800000000.000400", 3),
@@ -121,8 +102,7 @@ func TestEraseTeamRefusesTurnsAndSettingsWhileItRuns(t *testing.T) {
 		}
 	}
 	retaken := beside("post taken up again", "TurnOpen", func() error { return w.take(d.DB, "C1", "1800000000.000300", 2) })
-	require.NoError(t, hold.Rollback(ctx))
-	require.NoError(t, <-erased)
+	require.NoError(t, release())
 	retaken()
 	gone := map[string]int{"turns": 0, "session_messages": 0, "thread_leases": 0, "thread_waiters": 0, "channel_settings": 0, "user_settings": 0}
 	require.Equal(t, gone, w.rows(), "nothing written while the erasure ran outlives it")
