@@ -77,6 +77,37 @@ func (l liveTeam) count(queries map[string]string) map[string]int {
 	return got
 }
 
+// eraseWhileWriting runs write in a transaction that stays open while
+// the team's erasure starts, then commits it, and lets the erasure end;
+// it reports whether the erasure waited for the transaction at its first
+// lock.
+func (l liveTeam) eraseWhileWriting(write func(tx *db.Tx) error) (waited bool) {
+	l.t.Helper()
+	written, commit, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		committed <- l.d.DB.InTx(l.ctx, func(tx *db.Tx) error {
+			err := write(tx)
+			close(written)
+			if err != nil {
+				return err
+			}
+			<-commit
+			return nil
+		})
+	}()
+	<-written
+	erased := make(chan error, 1)
+	go func() { _, err := l.d.DB.EraseTeam(l.ctx, l.team); erased <- err }()
+	err, waited := testdb.AwaitLockWait(l.ctx, l.t, l.d, "EraseHoldTeam", erased)
+	close(commit)
+	require.NoError(l.t, <-committed)
+	if waited {
+		err = <-erased
+	}
+	require.NoError(l.t, err)
+	return waited
+}
+
 // holdErasure starts the team's erasure and stops it at its admin record
 // (a row lock the test takes), past every table serve writes to; release
 // lets it go and returns what it returned.
@@ -147,28 +178,9 @@ func TestEraseTeamWaitsForAWriteOfNoTurnAndDeletesIt(t *testing.T) {
 	d := testdb.New(t)
 	l := newLiveTeam(t, ctx, d, "T0GONE")
 
-	written, commit, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-	go func() {
-		committed <- d.DB.InTx(ctx, func(tx *db.Tx) error {
-			if err := errors.Join(l.chatter(tx, "1800000000.000200"), l.arrive(tx, "1800000000.000200")); err != nil {
-				close(written)
-				return err
-			}
-			close(written)
-			<-commit
-			return nil
-		})
-	}()
-	<-written
-	erased := make(chan error, 1)
-	go func() { _, err := d.DB.EraseTeam(ctx, l.team); erased <- err }()
-	err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseHoldTeam", erased)
-	close(commit)
-	require.NoError(t, <-committed)
-	if waited {
-		err = <-erased
-	}
-	require.NoError(t, err)
+	waited := l.eraseWhileWriting(func(tx *db.Tx) error {
+		return errors.Join(l.chatter(tx, "1800000000.000200"), l.arrive(tx, "1800000000.000200"))
+	})
 	require.Equal(t, map[string]int{"session_messages": 0, "thread_backfills": 0, "inbox_arrivals": 0}, l.rows(), "what was written as the erasure started is erased")
 	require.True(t, waited, "the erasure waited for the writes to commit")
 

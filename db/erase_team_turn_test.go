@@ -129,28 +129,9 @@ func TestEraseTeamWaitsForATurnAndDeletesIt(t *testing.T) {
 	d := testdb.New(t)
 	w := turnWrites{newLiveTeam(t, ctx, d, "T0GONE")}
 
-	written, commit, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-	go func() {
-		committed <- d.DB.InTx(ctx, func(tx *db.Tx) error {
-			err := errors.Join(w.take(tx, "C1", "1800000000.000200", 1), w.open(tx, "1800000000.000300"))
-			close(written)
-			if err != nil {
-				return err
-			}
-			<-commit
-			return nil
-		})
-	}()
-	<-written
-	erased := make(chan error, 1)
-	go func() { _, err := d.DB.EraseTeam(ctx, w.team); erased <- err }()
-	err, waited := testdb.AwaitLockWait(ctx, t, d, "EraseHoldTeam", erased)
-	close(commit)
-	require.NoError(t, <-committed)
-	if waited {
-		err = <-erased
-	}
-	require.NoError(t, err)
+	waited := w.eraseWhileWriting(func(tx *db.Tx) error {
+		return errors.Join(w.take(tx, "C1", "1800000000.000200", 1), w.open(tx, "1800000000.000300"))
+	})
 	require.Equal(t, map[string]int{"turns": 0, "session_messages": 0, "thread_leases": 0, "thread_waiters": 0, "channel_settings": 0, "user_settings": 0}, w.rows(), "what was written as the erasure started is erased")
 	require.True(t, waited, "the erasure waited for the writes to commit")
 
