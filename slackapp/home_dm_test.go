@@ -6,15 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/socketmode"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-bot/mnemo/internal/testkit/fakeslack"
-	"github.com/mnemo-bot/mnemo/internal/testkit/testdb"
 	"github.com/mnemo-bot/mnemo/memory"
-	"github.com/mnemo-bot/mnemo/slackapp"
 )
 
 // The App Home says whether mnemo learns in the person's DM with it. It
@@ -26,17 +21,7 @@ import (
 func TestHomeShowsLearningInTheDMWithoutItsOpenEvent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d := testdb.New(t)
-	fs := fakeslack.New(t)
-	for _, u := range []fakeslack.User{{ID: "U0ALICE", Name: "Alice"}, {ID: "U0BOB", Name: "Bob"}} {
-		fs.AddUser(u)
-	}
-	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-test"))
-	store := memory.New(d.DB, memory.Options{})
-	app := slackapp.New(slackapp.Config{
-		API: api, Socket: socketmode.New(api), DB: d.DB, Memory: store,
-		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), SlackAPIURL: fs.URL,
-	})
+	d, fs, store, app := homeAppWith(t, fakeslack.User{ID: "U0ALICE", Name: "Alice"}, fakeslack.User{ID: "U0BOB", Name: "Bob"})
 	// conversations.open names Alice's DM D0ALICE, where she turned
 	// learning off.
 	require.NoError(t, d.DB.Settings().SetLearning(ctx, fakeslack.TeamID, "D0ALICE", false, "U0ALICE"))
@@ -55,4 +40,28 @@ func TestHomeShowsLearningInTheDMWithoutItsOpenEvent(t *testing.T) {
 	view = fs.WaitView("U0BOB", 10*time.Second, func(json.RawMessage) bool { return true })
 	require.Contains(t, string(view), "couldn't read your learning settings")
 	require.NotContains(t, string(view), "passive learning in our DM is on")
+}
+
+// A Home whose DM can't be found (conversations.open refuses the person
+// for good: a deactivated one) showed only a notice, every time: none of
+// their memories. It now lists them, says the DM's setting could not be
+// read, and shows it neither on nor off.
+func TestHomeListsMemoriesWhenTheDMSettingCantBeRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, fs, store, app := homeAppWith(t, fakeslack.User{ID: "U0CAROL", Name: "Carol"})
+	require.NoError(t, d.DB.Settings().SetUserLearning(ctx, fakeslack.TeamID, "U0CAROL", false))
+	fs.Fail("conversations.open", "user_disabled")
+	runApp(t, app)
+
+	remember(t, store, "U0CAROL", memory.ScopePersonal, "D0CAROL", "Reviews on Thursdays")
+	view := string(fs.WaitView("U0CAROL", 10*time.Second, func(json.RawMessage) bool { return true }))
+	require.NotEmpty(t, fs.Calls("conversations.open"), "the DM was looked for")
+	require.Contains(t, view, "Reviews on Thursdays")
+	require.Contains(t, view, "couldn't read your learning settings")
+	require.Contains(t, view, "passive learning in our DM could not be read")
+	require.NotContains(t, view, "in our DM is on")
+	require.NotContains(t, view, "in our DM is off")
+	// The setting that could be read is shown as it is.
+	require.Contains(t, view, "learning about you is off")
 }

@@ -50,12 +50,20 @@ func TestHomeChangeBeforeRunIsPublishedWhenTheAppStarts(t *testing.T) {
 	require.NotEmpty(t, view)
 }
 
-// homeApp is an app on the fake Slack, not yet running, and its store.
+// homeApp is an app on the fake Slack, not yet running, and its store,
+// with Alice and Bob in the workspace.
 func homeApp(t *testing.T) (*fakeslack.Server, *memory.Store, *slackapp.App) {
+	t.Helper()
+	_, fs, store, app := homeAppWith(t, fakeslack.User{ID: "U0ALICE", Name: "Alice"}, fakeslack.User{ID: "U0BOB", Name: "Bob"})
+	return fs, store, app
+}
+
+// homeAppWith is homeApp with these people, and its database.
+func homeAppWith(t *testing.T, people ...fakeslack.User) (*testdb.DB, *fakeslack.Server, *memory.Store, *slackapp.App) {
 	t.Helper()
 	d := testdb.New(t)
 	fs := fakeslack.New(t)
-	for _, u := range []fakeslack.User{{ID: "U0ALICE", Name: "Alice"}, {ID: "U0BOB", Name: "Bob"}} {
+	for _, u := range people {
 		fs.AddUser(u)
 	}
 	api := slack.New("xoxb-test", slack.OptionAPIURL(fs.URL), slack.OptionAppLevelToken("xapp-1-test"))
@@ -64,7 +72,7 @@ func homeApp(t *testing.T) (*fakeslack.Server, *memory.Store, *slackapp.App) {
 		API: api, Socket: socketmode.New(api), DB: d.DB, Memory: store,
 		Directory: slackapp.NewDirectory(api, nil), Logger: zerolog.Nop(), SlackAPIURL: fs.URL,
 	})
-	return fs, store, app
+	return d, fs, store, app
 }
 
 func runApp(t *testing.T, app *slackapp.App) {
