@@ -65,38 +65,50 @@ func TestTurnlessWriteWhoseReviewAnErasureOvertakesIsRefused(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			d := testdb.New(t)
-			grid(t, d)
-			erased := false
-			r := &erasingReviewer{erase: func() {
-				_, err := d.DB.Erase(ctx, tc.erasure)
-				require.NoError(t, err)
-				erased = true
-			}}
-			store := memory.New(d.DB, memory.Options{Reviewer: r})
-			out, err := store.Remember(ctx, tc.req)
-			require.True(t, erased, "the erasure ran while the write was reviewed")
-			if tc.refused {
-				require.ErrorIs(t, err, memory.ErrErased, "outcome %+v", out)
-				require.Zero(t, storedUnder(t, d, tc.stored), "nothing is written past the erasure of its person")
-				// The same person's next write begins after the erasure: a
-				// new instruction, stored, and the count finds it.
-				again := tc.req
-				again.Content += " on weekdays"
-				out, err = store.Remember(ctx, again)
-				require.NoError(t, err)
-				require.Equal(t, memory.Stored, out.Status, out.Reason)
-				require.Equal(t, 1, storedUnder(t, d, tc.stored), "the count finds a memory written")
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, memory.Stored, out.Status, out.Reason)
-			require.Equal(t, tc.stored, out.Memory.Team)
-			require.Equal(t, 1, storedUnder(t, d, tc.stored), "the count finds the memory written")
+			overtaken(t, tc.req, tc.stored, tc.refused, func(ctx context.Context, d *db.DB) error {
+				_, err := d.Erase(ctx, tc.erasure)
+				return err
+			})
 		})
 	}
+}
+
+// overtaken writes req with a review that runs erase meanwhile, in a
+// Grid organisation's database, and checks that the write stored under
+// stored is refused (ErrErased, nothing stored; the same write begun
+// after the erasure is stored, and the count finds it) or, when not
+// refused, stored.
+func overtaken(t *testing.T, req memory.WriteRequest, stored string, refused bool, erase func(context.Context, *db.DB) error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := testdb.New(t)
+	grid(t, d)
+	erased := false
+	r := &erasingReviewer{erase: func() {
+		require.NoError(t, erase(ctx, d.DB))
+		erased = true
+	}}
+	store := memory.New(d.DB, memory.Options{Reviewer: r})
+	out, err := store.Remember(ctx, req)
+	require.True(t, erased, "the erasure ran while the write was reviewed")
+	if !refused {
+		require.NoError(t, err)
+		require.Equal(t, memory.Stored, out.Status, out.Reason)
+		require.Equal(t, stored, out.Memory.Team)
+		require.Equal(t, 1, storedUnder(t, d, stored), "the count finds the memory written")
+		return
+	}
+	require.ErrorIs(t, err, memory.ErrErased, "outcome %+v", out)
+	require.Zero(t, storedUnder(t, d, stored), "nothing is written past the erasure")
+	// The next write begins after the erasure: a new instruction, stored,
+	// and the count finds it.
+	again := req
+	again.Content += " on weekdays"
+	out, err = store.Remember(ctx, again)
+	require.NoError(t, err)
+	require.Equal(t, memory.Stored, out.Status, out.Reason)
+	require.Equal(t, 1, storedUnder(t, d, stored), "the count finds a memory written")
 }
 
 // An erasure of a Grid member in one workspace waits for an org-wide
@@ -169,26 +181,7 @@ func TestTurnlessWriteWhoseReviewAWorkspaceErasureOvertakesIsRefused(t *testing.
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			d := testdb.New(t)
-			grid(t, d)
-			erased := false
-			r := &erasingReviewer{erase: func() {
-				require.NoError(t, tc.erase(ctx, d.DB))
-				erased = true
-			}}
-			store := memory.New(d.DB, memory.Options{Reviewer: r})
-			out, err := store.Remember(ctx, tc.req)
-			require.True(t, erased, "the erasure ran while the write was reviewed")
-			require.ErrorIs(t, err, memory.ErrErased, "outcome %+v", out)
-			require.Zero(t, storedUnder(t, d, tc.stored), "nothing is written past the erasure of its workspace")
-			again := tc.req
-			again.Content += " on weekdays"
-			out, err = store.Remember(ctx, again)
-			require.NoError(t, err)
-			require.Equal(t, memory.Stored, out.Status, out.Reason)
-			require.Equal(t, 1, storedUnder(t, d, tc.stored), "the count finds a memory written")
+			overtaken(t, tc.req, tc.stored, true, tc.erase)
 		})
 	}
 }
