@@ -45,15 +45,7 @@ func TestTeamsEraseStopsARunningServeAtOnce(t *testing.T) {
 		return strings.Contains(logLine(logs, `"workspace erased or its installation changed: read again"`), `"team":"`+teamB+`"`)
 	})
 
-	callsB := func() int {
-		n := 0
-		for _, c := range b.slack.Calls("") {
-			if c.Team == teamB {
-				n++
-			}
-		}
-		return n
-	}
+	callsB := func() int { return b.slackCalls(teamB) }
 	before := callsB()
 	ts := b.nextTS()
 	b.slack.WaitAck(b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "what do you remember?",

@@ -42,6 +42,17 @@ const (
 	testClientSecret = "client-secret-for-tests"
 )
 
+// slackCalls counts the Web API calls made with team's token.
+func (b *bot) slackCalls(team string) int {
+	n := 0
+	for _, c := range b.slack.Calls("") {
+		if c.Team == team {
+			n++
+		}
+	}
+	return n
+}
+
 // startMultiBot starts serve with no SLACK_BOT_TOKEN: every workspace is
 // served by its own installation. It returns the address the install flow
 // is served on: the operator server's in socket mode, Slack's own in http
@@ -348,15 +359,7 @@ func testUninstallStopsAWorkspace(t *testing.T, modeEnv []string) {
 	require.NoError(t, b.db.Pool.QueryRow(ctx, `SELECT disabled_why FROM installations WHERE team_id = $1 AND disabled_at IS NOT NULL`, teamB).Scan(&why))
 	require.Equal(t, "app_uninstalled", why)
 
-	callsB := func() int {
-		n := 0
-		for _, c := range b.slack.Calls("") {
-			if c.Team == teamB {
-				n++
-			}
-		}
-		return n
-	}
+	callsB := func() int { return b.slackCalls(teamB) }
 	before := callsB()
 	ts := b.nextTS()
 	env := b.slack.SendEvent(map[string]any{"type": "message", "channel_type": "im", "user": alice, "text": "what do you remember?", "ts": ts, "channel": dm, "event_ts": ts}, fakeslack.EventOptions{Team: teamB})
